@@ -1,0 +1,23 @@
+//===- Passes.h - ember's conversion passes ---------------------*- C++ -*-===//
+#ifndef EMBER_CONVERSION_PASSES_H
+#define EMBER_CONVERSION_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+class RewritePatternSet;
+namespace ember {
+
+#define GEN_PASS_DECL
+#include "ember/Conversion/Passes.h.inc"
+
+/// Adds the patterns that lower every ember op to linalg/tensor/arith/math.
+void populateEmberToLinalgPatterns(RewritePatternSet &patterns);
+
+#define GEN_PASS_REGISTRATION
+#include "ember/Conversion/Passes.h.inc"
+
+} // namespace ember
+} // namespace mlir
+
+#endif // EMBER_CONVERSION_PASSES_H

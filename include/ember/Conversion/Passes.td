@@ -1,0 +1,45 @@
+//===- Passes.td - ember's conversion passes ---------------*- tablegen -*-===//
+#ifndef EMBER_CONVERSION_PASSES_TD
+#define EMBER_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertEmberToLinalgPass : Pass<"convert-ember-to-linalg"> {
+  let summary = "Lower ember ops to linalg, tensor, arith and math on tensors";
+  let description = [{
+    Every ember op becomes upstream ops on tensors: elementwise ops and
+    broadcasts become `linalg.generic` (one loop nest each, fusable by
+    `linalg-fuse-elementwise-ops`), reductions `linalg.reduce`, matmul
+    `linalg.matmul`/`linalg.batch_matmul`, transpose `linalg.transpose`, and
+    reshape, slice and concat the matching `tensor` ops.
+
+    ```mlir
+    %r = ember.add %a, %b : tensor<4xf32>
+    // becomes
+    %e = tensor.empty() : tensor<4xf32>
+    %r = linalg.generic {...} ins(%a, %b : ...) outs(%e : ...) {
+    ^bb0(%x: f32, %y: f32, %o: f32):
+      %s = arith.addf %x, %y : f32
+      linalg.yield %s : f32
+    } -> tensor<4xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def EmitEntryPointsPass : Pass<"ember-emit-entry-points", "::mlir::ModuleOp"> {
+  let summary = "Add one packed C entry point per C-interface function";
+  let description = [{
+    For every defined `_mlir_ciface_<f>` (made for functions carrying
+    `llvm.emit_c_interface`) that returns nothing, adds
+    `void ember_entry_<f>(void **args)`, where `args[i]` points to the memref
+    descriptor of argument `i` (inputs, then output buffers). This is the one
+    ABI ember's runtime calls, for JIT and ahead-of-time code alike.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+#endif // EMBER_CONVERSION_PASSES_TD

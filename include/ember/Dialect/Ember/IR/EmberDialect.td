@@ -1,0 +1,51 @@
+//===- EmberDialect.td - the ember dialect and its base classes -*- tablegen -*-===//
+//
+// The ember dialect models the numpy-style tensor programs of ember's front
+// end on builtin ranked tensors. Shapes are static; element types are the
+// front end's dtypes (f32, f64, i1, i32, i64).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EMBER_DIALECT_EMBER_IR_EMBERDIALECT_TD
+#define EMBER_DIALECT_EMBER_IR_EMBERDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+def Ember_Dialect : Dialect {
+  let name = "ember";
+  let cppNamespace = "::mlir::ember";
+  let summary = "Numpy-style tensor operations of ember's eager and traced front end";
+  let description = [{
+    Operations on builtin ranked tensors whose element type is one of ember's
+    dtypes: f32, f64, i1 (bool), i32 and i64. Binary elementwise operations take
+    operands of identical shape; broadcasting is explicit (`ember.broadcast_to`).
+    Every operation verifies its operands with a message that names the
+    offending shapes and types, infers its result type where it can, and folds
+    on constants.
+  }];
+  let hasConstantMaterializer = 1;
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+class Ember_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Ember_Dialect, mnemonic, traits>;
+
+// The element types of ember's dtypes.
+def Ember_ElementType : AnyTypeOf<[F32, F64, I1, I32, I64]>;
+def Ember_Tensor : RankedTensorOf<[F32, F64, I1, I32, I64]>;
+def Ember_IndexTensor : RankedTensorOf<[I32, I64]>;
+def Ember_BoolTensor : RankedTensorOf<[I1]>;
+
+def Ember_ComparisonDirection : I32EnumAttr<"ComparisonDirection",
+    "direction of an elementwise comparison", [
+      I32EnumAttrCase<"eq", 0>, I32EnumAttrCase<"ne", 1>,
+      I32EnumAttrCase<"lt", 2>, I32EnumAttrCase<"le", 3>,
+      I32EnumAttrCase<"gt", 4>, I32EnumAttrCase<"ge", 5>]> {
+  let cppNamespace = "::mlir::ember";
+}
+
+#endif // EMBER_DIALECT_EMBER_IR_EMBERDIALECT_TD

@@ -1,0 +1,27 @@
+//===- EmberOps.h - the ember dialect and its operations --------*- C++ -*-===//
+#ifndef EMBER_DIALECT_EMBER_IR_EMBEROPS_H
+#define EMBER_DIALECT_EMBER_IR_EMBEROPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "ember/Dialect/Ember/IR/EmberEnums.h.inc"
+#include "ember/Dialect/Ember/IR/EmberOpsDialect.h.inc"
+
+#define GET_OP_CLASSES
+#include "ember/Dialect/Ember/IR/EmberOps.h.inc"
+
+namespace mlir::ember {
+/// True for the element types of ember's dtypes: f32, f64, i1, i32, i64.
+bool isEmberElementType(Type type);
+/// Largest constant (in elements) that folders will create.
+constexpr int64_t kMaxFoldElements = 1 << 16;
+} // namespace mlir::ember
+
+#endif // EMBER_DIALECT_EMBER_IR_EMBEROPS_H

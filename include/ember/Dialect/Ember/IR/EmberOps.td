@@ -1,0 +1,347 @@
+//===- EmberOps.td - the operations of the ember dialect ---*- tablegen -*-===//
+//
+// Every op: a summary, a description with an example, a verifier (through
+// result-type inference where the result type follows from the operands) and a
+// folder where folding is meaningful. Shape and dtype rules live in
+// EmberOps.cpp next to the inference functions, so the front end, the verifier
+// and the folders share one definition.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EMBER_DIALECT_EMBER_IR_EMBEROPS_TD
+#define EMBER_DIALECT_EMBER_IR_EMBEROPS_TD
+
+include "ember/Dialect/Ember/IR/EmberDialect.td"
+
+//===----------------------------------------------------------------------===//
+// Binary elementwise operations
+//===----------------------------------------------------------------------===//
+
+class Ember_BinaryOp<string mnemonic, string semantics, list<Trait> traits = []>
+    : Ember_Op<mnemonic, !listconcat(traits, [Pure, InferTypeOpAdaptor])> {
+  let summary = "elementwise " # mnemonic;
+  let description = "Elementwise " # semantics # [{ The operands have identical
+    shapes and element types (broadcast first with `ember.broadcast_to`); the
+    result has the same type.
+
+    ```mlir
+    %r = ember.}] # mnemonic # [{ %a, %b : tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Ember_Tensor:$lhs, Ember_Tensor:$rhs);
+  let results = (outs Ember_Tensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` custom<SameOperandTypes>(type($lhs), type($rhs))
+  }];
+  let hasFolder = 1;
+}
+
+def Ember_AddOp : Ember_BinaryOp<"add", "sum `lhs + rhs` of numbers.", [Commutative]>;
+def Ember_SubOp : Ember_BinaryOp<"sub", "difference `lhs - rhs` of numbers.">;
+def Ember_MulOp : Ember_BinaryOp<"mul", "product `lhs * rhs` of numbers.", [Commutative]>;
+def Ember_DivOp : Ember_BinaryOp<"div", [{quotient `lhs / rhs`; integer division
+  truncates toward zero (as C++).}]>;
+def Ember_FloorDivOp : Ember_BinaryOp<"floordiv", [{floored quotient
+  `floor(lhs / rhs)` (numpy `//`).}]>;
+def Ember_ModOp : Ember_BinaryOp<"mod", [{remainder of floored division: the
+  result has the sign of the divisor (numpy `%`, Python `%`).}]>;
+def Ember_PowOp : Ember_BinaryOp<"pow", [{power `lhs ** rhs`; for integers a
+  negative exponent gives 0 unless the base is 1 or -1.}]>;
+def Ember_MaximumOp : Ember_BinaryOp<"maximum", "maximum of the operands (NaN propagates).", [Commutative]>;
+def Ember_MinimumOp : Ember_BinaryOp<"minimum", "minimum of the operands (NaN propagates).", [Commutative]>;
+def Ember_AndOp : Ember_BinaryOp<"and", "logical (i1) or bitwise (integers) and.", [Commutative]>;
+def Ember_OrOp : Ember_BinaryOp<"or", "logical (i1) or bitwise (integers) or.", [Commutative]>;
+
+def Ember_CompareOp : Ember_Op<"compare", [Pure, InferTypeOpAdaptor]> {
+  let summary = "elementwise comparison giving i1";
+  let description = [{
+    Compares operands of identical shape and element type elementwise. Float
+    comparisons are ordered (false on NaN) except `ne`, which is true on NaN.
+
+    ```mlir
+    %r = ember.compare lt, %a, %b : tensor<4xf32>   // -> tensor<4xi1>
+    ```
+  }];
+  let arguments = (ins Ember_ComparisonDirection:$direction, Ember_Tensor:$lhs,
+                       Ember_Tensor:$rhs);
+  let results = (outs Ember_BoolTensor:$result);
+  let assemblyFormat = [{
+    $direction `,` $lhs `,` $rhs attr-dict `:` custom<SameOperandTypes>(type($lhs), type($rhs))
+  }];
+  let hasFolder = 1;
+}
+
+def Ember_SelectOp : Ember_Op<"select", [Pure, InferTypeOpAdaptor]> {
+  let summary = "elementwise choice by an i1 condition";
+  let description = [{
+    `condition ? on_true : on_false`, elementwise; all three operands have the
+    same shape and the two choices the same element type.
+
+    ```mlir
+    %r = ember.select %c, %a, %b : tensor<4xi1>, tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Ember_BoolTensor:$condition, Ember_Tensor:$on_true,
+                       Ember_Tensor:$on_false);
+  let results = (outs Ember_Tensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $on_true `,` $on_false attr-dict `:` type($condition) `,`
+    custom<SameOperandTypes>(type($on_true), type($on_false))
+  }];
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Unary elementwise operations
+//===----------------------------------------------------------------------===//
+
+class Ember_UnaryOp<string mnemonic, string semantics, string types>
+    : Ember_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let summary = "elementwise " # mnemonic;
+  let description = "Elementwise " # semantics # " Operand element types: "
+    # types # [{. The result has the operand's type.
+
+    ```mlir
+    %r = ember.}] # mnemonic # [{ %x : tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Ember_Tensor:$operand);
+  let results = (outs Ember_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand)";
+  let hasFolder = 1;
+}
+
+def Ember_NegOp : Ember_UnaryOp<"neg", "negation `-x`.", "numbers">;
+def Ember_AbsOp : Ember_UnaryOp<"abs", "absolute value.", "numbers">;
+def Ember_ExpOp : Ember_UnaryOp<"exp", "natural exponential.", "floats">;
+def Ember_LogOp : Ember_UnaryOp<"log", "natural logarithm.", "floats">;
+def Ember_Log1pOp : Ember_UnaryOp<"log1p", "`log(1 + x)`, accurate near 0.", "floats">;
+def Ember_SqrtOp : Ember_UnaryOp<"sqrt", "square root.", "floats">;
+def Ember_RsqrtOp : Ember_UnaryOp<"rsqrt", "reciprocal square root `1 / sqrt(x)`.", "floats">;
+def Ember_TanhOp : Ember_UnaryOp<"tanh", "hyperbolic tangent.", "floats">;
+def Ember_SigmoidOp : Ember_UnaryOp<"sigmoid", "logistic function `1 / (1 + exp(-x))`.", "floats">;
+def Ember_ReluOp : Ember_UnaryOp<"relu", "rectifier `max(x, 0)`.", "numbers">;
+def Ember_SquareOp : Ember_UnaryOp<"square", "square `x * x`.", "numbers">;
+def Ember_SignOp : Ember_UnaryOp<"sign", "sign: -1, 0 or 1 (NaN stays NaN).", "numbers">;
+def Ember_SinOp : Ember_UnaryOp<"sin", "sine.", "floats">;
+def Ember_CosOp : Ember_UnaryOp<"cos", "cosine.", "floats">;
+def Ember_NotOp : Ember_UnaryOp<"not", "logical (i1) or bitwise (integers) not.", "i1 and integers">;
+
+def Ember_CastOp : Ember_Op<"cast", [Pure]> {
+  let summary = "elementwise conversion to the result's element type";
+  let description = [{
+    Converts each element to the result's element type with numpy semantics:
+    bool to number gives 0 or 1, number to bool is `x != 0`, float to integer
+    truncates toward zero. Shapes are identical.
+
+    ```mlir
+    %r = ember.cast %x : tensor<4xf32> -> tensor<4xi32>
+    ```
+  }];
+  let arguments = (ins Ember_Tensor:$operand);
+  let results = (outs Ember_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Shape operations
+//===----------------------------------------------------------------------===//
+
+def Ember_ConstantOp : Ember_Op<"constant", [ConstantLike, Pure, InferTypeOpAdaptor]> {
+  let summary = "a tensor constant";
+  let description = [{
+    ```mlir
+    %c = ember.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Ember_Tensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+def Ember_BroadcastToOp : Ember_Op<"broadcast_to", [Pure]> {
+  let summary = "numpy broadcast to the result's shape";
+  let description = [{
+    Broadcasts the operand to the shape of the result with numpy's rules: the
+    shapes are aligned at the right; each operand dim equals the result dim or
+    is 1; the result may have more (leading) dims.
+
+    ```mlir
+    %r = ember.broadcast_to %x : tensor<3xf32> -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Ember_Tensor:$operand);
+  let results = (outs Ember_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Ember_ReshapeOp : Ember_Op<"reshape", [Pure]> {
+  let summary = "row-major reshape to the result's shape";
+  let description = [{
+    Same elements in row-major order, new shape; element counts must match.
+
+    ```mlir
+    %r = ember.reshape %x : tensor<2x3xf32> -> tensor<6xf32>
+    ```
+  }];
+  let arguments = (ins Ember_Tensor:$operand);
+  let results = (outs Ember_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Ember_TransposeOp : Ember_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
+  let summary = "permutation of dimensions";
+  let description = [{
+    Result dim `i` is operand dim `permutation[i]` (numpy `transpose(x, axes)`).
+
+    ```mlir
+    %r = ember.transpose %x permutation = [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+    ```
+  }];
+  let arguments = (ins Ember_Tensor:$operand, DenseI64ArrayAttr:$permutation);
+  let results = (outs Ember_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `permutation` `=` $permutation attr-dict `:` type($operand) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Ember_SliceOp : Ember_Op<"slice", [Pure, InferTypeOpAdaptor]> {
+  let summary = "strided slice";
+  let description = [{
+    numpy `x[start:limit:stride]` per dimension, with `0 <= start <= limit <=
+    dim` and `stride >= 1`. Result dim `i` is `ceil((limit - start) / stride)`.
+
+    ```mlir
+    %r = ember.slice %x start = [0, 1] limit = [2, 3] stride = [1, 1]
+        : tensor<2x3xf32> -> tensor<2x2xf32>
+    ```
+  }];
+  let arguments = (ins Ember_Tensor:$operand, DenseI64ArrayAttr:$start,
+                       DenseI64ArrayAttr:$limit, DenseI64ArrayAttr:$stride);
+  let results = (outs Ember_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `start` `=` $start `limit` `=` $limit `stride` `=` $stride attr-dict
+    `:` type($operand) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Ember_ConcatOp : Ember_Op<"concat", [Pure, InferTypeOpAdaptor]> {
+  let summary = "concatenation along an axis";
+  let description = [{
+    Joins one or more tensors of equal rank and element type along `axis`; the
+    other dims must match.
+
+    ```mlir
+    %r = ember.concat %a, %b axis = 0 : tensor<2xf32>, tensor<3xf32> -> tensor<5xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Ember_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Ember_Tensor:$result);
+  let assemblyFormat = [{
+    $inputs `axis` `=` $axis attr-dict `:` type($inputs) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Ember_GatherOp : Ember_Op<"gather", [Pure, InferTypeOpAdaptor]> {
+  let summary = "take elements along an axis by index";
+  let description = [{
+    numpy `take(operand, indices, axis)`: the result shape is
+    `operand.shape[:axis] + indices.shape + operand.shape[axis+1:]`. Negative
+    indices count from the end. Out-of-range indices are refused by the eager
+    front end; compiled code clamps them into range.
+
+    ```mlir
+    %r = ember.gather %x, %i axis = 0 : tensor<5x3xf32>, tensor<2xi64> -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Ember_Tensor:$operand, Ember_IndexTensor:$indices, I64Attr:$axis);
+  let results = (outs Ember_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `,` $indices `axis` `=` $axis attr-dict `:` type($operand) `,`
+    type($indices) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+class Ember_ReduceOp<string mnemonic, string semantics, string types>
+    : Ember_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let summary = semantics # " over axes";
+  let description = "Reduces the operand over `axes` (distinct, in range; an "
+    # "empty list reduces nothing) by " # semantics # ". Reduced dims are "
+    # "dropped, or kept with size 1 under `keepdims`. Element types: " # types
+    # [{.
+
+    ```mlir
+    %r = ember.}] # mnemonic # [{ %x axes = [1] : tensor<2x3xf32> -> tensor<2xf32>
+    %k = ember.}] # mnemonic # [{ %x axes = [1] keepdims : tensor<2x3xf32> -> tensor<2x1xf32>
+    ```
+  }];
+  let arguments = (ins Ember_Tensor:$operand, DenseI64ArrayAttr:$axes, UnitAttr:$keepdims);
+  let results = (outs Ember_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `axes` `=` $axes (`keepdims` $keepdims^)? attr-dict `:` type($operand) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Ember_ReduceSumOp : Ember_ReduceOp<"reduce_sum", "the sum", "numbers">;
+def Ember_ReduceMaxOp : Ember_ReduceOp<"reduce_max", "the maximum", "numbers">;
+def Ember_ReduceMinOp : Ember_ReduceOp<"reduce_min", "the minimum", "numbers">;
+def Ember_ReduceProdOp : Ember_ReduceOp<"reduce_prod", "the product", "numbers">;
+def Ember_ReduceMeanOp : Ember_ReduceOp<"reduce_mean", "the arithmetic mean", "floats">;
+
+def Ember_ArgMaxOp : Ember_Op<"argmax", [Pure, InferTypeOpAdaptor]> {
+  let summary = "index of the maximum along an axis";
+  let description = [{
+    The i64 index of the first maximal element along `axis` (numpy `argmax`);
+    the axis is dropped, or kept with size 1 under `keepdims`.
+
+    ```mlir
+    %r = ember.argmax %x axis = 1 : tensor<2x3xf32> -> tensor<2xi64>
+    ```
+  }];
+  let arguments = (ins Ember_Tensor:$operand, I64Attr:$axis, UnitAttr:$keepdims);
+  let results = (outs RankedTensorOf<[I64]>:$result);
+  let assemblyFormat = [{
+    $operand `axis` `=` $axis (`keepdims` $keepdims^)? attr-dict `:` type($operand) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+def Ember_MatmulOp : Ember_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
+  let summary = "matrix product, optionally batched";
+  let description = [{
+    `[m, k] x [k, n] -> [m, n]`; with rank > 2 both operands have the same
+    rank and equal leading (batch) dims: `[b..., m, k] x [b..., k, n] ->
+    [b..., m, n]`. Element types are equal numbers.
+
+    ```mlir
+    %r = ember.matmul %a, %b : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+    ```
+  }];
+  let arguments = (ins Ember_Tensor:$lhs, Ember_Tensor:$rhs);
+  let results = (outs Ember_Tensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+}
+
+#endif // EMBER_DIALECT_EMBER_IR_EMBEROPS_TD

@@ -1,0 +1,34 @@
+//===- Pipelines.h - ember's named pass pipelines ---------------*- C++ -*-===//
+//
+// The JIT, ember-opt and (later) the AOT compiler build the same pipelines
+// from these functions, so every tool runs byte-identical pass lists.
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_PIPELINES_PIPELINES_H
+#define EMBER_PIPELINES_PIPELINES_H
+
+#include "llvm/Support/LogicalResult.h"
+
+#include <string>
+
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
+
+namespace ember {
+
+/// The textual form of `ember-lower-to-llvm`: any module mixing ember with
+/// func, arith, tensor, scf and bufferization on tensors, down to the LLVM
+/// dialect. Functions carrying `llvm.emit_c_interface` also get the packed
+/// entry point `ember_entry_<name>` (see ember-emit-entry-points).
+const std::string &lowerToLLVMPipelineText();
+
+/// Adds `ember-lower-to-llvm` to `pm` (a module pass manager).
+llvm::LogicalResult buildLowerToLLVMPipeline(mlir::OpPassManager &pm);
+
+/// Registers `ember-lower-to-llvm` with the global pipeline registry.
+void registerPipelines();
+
+} // namespace ember
+
+#endif // EMBER_PIPELINES_PIPELINES_H

@@ -1,0 +1,639 @@
+//===- EmberToLinalg.cpp - lower ember ops to linalg on tensors ------------===//
+//
+// Elementwise ops share one pattern: a linalg.generic whose body is the op's
+// scalar semantics (emitScalar). Shape ops map to tensor ops, reductions to
+// linalg.reduce, matmul to linalg named ops. Every rule is static-shape.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ember/Conversion/Passes.h"
+#include "ember/Dialect/Ember/IR/EmberOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <limits>
+
+namespace mlir::ember {
+#define GEN_PASS_DEF_CONVERTEMBERTOLINALGPASS
+#include "ember/Conversion/Passes.h.inc"
+} // namespace mlir::ember
+
+using namespace mlir;
+using namespace mlir::ember;
+
+//===----------------------------------------------------------------------===//
+// Scalar semantics
+//===----------------------------------------------------------------------===//
+
+static Value constantLike(OpBuilder &b, Location loc, Type type, double value) {
+  if (isa<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
+  // 2^63 is the double nearest INT64_MAX; converting it back would overflow.
+  int64_t integer = value >= 0x1p63 ? std::numeric_limits<int64_t>::max()
+                                    : static_cast<int64_t>(value);
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, integer));
+}
+
+/// The remainder `r` of a truncating division adjusted to the sign of the
+/// divisor: r != 0 && (r < 0) != (b < 0) ? r + b : r.
+static Value floorRemainder(OpBuilder &b, Location loc, Value r, Value divisor) {
+  Type type = r.getType();
+  Value zero = constantLike(b, loc, type, 0);
+  Value nonzero, rNeg, bNeg, sum;
+  if (isa<FloatType>(type)) {
+    nonzero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, r, zero);
+    rNeg = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, r, zero);
+    bNeg = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, divisor, zero);
+    sum = arith::AddFOp::create(b, loc, r, divisor);
+  } else {
+    nonzero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, r, zero);
+    rNeg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, r, zero);
+    bNeg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, divisor, zero);
+    sum = arith::AddIOp::create(b, loc, r, divisor);
+  }
+  Value signsDiffer = arith::XOrIOp::create(b, loc, rNeg, bNeg);
+  Value adjust = arith::AndIOp::create(b, loc, nonzero, signsDiffer);
+  return arith::SelectOp::create(b, loc, adjust, sum, r);
+}
+
+static Value emitCompare(OpBuilder &b, Location loc, ComparisonDirection direction, Value lhs,
+                         Value rhs) {
+  Type type = lhs.getType();
+  if (isa<FloatType>(type)) {
+    arith::CmpFPredicate predicate;
+    switch (direction) {
+    case ComparisonDirection::eq: predicate = arith::CmpFPredicate::OEQ; break;
+    case ComparisonDirection::ne: predicate = arith::CmpFPredicate::UNE; break;
+    case ComparisonDirection::lt: predicate = arith::CmpFPredicate::OLT; break;
+    case ComparisonDirection::le: predicate = arith::CmpFPredicate::OLE; break;
+    case ComparisonDirection::gt: predicate = arith::CmpFPredicate::OGT; break;
+    case ComparisonDirection::ge: predicate = arith::CmpFPredicate::OGE; break;
+    }
+    return arith::CmpFOp::create(b, loc, predicate, lhs, rhs);
+  }
+  // i1 compares as unsigned so that false < true.
+  bool isBool = type.isInteger(1);
+  arith::CmpIPredicate predicate;
+  switch (direction) {
+  case ComparisonDirection::eq: predicate = arith::CmpIPredicate::eq; break;
+  case ComparisonDirection::ne: predicate = arith::CmpIPredicate::ne; break;
+  case ComparisonDirection::lt: predicate = isBool ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt; break;
+  case ComparisonDirection::le: predicate = isBool ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle; break;
+  case ComparisonDirection::gt: predicate = isBool ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt; break;
+  case ComparisonDirection::ge: predicate = isBool ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge; break;
+  }
+  return arith::CmpIOp::create(b, loc, predicate, lhs, rhs);
+}
+
+/// numpy conversion of a scalar to `to`.
+static Value emitCast(OpBuilder &b, Location loc, Value x, Type to) {
+  Type from = x.getType();
+  if (from == to)
+    return x;
+  if (to.isInteger(1)) {
+    Value zero = constantLike(b, loc, from, 0);
+    if (isa<FloatType>(from))
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x, zero);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, zero);
+  }
+  if (from.isInteger(1))
+    return isa<FloatType>(to) ? (Value)arith::UIToFPOp::create(b, loc, to, x)
+                              : (Value)arith::ExtUIOp::create(b, loc, to, x);
+  bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
+  if (fromFloat && toFloat)
+    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
+               ? (Value)arith::ExtFOp::create(b, loc, to, x)
+               : (Value)arith::TruncFOp::create(b, loc, to, x);
+  if (fromFloat)
+    return arith::FPToSIOp::create(b, loc, to, x);
+  if (toFloat)
+    return arith::SIToFPOp::create(b, loc, to, x);
+  return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
+             ? (Value)arith::ExtSIOp::create(b, loc, to, x)
+             : (Value)arith::TruncIOp::create(b, loc, to, x);
+}
+
+/// Emits the scalar computation of elementwise op `op` on `args` (one scalar
+/// per operand); `resultType` is the result's element type.
+static Value emitScalar(Operation *op, OpBuilder &b, Location loc, ValueRange args,
+                        Type resultType) {
+  Value x = args[0];
+  Type type = x.getType();
+  bool isFloat = isa<FloatType>(type);
+  auto binary = [&](auto floatOp, auto intOp) -> Value {
+    using FloatOp = decltype(floatOp);
+    using IntOp = decltype(intOp);
+    if (isFloat)
+      return FloatOp::create(b, loc, args[0], args[1]);
+    return IntOp::create(b, loc, args[0], args[1]);
+  };
+  auto unaryFloat = [&](auto mathOp) -> Value {
+    return decltype(mathOp)::create(b, loc, x);
+  };
+  return llvm::TypeSwitch<Operation *, Value>(op)
+      .Case([&](AddOp) { return binary(arith::AddFOp(), arith::AddIOp()); })
+      .Case([&](SubOp) { return binary(arith::SubFOp(), arith::SubIOp()); })
+      .Case([&](MulOp) { return binary(arith::MulFOp(), arith::MulIOp()); })
+      .Case([&](DivOp) { return binary(arith::DivFOp(), arith::DivSIOp()); })
+      .Case([&](FloorDivOp) -> Value {
+        if (!isFloat)
+          return arith::FloorDivSIOp::create(b, loc, args[0], args[1]);
+        return math::FloorOp::create(b, loc, arith::DivFOp::create(b, loc, args[0], args[1]));
+      })
+      .Case([&](ModOp) {
+        Value r = binary(arith::RemFOp(), arith::RemSIOp());
+        return floorRemainder(b, loc, r, args[1]);
+      })
+      .Case([&](PowOp) { return binary(math::PowFOp(), math::IPowIOp()); })
+      .Case([&](MaximumOp) { return binary(arith::MaximumFOp(), arith::MaxSIOp()); })
+      .Case([&](MinimumOp) { return binary(arith::MinimumFOp(), arith::MinSIOp()); })
+      .Case([&](AndOp) { return arith::AndIOp::create(b, loc, args[0], args[1]); })
+      .Case([&](OrOp) { return arith::OrIOp::create(b, loc, args[0], args[1]); })
+      .Case([&](CompareOp compare) {
+        return emitCompare(b, loc, compare.getDirection(), args[0], args[1]);
+      })
+      .Case([&](SelectOp) { return arith::SelectOp::create(b, loc, args[0], args[1], args[2]); })
+      .Case([&](NegOp) -> Value {
+        if (isFloat)
+          return arith::NegFOp::create(b, loc, x);
+        return arith::SubIOp::create(b, loc, constantLike(b, loc, type, 0), x);
+      })
+      .Case([&](AbsOp) -> Value {
+        if (isFloat)
+          return math::AbsFOp::create(b, loc, x);
+        return math::AbsIOp::create(b, loc, x);
+      })
+      .Case([&](ExpOp) { return unaryFloat(math::ExpOp()); })
+      .Case([&](LogOp) { return unaryFloat(math::LogOp()); })
+      .Case([&](Log1pOp) { return unaryFloat(math::Log1pOp()); })
+      .Case([&](SqrtOp) { return unaryFloat(math::SqrtOp()); })
+      .Case([&](RsqrtOp) { return unaryFloat(math::RsqrtOp()); })
+      .Case([&](TanhOp) { return unaryFloat(math::TanhOp()); })
+      .Case([&](SinOp) { return unaryFloat(math::SinOp()); })
+      .Case([&](CosOp) { return unaryFloat(math::CosOp()); })
+      .Case([&](SigmoidOp) -> Value {
+        Value one = constantLike(b, loc, type, 1);
+        Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
+        return arith::DivFOp::create(b, loc, one, arith::AddFOp::create(b, loc, one, e));
+      })
+      .Case([&](ReluOp) -> Value {
+        Value zero = constantLike(b, loc, type, 0);
+        if (isFloat)
+          return arith::MaximumFOp::create(b, loc, x, zero);
+        return arith::MaxSIOp::create(b, loc, x, zero);
+      })
+      .Case([&](SquareOp) -> Value {
+        if (isFloat)
+          return arith::MulFOp::create(b, loc, x, x);
+        return arith::MulIOp::create(b, loc, x, x);
+      })
+      .Case([&](SignOp) -> Value {
+        // x > 0 ? 1 : (x < 0 ? -1 : x); keeps NaN and signed zeros.
+        Value zero = constantLike(b, loc, type, 0);
+        Value positive = emitCompare(b, loc, ComparisonDirection::gt, x, zero);
+        Value negative = emitCompare(b, loc, ComparisonDirection::lt, x, zero);
+        Value inner = arith::SelectOp::create(b, loc, negative, constantLike(b, loc, type, -1), x);
+        return arith::SelectOp::create(b, loc, positive, constantLike(b, loc, type, 1), inner);
+      })
+      .Case([&](NotOp) -> Value {
+        // xor with all ones: true for i1, -1 for integers.
+        Value ones = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, -1));
+        return arith::XOrIOp::create(b, loc, x, ones);
+      })
+      .Case([&](CastOp) { return emitCast(b, loc, x, resultType); })
+      .Default([](Operation *) { return Value(); });
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+static SmallVector<utils::IteratorType> parallelIterators(int64_t rank) {
+  return SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel);
+}
+
+static Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+}
+
+static Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type, double value) {
+  Value fill = constantLike(b, loc, type.getElementType(), value);
+  return linalg::FillOp::create(b, loc, fill, emptyTensor(b, loc, type)).getResult(0);
+}
+
+/// Reshapes `value` to `type` (same element count) through collapse/expand.
+static Value reshapeTo(OpBuilder &b, Location loc, Value value, RankedTensorType type) {
+  auto source = cast<RankedTensorType>(value.getType());
+  if (source == type)
+    return value;
+  if (source.getRank() > type.getRank()) {
+    if (auto reassociation = getReassociationIndicesForReshape(source, type))
+      return tensor::CollapseShapeOp::create(b, loc, type, value, *reassociation);
+  } else if (source.getRank() < type.getRank()) {
+    if (auto reassociation = getReassociationIndicesForReshape(source, type))
+      return tensor::ExpandShapeOp::create(b, loc, type, value, *reassociation);
+  }
+  // General case: through a 1-D tensor.
+  auto flat = RankedTensorType::get({source.getNumElements()}, source.getElementType());
+  Value flatValue = value;
+  if (source.getRank() == 0)
+    flatValue = tensor::ExpandShapeOp::create(b, loc, flat, value, ArrayRef<ReassociationIndices>{});
+  else if (source.getRank() > 1)
+    flatValue = tensor::CollapseShapeOp::create(
+        b, loc, flat, value,
+        ArrayRef<ReassociationIndices>{llvm::to_vector(llvm::seq<int64_t>(0, source.getRank()))});
+  if (type.getRank() == 0)
+    return tensor::CollapseShapeOp::create(b, loc, type, flatValue, ArrayRef<ReassociationIndices>{});
+  if (type.getRank() == 1)
+    return flatValue;
+  return tensor::ExpandShapeOp::create(
+      b, loc, type, flatValue,
+      ArrayRef<ReassociationIndices>{llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()))});
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Any elementwise ember op -> linalg.generic with identity maps.
+template <typename OpTy>
+struct ElementwiseToGeneric : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    int64_t rank = resultType.getRank();
+    SmallVector<AffineMap> maps(adaptor.getOperands().size() + 1,
+                                rewriter.getMultiDimIdentityMap(rank));
+    Operation *source = op.getOperation();
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, resultType, adaptor.getOperands(), emptyTensor(rewriter, loc, resultType),
+        maps, parallelIterators(rank), [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value result = emitScalar(source, b, loc, args.drop_back(), resultType.getElementType());
+          linalg::YieldOp::create(b, loc, result);
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
+struct ConstantLowering : OpConversionPattern<ember::ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ember::ConstantOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto value = dyn_cast<TypedAttr>(op.getValue());
+    if (!value)
+      return rewriter.notifyMatchFailure(op, "value is not a typed attribute");
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, value);
+    return success();
+  }
+};
+
+/// numpy broadcast -> linalg.generic whose input map drops leading dims and
+/// pins size-1 dims to 0.
+struct BroadcastToLowering : OpConversionPattern<BroadcastToOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(BroadcastToOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType in = op.getOperand().getType(), out = op.getType();
+    int64_t lead = out.getRank() - in.getRank();
+    SmallVector<AffineExpr> exprs;
+    for (int64_t d = 0; d < in.getRank(); ++d)
+      exprs.push_back(in.getDimSize(d) == 1 && out.getDimSize(d + lead) != 1
+                          ? rewriter.getAffineConstantExpr(0)
+                          : rewriter.getAffineDimExpr(d + lead));
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(out.getRank(), 0, exprs, rewriter.getContext()),
+        rewriter.getMultiDimIdentityMap(out.getRank())};
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, out, adaptor.getOperand(), emptyTensor(rewriter, loc, out), maps,
+        parallelIterators(out.getRank()), [](OpBuilder &b, Location loc, ValueRange args) {
+          linalg::YieldOp::create(b, loc, args[0]);
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
+struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, reshapeTo(rewriter, op.getLoc(), adaptor.getOperand(), op.getType()));
+    return success();
+  }
+};
+
+struct TransposeLowering : OpConversionPattern<TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto transpose = linalg::TransposeOp::create(rewriter, loc, adaptor.getOperand(),
+                                                 emptyTensor(rewriter, loc, op.getType()),
+                                                 op.getPermutation());
+    rewriter.replaceOp(op, transpose.getResults());
+    return success();
+  }
+};
+
+struct SliceLowering : OpConversionPattern<SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(SliceOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    for (auto [start, size, stride] :
+         llvm::zip(op.getStart(), op.getType().getShape(), op.getStride())) {
+      offsets.push_back(rewriter.getIndexAttr(start));
+      sizes.push_back(rewriter.getIndexAttr(size));
+      strides.push_back(rewriter.getIndexAttr(stride));
+    }
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, op.getType(), adaptor.getOperand(),
+                                                        offsets, sizes, strides);
+    return success();
+  }
+};
+
+struct ConcatLowering : OpConversionPattern<ConcatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ConcatOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType out = op.getType();
+    int64_t axis = op.getAxis();
+    Value result = emptyTensor(rewriter, loc, out);
+    int64_t offset = 0;
+    for (Value input : adaptor.getInputs()) {
+      auto type = cast<RankedTensorType>(input.getType());
+      SmallVector<OpFoldResult> offsets(out.getRank(), rewriter.getIndexAttr(0)), sizes,
+          strides(out.getRank(), rewriter.getIndexAttr(1));
+      offsets[axis] = rewriter.getIndexAttr(offset);
+      for (int64_t size : type.getShape())
+        sizes.push_back(rewriter.getIndexAttr(size));
+      result = tensor::InsertSliceOp::create(rewriter, loc, input, result, offsets, sizes, strides);
+      offset += type.getDimSize(axis);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// gather -> linalg.generic over the result that reads the operand with
+/// tensor.extract; indices wrap when negative and clamp into range.
+struct GatherLowering : OpConversionPattern<GatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(GatherOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType in = op.getOperand().getType(), out = op.getType();
+    auto indicesType = cast<RankedTensorType>(op.getIndices().getType());
+    int64_t axis = op.getAxis(), indexRank = indicesType.getRank();
+    SmallVector<AffineExpr> indexExprs;
+    for (int64_t d = 0; d < indexRank; ++d)
+      indexExprs.push_back(rewriter.getAffineDimExpr(axis + d));
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(out.getRank(), 0, indexExprs, rewriter.getContext()),
+        rewriter.getMultiDimIdentityMap(out.getRank())};
+    Value operand = adaptor.getOperand();
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, out, adaptor.getIndices(), emptyTensor(rewriter, loc, out), maps,
+        parallelIterators(out.getRank()), [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value index = arith::IndexCastOp::create(b, loc, b.getIndexType(), args[0]);
+          Value size = arith::ConstantIndexOp::create(b, loc, in.getDimSize(axis));
+          Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+          Value last = arith::ConstantIndexOp::create(b, loc, in.getDimSize(axis) - 1);
+          Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index, zero);
+          index = arith::SelectOp::create(b, loc, negative,
+                                          arith::AddIOp::create(b, loc, index, size), index);
+          index = arith::MaxSIOp::create(b, loc, zero, arith::MinSIOp::create(b, loc, index, last));
+          SmallVector<Value> coords;
+          for (int64_t d = 0; d < axis; ++d)
+            coords.push_back(linalg::IndexOp::create(b, loc, d));
+          coords.push_back(index);
+          for (int64_t d = axis + 1; d < in.getRank(); ++d)
+            coords.push_back(linalg::IndexOp::create(b, loc, d + indexRank - 1));
+          Value element = tensor::ExtractOp::create(b, loc, operand, coords);
+          linalg::YieldOp::create(b, loc, element);
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
+/// The lowest value of a numeric element type (-inf for floats).
+static double lowestValue(Type type) {
+  if (isa<FloatType>(type))
+    return -std::numeric_limits<double>::infinity();
+  return type.isInteger(32) ? (double)std::numeric_limits<int32_t>::min()
+                            : (double)std::numeric_limits<int64_t>::min();
+}
+
+/// The highest value of a numeric element type (+inf for floats).
+static double highestValue(Type type) {
+  if (isa<FloatType>(type))
+    return std::numeric_limits<double>::infinity();
+  return type.isInteger(32) ? (double)std::numeric_limits<int32_t>::max()
+                            : (double)std::numeric_limits<int64_t>::max();
+}
+
+/// Identity element of a reduction over `type`.
+static double reductionInit(Operation *op, Type type) {
+  if (isa<ReduceMaxOp>(op))
+    return lowestValue(type);
+  if (isa<ReduceMinOp>(op))
+    return highestValue(type);
+  if (isa<ReduceProdOp>(op))
+    return 1;
+  return 0;
+}
+
+/// The combiner of a reduction: sum (also for mean), product, max, min.
+static Value combine(Operation *op, OpBuilder &b, Location loc, Value x, Value acc) {
+  bool isFloat = isa<FloatType>(x.getType());
+  if (isa<ReduceProdOp>(op))
+    return isFloat ? (Value)arith::MulFOp::create(b, loc, x, acc)
+                   : (Value)arith::MulIOp::create(b, loc, x, acc);
+  if (isa<ReduceMaxOp>(op))
+    return isFloat ? (Value)arith::MaximumFOp::create(b, loc, x, acc)
+                   : (Value)arith::MaxSIOp::create(b, loc, x, acc);
+  if (isa<ReduceMinOp>(op))
+    return isFloat ? (Value)arith::MinimumFOp::create(b, loc, x, acc)
+                   : (Value)arith::MinSIOp::create(b, loc, x, acc);
+  return isFloat ? (Value)arith::AddFOp::create(b, loc, x, acc)
+                 : (Value)arith::AddIOp::create(b, loc, x, acc);
+}
+
+/// The result type of a reduction without its kept (size-1) dims.
+static RankedTensorType droppedType(RankedTensorType in, ArrayRef<int64_t> axes) {
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < in.getRank(); ++d)
+    if (!llvm::is_contained(axes, d))
+      shape.push_back(in.getDimSize(d));
+  return RankedTensorType::get(shape, in.getElementType());
+}
+
+template <typename OpTy>
+struct ReduceLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType in = op.getOperand().getType();
+    Type element = in.getElementType();
+    SmallVector<int64_t> axes = llvm::to_vector(op.getAxes());
+    llvm::sort(axes);
+    RankedTensorType dropped = droppedType(in, axes);
+    Operation *source = op.getOperation();
+    Value init = filledTensor(rewriter, loc, dropped, reductionInit(source, element));
+    auto reduce = linalg::ReduceOp::create(
+        rewriter, loc, adaptor.getOperand(), init, axes,
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          linalg::YieldOp::create(b, loc, combine(source, b, loc, args[0], args[1]));
+        });
+    Value result = reduce.getResult(0);
+    if (isa<ReduceMeanOp>(source)) {
+      int64_t count = 1;
+      for (int64_t axis : axes)
+        count *= in.getDimSize(axis);
+      int64_t rank = dropped.getRank();
+      SmallVector<AffineMap> maps(2, rewriter.getMultiDimIdentityMap(rank));
+      result = linalg::GenericOp::create(
+                   rewriter, loc, dropped, result, emptyTensor(rewriter, loc, dropped), maps,
+                   parallelIterators(rank),
+                   [&](OpBuilder &b, Location loc, ValueRange args) {
+                     Value n = constantLike(b, loc, element, static_cast<double>(count));
+                     linalg::YieldOp::create(b, loc, Value(arith::DivFOp::create(b, loc, args[0], n)));
+                   })
+                   .getResult(0);
+    }
+    rewriter.replaceOp(op, reshapeTo(rewriter, loc, result, op.getType()));
+    return success();
+  }
+};
+
+/// argmax -> linalg.generic reducing the axis into (max, index) pairs; a
+/// strictly greater element replaces the pair, so the first maximum wins.
+struct ArgMaxLowering : OpConversionPattern<ArgMaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ArgMaxOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType in = op.getOperand().getType();
+    int64_t axis = op.getAxis(), rank = in.getRank();
+    Type element = in.getElementType();
+    RankedTensorType values = droppedType(in, {axis});
+    auto indexType = RankedTensorType::get(values.getShape(), rewriter.getI64Type());
+    // The running maximum starts at the lowest value of the element type.
+    Value maxInit = filledTensor(rewriter, loc, values, lowestValue(element));
+    Value indexInit = filledTensor(rewriter, loc, indexType, 0);
+    SmallVector<AffineExpr> outExprs;
+    SmallVector<utils::IteratorType> iterators;
+    for (int64_t d = 0; d < rank; ++d) {
+      iterators.push_back(d == axis ? utils::IteratorType::reduction
+                                    : utils::IteratorType::parallel);
+      if (d != axis)
+        outExprs.push_back(rewriter.getAffineDimExpr(d));
+    }
+    AffineMap outMap = AffineMap::get(rank, 0, outExprs, rewriter.getContext());
+    SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank), outMap, outMap};
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{values, indexType}, adaptor.getOperand(),
+        ValueRange{maxInit, indexInit}, maps, iterators,
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value position = linalg::IndexOp::create(b, loc, axis);
+          position = arith::IndexCastOp::create(b, loc, b.getI64Type(), position);
+          Value greater = emitCompare(b, loc, ComparisonDirection::gt, args[0], args[1]);
+          Value newMax = arith::SelectOp::create(b, loc, greater, args[0], args[1]);
+          Value newIndex = arith::SelectOp::create(b, loc, greater, position, args[2]);
+          linalg::YieldOp::create(b, loc, ValueRange{newMax, newIndex});
+        });
+    rewriter.replaceOp(op, reshapeTo(rewriter, loc, generic.getResult(1), op.getType()));
+    return success();
+  }
+};
+
+/// matmul -> linalg.matmul (rank 2) or linalg.batch_matmul (batch dims
+/// collapsed into one).
+struct MatmulLowering : OpConversionPattern<MatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType out = op.getType();
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    if (out.getRank() == 2) {
+      Value init = filledTensor(rewriter, loc, out, 0);
+      rewriter.replaceOp(op, linalg::MatmulOp::create(rewriter, loc, ValueRange{lhs, rhs}, init)
+                                 .getResult(0));
+      return success();
+    }
+    auto collapse = [&](Value value) {
+      auto type = cast<RankedTensorType>(value.getType());
+      int64_t batch = 1;
+      for (int64_t size : type.getShape().drop_back(2))
+        batch *= size;
+      auto collapsed = RankedTensorType::get(
+          {batch, type.getDimSize(type.getRank() - 2), type.getDimSize(type.getRank() - 1)},
+          type.getElementType());
+      return reshapeTo(rewriter, loc, value, collapsed);
+    };
+    Value lhs3 = collapse(lhs), rhs3 = collapse(rhs);
+    auto out3 = cast<RankedTensorType>(
+        collapse(emptyTensor(rewriter, loc, out)).getType());
+    Value init = filledTensor(rewriter, loc, out3, 0);
+    Value product =
+        linalg::BatchMatmulOp::create(rewriter, loc, ValueRange{lhs3, rhs3}, init).getResult(0);
+    rewriter.replaceOp(op, reshapeTo(rewriter, loc, product, out));
+    return success();
+  }
+};
+
+struct ConvertEmberToLinalgPass
+    : ember::impl::ConvertEmberToLinalgPassBase<ConvertEmberToLinalgPass> {
+  void runOnOperation() override {
+    ConversionTarget target(getContext());
+    target.addIllegalDialect<EmberDialect>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    RewritePatternSet patterns(&getContext());
+    populateEmberToLinalgPatterns(patterns);
+    if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::ember::populateEmberToLinalgPatterns(RewritePatternSet &patterns) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<ElementwiseToGeneric<AddOp>, ElementwiseToGeneric<SubOp>,
+               ElementwiseToGeneric<MulOp>, ElementwiseToGeneric<DivOp>,
+               ElementwiseToGeneric<FloorDivOp>, ElementwiseToGeneric<ModOp>,
+               ElementwiseToGeneric<PowOp>, ElementwiseToGeneric<MaximumOp>,
+               ElementwiseToGeneric<MinimumOp>, ElementwiseToGeneric<AndOp>,
+               ElementwiseToGeneric<OrOp>, ElementwiseToGeneric<CompareOp>,
+               ElementwiseToGeneric<SelectOp>, ElementwiseToGeneric<NegOp>,
+               ElementwiseToGeneric<AbsOp>, ElementwiseToGeneric<ExpOp>,
+               ElementwiseToGeneric<LogOp>, ElementwiseToGeneric<Log1pOp>,
+               ElementwiseToGeneric<SqrtOp>, ElementwiseToGeneric<RsqrtOp>,
+               ElementwiseToGeneric<TanhOp>, ElementwiseToGeneric<SigmoidOp>,
+               ElementwiseToGeneric<ReluOp>, ElementwiseToGeneric<SquareOp>,
+               ElementwiseToGeneric<SignOp>, ElementwiseToGeneric<SinOp>,
+               ElementwiseToGeneric<CosOp>, ElementwiseToGeneric<NotOp>,
+               ElementwiseToGeneric<CastOp>>(context);
+  patterns.add<ConstantLowering, BroadcastToLowering, ReshapeLowering, TransposeLowering,
+               SliceLowering, ConcatLowering, GatherLowering, ArgMaxLowering, MatmulLowering,
+               ReduceLowering<ReduceSumOp>, ReduceLowering<ReduceMaxOp>,
+               ReduceLowering<ReduceMinOp>, ReduceLowering<ReduceProdOp>,
+               ReduceLowering<ReduceMeanOp>>(context);
+}

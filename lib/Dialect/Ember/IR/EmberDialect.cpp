@@ -1,0 +1,32 @@
+//===- EmberDialect.cpp - ember dialect registration and hooks ------------===//
+
+#include "ember/Dialect/Ember/IR/EmberOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+
+using namespace mlir;
+using namespace mlir::ember;
+
+#include "ember/Dialect/Ember/IR/EmberEnums.cpp.inc"
+#include "ember/Dialect/Ember/IR/EmberOpsDialect.cpp.inc"
+
+void EmberDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "ember/Dialect/Ember/IR/EmberOps.cpp.inc"
+      >();
+}
+
+Operation *EmberDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                             Type type, Location loc) {
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return ConstantOp::create(builder, loc, elements);
+}
+
+bool mlir::ember::isEmberElementType(Type type) {
+  return type.isF32() || type.isF64() || type.isInteger(1) ||
+         type.isInteger(32) || type.isInteger(64);
+}

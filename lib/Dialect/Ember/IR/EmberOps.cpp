@@ -1,0 +1,443 @@
+//===- EmberOps.cpp - shape and dtype rules of the ember ops ---------------===//
+//
+// Result-type inference doubles as verification: each inference function checks
+// every rule of its op and reports a message naming the op and the offending
+// shapes or types. The front end builds ops through the same functions, so a
+// bad eager call and a bad .mlir file give the same message.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ember/Dialect/Ember/IR/EmberOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallSet.h"
+
+using namespace mlir;
+using namespace mlir::ember;
+
+//===----------------------------------------------------------------------===//
+// Custom assembly: one type for two operands that must match
+//===----------------------------------------------------------------------===//
+
+// `: T` means both operands have type T; `: T1, T2` is accepted so that an
+// invalid op still round-trips to a verifier error rather than a parse error.
+static ParseResult parseSameOperandTypes(OpAsmParser &parser, Type &lhs, Type &rhs) {
+  if (parser.parseType(lhs))
+    return failure();
+  rhs = lhs;
+  if (succeeded(parser.parseOptionalComma()))
+    return parser.parseType(rhs);
+  return success();
+}
+
+static void printSameOperandTypes(OpAsmPrinter &printer, Operation *, Type lhs, Type rhs) {
+  printer << lhs;
+  if (rhs != lhs)
+    printer << ", " << rhs;
+}
+
+//===----------------------------------------------------------------------===//
+// Shared rules
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Which element types an op accepts.
+enum class ElementClass { Any, Numbers, Floats, Logical };
+} // namespace
+
+static bool isAllowed(ElementClass cls, Type type) {
+  switch (cls) {
+  case ElementClass::Any:
+    return isEmberElementType(type);
+  case ElementClass::Numbers:
+    return type.isF32() || type.isF64() || type.isInteger(32) || type.isInteger(64);
+  case ElementClass::Floats:
+    return type.isF32() || type.isF64();
+  case ElementClass::Logical:
+    return type.isInteger(1) || type.isInteger(32) || type.isInteger(64);
+  }
+  return false;
+}
+
+static StringRef describe(ElementClass cls) {
+  switch (cls) {
+  case ElementClass::Any:
+    return "f32, f64, i1, i32 or i64";
+  case ElementClass::Numbers:
+    return "numeric (f32, f64, i32 or i64)";
+  case ElementClass::Floats:
+    return "floating-point (f32 or f64)";
+  case ElementClass::Logical:
+    return "i1 or integer";
+  }
+  return "";
+}
+
+static LogicalResult checkElementType(StringRef opName, ElementClass cls,
+                                      std::optional<Location> loc, Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  if (isAllowed(cls, tensor.getElementType()))
+    return success();
+  return emitOptionalError(loc, "'", opName, "' op requires ", describe(cls),
+                           " elements, got ", type);
+}
+
+static LogicalResult checkRanked(StringRef opName, std::optional<Location> loc, Type type) {
+  if (isa<RankedTensorType>(type) && isEmberElementType(cast<RankedTensorType>(type).getElementType()))
+    return success();
+  return emitOptionalError(loc, "'", opName,
+                           "' op operands must be ranked tensors of f32, f64, i1, i32 "
+                           "or i64, got ", type);
+}
+
+static LogicalResult checkAxis(StringRef opName, std::optional<Location> loc, StringRef what,
+                               int64_t axis, int64_t rank, Type type) {
+  if (axis >= 0 && axis < rank)
+    return success();
+  return emitOptionalError(loc, "'", opName, "' op ", what, " ", axis,
+                           " is out of range for rank ", rank, " operand ", type);
+}
+
+static LogicalResult inferBinary(StringRef opName, ElementClass cls, std::optional<Location> loc,
+                                 Type lhs, Type rhs, SmallVectorImpl<Type> &results,
+                                 Type resultElement = nullptr) {
+  if (failed(checkRanked(opName, loc, lhs)) || failed(checkRanked(opName, loc, rhs)))
+    return failure();
+  auto lhsType = cast<RankedTensorType>(lhs), rhsType = cast<RankedTensorType>(rhs);
+  if (lhsType.getShape() != rhsType.getShape())
+    return emitOptionalError(loc, "'", opName, "' op operand shapes must be identical, got ",
+                             lhs, " and ", rhs, " (broadcast first with ember.broadcast_to)");
+  if (lhsType.getElementType() != rhsType.getElementType())
+    return emitOptionalError(loc, "'", opName,
+                             "' op operand element types must be identical, got ", lhs,
+                             " and ", rhs, " (convert one with ember.cast)");
+  if (failed(checkElementType(opName, cls, loc, lhs)))
+    return failure();
+  results.push_back(resultElement ? RankedTensorType::get(lhsType.getShape(), resultElement)
+                                  : lhs);
+  return success();
+}
+
+static LogicalResult inferUnary(StringRef opName, ElementClass cls, std::optional<Location> loc,
+                                Type operand, SmallVectorImpl<Type> &results) {
+  if (failed(checkRanked(opName, loc, operand)) ||
+      failed(checkElementType(opName, cls, loc, operand)))
+    return failure();
+  results.push_back(operand);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops
+//===----------------------------------------------------------------------===//
+
+#define EMBER_INFER_BINARY(OP, CLS)                                                     \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location> loc,        \
+                                     OP::Adaptor adaptor, SmallVectorImpl<Type> &out) { \
+    return inferBinary(OP::getOperationName(), ElementClass::CLS, loc,                  \
+                       adaptor.getLhs().getType(), adaptor.getRhs().getType(), out);    \
+  }
+EMBER_INFER_BINARY(AddOp, Numbers)
+EMBER_INFER_BINARY(SubOp, Numbers)
+EMBER_INFER_BINARY(MulOp, Numbers)
+EMBER_INFER_BINARY(DivOp, Numbers)
+EMBER_INFER_BINARY(FloorDivOp, Numbers)
+EMBER_INFER_BINARY(ModOp, Numbers)
+EMBER_INFER_BINARY(PowOp, Numbers)
+EMBER_INFER_BINARY(MaximumOp, Numbers)
+EMBER_INFER_BINARY(MinimumOp, Numbers)
+EMBER_INFER_BINARY(AndOp, Logical)
+EMBER_INFER_BINARY(OrOp, Logical)
+#undef EMBER_INFER_BINARY
+
+#define EMBER_INFER_UNARY(OP, CLS)                                                      \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location> loc,        \
+                                     OP::Adaptor adaptor, SmallVectorImpl<Type> &out) { \
+    return inferUnary(OP::getOperationName(), ElementClass::CLS, loc,                   \
+                      adaptor.getOperand().getType(), out);                             \
+  }
+EMBER_INFER_UNARY(NegOp, Numbers)
+EMBER_INFER_UNARY(AbsOp, Numbers)
+EMBER_INFER_UNARY(ExpOp, Floats)
+EMBER_INFER_UNARY(LogOp, Floats)
+EMBER_INFER_UNARY(Log1pOp, Floats)
+EMBER_INFER_UNARY(SqrtOp, Floats)
+EMBER_INFER_UNARY(RsqrtOp, Floats)
+EMBER_INFER_UNARY(TanhOp, Floats)
+EMBER_INFER_UNARY(SigmoidOp, Floats)
+EMBER_INFER_UNARY(ReluOp, Numbers)
+EMBER_INFER_UNARY(SquareOp, Numbers)
+EMBER_INFER_UNARY(SignOp, Numbers)
+EMBER_INFER_UNARY(SinOp, Floats)
+EMBER_INFER_UNARY(CosOp, Floats)
+EMBER_INFER_UNARY(NotOp, Logical)
+#undef EMBER_INFER_UNARY
+
+LogicalResult CompareOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                                          Adaptor adaptor, SmallVectorImpl<Type> &out) {
+  return inferBinary(getOperationName(), ElementClass::Any, loc, adaptor.getLhs().getType(),
+                     adaptor.getRhs().getType(), out, IntegerType::get(context, 1));
+}
+
+LogicalResult SelectOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &out) {
+  StringRef name = getOperationName();
+  Type cond = adaptor.getCondition().getType();
+  if (failed(checkRanked(name, loc, cond)) ||
+      !cast<RankedTensorType>(cond).getElementType().isInteger(1))
+    return emitOptionalError(loc, "'", name, "' op condition must be a tensor of i1, got ", cond);
+  SmallVector<Type> choice;
+  if (failed(inferBinary(name, ElementClass::Any, loc, adaptor.getOnTrue().getType(),
+                         adaptor.getOnFalse().getType(), choice)))
+    return failure();
+  if (cast<RankedTensorType>(cond).getShape() != cast<RankedTensorType>(choice[0]).getShape())
+    return emitOptionalError(loc, "'", name, "' op condition shape must match the operands, got ",
+                             cond, " and ", choice[0]);
+  out.push_back(choice[0]);
+  return success();
+}
+
+LogicalResult CastOp::verify() {
+  auto in = getOperand().getType(), out = getResult().getType();
+  if (in.getShape() != out.getShape())
+    return emitOpError("operand and result shapes must be identical, got ") << in << " and " << out;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstantOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                           Adaptor adaptor, SmallVectorImpl<Type> &out) {
+  auto type = dyn_cast<RankedTensorType>(adaptor.getValue().getType());
+  if (!type || !isEmberElementType(type.getElementType()))
+    return emitOptionalError(loc, "'", getOperationName(),
+                             "' op value must be a ranked tensor of f32, f64, i1, i32 or i64, got ",
+                             adaptor.getValue().getType());
+  out.push_back(type);
+  return success();
+}
+
+LogicalResult BroadcastToOp::verify() {
+  auto in = getOperand().getType(), out = getResult().getType();
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("element types must be identical, got ") << in << " and " << out;
+  int64_t lead = out.getRank() - in.getRank();
+  bool ok = lead >= 0;
+  for (int64_t i = 0; ok && i < in.getRank(); ++i)
+    ok = in.getDimSize(i) == 1 || in.getDimSize(i) == out.getDimSize(i + lead);
+  if (!ok)
+    return emitOpError("cannot broadcast ") << in << " to " << out
+                                            << " (numpy rules: dims aligned at the right must "
+                                               "be equal or 1)";
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  auto in = getOperand().getType(), out = getResult().getType();
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("element types must be identical, got ") << in << " and " << out;
+  if (in.getNumElements() != out.getNumElements())
+    return emitOpError("cannot reshape ")
+           << in << " (" << in.getNumElements() << " elements) to " << out << " ("
+           << out.getNumElements() << " elements)";
+  return success();
+}
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                            Adaptor adaptor, SmallVectorImpl<Type> &out) {
+  auto in = cast<RankedTensorType>(adaptor.getOperand().getType());
+  ArrayRef<int64_t> perm = adaptor.getPermutation();
+  SmallVector<bool> seen(in.getRank(), false);
+  bool ok = static_cast<int64_t>(perm.size()) == in.getRank();
+  for (int64_t p : perm) {
+    ok = ok && p >= 0 && p < in.getRank() && !seen[p];
+    if (ok)
+      seen[p] = true;
+  }
+  if (!ok)
+    return emitOptionalError(loc, "'", getOperationName(), "' op permutation [",
+                             llvm::make_range(perm.begin(), perm.end()),
+                             "] is not a permutation of the ", in.getRank(), " dims of ", in);
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(in.getDimSize(p));
+  out.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                        Adaptor adaptor, SmallVectorImpl<Type> &out) {
+  StringRef name = getOperationName();
+  auto in = cast<RankedTensorType>(adaptor.getOperand().getType());
+  ArrayRef<int64_t> start = adaptor.getStart(), limit = adaptor.getLimit(),
+                    stride = adaptor.getStride();
+  int64_t rank = in.getRank();
+  if ((int64_t)start.size() != rank || (int64_t)limit.size() != rank ||
+      (int64_t)stride.size() != rank)
+    return emitOptionalError(loc, "'", name, "' op start, limit and stride need ", rank,
+                             " entries each for operand ", in, ", got ", start.size(), ", ",
+                             limit.size(), " and ", stride.size());
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (start[i] < 0 || start[i] > limit[i] || limit[i] > in.getDimSize(i) || stride[i] < 1)
+      return emitOptionalError(loc, "'", name, "' op dim ", i, ": slice ", start[i], ":",
+                               limit[i], ":", stride[i], " is invalid for size ",
+                               in.getDimSize(i), " of ", in,
+                               " (need 0 <= start <= limit <= size, stride >= 1)");
+    shape.push_back((limit[i] - start[i] + stride[i] - 1) / stride[i]);
+  }
+  out.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &out) {
+  StringRef name = getOperationName();
+  if (adaptor.getInputs().empty())
+    return emitOptionalError(loc, "'", name, "' op needs at least one input");
+  auto first = cast<RankedTensorType>(adaptor.getInputs().front().getType());
+  int64_t axis = adaptor.getAxis();
+  if (first.getRank() == 0)
+    return emitOptionalError(loc, "'", name, "' op cannot concatenate rank-0 tensors");
+  if (failed(checkAxis(name, loc, "axis", axis, first.getRank(), first)))
+    return failure();
+  SmallVector<int64_t> shape(first.getShape());
+  shape[axis] = 0;
+  for (Value input : adaptor.getInputs()) {
+    auto type = cast<RankedTensorType>(input.getType());
+    bool ok = type.getRank() == first.getRank() &&
+              type.getElementType() == first.getElementType();
+    for (int64_t d = 0; ok && d < type.getRank(); ++d)
+      ok = d == axis || type.getDimSize(d) == first.getDimSize(d);
+    if (!ok)
+      return emitOptionalError(loc, "'", name, "' op inputs ", first, " and ", type,
+                               " differ in rank, element type or a dim other than axis ",
+                               axis);
+    shape[axis] += type.getDimSize(axis);
+  }
+  out.push_back(RankedTensorType::get(shape, first.getElementType()));
+  return success();
+}
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &out) {
+  auto in = cast<RankedTensorType>(adaptor.getOperand().getType());
+  auto indices = cast<RankedTensorType>(adaptor.getIndices().getType());
+  int64_t axis = adaptor.getAxis();
+  if (failed(checkAxis(getOperationName(), loc, "axis", axis, in.getRank(), in)))
+    return failure();
+  SmallVector<int64_t> shape(in.getShape().take_front(axis));
+  llvm::append_range(shape, indices.getShape());
+  llvm::append_range(shape, in.getShape().drop_front(axis + 1));
+  out.push_back(RankedTensorType::get(shape, in.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+/// Shape of a reduction of `in` over `axes`, after checking the axes.
+static FailureOr<SmallVector<int64_t>> reducedShape(StringRef name, std::optional<Location> loc,
+                                                    RankedTensorType in, ArrayRef<int64_t> axes,
+                                                    bool keepdims) {
+  llvm::SmallSet<int64_t, 8> reduced;
+  for (int64_t axis : axes) {
+    if (failed(checkAxis(name, loc, "axis", axis, in.getRank(), in)))
+      return failure();
+    if (!reduced.insert(axis).second)
+      return emitOptionalError(loc, "'", name, "' op axis ", axis, " appears twice");
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    if (!reduced.contains(d))
+      shape.push_back(in.getDimSize(d));
+    else if (keepdims)
+      shape.push_back(1);
+  }
+  return shape;
+}
+
+static LogicalResult inferReduce(StringRef name, ElementClass cls, std::optional<Location> loc,
+                                 Type operand, ArrayRef<int64_t> axes, bool keepdims,
+                                 SmallVectorImpl<Type> &out) {
+  if (failed(checkRanked(name, loc, operand)) ||
+      failed(checkElementType(name, cls, loc, operand)))
+    return failure();
+  auto in = cast<RankedTensorType>(operand);
+  auto shape = reducedShape(name, loc, in, axes, keepdims);
+  if (failed(shape))
+    return failure();
+  out.push_back(RankedTensorType::get(*shape, in.getElementType()));
+  return success();
+}
+
+#define EMBER_INFER_REDUCE(OP, CLS)                                                       \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location> loc,          \
+                                     OP::Adaptor adaptor, SmallVectorImpl<Type> &out) {   \
+    return inferReduce(OP::getOperationName(), ElementClass::CLS, loc,                    \
+                       adaptor.getOperand().getType(), adaptor.getAxes(),                 \
+                       adaptor.getKeepdims(), out);                                       \
+  }
+EMBER_INFER_REDUCE(ReduceSumOp, Numbers)
+EMBER_INFER_REDUCE(ReduceMaxOp, Numbers)
+EMBER_INFER_REDUCE(ReduceMinOp, Numbers)
+EMBER_INFER_REDUCE(ReduceProdOp, Numbers)
+EMBER_INFER_REDUCE(ReduceMeanOp, Floats)
+#undef EMBER_INFER_REDUCE
+
+LogicalResult ArgMaxOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &out) {
+  StringRef name = getOperationName();
+  Type operand = adaptor.getOperand().getType();
+  if (failed(checkRanked(name, loc, operand)) ||
+      failed(checkElementType(name, ElementClass::Numbers, loc, operand)))
+    return failure();
+  auto in = cast<RankedTensorType>(operand);
+  int64_t axis = adaptor.getAxis();
+  auto shape = reducedShape(name, loc, in, {axis}, adaptor.getKeepdims());
+  if (failed(shape))
+    return failure();
+  out.push_back(RankedTensorType::get(*shape, IntegerType::get(context, 64)));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Matmul
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &out) {
+  StringRef name = getOperationName();
+  Type lhsType = adaptor.getLhs().getType(), rhsType = adaptor.getRhs().getType();
+  auto lhs = cast<RankedTensorType>(lhsType), rhs = cast<RankedTensorType>(rhsType);
+  if (lhs.getRank() < 2 || lhs.getRank() != rhs.getRank())
+    return emitOptionalError(loc, "'", name,
+                             "' op operands must both have rank 2, or equal rank > 2 "
+                             "(batched), got ",
+                             lhsType, " and ", rhsType);
+  if (lhs.getElementType() != rhs.getElementType())
+    return emitOptionalError(loc, "'", name, "' op operand element types must be identical, got ",
+                             lhsType, " and ", rhsType);
+  if (failed(checkElementType(name, ElementClass::Numbers, loc, lhsType)))
+    return failure();
+  int64_t rank = lhs.getRank();
+  if (lhs.getShape().drop_back(2) != rhs.getShape().drop_back(2))
+    return emitOptionalError(loc, "'", name, "' op batch dims must be equal, got ", lhsType,
+                             " and ", rhsType);
+  if (lhs.getDimSize(rank - 1) != rhs.getDimSize(rank - 2))
+    return emitOptionalError(loc, "'", name, "' op contracting dims differ: ", lhsType,
+                             " has ", lhs.getDimSize(rank - 1), " columns but ", rhsType,
+                             " has ", rhs.getDimSize(rank - 2), " rows");
+  SmallVector<int64_t> shape(lhs.getShape().drop_back(1));
+  shape.push_back(rhs.getDimSize(rank - 1));
+  out.push_back(RankedTensorType::get(shape, lhs.getElementType()));
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "ember/Dialect/Ember/IR/EmberOps.cpp.inc"

@@ -1,0 +1,28 @@
+//===- InitAll.cpp - register ember's dialects, passes and pipelines -------===//
+
+#include "ember/InitAll.h"
+
+#include "ember/Conversion/Passes.h"
+#include "ember/Dialect/Ember/IR/EmberOps.h"
+#include "ember/Pipelines/Pipelines.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+
+void ember::registerAllDialects(mlir::DialectRegistry &registry) {
+  // Linking libMLIR.so makes the full registration free, and partial
+  // registration silently changes what passes do (RECIPE.md, pitfall 12).
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  mlir::registerAllToLLVMIRTranslations(registry);
+  registry.insert<mlir::ember::EmberDialect>();
+}
+
+void ember::registerAllPasses() {
+  mlir::registerAllPasses();
+  mlir::ember::registerEmberConversionPasses();
+  ember::registerPipelines();
+}

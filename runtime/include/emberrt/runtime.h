@@ -1,0 +1,79 @@
+/*===- emberrt/runtime.h - ember's runtime: buffers and the kernel ABI ---===*
+ *
+ * Plain C, no LLVM or MLIR: what compiled ember code needs to run.
+ *  - Host buffers: 64-byte aligned, reference counted, recycled through a
+ *    per-thread caching allocator so steady-state eager code does not malloc.
+ *  - The kernel ABI: every compiled function is `void ember_entry_<f>(void **args)`
+ *    where args[i] points to the memref descriptor of argument i (inputs, then
+ *    outputs). emberrt_memref_t holds a descriptor of any rank up to
+ *    EMBERRT_MAX_RANK with the layout MLIR's LLVM lowering expects.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef EMBERRT_RUNTIME_H
+#define EMBERRT_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum emberrt_status {
+  EMBERRT_OK = 0,
+  EMBERRT_OUT_OF_MEMORY = 1,
+  EMBERRT_INVALID_ARGUMENT = 2,
+} emberrt_status_t;
+
+/* Alignment of every buffer's data, in bytes (one cache line, one zmm). */
+#define EMBERRT_BUFFER_ALIGNMENT 64
+
+/* A reference-counted host buffer. The fields are public so that retain and
+ * release can be inlined by C++ callers; change them only through the API. */
+typedef struct emberrt_buffer {
+  int64_t refcount; /* atomic */
+  size_t size;      /* bytes requested */
+  size_t capacity;  /* bytes usable (size class) */
+  void *data;       /* EMBERRT_BUFFER_ALIGNMENT-aligned */
+} emberrt_buffer_t;
+
+/* Allocates a buffer of `size` bytes with one reference. */
+emberrt_status_t emberrt_buffer_allocate(size_t size, emberrt_buffer_t **out);
+void emberrt_buffer_retain(emberrt_buffer_t *buffer);
+/* Drops one reference; the last one returns the memory to the cache. */
+void emberrt_buffer_release(emberrt_buffer_t *buffer);
+
+typedef struct emberrt_allocator_stats {
+  uint64_t allocations;   /* emberrt_buffer_allocate calls */
+  uint64_t cache_hits;    /* ... served from the cache without malloc */
+  uint64_t bytes_cached;  /* bytes held in this thread's cache now */
+} emberrt_allocator_stats_t;
+
+/* Statistics of the calling thread's allocator. */
+void emberrt_allocator_stats(emberrt_allocator_stats_t *stats);
+/* Returns the calling thread's cached memory to the system. */
+void emberrt_allocator_trim(void);
+
+#define EMBERRT_MAX_RANK 8
+
+/* A strided memref descriptor: {allocated, aligned, offset, sizes[r], strides[r]}
+ * packed for rank r (sizes then strides, contiguously). */
+typedef struct emberrt_memref {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+  int64_t sizes_and_strides[2 * EMBERRT_MAX_RANK];
+} emberrt_memref_t;
+
+/* Describes `rank` dims of contiguous row-major data at `data`. */
+emberrt_status_t emberrt_memref_init(emberrt_memref_t *memref, void *data, int rank,
+                                     const int64_t *sizes);
+
+/* The packed entry point of a compiled function. */
+typedef void (*emberrt_entry_fn)(void **args);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* EMBERRT_RUNTIME_H */

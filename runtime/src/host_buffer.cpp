@@ -1,0 +1,127 @@
+//===- host_buffer.cpp - reference-counted buffers, caching allocator -----===//
+//
+// Buffers are recycled per thread by size class (powers of two from 64 bytes),
+// so an eager loop that frees and allocates the same sizes never calls malloc.
+// A buffer released on another thread goes to that thread's cache.
+//
+//===----------------------------------------------------------------------===//
+
+#include "emberrt/runtime.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <vector>
+
+namespace {
+constexpr int kNumClasses = 48;
+// Upper bound of the bytes one thread keeps cached; beyond it memory is freed.
+constexpr size_t kMaxCachedBytes = size_t(1) << 30;
+
+int sizeClass(size_t size) {
+  size_t capacity = EMBERRT_BUFFER_ALIGNMENT;
+  int cls = 0;
+  while (capacity < size) {
+    capacity <<= 1;
+    ++cls;
+  }
+  return cls;
+}
+
+size_t classCapacity(int cls) { return size_t(EMBERRT_BUFFER_ALIGNMENT) << cls; }
+
+// The header sits in the first aligned block, the data right after it.
+constexpr size_t kHeaderBytes = EMBERRT_BUFFER_ALIGNMENT;
+static_assert(sizeof(emberrt_buffer_t) <= kHeaderBytes);
+
+struct ThreadCache {
+  std::vector<emberrt_buffer_t *> free[kNumClasses];
+  emberrt_allocator_stats_t stats{};
+
+  ~ThreadCache() { trim(); }
+
+  void trim() {
+    for (auto &list : free) {
+      for (emberrt_buffer_t *buffer : list)
+        std::free(buffer);
+      list.clear();
+    }
+    stats.bytes_cached = 0;
+  }
+};
+
+ThreadCache &cache() {
+  thread_local ThreadCache instance;
+  return instance;
+}
+} // namespace
+
+extern "C" emberrt_status_t emberrt_buffer_allocate(size_t size, emberrt_buffer_t **out) {
+  if (!out)
+    return EMBERRT_INVALID_ARGUMENT;
+  int cls = sizeClass(size);
+  if (cls >= kNumClasses)
+    return EMBERRT_OUT_OF_MEMORY;
+  ThreadCache &tc = cache();
+  ++tc.stats.allocations;
+  emberrt_buffer_t *buffer;
+  if (!tc.free[cls].empty()) {
+    buffer = tc.free[cls].back();
+    tc.free[cls].pop_back();
+    tc.stats.bytes_cached -= classCapacity(cls);
+    ++tc.stats.cache_hits;
+  } else {
+    void *memory = std::aligned_alloc(EMBERRT_BUFFER_ALIGNMENT, kHeaderBytes + classCapacity(cls));
+    if (!memory)
+      return EMBERRT_OUT_OF_MEMORY;
+    buffer = static_cast<emberrt_buffer_t *>(memory);
+    buffer->capacity = classCapacity(cls);
+    buffer->data = static_cast<char *>(memory) + kHeaderBytes;
+  }
+  buffer->refcount = 1;
+  buffer->size = size;
+  *out = buffer;
+  return EMBERRT_OK;
+}
+
+extern "C" void emberrt_buffer_retain(emberrt_buffer_t *buffer) {
+  std::atomic_ref<int64_t>(buffer->refcount).fetch_add(1, std::memory_order_relaxed);
+}
+
+extern "C" void emberrt_buffer_release(emberrt_buffer_t *buffer) {
+  if (!buffer ||
+      std::atomic_ref<int64_t>(buffer->refcount).fetch_sub(1, std::memory_order_acq_rel) != 1)
+    return;
+  ThreadCache &tc = cache();
+  int cls = sizeClass(buffer->capacity);
+  if (tc.stats.bytes_cached + buffer->capacity > kMaxCachedBytes) {
+    std::free(buffer);
+    return;
+  }
+  tc.free[cls].push_back(buffer);
+  tc.stats.bytes_cached += buffer->capacity;
+}
+
+extern "C" void emberrt_allocator_stats(emberrt_allocator_stats_t *stats) {
+  if (stats)
+    *stats = cache().stats;
+}
+
+extern "C" void emberrt_allocator_trim(void) { cache().trim(); }
+
+extern "C" emberrt_status_t emberrt_memref_init(emberrt_memref_t *memref, void *data, int rank,
+                                                const int64_t *sizes) {
+  if (!memref || rank < 0 || rank > EMBERRT_MAX_RANK || (rank > 0 && !sizes))
+    return EMBERRT_INVALID_ARGUMENT;
+  memref->allocated = data;
+  memref->aligned = data;
+  memref->offset = 0;
+  int64_t stride = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    memref->sizes_and_strides[d] = sizes[d];
+    memref->sizes_and_strides[rank + d] = stride;
+    stride *= sizes[d];
+  }
+  return EMBERRT_OK;
+}
