@@ -12,6 +12,8 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
+#include <mutex>
+
 void ember::registerAllDialects(mlir::DialectRegistry &registry) {
   // Linking libMLIR.so makes the full registration free, and partial
   // registration silently changes what passes do (RECIPE.md, pitfall 12).
@@ -22,7 +24,12 @@ void ember::registerAllDialects(mlir::DialectRegistry &registry) {
 }
 
 void ember::registerAllPasses() {
-  mlir::registerAllPasses();
-  mlir::ember::registerEmberConversionPasses();
-  ember::registerPipelines();
+  // Idempotent: the JIT and the tools may both ask, and the registries abort
+  // on a name registered twice.
+  static std::once_flag registered;
+  std::call_once(registered, [] {
+    mlir::registerAllPasses();
+    mlir::ember::registerEmberConversionPasses();
+    ember::registerPipelines();
+  });
 }

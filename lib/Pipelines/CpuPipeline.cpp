@@ -23,7 +23,7 @@ static const char *const kLowerToLLVMSteps[] = {
     "eliminate-empty-tensors",
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map}",
-    "buffer-results-to-out-params{hoist-static-allocs}",
+    "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}",
     "canonicalize",
     "buffer-deallocation-pipeline",
     "convert-bufferization-to-memref",

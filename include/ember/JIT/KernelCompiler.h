@@ -1,0 +1,89 @@
+//===- KernelCompiler.h - compile one ember op into a kernel -----*- C++ -*-===//
+//
+// The eager front end's way into the compiler. The interface has no MLIR
+// types, so front-end code (built with exceptions) never includes MLIR; the
+// implementation never throws and reports failures as diagnostic text.
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_JIT_KERNELCOMPILER_H
+#define EMBER_JIT_KERNELCOMPILER_H
+
+#include "ember/DType.h"
+#include "emberrt/runtime.h"
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace ember::jit {
+
+constexpr int kMaxRank = EMBERRT_MAX_RANK;
+
+/// The static type of one tensor: dtype and shape.
+struct TensorSpec {
+  DType dtype = DType::Float32;
+  int rank = 0;
+  int64_t dims[kMaxRank] = {};
+
+  int64_t numElements() const {
+    int64_t n = 1;
+    for (int d = 0; d < rank; ++d)
+      n *= dims[d];
+    return n;
+  }
+};
+
+/// How an attribute is encoded in the request's attribute words.
+enum class AttrKind : uint8_t {
+  Int64,      ///< one word -> i64 IntegerAttr
+  Enum32,     ///< one word -> i32 IntegerAttr (an ODS I32EnumAttr)
+  Unit,       ///< one word, 0 or 1 -> UnitAttr present when 1
+  Int64Array, ///< a count, then that many words -> DenseI64ArrayAttr
+};
+
+struct AttrSchema {
+  const char *name;
+  AttrKind kind;
+};
+
+struct SourceLocation {
+  const char *file = "<unknown>";
+  unsigned line = 0;
+  unsigned column = 0;
+};
+
+/// One op to compile: `opName` applied to arguments of types `inputs`, with
+/// attributes encoded as words per `attrSchema`, and an explicit result type
+/// for ops whose result does not follow from the operands.
+struct KernelRequest {
+  std::string_view opName; ///< e.g. "ember.add"
+  std::span<const AttrSchema> attrSchema;
+  std::span<const int64_t> attrWords;
+  std::span<const TensorSpec> inputs;
+  const TensorSpec *resultType = nullptr; ///< null: inferred by the op
+  SourceLocation loc;
+};
+
+/// A compiled kernel: call `entry` with pointers to the memref descriptors of
+/// the inputs followed by the result's.
+struct CompiledKernel {
+  emberrt_entry_fn entry = nullptr;
+  TensorSpec result;
+  double compileSeconds = 0;
+  std::shared_ptr<void> owner; ///< keeps the compiled code alive
+};
+
+/// Builds the one-op function for `request`, verifies it and compiles it
+/// through ember-lower-to-llvm and the JIT. On failure returns false and sets
+/// `error` to the diagnostics ("file:line:col: error: 'ember.x' op ...").
+bool compileKernel(const KernelRequest &request, CompiledKernel &out, std::string &error);
+
+/// The MLIR text of the one-op function `compileKernel` would compile, or the
+/// diagnostics if it does not verify.
+std::string kernelSource(const KernelRequest &request);
+
+} // namespace ember::jit
+
+#endif // EMBER_JIT_KERNELCOMPILER_H

@@ -1,0 +1,30 @@
+//===- ModuleCompiler.h - module to JIT-compiled code ------------*- C++ -*-===//
+#ifndef EMBER_JIT_MODULECOMPILER_H
+#define EMBER_JIT_MODULECOMPILER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "llvm/Support/LogicalResult.h"
+
+#include <memory>
+#include <string>
+
+namespace mlir {
+class ExecutionEngine;
+} // namespace mlir
+
+namespace ember::jit {
+
+/// The registry every compile context uses: ember plus the upstream dialects,
+/// extensions and LLVM IR translations the pipelines need.
+const mlir::DialectRegistry &compilerRegistry();
+
+/// Runs ember-lower-to-llvm on `module` and JIT-compiles it for the host CPU
+/// (its name and features, LLVM O3). Returns null and fills `error` with the
+/// diagnostics on failure. Must run while the caller holds a diagnostic handler
+/// on the module's context that records errors into `error`.
+std::unique_ptr<mlir::ExecutionEngine> compileModule(mlir::ModuleOp module, std::string &error);
+
+} // namespace ember::jit
+
+#endif // EMBER_JIT_MODULECOMPILER_H

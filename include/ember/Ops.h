@@ -1,0 +1,188 @@
+//===- Ops.h - ember's eager operations --------------------------*- C++ -*-===//
+//
+// Every op runs at once: the dispatcher looks up (or compiles, once) the
+// kernel for the op's signature and calls it. Binary ops broadcast with
+// numpy's rules; a C++ scalar takes the tensor's dtype; two tensors of
+// different dtypes are an error until one is cast. Errors throw ember::OpError
+// naming the op, the shapes or dtypes and the caller's file and line.
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_OPS_H
+#define EMBER_OPS_H
+
+#include "ember/Tensor.h"
+
+#include <cstdint>
+#include <source_location>
+#include <vector>
+
+namespace ember {
+
+using SourceLoc = std::source_location;
+#define EMBER_LOC SourceLoc loc = SourceLoc::current()
+
+/// True: ops run at once (tracing, which changes this, comes with functions).
+bool executing_eagerly();
+
+//===----------------------------------------------------------------------===//
+// Creation
+//===----------------------------------------------------------------------===//
+
+Tensor zeros(const Shape &shape, DType dtype = DType::Float32);
+Tensor ones(const Shape &shape, DType dtype = DType::Float32);
+Tensor full(const Shape &shape, Scalar value, DType dtype = DType::Float32);
+/// numpy arange: start, start + step, ... below `stop` (above, for step < 0).
+Tensor arange(Scalar start, Scalar stop, Scalar step = 1, DType dtype = DType::Int32);
+/// Uniform in [minval, maxval); the same seed gives the same values.
+Tensor random_uniform(const Shape &shape, uint64_t seed, double minval = 0, double maxval = 1,
+                      DType dtype = DType::Float32);
+/// Normal with `mean` and `stddev`; the same seed gives the same values.
+Tensor random_normal(const Shape &shape, uint64_t seed, double mean = 0, double stddev = 1,
+                     DType dtype = DType::Float32);
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+Tensor add(const Tensor &a, const Tensor &b, EMBER_LOC);
+Tensor sub(const Tensor &a, const Tensor &b, EMBER_LOC);
+Tensor mul(const Tensor &a, const Tensor &b, EMBER_LOC);
+/// Division; integers truncate toward zero (C++), floats are IEEE.
+Tensor div(const Tensor &a, const Tensor &b, EMBER_LOC);
+/// numpy `//`: floor(a / b).
+Tensor floordiv(const Tensor &a, const Tensor &b, EMBER_LOC);
+/// numpy `%`: remainder with the sign of the divisor.
+Tensor mod(const Tensor &a, const Tensor &b, EMBER_LOC);
+Tensor pow(const Tensor &a, const Tensor &b, EMBER_LOC);
+Tensor maximum(const Tensor &a, const Tensor &b, EMBER_LOC);
+Tensor minimum(const Tensor &a, const Tensor &b, EMBER_LOC);
+/// Logical for bool, bitwise for integers.
+Tensor logical_and(const Tensor &a, const Tensor &b, EMBER_LOC);
+Tensor logical_or(const Tensor &a, const Tensor &b, EMBER_LOC);
+Tensor logical_not(const Tensor &x, EMBER_LOC);
+
+Tensor equal(const Tensor &a, const Tensor &b, EMBER_LOC);
+Tensor not_equal(const Tensor &a, const Tensor &b, EMBER_LOC);
+Tensor less(const Tensor &a, const Tensor &b, EMBER_LOC);
+Tensor less_equal(const Tensor &a, const Tensor &b, EMBER_LOC);
+Tensor greater(const Tensor &a, const Tensor &b, EMBER_LOC);
+Tensor greater_equal(const Tensor &a, const Tensor &b, EMBER_LOC);
+/// `condition ? a : b` elementwise, broadcasting all three.
+Tensor where(const Tensor &condition, const Tensor &a, const Tensor &b, EMBER_LOC);
+
+Tensor neg(const Tensor &x, EMBER_LOC);
+Tensor abs(const Tensor &x, EMBER_LOC);
+Tensor exp(const Tensor &x, EMBER_LOC);
+Tensor log(const Tensor &x, EMBER_LOC);
+Tensor log1p(const Tensor &x, EMBER_LOC);
+Tensor sqrt(const Tensor &x, EMBER_LOC);
+Tensor rsqrt(const Tensor &x, EMBER_LOC);
+Tensor tanh(const Tensor &x, EMBER_LOC);
+Tensor sigmoid(const Tensor &x, EMBER_LOC);
+Tensor relu(const Tensor &x, EMBER_LOC);
+Tensor square(const Tensor &x, EMBER_LOC);
+Tensor sign(const Tensor &x, EMBER_LOC);
+Tensor sin(const Tensor &x, EMBER_LOC);
+Tensor cos(const Tensor &x, EMBER_LOC);
+/// numpy astype: bool -> 0/1, number -> bool is x != 0, float -> int truncates.
+Tensor cast(const Tensor &x, DType dtype, EMBER_LOC);
+
+//===----------------------------------------------------------------------===//
+// Shapes
+//===----------------------------------------------------------------------===//
+
+/// numpy broadcast_to.
+Tensor broadcast_to(const Tensor &x, const Shape &shape, EMBER_LOC);
+/// Row-major reshape; one dim may be -1 (inferred).
+Tensor reshape(const Tensor &x, const std::vector<int64_t> &shape, EMBER_LOC);
+/// Result dim i is x's dim perm[i]; an empty perm reverses the dims.
+Tensor transpose(const Tensor &x, const std::vector<int64_t> &perm = {}, EMBER_LOC);
+/// x[start:limit:stride] per dim (stride defaults to 1).
+Tensor slice(const Tensor &x, const std::vector<int64_t> &start,
+             const std::vector<int64_t> &limit, const std::vector<int64_t> &stride = {},
+             EMBER_LOC);
+Tensor concat(const std::vector<Tensor> &tensors, int64_t axis = 0, EMBER_LOC);
+/// numpy take: indices (int32/int64, negative counts from the end) along axis.
+Tensor gather(const Tensor &x, const Tensor &indices, int64_t axis = 0, EMBER_LOC);
+
+//===----------------------------------------------------------------------===//
+// Reductions (an empty axes list reduces every dim; negative axes count from
+// the end)
+//===----------------------------------------------------------------------===//
+
+Tensor reduce_sum(const Tensor &x, const std::vector<int64_t> &axes = {}, bool keepdims = false,
+                  EMBER_LOC);
+Tensor reduce_max(const Tensor &x, const std::vector<int64_t> &axes = {}, bool keepdims = false,
+                  EMBER_LOC);
+Tensor reduce_min(const Tensor &x, const std::vector<int64_t> &axes = {}, bool keepdims = false,
+                  EMBER_LOC);
+Tensor reduce_prod(const Tensor &x, const std::vector<int64_t> &axes = {}, bool keepdims = false,
+                   EMBER_LOC);
+Tensor reduce_mean(const Tensor &x, const std::vector<int64_t> &axes = {}, bool keepdims = false,
+                   EMBER_LOC);
+/// Index (int64) of the first maximum along `axis`.
+Tensor argmax(const Tensor &x, int64_t axis, bool keepdims = false, EMBER_LOC);
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+/// [m,k] x [k,n]; batched with equal leading dims.
+Tensor matmul(const Tensor &a, const Tensor &b, EMBER_LOC);
+
+//===----------------------------------------------------------------------===//
+// Operators. The left operand converts to `Located`, which records the
+// caller's source line for error messages (operators cannot take a default
+// source_location argument themselves).
+//===----------------------------------------------------------------------===//
+
+struct Located {
+  Located(const Tensor &tensor, SourceLoc loc = SourceLoc::current())
+      : tensor(tensor), loc(loc) {}
+  const Tensor &tensor;
+  SourceLoc loc;
+};
+
+#define EMBER_DECLARE_BINARY_OPERATOR(OP)                                                     \
+  Tensor operator OP(Located a, const Tensor &b);                                              \
+  Tensor operator OP(Located a, Scalar b);                                                     \
+  Tensor operator OP(Scalar a, Located b);
+EMBER_DECLARE_BINARY_OPERATOR(+)
+EMBER_DECLARE_BINARY_OPERATOR(-)
+EMBER_DECLARE_BINARY_OPERATOR(*)
+EMBER_DECLARE_BINARY_OPERATOR(/)
+EMBER_DECLARE_BINARY_OPERATOR(%)
+EMBER_DECLARE_BINARY_OPERATOR(==)
+EMBER_DECLARE_BINARY_OPERATOR(!=)
+EMBER_DECLARE_BINARY_OPERATOR(<)
+EMBER_DECLARE_BINARY_OPERATOR(<=)
+EMBER_DECLARE_BINARY_OPERATOR(>)
+EMBER_DECLARE_BINARY_OPERATOR(>=)
+EMBER_DECLARE_BINARY_OPERATOR(&)
+EMBER_DECLARE_BINARY_OPERATOR(|)
+#undef EMBER_DECLARE_BINARY_OPERATOR
+Tensor operator-(Located x);
+Tensor operator!(Located x);
+
+//===----------------------------------------------------------------------===//
+// Files and the kernel cache
+//===----------------------------------------------------------------------===//
+
+/// numpy .npy files (f32, f64, i32, i64, bool). Saving writes a temporary file
+/// and renames it; loading refuses truncated or corrupt files (ember::IOError).
+void save_npy(const std::string &path, const Tensor &tensor);
+Tensor load_npy(const std::string &path);
+
+struct KernelCacheStats {
+  uint64_t hits = 0;         ///< calls served by a cached kernel
+  uint64_t misses = 0;       ///< calls that compiled a kernel
+  uint64_t failures = 0;     ///< compiles refused (invalid op calls)
+  uint64_t kernels = 0;      ///< kernels in the cache
+  double compile_seconds = 0; ///< total time spent compiling
+};
+/// Counters of the eager kernel cache (all threads).
+KernelCacheStats kernel_cache_stats();
+
+} // namespace ember
+
+#endif // EMBER_OPS_H

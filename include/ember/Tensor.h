@@ -1,0 +1,229 @@
+//===- Tensor.h - ember's eager tensor ---------------------------*- C++ -*-===//
+//
+// A Tensor is a cheap handle (one pointer) to a reference-counted value with a
+// dtype, a static shape and a host buffer; copies share the value, as in
+// LibTorch and TensorFlow. Every op on tensors runs at once (Ops.h).
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_TENSOR_H
+#define EMBER_TENSOR_H
+
+#include "ember/DType.h"
+#include "ember/Error.h"
+
+#include <cstdint>
+#include <initializer_list>
+#include <iosfwd>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace ember {
+
+constexpr int kMaxRank = 8;
+
+/// A static shape of at most kMaxRank dims, stored inline.
+class Shape {
+public:
+  Shape() = default;
+  Shape(std::initializer_list<int64_t> dims);
+  explicit Shape(std::span<const int64_t> dims);
+
+  int rank() const { return rank_; }
+  int64_t operator[](int d) const { return dims_[d]; }
+  int64_t &operator[](int d) { return dims_[d]; }
+  const int64_t *begin() const { return dims_; }
+  const int64_t *end() const { return dims_ + rank_; }
+  const int64_t *data() const { return dims_; }
+  int64_t numel() const;
+  std::vector<int64_t> vec() const { return {begin(), end()}; }
+  void push_back(int64_t dim);
+  /// numpy's spelling: "(2, 3)", "(3,)", "()".
+  std::string str() const;
+
+  friend bool operator==(const Shape &a, const Shape &b) {
+    if (a.rank_ != b.rank_)
+      return false;
+    for (int d = 0; d < a.rank_; ++d)
+      if (a.dims_[d] != b.dims_[d])
+        return false;
+    return true;
+  }
+
+private:
+  int64_t dims_[kMaxRank] = {};
+  int rank_ = 0;
+};
+
+/// A C++ number mixed with tensors (`x + 1`): it takes the tensor's dtype.
+struct Scalar {
+  template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>
+  Scalar(T value) {
+    if constexpr (std::is_same_v<T, bool>) {
+      kind = Bool;
+      i = value;
+      f = value;
+    } else if constexpr (std::is_integral_v<T>) {
+      kind = Int;
+      i = static_cast<int64_t>(value);
+      f = static_cast<double>(value);
+    } else {
+      kind = Float;
+      f = static_cast<double>(value);
+      i = static_cast<int64_t>(value);
+    }
+  }
+  enum Kind { Bool, Int, Float } kind;
+  double f;
+  int64_t i;
+};
+
+namespace detail {
+struct TensorImpl;
+} // namespace detail
+
+/// One level of a nested initializer list: a number or a list of levels.
+class TensorInit {
+public:
+  template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>
+  TensorInit(T value) : scalar_(value), isScalar_(true) {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && (sizeof(T) > 4))
+      wide_ = true;
+  }
+  TensorInit(std::initializer_list<TensorInit> children)
+      : scalar_(0), children_(children), isScalar_(false) {}
+
+  /// Shape of the nest; throws ember::Error on ragged lists.
+  Shape shape() const;
+  /// The dtype TensorFlow would pick for these literals.
+  DType inferDType() const;
+  /// Appends the leaves in row-major order.
+  void flatten(std::vector<Scalar> &out) const;
+
+private:
+  Scalar scalar_;
+  std::vector<TensorInit> children_;
+  bool isScalar_;
+  bool wide_ = false;
+};
+
+class Tensor {
+public:
+  /// An empty handle (`defined()` is false).
+  Tensor() = default;
+  Tensor(const Tensor &other);
+  Tensor(Tensor &&other) noexcept : impl_(other.impl_) { other.impl_ = nullptr; }
+  Tensor &operator=(const Tensor &other);
+  Tensor &operator=(Tensor &&other) noexcept;
+  ~Tensor();
+
+  /// 0-d tensors: `Tensor(3)` is int32, `Tensor(2.5)` float32 (as TensorFlow).
+  explicit Tensor(Scalar value);
+  Tensor(Scalar value, DType dtype);
+
+  /// Nested initializer lists: `Tensor({{1, 2}, {3, 4}})` is a 2x2 int32
+  /// tensor. Integers give int32 (int64 if any value is an int64_t), any
+  /// floating-point literal float32, all-bool bool (as TensorFlow). Pass a
+  /// dtype to choose another. Ragged lists are an error.
+  Tensor(std::initializer_list<TensorInit> values);
+  Tensor(std::initializer_list<TensorInit> values, DType dtype);
+
+  /// A tensor with uninitialized contents.
+  static Tensor empty(const Shape &shape, DType dtype);
+  /// Copies `values` (converted to `dtype`) into a new tensor of `shape`.
+  template <typename T>
+  static Tensor from_vector(const std::vector<T> &values, const Shape &shape,
+                            DType dtype = defaultDType<T>()) {
+    return fromHost(values.data(), dtypeOf<Stored<T>>(), values.size(), shape, dtype);
+  }
+
+  bool defined() const { return impl_ != nullptr; }
+  DType dtype() const;
+  const Shape &shape() const;
+  int rank() const { return shape().rank(); }
+  int64_t numel() const { return shape().numel(); }
+  int64_t size(int dim) const;
+  size_t nbytes() const { return static_cast<size_t>(numel()) * dtypeSize(dtype()); }
+
+  void *data();
+  const void *data() const;
+  /// Typed access to the buffer; T must be the dtype's C++ type.
+  template <typename T>
+  T *data_ptr() {
+    checkAccess(dtypeOf<T>());
+    return static_cast<T *>(data());
+  }
+  template <typename T>
+  const T *data_ptr() const {
+    checkAccess(dtypeOf<T>());
+    return static_cast<const T *>(data());
+  }
+
+  /// The values in row-major order, converted to T (numpy's astype rules).
+  template <typename T>
+  std::vector<T> to_vector() const {
+    std::vector<Stored<T>> out(static_cast<size_t>(numel()));
+    copyTo(out.data(), dtypeOf<Stored<T>>());
+    return std::vector<T>(out.begin(), out.end());
+  }
+  /// The single value of a one-element tensor, converted to T.
+  template <typename T>
+  T item() const {
+    Stored<T> value;
+    copyItemTo(&value, dtypeOf<Stored<T>>());
+    return static_cast<T>(value);
+  }
+  explicit operator bool() const { return item<bool>(); }
+  explicit operator int() const { return item<int32_t>(); }
+  explicit operator int64_t() const { return item<int64_t>(); }
+  explicit operator float() const { return item<float>(); }
+  explicit operator double() const { return item<double>(); }
+
+  /// numpy's text of the values: "[[1 2]\n [3 4]]".
+  std::string values_string() const;
+  /// TensorFlow-style: "ember.Tensor(\n[[1 2]\n [3 4]], shape=(2, 2), dtype=int32)".
+  std::string to_string() const;
+
+  template <typename T>
+  static constexpr DType defaultDType() {
+    if constexpr (std::is_same_v<T, bool>)
+      return DType::Bool;
+    else if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, long long>)
+      return DType::Int64;
+    else if constexpr (std::is_integral_v<T>)
+      return DType::Int32;
+    else
+      return DType::Float32; // float and double literals, as TensorFlow
+  }
+
+  /// Internal: the value behind the handle, and adopting one (the tag keeps
+  /// `Tensor(0)` from meaning a null pointer).
+  detail::TensorImpl *impl() const { return impl_; }
+  struct Adopt {};
+  Tensor(detail::TensorImpl *impl, Adopt) : impl_(impl) {}
+
+private:
+  // The C++ type holding values of T on the host side of a copy.
+  template <typename T>
+  using Stored = std::conditional_t<
+      std::is_same_v<T, bool>, bool,
+      std::conditional_t<std::is_floating_point_v<T>,
+                         std::conditional_t<std::is_same_v<T, float>, float, double>,
+                         std::conditional_t<(sizeof(T) > 4), int64_t, int32_t>>>;
+
+  static Tensor fromHost(const void *values, DType valueType, size_t count, const Shape &shape,
+                         DType dtype);
+  void copyTo(void *out, DType outType) const;
+  void copyItemTo(void *out, DType outType) const;
+  void checkAccess(DType requested) const;
+
+  detail::TensorImpl *impl_ = nullptr;
+};
+
+std::ostream &operator<<(std::ostream &os, const Tensor &tensor);
+std::ostream &operator<<(std::ostream &os, const Shape &shape);
+
+} // namespace ember
+
+#endif // EMBER_TENSOR_H

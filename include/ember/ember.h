@@ -1,0 +1,10 @@
+//===- ember.h - everything a user of ember's C++ API needs ------*- C++ -*-===//
+#ifndef EMBER_EMBER_H
+#define EMBER_EMBER_H
+
+#include "ember/DType.h"
+#include "ember/Error.h"
+#include "ember/Ops.h"
+#include "ember/Tensor.h"
+
+#endif // EMBER_EMBER_H

@@ -1,0 +1,276 @@
+//===- Dispatcher.cpp - the eager hot path and the kernel cache -----------===//
+//
+// A call builds its signature as a short array of words on the stack (op,
+// attributes, each input's dtype and shape), hashes it and looks it up under a
+// shared lock. A hit calls the kernel's raw entry pointer with memref
+// descriptors on the stack and an output from the caching allocator. A miss
+// compiles once per signature: concurrent callers of the same signature wait
+// for the first one's compile instead of compiling again.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Dispatcher.h"
+
+#include "TensorImpl.h"
+
+#include <atomic>
+#include <cstring>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+using namespace ember;
+using namespace ember::detail;
+
+namespace {
+
+constexpr size_t kInlineWords = 64;
+
+/// A kernel signature: a small array of words, with its hash.
+struct Signature {
+  int64_t inlineWords[kInlineWords];
+  std::vector<int64_t> spill; // used only for unusually long signatures
+  size_t size = 0;
+  uint64_t hash = 0;
+
+  void push(int64_t word) {
+    if (size < kInlineWords) {
+      inlineWords[size++] = word;
+      return;
+    }
+    if (spill.empty())
+      spill.assign(inlineWords, inlineWords + kInlineWords);
+    spill.push_back(word);
+    ++size;
+  }
+  const int64_t *words() const { return spill.empty() ? inlineWords : spill.data(); }
+  void finish() {
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ size;
+    const int64_t *w = words();
+    for (size_t i = 0; i < size; ++i) {
+      h ^= static_cast<uint64_t>(w[i]) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+      h *= 0xff51afd7ed558ccdull;
+    }
+    hash = h ^ (h >> 33);
+  }
+};
+
+/// The cache's stored key.
+struct StoredKey {
+  std::vector<int64_t> words;
+  uint64_t hash;
+};
+
+struct KeyView {
+  const int64_t *words;
+  size_t size;
+  uint64_t hash;
+};
+
+struct KeyHash {
+  using is_transparent = void;
+  size_t operator()(const StoredKey &k) const { return k.hash; }
+  size_t operator()(const KeyView &k) const { return k.hash; }
+};
+
+struct KeyEqual {
+  using is_transparent = void;
+  static bool same(const int64_t *a, size_t an, const int64_t *b, size_t bn) {
+    return an == bn && std::memcmp(a, b, an * sizeof(int64_t)) == 0;
+  }
+  bool operator()(const StoredKey &a, const StoredKey &b) const {
+    return same(a.words.data(), a.words.size(), b.words.data(), b.words.size());
+  }
+  bool operator()(const KeyView &a, const StoredKey &b) const {
+    return same(a.words, a.size, b.words.data(), b.words.size());
+  }
+  bool operator()(const StoredKey &a, const KeyView &b) const { return (*this)(b, a); }
+};
+
+struct KernelEntry {
+  std::atomic<bool> ready{false};
+  jit::CompiledKernel kernel;
+  size_t resultBytes = 0;
+  Shape resultShape;
+  std::string error; // set when the compile was refused
+  std::promise<void> compiled;
+  std::shared_future<void> done = compiled.get_future().share();
+};
+
+struct KernelCache {
+  std::shared_mutex mutex;
+  std::unordered_map<StoredKey, std::shared_ptr<KernelEntry>, KeyHash, KeyEqual> entries;
+  std::atomic<uint64_t> hits{0}, misses{0}, failures{0};
+  std::atomic<int64_t> compileNanos{0};
+};
+
+KernelCache &cache() {
+  static KernelCache *instance = new KernelCache(); // never destroyed: kernels outlive statics
+  return *instance;
+}
+
+Shape shapeOf(const jit::TensorSpec &spec) {
+  return Shape(std::span<const int64_t>(spec.dims, spec.rank));
+}
+
+/// Looks up or compiles the kernel for `signature`; null never (throws).
+KernelEntry &findOrCompile(const Signature &signature, const OpDef &op,
+                           std::span<const int64_t> attrWords,
+                           std::span<const Tensor *const> inputs,
+                           const jit::TensorSpec *resultType, const SourceLoc &loc) {
+  KernelCache &kc = cache();
+  KeyView view{signature.words(), signature.size, signature.hash};
+  std::shared_ptr<KernelEntry> entry;
+  {
+    std::shared_lock lock(kc.mutex);
+    auto it = kc.entries.find(view);
+    if (it != kc.entries.end()) {
+      KernelEntry &found = *it->second;
+      if (found.ready.load(std::memory_order_acquire)) {
+        kc.hits.fetch_add(1, std::memory_order_relaxed);
+        return found;
+      }
+      entry = it->second;
+    }
+  }
+  if (entry) { // another thread is compiling this signature
+    entry->done.wait();
+    if (!entry->error.empty())
+      throw OpError(entry->error);
+    kc.hits.fetch_add(1, std::memory_order_relaxed);
+    return *entry;
+  }
+
+  bool compileHere = false;
+  {
+    std::unique_lock lock(kc.mutex);
+    auto it = kc.entries.find(view);
+    if (it == kc.entries.end()) {
+      entry = std::make_shared<KernelEntry>();
+      kc.entries.emplace(StoredKey{{view.words, view.words + view.size}, view.hash}, entry);
+      compileHere = true;
+    } else {
+      entry = it->second;
+    }
+  }
+  if (!compileHere)
+    return findOrCompile(signature, op, attrWords, inputs, resultType, loc);
+
+  kc.misses.fetch_add(1, std::memory_order_relaxed);
+  std::vector<jit::TensorSpec> specs;
+  for (const Tensor *input : inputs)
+    specs.push_back(specOf(input->dtype(), input->shape()));
+  jit::KernelRequest request;
+  request.opName = op.name;
+  request.attrSchema = op.attrs;
+  request.attrWords = attrWords;
+  request.inputs = specs;
+  request.resultType = resultType;
+  request.loc = {loc.file_name(), loc.line(), loc.column()};
+  std::string error;
+  bool ok = jit::compileKernel(request, entry->kernel, error);
+  kc.compileNanos.fetch_add(static_cast<int64_t>(entry->kernel.compileSeconds * 1e9),
+                            std::memory_order_relaxed);
+  if (!ok) {
+    kc.failures.fetch_add(1, std::memory_order_relaxed);
+    entry->error = error.empty() ? "'" + std::string(op.name) + "' op failed to compile" : error;
+    {
+      std::unique_lock lock(kc.mutex);
+      // A refused call is not cached: the next one reports again.
+      if (auto it = kc.entries.find(view); it != kc.entries.end())
+        kc.entries.erase(it);
+    }
+    entry->compiled.set_value();
+    throw OpError(entry->error);
+  }
+  entry->resultShape = shapeOf(entry->kernel.result);
+  entry->resultBytes =
+      static_cast<size_t>(entry->resultShape.numel()) * dtypeSize(entry->kernel.result.dtype);
+  entry->ready.store(true, std::memory_order_release);
+  entry->compiled.set_value();
+  return *entry;
+}
+
+} // namespace
+
+jit::TensorSpec ember::detail::specOf(DType dtype, const Shape &shape) {
+  jit::TensorSpec spec;
+  spec.dtype = dtype;
+  spec.rank = shape.rank();
+  for (int d = 0; d < shape.rank(); ++d)
+    spec.dims[d] = shape[d];
+  return spec;
+}
+
+void ember::detail::throwOpError(std::string_view opName, const std::string &message,
+                                 const SourceLoc &loc) {
+  throw OpError(std::string(loc.file_name()) + ":" + std::to_string(loc.line()) + ":" +
+                std::to_string(loc.column()) + ": error: '" + std::string(opName) + "' op " +
+                message);
+}
+
+Tensor ember::detail::dispatch(const OpDef &op, std::span<const int64_t> attrWords,
+                               std::initializer_list<const Tensor *> inputs,
+                               const jit::TensorSpec *resultType, const SourceLoc &loc) {
+  return dispatch(op, attrWords, std::span<const Tensor *const>(inputs.begin(), inputs.size()),
+                  resultType, loc);
+}
+
+Tensor ember::detail::dispatch(const OpDef &op, std::span<const int64_t> attrWords,
+                               std::span<const Tensor *const> inputs,
+                               const jit::TensorSpec *resultType, const SourceLoc &loc) {
+  if (inputs.size() + 1 > 64)
+    throwOpError(op.name, "takes at most 63 operands, got " + std::to_string(inputs.size()), loc);
+  Signature signature;
+  signature.push(reinterpret_cast<intptr_t>(&op));
+  for (int64_t word : attrWords)
+    signature.push(word);
+  signature.push(static_cast<int64_t>(inputs.size()));
+  for (const Tensor *input : inputs) {
+    const Shape &shape = input->shape();
+    signature.push((static_cast<int64_t>(input->dtype()) << 8) | shape.rank());
+    for (int64_t dim : shape)
+      signature.push(dim);
+  }
+  if (resultType) {
+    signature.push((static_cast<int64_t>(resultType->dtype) << 8) | resultType->rank);
+    for (int d = 0; d < resultType->rank; ++d)
+      signature.push(resultType->dims[d]);
+  }
+  signature.finish();
+
+  KernelEntry &entry = findOrCompile(signature, op, attrWords, inputs, resultType, loc);
+
+  Tensor result = newTensor(entry.resultShape, entry.kernel.result.dtype);
+  emberrt_memref_t descriptors[64];
+  void *args[64];
+  size_t n = 0;
+  for (const Tensor *input : inputs) {
+    const Shape &shape = input->shape();
+    emberrt_memref_init(&descriptors[n], const_cast<void *>(input->data()), shape.rank(),
+                        shape.data());
+    args[n] = &descriptors[n];
+    ++n;
+  }
+  emberrt_memref_init(&descriptors[n], result.data(), entry.resultShape.rank(),
+                      entry.resultShape.data());
+  args[n] = &descriptors[n];
+  entry.kernel.entry(args);
+  return result;
+}
+
+KernelCacheStats ember::kernel_cache_stats() {
+  KernelCache &kc = cache();
+  KernelCacheStats stats;
+  stats.hits = kc.hits.load();
+  stats.misses = kc.misses.load();
+  stats.failures = kc.failures.load();
+  stats.compile_seconds = static_cast<double>(kc.compileNanos.load()) * 1e-9;
+  std::shared_lock lock(kc.mutex);
+  stats.kernels = kc.entries.size();
+  return stats;
+}

@@ -1,0 +1,44 @@
+//===- Dispatcher.h - run an eager op through the kernel cache --*- C++ -*-===//
+#ifndef EMBER_LIB_FRONTEND_DISPATCHER_H
+#define EMBER_LIB_FRONTEND_DISPATCHER_H
+
+#include "ember/JIT/KernelCompiler.h"
+#include "ember/Ops.h"
+
+#include <initializer_list>
+#include <span>
+#include <string_view>
+
+namespace ember::detail {
+
+/// An ember op as the eager front end calls it: its MLIR name and the schema
+/// of its attributes. Instances are static; their address identifies the op in
+/// the kernel cache.
+struct OpDef {
+  std::string_view name;
+  std::span<const jit::AttrSchema> attrs = {};
+};
+
+/// Runs `op` on `inputs` with attributes `attrWords` (encoded per op.attrs):
+/// a cached kernel when one exists for this signature, else a kernel compiled
+/// now and cached. `resultType` is required for ops whose result type does not
+/// follow from the operands. Throws OpError on invalid calls.
+Tensor dispatch(const OpDef &op, std::span<const int64_t> attrWords,
+                std::initializer_list<const Tensor *> inputs, const jit::TensorSpec *resultType,
+                const SourceLoc &loc);
+
+/// Same, for a list of inputs (concat).
+Tensor dispatch(const OpDef &op, std::span<const int64_t> attrWords,
+                std::span<const Tensor *const> inputs, const jit::TensorSpec *resultType,
+                const SourceLoc &loc);
+
+/// The static type of a tensor as the compiler sees it.
+jit::TensorSpec specOf(DType dtype, const Shape &shape);
+
+/// "file:line:col: error: 'ember.add' op " + message, as an OpError.
+[[noreturn]] void throwOpError(std::string_view opName, const std::string &message,
+                               const SourceLoc &loc);
+
+} // namespace ember::detail
+
+#endif // EMBER_LIB_FRONTEND_DISPATCHER_H

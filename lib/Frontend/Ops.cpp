@@ -1,0 +1,400 @@
+//===- Ops.cpp - ember's eager operations ----------------------------------===//
+//
+// Each op checks what only the front end can know (dtype agreement before
+// broadcasting, numpy broadcasting itself, index ranges of concrete indices),
+// then dispatches the one ember op; everything else is checked by the op's own
+// verifier, so eager and compiled code report the same messages.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Dispatcher.h"
+#include "Npy.h"
+#include "TensorImpl.h"
+
+#include "ember/Ops.h"
+
+#include <algorithm>
+#include <vector>
+
+using namespace ember;
+using namespace ember::detail;
+using jit::AttrKind;
+using jit::AttrSchema;
+
+namespace {
+
+// Attribute schemas of the ops that have attributes.
+constexpr AttrSchema kCompareAttrs[] = {{"direction", AttrKind::Enum32}};
+constexpr AttrSchema kTransposeAttrs[] = {{"permutation", AttrKind::Int64Array}};
+constexpr AttrSchema kSliceAttrs[] = {{"start", AttrKind::Int64Array},
+                                      {"limit", AttrKind::Int64Array},
+                                      {"stride", AttrKind::Int64Array}};
+constexpr AttrSchema kAxisAttrs[] = {{"axis", AttrKind::Int64}};
+constexpr AttrSchema kReduceAttrs[] = {{"axes", AttrKind::Int64Array},
+                                       {"keepdims", AttrKind::Unit}};
+constexpr AttrSchema kArgMaxAttrs[] = {{"axis", AttrKind::Int64}, {"keepdims", AttrKind::Unit}};
+
+#define EMBER_OP(VAR, NAME) const OpDef VAR{NAME};
+#define EMBER_OP_ATTRS(VAR, NAME, ATTRS) const OpDef VAR{NAME, ATTRS};
+EMBER_OP(kAdd, "ember.add")
+EMBER_OP(kSub, "ember.sub")
+EMBER_OP(kMul, "ember.mul")
+EMBER_OP(kDiv, "ember.div")
+EMBER_OP(kFloorDiv, "ember.floordiv")
+EMBER_OP(kMod, "ember.mod")
+EMBER_OP(kPow, "ember.pow")
+EMBER_OP(kMaximum, "ember.maximum")
+EMBER_OP(kMinimum, "ember.minimum")
+EMBER_OP(kAnd, "ember.and")
+EMBER_OP(kOr, "ember.or")
+EMBER_OP(kNot, "ember.not")
+EMBER_OP(kSelect, "ember.select")
+EMBER_OP(kNeg, "ember.neg")
+EMBER_OP(kAbs, "ember.abs")
+EMBER_OP(kExp, "ember.exp")
+EMBER_OP(kLog, "ember.log")
+EMBER_OP(kLog1p, "ember.log1p")
+EMBER_OP(kSqrt, "ember.sqrt")
+EMBER_OP(kRsqrt, "ember.rsqrt")
+EMBER_OP(kTanh, "ember.tanh")
+EMBER_OP(kSigmoid, "ember.sigmoid")
+EMBER_OP(kRelu, "ember.relu")
+EMBER_OP(kSquare, "ember.square")
+EMBER_OP(kSign, "ember.sign")
+EMBER_OP(kSin, "ember.sin")
+EMBER_OP(kCos, "ember.cos")
+EMBER_OP(kCast, "ember.cast")
+EMBER_OP(kBroadcastTo, "ember.broadcast_to")
+EMBER_OP(kReshape, "ember.reshape")
+EMBER_OP(kMatmul, "ember.matmul")
+EMBER_OP_ATTRS(kCompare, "ember.compare", kCompareAttrs)
+EMBER_OP_ATTRS(kTranspose, "ember.transpose", kTransposeAttrs)
+EMBER_OP_ATTRS(kSlice, "ember.slice", kSliceAttrs)
+EMBER_OP_ATTRS(kConcat, "ember.concat", kAxisAttrs)
+EMBER_OP_ATTRS(kGather, "ember.gather", kAxisAttrs)
+EMBER_OP_ATTRS(kReduceSum, "ember.reduce_sum", kReduceAttrs)
+EMBER_OP_ATTRS(kReduceMax, "ember.reduce_max", kReduceAttrs)
+EMBER_OP_ATTRS(kReduceMin, "ember.reduce_min", kReduceAttrs)
+EMBER_OP_ATTRS(kReduceProd, "ember.reduce_prod", kReduceAttrs)
+EMBER_OP_ATTRS(kReduceMean, "ember.reduce_mean", kReduceAttrs)
+EMBER_OP_ATTRS(kArgMax, "ember.argmax", kArgMaxAttrs)
+#undef EMBER_OP
+#undef EMBER_OP_ATTRS
+
+// Values of ComparisonDirection in EmberDialect.td.
+enum Direction : int64_t { kEq = 0, kNe, kLt, kLe, kGt, kGe };
+
+std::string typeText(const Tensor &t) {
+  return std::string(dtypeName(t.dtype())) + " tensor of shape " + t.shape().str();
+}
+
+/// numpy's broadcast of two shapes, or an error naming both.
+Shape broadcastShapes(std::string_view opName, const Shape &a, const Shape &b,
+                      const SourceLoc &loc) {
+  int rank = std::max(a.rank(), b.rank());
+  Shape out;
+  for (int d = 0; d < rank; ++d) {
+    int da = d - (rank - a.rank()), db = d - (rank - b.rank());
+    int64_t x = da >= 0 ? a[da] : 1, y = db >= 0 ? b[db] : 1;
+    if (x != y && x != 1 && y != 1)
+      throwOpError(opName,
+                   "cannot broadcast shapes " + a.str() + " and " + b.str() +
+                       " (dims aligned at the right must be equal or 1)",
+                   loc);
+    out.push_back(x == 1 ? y : x);
+  }
+  return out;
+}
+
+Tensor broadcastIfNeeded(const Tensor &x, const Shape &shape, const SourceLoc &loc) {
+  return x.shape() == shape ? x : broadcast_to(x, shape, loc);
+}
+
+void checkSameDType(std::string_view opName, const Tensor &a, const Tensor &b,
+                    const SourceLoc &loc) {
+  if (a.dtype() != b.dtype())
+    throwOpError(opName,
+                 "operand dtypes differ: " + typeText(a) + " and " + typeText(b) +
+                     " (convert one with ember::cast)",
+                 loc);
+}
+
+Tensor binary(const OpDef &op, const Tensor &a, const Tensor &b, const SourceLoc &loc,
+              std::span<const int64_t> attrs = {}) {
+  checkSameDType(op.name, a, b, loc);
+  if (a.shape() == b.shape())
+    return dispatch(op, attrs, {&a, &b}, nullptr, loc);
+  Shape shape = broadcastShapes(op.name, a.shape(), b.shape(), loc);
+  Tensor ab = broadcastIfNeeded(a, shape, loc), bb = broadcastIfNeeded(b, shape, loc);
+  return dispatch(op, attrs, {&ab, &bb}, nullptr, loc);
+}
+
+Tensor compare(Direction direction, const Tensor &a, const Tensor &b, const SourceLoc &loc) {
+  int64_t words[] = {direction};
+  return binary(kCompare, a, b, loc, words);
+}
+
+Tensor unary(const OpDef &op, const Tensor &x, const SourceLoc &loc) {
+  return dispatch(op, {}, {&x}, nullptr, loc);
+}
+
+/// Normalizes a possibly negative axis; errors name the op and the shape.
+int64_t normalizeAxis(std::string_view opName, int64_t axis, int rank, const Tensor &x,
+                      const SourceLoc &loc) {
+  if (axis < -rank || axis >= rank)
+    throwOpError(opName,
+                 "axis " + std::to_string(axis) + " is out of range for " + typeText(x), loc);
+  return axis < 0 ? axis + rank : axis;
+}
+
+/// Appends an Int64Array attribute: its count, then its values.
+void pushArray(std::vector<int64_t> &words, const std::vector<int64_t> &values) {
+  words.push_back(static_cast<int64_t>(values.size()));
+  words.insert(words.end(), values.begin(), values.end());
+}
+
+Tensor reduce(const OpDef &op, const Tensor &x, const std::vector<int64_t> &axes, bool keepdims,
+              const SourceLoc &loc) {
+  std::vector<int64_t> normalized;
+  if (axes.empty())
+    for (int d = 0; d < x.rank(); ++d)
+      normalized.push_back(d);
+  for (int64_t axis : axes)
+    normalized.push_back(normalizeAxis(op.name, axis, x.rank(), x, loc));
+  std::vector<int64_t> words;
+  pushArray(words, normalized);
+  words.push_back(keepdims);
+  return dispatch(op, words, {&x}, nullptr, loc);
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+#define EMBER_DEFINE_BINARY(FN, DEF)                                                          \
+  Tensor ember::FN(const Tensor &a, const Tensor &b, SourceLoc loc) {                         \
+    return binary(DEF, a, b, loc);                                                            \
+  }
+EMBER_DEFINE_BINARY(add, kAdd)
+EMBER_DEFINE_BINARY(sub, kSub)
+EMBER_DEFINE_BINARY(mul, kMul)
+EMBER_DEFINE_BINARY(div, kDiv)
+EMBER_DEFINE_BINARY(floordiv, kFloorDiv)
+EMBER_DEFINE_BINARY(mod, kMod)
+EMBER_DEFINE_BINARY(pow, kPow)
+EMBER_DEFINE_BINARY(maximum, kMaximum)
+EMBER_DEFINE_BINARY(minimum, kMinimum)
+EMBER_DEFINE_BINARY(logical_and, kAnd)
+EMBER_DEFINE_BINARY(logical_or, kOr)
+#undef EMBER_DEFINE_BINARY
+
+#define EMBER_DEFINE_COMPARE(FN, DIRECTION)                                                   \
+  Tensor ember::FN(const Tensor &a, const Tensor &b, SourceLoc loc) {                         \
+    return compare(DIRECTION, a, b, loc);                                                     \
+  }
+EMBER_DEFINE_COMPARE(equal, kEq)
+EMBER_DEFINE_COMPARE(not_equal, kNe)
+EMBER_DEFINE_COMPARE(less, kLt)
+EMBER_DEFINE_COMPARE(less_equal, kLe)
+EMBER_DEFINE_COMPARE(greater, kGt)
+EMBER_DEFINE_COMPARE(greater_equal, kGe)
+#undef EMBER_DEFINE_COMPARE
+
+#define EMBER_DEFINE_UNARY(FN, DEF)                                                           \
+  Tensor ember::FN(const Tensor &x, SourceLoc loc) { return unary(DEF, x, loc); }
+EMBER_DEFINE_UNARY(logical_not, kNot)
+EMBER_DEFINE_UNARY(neg, kNeg)
+EMBER_DEFINE_UNARY(abs, kAbs)
+EMBER_DEFINE_UNARY(exp, kExp)
+EMBER_DEFINE_UNARY(log, kLog)
+EMBER_DEFINE_UNARY(log1p, kLog1p)
+EMBER_DEFINE_UNARY(sqrt, kSqrt)
+EMBER_DEFINE_UNARY(rsqrt, kRsqrt)
+EMBER_DEFINE_UNARY(tanh, kTanh)
+EMBER_DEFINE_UNARY(sigmoid, kSigmoid)
+EMBER_DEFINE_UNARY(relu, kRelu)
+EMBER_DEFINE_UNARY(square, kSquare)
+EMBER_DEFINE_UNARY(sign, kSign)
+EMBER_DEFINE_UNARY(sin, kSin)
+EMBER_DEFINE_UNARY(cos, kCos)
+#undef EMBER_DEFINE_UNARY
+
+Tensor ember::where(const Tensor &condition, const Tensor &a, const Tensor &b, SourceLoc loc) {
+  if (condition.dtype() != DType::Bool)
+    throwOpError(kSelect.name, "condition must be a bool tensor, got " + typeText(condition), loc);
+  checkSameDType(kSelect.name, a, b, loc);
+  Shape shape = broadcastShapes(kSelect.name, condition.shape(),
+                                broadcastShapes(kSelect.name, a.shape(), b.shape(), loc), loc);
+  Tensor cb = broadcastIfNeeded(condition, shape, loc), ab = broadcastIfNeeded(a, shape, loc),
+         bb = broadcastIfNeeded(b, shape, loc);
+  return dispatch(kSelect, {}, {&cb, &ab, &bb}, nullptr, loc);
+}
+
+Tensor ember::cast(const Tensor &x, DType dtype, SourceLoc loc) {
+  if (x.dtype() == dtype)
+    return x; // tensors are immutable: sharing is a copy
+  jit::TensorSpec result = specOf(dtype, x.shape());
+  return dispatch(kCast, {}, {&x}, &result, loc);
+}
+
+//===----------------------------------------------------------------------===//
+// Shapes
+//===----------------------------------------------------------------------===//
+
+Tensor ember::broadcast_to(const Tensor &x, const Shape &shape, SourceLoc loc) {
+  jit::TensorSpec result = specOf(x.dtype(), shape);
+  return dispatch(kBroadcastTo, {}, {&x}, &result, loc);
+}
+
+Tensor ember::reshape(const Tensor &x, const std::vector<int64_t> &requested, SourceLoc loc) {
+  std::vector<int64_t> dims = requested;
+  int64_t known = 1;
+  auto inferred = dims.end();
+  for (auto it = dims.begin(); it != dims.end(); ++it) {
+    if (*it == -1 && inferred == dims.end())
+      inferred = it;
+    else if (*it < 0)
+      throwOpError(kReshape.name, "invalid target shape: dim " + std::to_string(*it) +
+                                      " (only one dim may be -1)", loc);
+    else
+      known *= *it;
+  }
+  if (inferred != dims.end()) {
+    if (known == 0 || x.numel() % known != 0)
+      throwOpError(kReshape.name, "cannot reshape " + typeText(x) + " (" +
+                                      std::to_string(x.numel()) +
+                                      " elements) so that the -1 dim is whole", loc);
+    *inferred = x.numel() / known;
+  }
+  jit::TensorSpec result = specOf(x.dtype(), Shape(std::span<const int64_t>(dims)));
+  return dispatch(kReshape, {}, {&x}, &result, loc);
+}
+
+Tensor ember::transpose(const Tensor &x, const std::vector<int64_t> &perm, SourceLoc loc) {
+  std::vector<int64_t> permutation;
+  if (perm.empty())
+    for (int d = x.rank() - 1; d >= 0; --d)
+      permutation.push_back(d);
+  for (int64_t p : perm)
+    permutation.push_back(p < 0 ? p + x.rank() : p);
+  std::vector<int64_t> words;
+  pushArray(words, permutation);
+  return dispatch(kTranspose, words, {&x}, nullptr, loc);
+}
+
+Tensor ember::slice(const Tensor &x, const std::vector<int64_t> &start,
+                    const std::vector<int64_t> &limit, const std::vector<int64_t> &stride,
+                    SourceLoc loc) {
+  std::vector<int64_t> words;
+  pushArray(words, start);
+  pushArray(words, limit);
+  pushArray(words, stride.empty() ? std::vector<int64_t>(start.size(), 1) : stride);
+  return dispatch(kSlice, words, {&x}, nullptr, loc);
+}
+
+Tensor ember::concat(const std::vector<Tensor> &tensors, int64_t axis, SourceLoc loc) {
+  if (tensors.empty())
+    throwOpError(kConcat.name, "needs at least one tensor", loc);
+  int64_t words[] = {normalizeAxis(kConcat.name, axis, tensors.front().rank(), tensors.front(),
+                                   loc)};
+  std::vector<const Tensor *> inputs;
+  for (const Tensor &t : tensors) {
+    checkSameDType(kConcat.name, tensors.front(), t, loc);
+    inputs.push_back(&t);
+  }
+  return dispatch(kConcat, words, std::span<const Tensor *const>(inputs), nullptr, loc);
+}
+
+Tensor ember::gather(const Tensor &x, const Tensor &indices, int64_t axis, SourceLoc loc) {
+  int64_t a = normalizeAxis(kGather.name, axis, x.rank(), x, loc);
+  if (indices.dtype() != DType::Int32 && indices.dtype() != DType::Int64)
+    throwOpError(kGather.name, "indices must be int32 or int64, got " + typeText(indices), loc);
+  // The compiled kernel clamps; eagerly, an out-of-range index is the user's
+  // error and is reported (numpy and TensorFlow raise too).
+  int64_t size = x.shape()[static_cast<int>(a)];
+  for (int64_t index : indices.to_vector<int64_t>())
+    if (index < -size || index >= size)
+      throwOpError(kGather.name,
+                   "index " + std::to_string(index) + " is out of range for axis " +
+                       std::to_string(a) + " of size " + std::to_string(size) + " (" +
+                       typeText(x) + ")",
+                   loc);
+  int64_t words[] = {a};
+  return dispatch(kGather, words, {&x, &indices}, nullptr, loc);
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and matmul
+//===----------------------------------------------------------------------===//
+
+#define EMBER_DEFINE_REDUCE(FN, DEF)                                                          \
+  Tensor ember::FN(const Tensor &x, const std::vector<int64_t> &axes, bool keepdims,          \
+                   SourceLoc loc) {                                                           \
+    return reduce(DEF, x, axes, keepdims, loc);                                               \
+  }
+EMBER_DEFINE_REDUCE(reduce_sum, kReduceSum)
+EMBER_DEFINE_REDUCE(reduce_max, kReduceMax)
+EMBER_DEFINE_REDUCE(reduce_min, kReduceMin)
+EMBER_DEFINE_REDUCE(reduce_prod, kReduceProd)
+EMBER_DEFINE_REDUCE(reduce_mean, kReduceMean)
+#undef EMBER_DEFINE_REDUCE
+
+Tensor ember::argmax(const Tensor &x, int64_t axis, bool keepdims, SourceLoc loc) {
+  int64_t words[] = {normalizeAxis(kArgMax.name, axis, x.rank(), x, loc), keepdims};
+  return dispatch(kArgMax, words, {&x}, nullptr, loc);
+}
+
+Tensor ember::matmul(const Tensor &a, const Tensor &b, SourceLoc loc) {
+  checkSameDType(kMatmul.name, a, b, loc);
+  return dispatch(kMatmul, {}, {&a, &b}, nullptr, loc);
+}
+
+//===----------------------------------------------------------------------===//
+// Operators
+//===----------------------------------------------------------------------===//
+
+#define EMBER_DEFINE_OPERATOR(OP, FN)                                                         \
+  Tensor ember::operator OP(Located a, const Tensor &b) { return FN(a.tensor, b, a.loc); }    \
+  Tensor ember::operator OP(Located a, Scalar b) {                                            \
+    return FN(a.tensor, Tensor(b, a.tensor.dtype()), a.loc);                                  \
+  }                                                                                           \
+  Tensor ember::operator OP(Scalar a, Located b) {                                            \
+    return FN(Tensor(a, b.tensor.dtype()), b.tensor, b.loc);                                  \
+  }
+EMBER_DEFINE_OPERATOR(+, add)
+EMBER_DEFINE_OPERATOR(-, sub)
+EMBER_DEFINE_OPERATOR(*, mul)
+EMBER_DEFINE_OPERATOR(/, div)
+EMBER_DEFINE_OPERATOR(%, mod)
+EMBER_DEFINE_OPERATOR(==, equal)
+EMBER_DEFINE_OPERATOR(!=, not_equal)
+EMBER_DEFINE_OPERATOR(<, less)
+EMBER_DEFINE_OPERATOR(<=, less_equal)
+EMBER_DEFINE_OPERATOR(>, greater)
+EMBER_DEFINE_OPERATOR(>=, greater_equal)
+EMBER_DEFINE_OPERATOR(&, logical_and)
+EMBER_DEFINE_OPERATOR(|, logical_or)
+#undef EMBER_DEFINE_OPERATOR
+
+Tensor ember::operator-(Located x) { return neg(x.tensor, x.loc); }
+Tensor ember::operator!(Located x) { return logical_not(x.tensor, x.loc); }
+
+//===----------------------------------------------------------------------===//
+// .npy files
+//===----------------------------------------------------------------------===//
+
+void ember::save_npy(const std::string &path, const Tensor &tensor) {
+  writeNpy(path, tensor.dtype(), tensor.shape().data(), tensor.rank(), tensor.data());
+}
+
+Tensor ember::load_npy(const std::string &path) {
+  NpyArray array = readNpy(path);
+  if (array.shape.size() > static_cast<size_t>(kMaxRank))
+    throw IOError(path + ": rank " + std::to_string(array.shape.size()) +
+                  " is above ember's limit of " + std::to_string(kMaxRank));
+  Tensor out = newTensor(Shape(std::span<const int64_t>(array.shape)), array.dtype);
+  std::copy(array.data.begin(), array.data.end(), static_cast<unsigned char *>(out.data()));
+  return out;
+}

@@ -1,0 +1,381 @@
+//===- Tensor.cpp - the Tensor handle, shapes, creation and host copies ----===//
+
+#include "TensorImpl.h"
+
+#include "Format.h"
+#include "ember/Ops.h"
+
+#include <cmath>
+#include <cstring>
+#include <ostream>
+#include <random>
+#include <sstream>
+#include <vector>
+
+using namespace ember;
+using namespace ember::detail;
+
+//===----------------------------------------------------------------------===//
+// Shape
+//===----------------------------------------------------------------------===//
+
+Shape::Shape(std::initializer_list<int64_t> dims) : Shape(std::span<const int64_t>(dims)) {}
+
+Shape::Shape(std::span<const int64_t> dims) {
+  if (dims.size() > static_cast<size_t>(kMaxRank))
+    throw Error("ember supports tensors of rank at most " + std::to_string(kMaxRank) +
+                ", got rank " + std::to_string(dims.size()));
+  for (int64_t dim : dims)
+    push_back(dim);
+}
+
+int64_t Shape::numel() const {
+  int64_t n = 1;
+  for (int d = 0; d < rank_; ++d)
+    n *= dims_[d];
+  return n;
+}
+
+void Shape::push_back(int64_t dim) {
+  if (rank_ == kMaxRank)
+    throw Error("ember supports tensors of rank at most " + std::to_string(kMaxRank));
+  if (dim < 0)
+    throw Error("negative dimension " + std::to_string(dim) + " in a shape");
+  dims_[rank_++] = dim;
+}
+
+std::string Shape::str() const {
+  std::string out = "(";
+  for (int d = 0; d < rank_; ++d)
+    out += (d ? ", " : "") + std::to_string(dims_[d]);
+  return out + (rank_ == 1 ? ",)" : ")");
+}
+
+std::ostream &ember::operator<<(std::ostream &os, const Shape &shape) { return os << shape.str(); }
+
+//===----------------------------------------------------------------------===//
+// TensorImpl allocation
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Per-thread free list of TensorImpl blocks.
+struct ImplFreeList {
+  std::vector<void *> blocks;
+  ~ImplFreeList() {
+    for (void *block : blocks)
+      ::operator delete(block);
+  }
+};
+ImplFreeList &implFreeList() {
+  thread_local ImplFreeList list;
+  return list;
+}
+constexpr size_t kMaxFreeImpls = 4096;
+} // namespace
+
+void *TensorImpl::operator new(size_t size) {
+  ImplFreeList &list = implFreeList();
+  if (!list.blocks.empty()) {
+    void *block = list.blocks.back();
+    list.blocks.pop_back();
+    return block;
+  }
+  return ::operator new(size);
+}
+
+void TensorImpl::operator delete(void *pointer) {
+  ImplFreeList &list = implFreeList();
+  if (list.blocks.size() < kMaxFreeImpls)
+    list.blocks.push_back(pointer);
+  else
+    ::operator delete(pointer);
+}
+
+Tensor ember::detail::newTensor(const Shape &shape, DType dtype) {
+  auto *impl = new TensorImpl();
+  impl->dtype = dtype;
+  impl->shape = shape;
+  size_t bytes = static_cast<size_t>(shape.numel()) * dtypeSize(dtype);
+  if (emberrt_buffer_allocate(bytes, &impl->buffer) != EMBERRT_OK) {
+    delete impl;
+    throw Error("out of memory allocating a tensor of shape " + shape.str() + " and dtype " +
+                std::string(dtypeName(dtype)));
+  }
+  return Tensor(impl, Tensor::Adopt{});
+}
+
+//===----------------------------------------------------------------------===//
+// Conversions
+//===----------------------------------------------------------------------===//
+
+template <typename To, typename From>
+static To convertOne(From x) {
+  if constexpr (std::is_same_v<To, bool>)
+    return x != From(0);
+  else
+    return static_cast<To>(x);
+}
+
+template <typename From>
+static void convertFrom(const From *from, void *to, DType toType, size_t count) {
+  switch (toType) {
+#define EMBER_CONVERT_CASE(name, type, numpy, mlir, size)                                    \
+  case DType::name: {                                                                         \
+    auto *out = static_cast<type *>(to);                                                      \
+    for (size_t i = 0; i < count; ++i)                                                        \
+      out[i] = convertOne<type>(from[i]);                                                     \
+    return;                                                                                   \
+  }
+    EMBER_FORALL_DTYPES(EMBER_CONVERT_CASE)
+#undef EMBER_CONVERT_CASE
+  }
+}
+
+void ember::detail::convertValues(const void *from, DType fromType, void *to, DType toType,
+                                  size_t count) {
+  if (fromType == toType) {
+    std::memcpy(to, from, count * dtypeSize(toType));
+    return;
+  }
+  switch (fromType) {
+#define EMBER_CONVERT_FROM(name, type, numpy, mlir, size)                                    \
+  case DType::name:                                                                           \
+    return convertFrom(static_cast<const type *>(from), to, toType, count);
+    EMBER_FORALL_DTYPES(EMBER_CONVERT_FROM)
+#undef EMBER_CONVERT_FROM
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor handle
+//===----------------------------------------------------------------------===//
+
+Tensor::Tensor(const Tensor &other) : impl_(other.impl_) {
+  if (impl_)
+    impl_->refs.fetch_add(1, std::memory_order_relaxed);
+}
+
+Tensor &Tensor::operator=(const Tensor &other) {
+  Tensor copy(other);
+  std::swap(impl_, copy.impl_);
+  return *this;
+}
+
+Tensor &Tensor::operator=(Tensor &&other) noexcept {
+  std::swap(impl_, other.impl_);
+  return *this;
+}
+
+Tensor::~Tensor() {
+  if (impl_ && impl_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
+    delete impl_;
+}
+
+static TensorImpl &checked(TensorImpl *impl) {
+  if (!impl)
+    throw Error("use of an undefined (default-constructed or moved-from) ember::Tensor");
+  return *impl;
+}
+
+DType Tensor::dtype() const { return checked(impl_).dtype; }
+const Shape &Tensor::shape() const { return checked(impl_).shape; }
+void *Tensor::data() { return checked(impl_).buffer->data; }
+const void *Tensor::data() const { return checked(impl_).buffer->data; }
+
+int64_t Tensor::size(int dim) const {
+  int rank = this->rank();
+  if (dim < -rank || dim >= rank)
+    throw Error("dimension " + std::to_string(dim) + " is out of range for a tensor of shape " +
+                shape().str());
+  return shape()[dim < 0 ? dim + rank : dim];
+}
+
+void Tensor::checkAccess(DType requested) const {
+  if (requested != dtype())
+    throw Error("data_ptr of type " + std::string(dtypeName(requested)) + " on a tensor of dtype " +
+                std::string(dtypeName(dtype())));
+}
+
+void Tensor::copyTo(void *out, DType outType) const {
+  convertValues(data(), dtype(), out, outType, static_cast<size_t>(numel()));
+}
+
+void Tensor::copyItemTo(void *out, DType outType) const {
+  if (numel() != 1)
+    throw Error("only a tensor with one element converts to a C++ value; this one has shape " +
+                shape().str() + " (" + std::to_string(numel()) + " elements)");
+  convertValues(data(), dtype(), out, outType, 1);
+}
+
+Tensor Tensor::empty(const Shape &shape, DType dtype) { return newTensor(shape, dtype); }
+
+Tensor Tensor::fromHost(const void *values, DType valueType, size_t count, const Shape &shape,
+                        DType dtype) {
+  if (static_cast<int64_t>(count) != shape.numel())
+    throw Error("from_vector: " + std::to_string(count) + " values do not fill shape " +
+                shape.str() + " (" + std::to_string(shape.numel()) + " elements)");
+  Tensor out = newTensor(shape, dtype);
+  convertValues(values, valueType, out.data(), dtype, count);
+  return out;
+}
+
+/// Writes `scalars` into a new tensor of `dtype`, through double or int64 so
+/// that integers keep every bit.
+static Tensor fromScalars(const std::vector<Scalar> &scalars, const Shape &shape, DType dtype) {
+  Tensor out = newTensor(shape, dtype);
+  for (size_t i = 0; i < scalars.size(); ++i) {
+    const Scalar &s = scalars[i];
+    char *slot = static_cast<char *>(out.data()) + i * dtypeSize(dtype);
+    if (s.kind == Scalar::Float)
+      convertValues(&s.f, DType::Float64, slot, dtype, 1);
+    else
+      convertValues(&s.i, DType::Int64, slot, dtype, 1);
+  }
+  return out;
+}
+
+Tensor::Tensor(Scalar value)
+    : Tensor(value, value.kind == Scalar::Float  ? DType::Float32
+                    : value.kind == Scalar::Bool ? DType::Bool
+                                                 : DType::Int32) {}
+
+Tensor::Tensor(Scalar value, DType dtype) {
+  Tensor made = fromScalars({value}, Shape{}, dtype);
+  std::swap(impl_, made.impl_);
+}
+
+Tensor::Tensor(std::initializer_list<TensorInit> values)
+    : Tensor(values, TensorInit(values).inferDType()) {}
+
+Tensor::Tensor(std::initializer_list<TensorInit> values, DType dtype) {
+  TensorInit root(values);
+  std::vector<Scalar> leaves;
+  root.flatten(leaves);
+  Tensor made = fromScalars(leaves, root.shape(), dtype);
+  std::swap(impl_, made.impl_);
+}
+
+//===----------------------------------------------------------------------===//
+// Nested initializer lists
+//===----------------------------------------------------------------------===//
+
+Shape TensorInit::shape() const {
+  if (isScalar_)
+    return Shape{};
+  Shape shape{static_cast<int64_t>(children_.size())};
+  if (children_.empty())
+    return shape;
+  Shape inner = children_.front().shape();
+  for (const TensorInit &child : children_)
+    if (!(child.shape() == inner))
+      throw Error("ragged nested initializer list: an element of shape " + inner.str() +
+                  " next to one of shape " + child.shape().str());
+  for (int64_t dim : inner)
+    shape.push_back(dim);
+  return shape;
+}
+
+DType TensorInit::inferDType() const {
+  if (isScalar_)
+    return scalar_.kind == Scalar::Float ? DType::Float32
+           : scalar_.kind == Scalar::Bool ? DType::Bool
+           : wide_                        ? DType::Int64
+                                          : DType::Int32;
+  // The widest kind wins: bool < int32 < int64 < float32.
+  DType result = DType::Bool;
+  auto rank = [](DType d) {
+    return d == DType::Bool ? 0 : d == DType::Int32 ? 1 : d == DType::Int64 ? 2 : 3;
+  };
+  for (const TensorInit &child : children_) {
+    DType d = child.inferDType();
+    if (rank(d) > rank(result))
+      result = d;
+  }
+  return children_.empty() ? DType::Float32 : result;
+}
+
+void TensorInit::flatten(std::vector<Scalar> &out) const {
+  if (isScalar_) {
+    out.push_back(scalar_);
+    return;
+  }
+  for (const TensorInit &child : children_)
+    child.flatten(out);
+}
+
+//===----------------------------------------------------------------------===//
+// Creation ops (host fills: no kernel needed)
+//===----------------------------------------------------------------------===//
+
+Tensor ember::full(const Shape &shape, Scalar value, DType dtype) {
+  Tensor one(value, dtype);
+  Tensor out = newTensor(shape, dtype);
+  size_t size = dtypeSize(dtype);
+  auto *bytes = static_cast<char *>(out.data());
+  for (int64_t i = 0; i < shape.numel(); ++i)
+    std::memcpy(bytes + i * size, one.data(), size);
+  return out;
+}
+
+Tensor ember::zeros(const Shape &shape, DType dtype) { return full(shape, 0, dtype); }
+Tensor ember::ones(const Shape &shape, DType dtype) { return full(shape, 1, dtype); }
+
+Tensor ember::arange(Scalar start, Scalar stop, Scalar step, DType dtype) {
+  if (step.f == 0)
+    throw OpError("arange: step must not be zero");
+  double count = std::ceil((stop.f - start.f) / step.f);
+  int64_t n = count > 0 ? static_cast<int64_t>(count) : 0;
+  std::vector<double> values(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    values[i] = start.f + static_cast<double>(i) * step.f;
+  return Tensor::from_vector(values, Shape{n}, dtype);
+}
+
+Tensor ember::random_uniform(const Shape &shape, uint64_t seed, double minval, double maxval,
+                             DType dtype) {
+  std::mt19937_64 engine(seed);
+  std::vector<double> values(static_cast<size_t>(shape.numel()));
+  // 53 random bits -> [0, 1): the same values on every platform.
+  for (double &v : values)
+    v = minval + (maxval - minval) * static_cast<double>(engine() >> 11) * 0x1p-53;
+  return Tensor::from_vector(values, shape, dtype);
+}
+
+Tensor ember::random_normal(const Shape &shape, uint64_t seed, double mean, double stddev,
+                            DType dtype) {
+  std::mt19937_64 engine(seed);
+  auto uniform = [&] { return (static_cast<double>(engine() >> 11) + 0.5) * 0x1p-53; };
+  std::vector<double> values(static_cast<size_t>(shape.numel()));
+  // Box-Muller, written out so results do not depend on the standard library.
+  for (size_t i = 0; i < values.size(); i += 2) {
+    double radius = std::sqrt(-2.0 * std::log(uniform()));
+    double angle = 2.0 * M_PI * uniform();
+    values[i] = mean + stddev * radius * std::cos(angle);
+    if (i + 1 < values.size())
+      values[i + 1] = mean + stddev * radius * std::sin(angle);
+  }
+  return Tensor::from_vector(values, shape, dtype);
+}
+
+//===----------------------------------------------------------------------===//
+// Printing
+//===----------------------------------------------------------------------===//
+
+std::string Tensor::values_string() const {
+  return formatValues(data(), dtype(), shape().data(), rank());
+}
+
+std::string Tensor::to_string() const {
+  if (!impl_)
+    return "ember.Tensor(<undefined>)";
+  std::string values = values_string();
+  bool multiline = values.find('\n') != std::string::npos;
+  return "ember.Tensor(" + std::string(multiline ? "\n" : "") + values +
+         ", shape=" + shape().str() + ", dtype=" + std::string(dtypeName(dtype())) + ")";
+}
+
+std::ostream &ember::operator<<(std::ostream &os, const Tensor &tensor) {
+  return os << tensor.to_string();
+}
+
+bool ember::executing_eagerly() { return true; }

@@ -1,0 +1,569 @@
+// RUN: ember-opt %s -split-input-file -verify-diagnostics
+
+// One chunk per verifier / type-inference error of the ember ops. Where the
+// custom form cannot express a bad input (it infers the result type, or ties
+// operand types together), the generic form is used.
+
+//===----------------------------------------------------------------------===//
+// ODS type constraints
+//===----------------------------------------------------------------------===//
+
+func.func @ods_f16_operand(%a: tensor<2x3xf16>) -> tensor<2x3xf16> {
+  // expected-error @+1 {{'ember.add' op operand #0 must be ranked tensor of 32-bit float or 64-bit float or 1-bit signless integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<2x3xf16>'}}
+  %0 = "ember.add"(%a, %a) : (tensor<2x3xf16>, tensor<2x3xf16>) -> tensor<2x3xf16>
+  return %0 : tensor<2x3xf16>
+}
+
+// -----
+
+func.func @ods_unranked_operand(%a: tensor<*xf32>) -> tensor<*xf32> {
+  // expected-error @+1 {{'ember.exp' op operand #0 must be ranked tensor of}}
+  %0 = "ember.exp"(%a) : (tensor<*xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @ods_select_condition_not_i1(%c: tensor<4xi32>, %a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'ember.select' op operand #0 must be ranked tensor of 1-bit signless integer values, but got 'tensor<4xi32>'}}
+  %0 = "ember.select"(%c, %a, %a) : (tensor<4xi32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @ods_gather_float_indices(%a: tensor<4xf32>, %i: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'ember.gather' op operand #1 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values, but got 'tensor<2xf32>'}}
+  %0 = ember.gather %a, %i axis = 0 : tensor<4xf32>, tensor<2xf32> -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @ods_argmax_result_i32(%a: tensor<2x3xf32>) -> tensor<2xi32> {
+  // expected-error @+1 {{'ember.argmax' op result #0 must be ranked tensor of 64-bit signless integer values, but got 'tensor<2xi32>'}}
+  %0 = ember.argmax %a axis = 1 : tensor<2x3xf32> -> tensor<2xi32>
+  return %0 : tensor<2xi32>
+}
+
+// -----
+
+func.func @ods_compare_bad_direction(%a: tensor<4xf32>) -> tensor<4xi1> {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'direction' [eq, ne, lt, le, gt, ge]}}
+  %0 = ember.compare lte, %a, %a : tensor<4xf32>
+  return %0 : tensor<4xi1>
+}
+
+// -----
+
+func.func @ods_cast_f16_result(%a: tensor<4xf32>) -> tensor<4xf16> {
+  // expected-error @+1 {{'ember.cast' op result #0 must be ranked tensor of 32-bit float or 64-bit float or 1-bit signless integer or 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xf16>'}}
+  %0 = ember.cast %a : tensor<4xf32> -> tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+//===----------------------------------------------------------------------===//
+// Element types
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @operands_not_ember_types(%a: tensor<4xf16>) -> tensor<4xf16> {
+  // expected-error @+1 {{'ember.mul' op operands must be ranked tensors of f32, f64, i1, i32 or i64, got 'tensor<4xf16>'}}
+  %0 = ember.mul %a, %a : tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
+func.func @add_i1(%a: tensor<2x3xi1>) -> tensor<2x3xi1> {
+  // expected-error @+1 {{'ember.add' op requires numeric (f32, f64, i32 or i64) elements, got 'tensor<2x3xi1>'}}
+  %0 = ember.add %a, %a : tensor<2x3xi1>
+  return %0 : tensor<2x3xi1>
+}
+
+// -----
+
+func.func @exp_i32(%a: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{'ember.exp' op requires floating-point (f32 or f64) elements, got 'tensor<4xi32>'}}
+  %0 = ember.exp %a : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+func.func @sqrt_i64_generic(%a: tensor<4xi64>) -> tensor<4xi64> {
+  // expected-error @+2 {{'ember.sqrt' op requires floating-point (f32 or f64) elements, got 'tensor<4xi64>'}}
+  // expected-error @+1 {{'ember.sqrt' op failed to infer returned types}}
+  %0 = "ember.sqrt"(%a) : (tensor<4xi64>) -> tensor<4xi64>
+  return %0 : tensor<4xi64>
+}
+
+// -----
+
+func.func @neg_i1(%a: tensor<4xi1>) -> tensor<4xi1> {
+  // expected-error @+1 {{'ember.neg' op requires numeric (f32, f64, i32 or i64) elements, got 'tensor<4xi1>'}}
+  %0 = ember.neg %a : tensor<4xi1>
+  return %0 : tensor<4xi1>
+}
+
+// -----
+
+func.func @and_f32(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'ember.and' op requires i1 or integer elements, got 'tensor<4xf32>'}}
+  %0 = ember.and %a, %a : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @or_f64(%a: tensor<4xf64>) -> tensor<4xf64> {
+  // expected-error @+1 {{'ember.or' op requires i1 or integer elements, got 'tensor<4xf64>'}}
+  %0 = ember.or %a, %a : tensor<4xf64>
+  return %0 : tensor<4xf64>
+}
+
+// -----
+
+func.func @not_f32(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'ember.not' op requires i1 or integer elements, got 'tensor<4xf32>'}}
+  %0 = ember.not %a : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// Binary operands
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @add_shape_mismatch(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'ember.add' op operand shapes must be identical, got 'tensor<2x3xf32>' and 'tensor<3x2xf32>' (broadcast first with ember.broadcast_to)}}
+  %0 = ember.add %a, %b : tensor<2x3xf32>, tensor<3x2xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @sub_element_type_mismatch(%a: tensor<4xf32>, %b: tensor<4xf64>) -> tensor<4xf32> {
+  // expected-error @+1 {{'ember.sub' op operand element types must be identical, got 'tensor<4xf32>' and 'tensor<4xf64>' (convert one with ember.cast)}}
+  %0 = ember.sub %a, %b : tensor<4xf32>, tensor<4xf64>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @compare_element_type_mismatch(%a: tensor<4xi32>, %b: tensor<4xi64>) -> tensor<4xi1> {
+  // expected-error @+1 {{'ember.compare' op operand element types must be identical, got 'tensor<4xi32>' and 'tensor<4xi64>'}}
+  %0 = ember.compare eq, %a, %b : tensor<4xi32>, tensor<4xi64>
+  return %0 : tensor<4xi1>
+}
+
+// -----
+
+func.func @wrong_result_type(%a: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  // expected-error @+2 {{'ember.add' op inferred type(s) 'tensor<2x3xf32>' are incompatible with return type(s) of operation 'tensor<3x2xf32>'}}
+  // expected-error @+1 {{'ember.add' op failed to infer returned types}}
+  %0 = "ember.add"(%a, %a) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @compare_result_not_i1(%a: tensor<4xf32>) -> tensor<4xi1> {
+  // expected-error @+1 {{'ember.compare' op result #0 must be ranked tensor of 1-bit signless integer values, but got 'tensor<4xf32>'}}
+  %0 = "ember.compare"(%a, %a) <{direction = 0 : i32}> : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %a : tensor<4xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// select, cast, constant
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @select_condition_not_i1(%c: tensor<4xf32>, %a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'ember.select' op condition must be a tensor of i1, got 'tensor<4xf32>'}}
+  %0 = ember.select %c, %a, %a : tensor<4xf32>, tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @select_condition_shape(%c: tensor<3xi1>, %a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'ember.select' op condition shape must match the operands, got 'tensor<3xi1>' and 'tensor<4xf32>'}}
+  %0 = ember.select %c, %a, %a : tensor<3xi1>, tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @select_choices_differ(%c: tensor<4xi1>, %a: tensor<4xf32>, %b: tensor<4xi32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'ember.select' op operand element types must be identical, got 'tensor<4xf32>' and 'tensor<4xi32>'}}
+  %0 = ember.select %c, %a, %b : tensor<4xi1>, tensor<4xf32>, tensor<4xi32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @cast_shape(%a: tensor<2x3xf32>) -> tensor<3x2xi32> {
+  // expected-error @+1 {{'ember.cast' op operand and result shapes must be identical, got 'tensor<2x3xf32>' and 'tensor<3x2xi32>'}}
+  %0 = ember.cast %a : tensor<2x3xf32> -> tensor<3x2xi32>
+  return %0 : tensor<3x2xi32>
+}
+
+// -----
+
+func.func @constant_f16() -> tensor<2xf16> {
+  // expected-error @+1 {{'ember.constant' op value must be a ranked tensor of f32, f64, i1, i32 or i64, got 'tensor<2xf16>'}}
+  %0 = ember.constant dense<1.0> : tensor<2xf16>
+  return %0 : tensor<2xf16>
+}
+
+//===----------------------------------------------------------------------===//
+// broadcast_to, reshape, transpose
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @broadcast_to_element_type(%a: tensor<3xf32>) -> tensor<2x3xf64> {
+  // expected-error @+1 {{'ember.broadcast_to' op element types must be identical, got 'tensor<3xf32>' and 'tensor<2x3xf64>'}}
+  %0 = ember.broadcast_to %a : tensor<3xf32> -> tensor<2x3xf64>
+  return %0 : tensor<2x3xf64>
+}
+
+// -----
+
+func.func @broadcast_to_incompatible(%a: tensor<3xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'ember.broadcast_to' op cannot broadcast 'tensor<3xf32>' to 'tensor<2x4xf32>' (numpy rules: dims aligned at the right must be equal or 1)}}
+  %0 = ember.broadcast_to %a : tensor<3xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @broadcast_to_lower_rank(%a: tensor<2x3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'ember.broadcast_to' op cannot broadcast 'tensor<2x3xf32>' to 'tensor<3xf32>'}}
+  %0 = ember.broadcast_to %a : tensor<2x3xf32> -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func @reshape_element_type(%a: tensor<2x3xi32>) -> tensor<6xi64> {
+  // expected-error @+1 {{'ember.reshape' op element types must be identical, got 'tensor<2x3xi32>' and 'tensor<6xi64>'}}
+  %0 = ember.reshape %a : tensor<2x3xi32> -> tensor<6xi64>
+  return %0 : tensor<6xi64>
+}
+
+// -----
+
+func.func @reshape_element_count(%a: tensor<2x3xf32>) -> tensor<7xf32> {
+  // expected-error @+1 {{'ember.reshape' op cannot reshape 'tensor<2x3xf32>' (6 elements) to 'tensor<7xf32>' (7 elements)}}
+  %0 = ember.reshape %a : tensor<2x3xf32> -> tensor<7xf32>
+  return %0 : tensor<7xf32>
+}
+
+// -----
+
+func.func @transpose_duplicate(%a: tensor<2x3xf32>) -> tensor<2x2xf32> {
+  // expected-error @+2 {{'ember.transpose' op permutation [0, 0] is not a permutation of the 2 dims of 'tensor<2x3xf32>'}}
+  // expected-error @+1 {{'ember.transpose' op failed to infer returned types}}
+  %0 = ember.transpose %a permutation = [0, 0] : tensor<2x3xf32> -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+func.func @transpose_wrong_length(%a: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  // expected-error @+2 {{'ember.transpose' op permutation [1, 0, 2] is not a permutation of the 2 dims of 'tensor<2x3xf32>'}}
+  // expected-error @+1 {{'ember.transpose' op failed to infer returned types}}
+  %0 = ember.transpose %a permutation = [1, 0, 2] : tensor<2x3xf32> -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @transpose_out_of_range(%a: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  // expected-error @+2 {{'ember.transpose' op permutation [2, 0] is not a permutation of the 2 dims}}
+  // expected-error @+1 {{'ember.transpose' op failed to infer returned types}}
+  %0 = ember.transpose %a permutation = [2, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @transpose_result_type(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+2 {{'ember.transpose' op inferred type(s) 'tensor<3x2xf32>' are incompatible with return type(s) of operation 'tensor<2x3xf32>'}}
+  // expected-error @+1 {{'ember.transpose' op failed to infer returned types}}
+  %0 = ember.transpose %a permutation = [1, 0] : tensor<2x3xf32> -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// slice
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @slice_entry_count(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+2 {{'ember.slice' op start, limit and stride need 2 entries each for operand 'tensor<2x3xf32>', got 1, 2 and 2}}
+  // expected-error @+1 {{'ember.slice' op failed to infer returned types}}
+  %0 = ember.slice %a start = [0] limit = [2, 3] stride = [1, 1] : tensor<2x3xf32> -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @slice_limit_past_end(%a: tensor<2x3xf32>) -> tensor<2x4xf32> {
+  // expected-error @+2 {{'ember.slice' op dim 1: slice 0:4:1 is invalid for size 3 of 'tensor<2x3xf32>' (need 0 <= start <= limit <= size, stride >= 1)}}
+  // expected-error @+1 {{'ember.slice' op failed to infer returned types}}
+  %0 = ember.slice %a start = [0, 0] limit = [2, 4] stride = [1, 1] : tensor<2x3xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @slice_start_after_limit(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+2 {{'ember.slice' op dim 0: slice 2:1:1 is invalid for size 2}}
+  // expected-error @+1 {{'ember.slice' op failed to infer returned types}}
+  %0 = ember.slice %a start = [2, 0] limit = [1, 3] stride = [1, 1] : tensor<2x3xf32> -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @slice_negative_start(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+2 {{'ember.slice' op dim 1: slice -1:3:1 is invalid for size 3}}
+  // expected-error @+1 {{'ember.slice' op failed to infer returned types}}
+  %0 = ember.slice %a start = [0, -1] limit = [2, 3] stride = [1, 1] : tensor<2x3xf32> -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @slice_zero_stride(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+2 {{'ember.slice' op dim 1: slice 0:3:0 is invalid for size 3}}
+  // expected-error @+1 {{'ember.slice' op failed to infer returned types}}
+  %0 = ember.slice %a start = [0, 0] limit = [2, 3] stride = [1, 0] : tensor<2x3xf32> -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// concat, gather
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @concat_no_inputs() -> tensor<2xf32> {
+  // expected-error @+2 {{'ember.concat' op needs at least one input}}
+  // expected-error @+1 {{'ember.concat' op failed to infer returned types}}
+  %0 = "ember.concat"() <{axis = 0 : i64}> : () -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @concat_rank0(%a: tensor<f32>) -> tensor<2xf32> {
+  // expected-error @+2 {{'ember.concat' op cannot concatenate rank-0 tensors}}
+  // expected-error @+1 {{'ember.concat' op failed to infer returned types}}
+  %0 = ember.concat %a, %a axis = 0 : tensor<f32>, tensor<f32> -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @concat_axis_out_of_range(%a: tensor<2x3xf32>) -> tensor<2x6xf32> {
+  // expected-error @+2 {{'ember.concat' op axis 2 is out of range for rank 2 operand 'tensor<2x3xf32>'}}
+  // expected-error @+1 {{'ember.concat' op failed to infer returned types}}
+  %0 = ember.concat %a, %a axis = 2 : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<2x6xf32>
+  return %0 : tensor<2x6xf32>
+}
+
+// -----
+
+func.func @concat_negative_axis(%a: tensor<2x3xf32>) -> tensor<2x6xf32> {
+  // expected-error @+2 {{'ember.concat' op axis -1 is out of range for rank 2 operand 'tensor<2x3xf32>'}}
+  // expected-error @+1 {{'ember.concat' op failed to infer returned types}}
+  %0 = ember.concat %a, %a axis = -1 : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<2x6xf32>
+  return %0 : tensor<2x6xf32>
+}
+
+// -----
+
+func.func @concat_dim_mismatch(%a: tensor<2x3xf32>, %b: tensor<3x3xf32>) -> tensor<2x6xf32> {
+  // expected-error @+2 {{'ember.concat' op inputs 'tensor<2x3xf32>' and 'tensor<3x3xf32>' differ in rank, element type or a dim other than axis 1}}
+  // expected-error @+1 {{'ember.concat' op failed to infer returned types}}
+  %0 = ember.concat %a, %b axis = 1 : tensor<2x3xf32>, tensor<3x3xf32> -> tensor<2x6xf32>
+  return %0 : tensor<2x6xf32>
+}
+
+// -----
+
+func.func @concat_element_type_mismatch(%a: tensor<2x3xf32>, %b: tensor<2x3xi32>) -> tensor<4x3xf32> {
+  // expected-error @+2 {{'ember.concat' op inputs 'tensor<2x3xf32>' and 'tensor<2x3xi32>' differ in rank, element type or a dim other than axis 0}}
+  // expected-error @+1 {{'ember.concat' op failed to infer returned types}}
+  %0 = ember.concat %a, %b axis = 0 : tensor<2x3xf32>, tensor<2x3xi32> -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @concat_rank_mismatch(%a: tensor<2x3xf32>, %b: tensor<2x3x1xf32>) -> tensor<4x3xf32> {
+  // expected-error @+2 {{'ember.concat' op inputs 'tensor<2x3xf32>' and 'tensor<2x3x1xf32>' differ in rank}}
+  // expected-error @+1 {{'ember.concat' op failed to infer returned types}}
+  %0 = ember.concat %a, %b axis = 0 : tensor<2x3xf32>, tensor<2x3x1xf32> -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @gather_axis_out_of_range(%a: tensor<5x3xf32>, %i: tensor<2xi64>) -> tensor<5x2xf32> {
+  // expected-error @+2 {{'ember.gather' op axis 2 is out of range for rank 2 operand 'tensor<5x3xf32>'}}
+  // expected-error @+1 {{'ember.gather' op failed to infer returned types}}
+  %0 = ember.gather %a, %i axis = 2 : tensor<5x3xf32>, tensor<2xi64> -> tensor<5x2xf32>
+  return %0 : tensor<5x2xf32>
+}
+
+// -----
+
+func.func @gather_rank0_operand(%a: tensor<f32>, %i: tensor<2xi32>) -> tensor<2xf32> {
+  // expected-error @+2 {{'ember.gather' op axis 0 is out of range for rank 0 operand 'tensor<f32>'}}
+  // expected-error @+1 {{'ember.gather' op failed to infer returned types}}
+  %0 = ember.gather %a, %i axis = 0 : tensor<f32>, tensor<2xi32> -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions, argmax
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @reduce_sum_axis_out_of_range(%a: tensor<2x3xf32>) -> tensor<2xf32> {
+  // expected-error @+2 {{'ember.reduce_sum' op axis 2 is out of range for rank 2 operand 'tensor<2x3xf32>'}}
+  // expected-error @+1 {{'ember.reduce_sum' op failed to infer returned types}}
+  %0 = ember.reduce_sum %a axes = [2] : tensor<2x3xf32> -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @reduce_max_negative_axis(%a: tensor<2x3xi32>) -> tensor<2xi32> {
+  // expected-error @+2 {{'ember.reduce_max' op axis -1 is out of range for rank 2 operand 'tensor<2x3xi32>'}}
+  // expected-error @+1 {{'ember.reduce_max' op failed to infer returned types}}
+  %0 = ember.reduce_max %a axes = [-1] : tensor<2x3xi32> -> tensor<2xi32>
+  return %0 : tensor<2xi32>
+}
+
+// -----
+
+func.func @reduce_min_duplicate_axis(%a: tensor<2x3xf32>) -> tensor<2xf32> {
+  // expected-error @+2 {{'ember.reduce_min' op axis 1 appears twice}}
+  // expected-error @+1 {{'ember.reduce_min' op failed to infer returned types}}
+  %0 = ember.reduce_min %a axes = [1, 1] : tensor<2x3xf32> -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @reduce_prod_i1(%a: tensor<2x3xi1>) -> tensor<2xi1> {
+  // expected-error @+2 {{'ember.reduce_prod' op requires numeric (f32, f64, i32 or i64) elements, got 'tensor<2x3xi1>'}}
+  // expected-error @+1 {{'ember.reduce_prod' op failed to infer returned types}}
+  %0 = ember.reduce_prod %a axes = [1] : tensor<2x3xi1> -> tensor<2xi1>
+  return %0 : tensor<2xi1>
+}
+
+// -----
+
+func.func @reduce_mean_int(%a: tensor<2x3xi32>) -> tensor<2xi32> {
+  // expected-error @+2 {{'ember.reduce_mean' op requires floating-point (f32 or f64) elements, got 'tensor<2x3xi32>'}}
+  // expected-error @+1 {{'ember.reduce_mean' op failed to infer returned types}}
+  %0 = ember.reduce_mean %a axes = [1] : tensor<2x3xi32> -> tensor<2xi32>
+  return %0 : tensor<2xi32>
+}
+
+// -----
+
+func.func @reduce_sum_keepdims_result(%a: tensor<2x3xf32>) -> tensor<2xf32> {
+  // expected-error @+2 {{'ember.reduce_sum' op inferred type(s) 'tensor<2x1xf32>' are incompatible with return type(s) of operation 'tensor<2xf32>'}}
+  // expected-error @+1 {{'ember.reduce_sum' op failed to infer returned types}}
+  %0 = ember.reduce_sum %a axes = [1] keepdims : tensor<2x3xf32> -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @argmax_axis_out_of_range(%a: tensor<2x3xf32>) -> tensor<2xi64> {
+  // expected-error @+2 {{'ember.argmax' op axis 2 is out of range for rank 2 operand 'tensor<2x3xf32>'}}
+  // expected-error @+1 {{'ember.argmax' op failed to infer returned types}}
+  %0 = ember.argmax %a axis = 2 : tensor<2x3xf32> -> tensor<2xi64>
+  return %0 : tensor<2xi64>
+}
+
+// -----
+
+func.func @argmax_i1(%a: tensor<4xi1>) -> tensor<i64> {
+  // expected-error @+2 {{'ember.argmax' op requires numeric (f32, f64, i32 or i64) elements, got 'tensor<4xi1>'}}
+  // expected-error @+1 {{'ember.argmax' op failed to infer returned types}}
+  %0 = ember.argmax %a axis = 0 : tensor<4xi1> -> tensor<i64>
+  return %0 : tensor<i64>
+}
+
+//===----------------------------------------------------------------------===//
+// matmul
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @matmul_rank1(%a: tensor<3xf32>, %b: tensor<3x4xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{'ember.matmul' op operands must both have rank 2, or equal rank > 2 (batched), got 'tensor<3xf32>' and 'tensor<3x4xf32>'}}
+  // expected-error @+1 {{'ember.matmul' op failed to infer returned types}}
+  %0 = ember.matmul %a, %b : tensor<3xf32>, tensor<3x4xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @matmul_rank_mismatch(%a: tensor<5x2x3xf32>, %b: tensor<3x4xf32>) -> tensor<5x2x4xf32> {
+  // expected-error @+2 {{'ember.matmul' op operands must both have rank 2, or equal rank > 2 (batched), got 'tensor<5x2x3xf32>' and 'tensor<3x4xf32>'}}
+  // expected-error @+1 {{'ember.matmul' op failed to infer returned types}}
+  %0 = ember.matmul %a, %b : tensor<5x2x3xf32>, tensor<3x4xf32> -> tensor<5x2x4xf32>
+  return %0 : tensor<5x2x4xf32>
+}
+
+// -----
+
+func.func @matmul_contracting(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) -> tensor<2x5xf32> {
+  // expected-error @+2 {{'ember.matmul' op contracting dims differ: 'tensor<2x3xf32>' has 3 columns but 'tensor<4x5xf32>' has 4 rows}}
+  // expected-error @+1 {{'ember.matmul' op failed to infer returned types}}
+  %0 = ember.matmul %a, %b : tensor<2x3xf32>, tensor<4x5xf32> -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+func.func @matmul_batch(%a: tensor<2x2x3xf32>, %b: tensor<3x3x4xf32>) -> tensor<2x2x4xf32> {
+  // expected-error @+2 {{'ember.matmul' op batch dims must be equal, got 'tensor<2x2x3xf32>' and 'tensor<3x3x4xf32>'}}
+  // expected-error @+1 {{'ember.matmul' op failed to infer returned types}}
+  %0 = ember.matmul %a, %b : tensor<2x2x3xf32>, tensor<3x3x4xf32> -> tensor<2x2x4xf32>
+  return %0 : tensor<2x2x4xf32>
+}
+
+// -----
+
+func.func @matmul_element_type(%a: tensor<2x3xf32>, %b: tensor<3x4xf64>) -> tensor<2x4xf32> {
+  // expected-error @+2 {{'ember.matmul' op operand element types must be identical, got 'tensor<2x3xf32>' and 'tensor<3x4xf64>'}}
+  // expected-error @+1 {{'ember.matmul' op failed to infer returned types}}
+  %0 = ember.matmul %a, %b : tensor<2x3xf32>, tensor<3x4xf64> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @matmul_i1(%a: tensor<2x3xi1>, %b: tensor<3x4xi1>) -> tensor<2x4xi1> {
+  // expected-error @+2 {{'ember.matmul' op requires numeric (f32, f64, i32 or i64) elements, got 'tensor<2x3xi1>'}}
+  // expected-error @+1 {{'ember.matmul' op failed to infer returned types}}
+  %0 = ember.matmul %a, %b : tensor<2x3xi1>, tensor<3x4xi1> -> tensor<2x4xi1>
+  return %0 : tensor<2x4xi1>
+}

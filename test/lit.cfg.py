@@ -1,0 +1,53 @@
+# -*- Python -*-
+# lit configuration of ember's FileCheck tests (out-of-tree MLIR style).
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "EMBER"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.ember_obj_root, "test")
+
+config.excludes = [
+    "Inputs",
+    "CMakeLists.txt",
+    "lit.cfg.py",
+    "lit.site.cfg.py",
+    "lit.site.cfg.py.in",
+    "README.md",
+    "README.txt",
+    "README",
+]
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+# The JIT runtime libraries mlir-runner loads for printMemref* and friends.
+config.substitutions.append(
+    (
+        "%mlir_runner_utils",
+        ",".join(
+            os.path.join(config.mlir_runner_utils_dir, lib + config.llvm_shlib_ext)
+            for lib in ("libmlir_runner_utils", "libmlir_c_runner_utils")
+        ),
+    )
+)
+
+config.ember_tools_dir = os.path.join(config.ember_obj_root, "bin")
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+tool_dirs = [config.ember_tools_dir, config.llvm_tools_dir]
+tools = [
+    ToolSubst("ember-opt", unresolved="fatal"),
+    ToolSubst("mlir-runner", unresolved="fatal"),
+]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
