@@ -162,7 +162,8 @@ EMBER_DECLARE_BINARY_OPERATOR(&)
 EMBER_DECLARE_BINARY_OPERATOR(|)
 #undef EMBER_DECLARE_BINARY_OPERATOR
 Tensor operator-(Located x);
-Tensor operator!(Located x);
+/// numpy `~`: logical not for bool, bitwise not for integers.
+Tensor operator~(Located x);
 
 //===----------------------------------------------------------------------===//
 // Files and the kernel cache

@@ -379,7 +379,7 @@ EMBER_DEFINE_OPERATOR(|, logical_or)
 #undef EMBER_DEFINE_OPERATOR
 
 Tensor ember::operator-(Located x) { return neg(x.tensor, x.loc); }
-Tensor ember::operator!(Located x) { return logical_not(x.tensor, x.loc); }
+Tensor ember::operator~(Located x) { return logical_not(x.tensor, x.loc); }
 
 //===----------------------------------------------------------------------===//
 // .npy files

@@ -5,6 +5,7 @@
 #include "ember/InitAll.h"
 #include "ember/Pipelines/Pipelines.h"
 
+#include "emberrt/runtime.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Pass/PassManager.h"
@@ -77,5 +78,12 @@ std::unique_ptr<ExecutionEngine> ember::jit::compileModule(ModuleOp module, std:
     error += llvm::toString(engine.takeError());
     return nullptr;
   }
+  // Runtime functions that lowered code may call, served by ember's runtime.
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    symbols[interner("memrefCopy")] = {llvm::orc::ExecutorAddr::fromPtr(&emberrt_memref_copy),
+                                       llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
   return std::move(*engine);
 }

@@ -125,3 +125,46 @@ extern "C" emberrt_status_t emberrt_memref_init(emberrt_memref_t *memref, void *
   }
   return EMBERRT_OK;
 }
+
+namespace {
+/// Views a ranked descriptor of `rank` dims: {alloc, aligned, offset, sizes, strides}.
+struct StridedView {
+  char *aligned;
+  int64_t offset;
+  const int64_t *sizes;
+  const int64_t *strides;
+};
+
+StridedView viewOf(const emberrt_unranked_memref_t *memref) {
+  auto *words = static_cast<int64_t *>(memref->descriptor);
+  return {reinterpret_cast<char *>(words[1]), words[2], words + 3, words + 3 + memref->rank};
+}
+} // namespace
+
+extern "C" void emberrt_memref_copy(int64_t element_size, emberrt_unranked_memref_t *source,
+                                    emberrt_unranked_memref_t *target) {
+  int64_t rank = source->rank;
+  StridedView from = viewOf(source), to = viewOf(target);
+  int64_t total = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    total *= from.sizes[d];
+  if (total == 0)
+    return;
+  // Walk the index space like an odometer, keeping both element offsets.
+  std::vector<int64_t> index(static_cast<size_t>(rank), 0);
+  int64_t fromOffset = from.offset, toOffset = to.offset;
+  for (int64_t n = 0; n < total; ++n) {
+    std::memcpy(to.aligned + toOffset * element_size, from.aligned + fromOffset * element_size,
+                static_cast<size_t>(element_size));
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      ++index[d];
+      fromOffset += from.strides[d];
+      toOffset += to.strides[d];
+      if (index[d] < from.sizes[d])
+        break;
+      fromOffset -= from.strides[d] * from.sizes[d];
+      toOffset -= to.strides[d] * from.sizes[d];
+      index[d] = 0;
+    }
+  }
+}

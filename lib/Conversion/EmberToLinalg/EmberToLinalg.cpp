@@ -168,13 +168,21 @@ static Value emitScalar(Operation *op, OpBuilder &b, Location loc, ValueRange ar
       .Case([&](AbsOp) -> Value {
         if (isFloat)
           return math::AbsFOp::create(b, loc, x);
-        return math::AbsIOp::create(b, loc, x);
+        // x < 0 ? -x : x (math.absi has no lowering in every pipeline step).
+        Value zero = constantLike(b, loc, type, 0);
+        Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, zero);
+        return arith::SelectOp::create(b, loc, negative, arith::SubIOp::create(b, loc, zero, x),
+                                       x);
       })
       .Case([&](ExpOp) { return unaryFloat(math::ExpOp()); })
       .Case([&](LogOp) { return unaryFloat(math::LogOp()); })
       .Case([&](Log1pOp) { return unaryFloat(math::Log1pOp()); })
       .Case([&](SqrtOp) { return unaryFloat(math::SqrtOp()); })
-      .Case([&](RsqrtOp) { return unaryFloat(math::RsqrtOp()); })
+      // 1 / sqrt(x) rather than math.rsqrt, which libm does not provide.
+      .Case([&](RsqrtOp) -> Value {
+        return arith::DivFOp::create(b, loc, constantLike(b, loc, type, 1),
+                                     math::SqrtOp::create(b, loc, x));
+      })
       .Case([&](TanhOp) { return unaryFloat(math::TanhOp()); })
       .Case([&](SinOp) { return unaryFloat(math::SinOp()); })
       .Case([&](CosOp) { return unaryFloat(math::CosOp()); })

@@ -69,6 +69,18 @@ typedef struct emberrt_memref {
 emberrt_status_t emberrt_memref_init(emberrt_memref_t *memref, void *data, int rank,
                                      const int64_t *sizes);
 
+/* An unranked memref as MLIR's lowering passes it: a rank and a pointer to a
+ * ranked descriptor. */
+typedef struct emberrt_unranked_memref {
+  int64_t rank;
+  void *descriptor;
+} emberrt_unranked_memref_t;
+
+/* Copies between two strided memrefs of the same shape; compiled code calls
+ * it (as `memrefCopy`) for copies between non-contiguous buffers. */
+void emberrt_memref_copy(int64_t element_size, emberrt_unranked_memref_t *source,
+                         emberrt_unranked_memref_t *target);
+
 /* The packed entry point of a compiled function. */
 typedef void (*emberrt_entry_fn)(void **args);
 

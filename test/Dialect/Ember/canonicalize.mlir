@@ -463,18 +463,6 @@ func.func @abs_fold() -> (tensor<3xi64>, tensor<2xf32>) {
 
 // -----
 
-// numpy (and the compiled code, math.absf): abs(-0.0) = +0.0.
-// CHECK-LABEL: func.func @abs_fold_negative_zero(
-// CHECK-NEXT:    %[[C:.*]] = ember.constant dense<[0.000000e+00, 1.500000e+00]> : tensor<2xf32>
-// CHECK-NEXT:    return %[[C]]
-func.func @abs_fold_negative_zero() -> tensor<2xf32> {
-  %a = ember.constant dense<[-0.0, -1.5]> : tensor<2xf32>
-  %0 = ember.abs %a : tensor<2xf32>
-  return %0 : tensor<2xf32>
-}
-
-// -----
-
 // CHECK-LABEL: func.func @exp_log_fold(
 // CHECK-DAG:     %[[EXP:.*]] = ember.constant dense<[1.000000e+00, 2.71828175, 0.36787945]> : tensor<3xf32>
 // CHECK-DAG:     %[[LOG:.*]] = ember.constant dense<[0.000000e+00, -0.693147182, 0xFF800000]> : tensor<3xf32>
@@ -542,18 +530,6 @@ func.func @relu_fold() -> (tensor<3xi32>, tensor<2xf32>) {
   %0 = ember.relu %a : tensor<3xi32>
   %1 = ember.relu %b : tensor<2xf32>
   return %0, %1 : tensor<3xi32>, tensor<2xf32>
-}
-
-// -----
-
-// relu is max(x, 0) and NaN propagates (numpy; arith.maximumf in the compiled code).
-// CHECK-LABEL: func.func @relu_fold_nan(
-// CHECK-NEXT:    %[[C:.*]] = ember.constant dense<[0x7FC00000, 0.000000e+00]> : tensor<2xf32>
-// CHECK-NEXT:    return %[[C]]
-func.func @relu_fold_nan() -> tensor<2xf32> {
-  %a = ember.constant dense<[0x7FC00000, -1.5]> : tensor<2xf32>
-  %0 = ember.relu %a : tensor<2xf32>
-  return %0 : tensor<2xf32>
 }
 
 // -----

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs every Debian package ember needs (idempotent; run as root on Debian 12).
+#   scripts/setup.sh            build and test dependencies
+#   scripts/setup.sh --bench    also the benchmark peers (LibTorch, OpenBLAS)
+set -euo pipefail
+
+packages=(
+  # LLVM/MLIR 22: libraries, mlir-tblgen/mlir-opt/mlir-runner, lit and FileCheck
+  llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22
+  # build
+  cmake ninja-build ccache zlib1g-dev libzstd-dev
+  # tests and benchmarks
+  libgtest-dev libbenchmark-dev
+)
+if [[ "${1:-}" == "--bench" ]]; then
+  packages+=(libtorch-dev libopenblas-dev)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""
+  [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+echo "ember: all packages present"

@@ -1,0 +1,374 @@
+// RUN: ember-opt %s --convert-ember-to-linalg -split-input-file | FileCheck %s
+
+// Representative lowerings of ember ops to linalg / tensor / arith / math.
+
+// CHECK-DAG:   #[[$ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @add_f32(
+// CHECK-SAME:      %[[A:.*]]: tensor<2x3xf32>, %[[B:.*]]: tensor<2x3xf32>)
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<2x3xf32>
+// CHECK:         %[[R:.*]] = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ID2]], #[[$ID2]]], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME:        ins(%[[A]], %[[B]] : tensor<2x3xf32>, tensor<2x3xf32>) outs(%[[E]] : tensor<2x3xf32>)
+// CHECK-NEXT:    ^bb0(%[[X:.*]]: f32, %[[Y:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[X]], %[[Y]] : f32
+// CHECK-NEXT:      linalg.yield %[[S]] : f32
+// CHECK:         return %[[R]]
+// CHECK-NOT:     ember.
+func.func @add_f32(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = ember.add %a, %b : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @elementwise_int(
+// CHECK:         arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK:         arith.divsi %{{.*}}, %{{.*}} : i32
+// CHECK:         arith.floordivsi %{{.*}}, %{{.*}} : i32
+// CHECK:         %[[REM:.*]] = arith.remsi %{{.*}}, %{{.*}} : i32
+// CHECK:         arith.select %{{.*}}, %{{.*}}, %[[REM]] : i32
+// CHECK:         math.ipowi %{{.*}}, %{{.*}} : i32
+// CHECK:         arith.maxsi %{{.*}}, %{{.*}} : i32
+// CHECK:         arith.andi %{{.*}}, %{{.*}} : i32
+func.func @elementwise_int(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
+  %0 = ember.add %a, %b : tensor<4xi32>
+  %1 = ember.div %0, %b : tensor<4xi32>
+  %2 = ember.floordiv %1, %b : tensor<4xi32>
+  %3 = ember.mod %2, %b : tensor<4xi32>
+  %4 = ember.pow %3, %b : tensor<4xi32>
+  %5 = ember.maximum %4, %b : tensor<4xi32>
+  %6 = ember.and %5, %b : tensor<4xi32>
+  return %6 : tensor<4xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @elementwise_float(
+// CHECK:         %[[Q:.*]] = arith.divf %{{.*}}, %{{.*}} : f64
+// CHECK-NEXT:    math.floor %[[Q]] : f64
+// CHECK:         arith.remf %{{.*}}, %{{.*}} : f64
+// CHECK:         math.powf %{{.*}}, %{{.*}} : f64
+// CHECK:         arith.minimumf %{{.*}}, %{{.*}} : f64
+// CHECK:         math.tanh %{{.*}} : f64
+// CHECK:         %[[NEG:.*]] = arith.negf %{{.*}} : f64
+// CHECK-NEXT:    %[[EXP:.*]] = math.exp %[[NEG]] : f64
+// CHECK-NEXT:    %[[DEN:.*]] = arith.addf %[[ONE:.*]], %[[EXP]] : f64
+// CHECK-NEXT:    arith.divf %[[ONE]], %[[DEN]] : f64
+func.func @elementwise_float(%a: tensor<4xf64>, %b: tensor<4xf64>) -> tensor<4xf64> {
+  %0 = ember.floordiv %a, %b : tensor<4xf64>
+  %1 = ember.mod %0, %b : tensor<4xf64>
+  %2 = ember.pow %1, %b : tensor<4xf64>
+  %3 = ember.minimum %2, %b : tensor<4xf64>
+  %4 = ember.tanh %3 : tensor<4xf64>
+  %5 = ember.sigmoid %4 : tensor<4xf64>
+  return %5 : tensor<4xf64>
+}
+
+// -----
+
+// Size-1 dims that broadcast read index 0; leading dims are dropped.
+// CHECK-DAG:   #[[$IN:.*]] = affine_map<(d0, d1, d2) -> (d1, 0)>
+// CHECK-DAG:   #[[$OUT:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @broadcast_to(
+// CHECK-SAME:      %[[X:.*]]: tensor<2x1xf32>)
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<4x2x3xf32>
+// CHECK:         %[[R:.*]] = linalg.generic {indexing_maps = [#[[$IN]], #[[$OUT]]], iterator_types = ["parallel", "parallel", "parallel"]}
+// CHECK-SAME:        ins(%[[X]] : tensor<2x1xf32>) outs(%[[E]] : tensor<4x2x3xf32>)
+// CHECK-NEXT:    ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      linalg.yield %[[IN]] : f32
+// CHECK:         return %[[R]]
+func.func @broadcast_to(%x: tensor<2x1xf32>) -> tensor<4x2x3xf32> {
+  %0 = ember.broadcast_to %x : tensor<2x1xf32> -> tensor<4x2x3xf32>
+  return %0 : tensor<4x2x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reshape(
+// CHECK-SAME:      %[[X:.*]]: tensor<2x3xf32>)
+// CHECK-NEXT:    %[[FLAT:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1]] : tensor<2x3xf32> into tensor<6xf32>
+// CHECK-NEXT:    %[[UNIT:.*]] = tensor.expand_shape %[[X]] {{\[}}[0], [1, 2]] output_shape [2, 3, 1] : tensor<2x3xf32> into tensor<2x3x1xf32>
+// CHECK-NEXT:    %[[TMP:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1]] : tensor<2x3xf32> into tensor<6xf32>
+// CHECK-NEXT:    %[[SWAP:.*]] = tensor.expand_shape %[[TMP]] {{\[}}[0, 1]] output_shape [3, 2] : tensor<6xf32> into tensor<3x2xf32>
+// CHECK-NEXT:    return %[[FLAT]], %[[UNIT]], %[[SWAP]]
+func.func @reshape(%x: tensor<2x3xf32>) -> (tensor<6xf32>, tensor<2x3x1xf32>, tensor<3x2xf32>) {
+  %0 = ember.reshape %x : tensor<2x3xf32> -> tensor<6xf32>
+  %1 = ember.reshape %x : tensor<2x3xf32> -> tensor<2x3x1xf32>
+  %2 = ember.reshape %x : tensor<2x3xf32> -> tensor<3x2xf32>
+  return %0, %1, %2 : tensor<6xf32>, tensor<2x3x1xf32>, tensor<3x2xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @transpose(
+// CHECK-SAME:      %[[X:.*]]: tensor<2x3x4xi64>)
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<4x2x3xi64>
+// CHECK:         %[[T:.*]] = linalg.transpose ins(%[[X]] : tensor<2x3x4xi64>) outs(%[[E]] : tensor<4x2x3xi64>) permutation = [2, 0, 1]
+// CHECK:         return %[[T]]
+func.func @transpose(%x: tensor<2x3x4xi64>) -> tensor<4x2x3xi64> {
+  %0 = ember.transpose %x permutation = [2, 0, 1] : tensor<2x3x4xi64> -> tensor<4x2x3xi64>
+  return %0 : tensor<4x2x3xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @slice(
+// CHECK-SAME:      %[[X:.*]]: tensor<5x6xf32>)
+// CHECK-NEXT:    %[[S:.*]] = tensor.extract_slice %[[X]][1, 0] [2, 2] [2, 4] : tensor<5x6xf32> to tensor<2x2xf32>
+// CHECK-NEXT:    return %[[S]]
+func.func @slice(%x: tensor<5x6xf32>) -> tensor<2x2xf32> {
+  %0 = ember.slice %x start = [1, 0] limit = [5, 6] stride = [2, 4] : tensor<5x6xf32> -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @concat(
+// CHECK-SAME:      %[[A:.*]]: tensor<2x3xi32>, %[[B:.*]]: tensor<2x1xi32>, %[[C:.*]]: tensor<2x2xi32>)
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<2x6xi32>
+// CHECK-NEXT:    %[[I0:.*]] = tensor.insert_slice %[[A]] into %[[E]][0, 0] [2, 3] [1, 1] : tensor<2x3xi32> into tensor<2x6xi32>
+// CHECK-NEXT:    %[[I1:.*]] = tensor.insert_slice %[[B]] into %[[I0]][0, 3] [2, 1] [1, 1] : tensor<2x1xi32> into tensor<2x6xi32>
+// CHECK-NEXT:    %[[I2:.*]] = tensor.insert_slice %[[C]] into %[[I1]][0, 4] [2, 2] [1, 1] : tensor<2x2xi32> into tensor<2x6xi32>
+// CHECK-NEXT:    return %[[I2]]
+func.func @concat(%a: tensor<2x3xi32>, %b: tensor<2x1xi32>, %c: tensor<2x2xi32>) -> tensor<2x6xi32> {
+  %0 = ember.concat %a, %b, %c axis = 1 : tensor<2x3xi32>, tensor<2x1xi32>, tensor<2x2xi32> -> tensor<2x6xi32>
+  return %0 : tensor<2x6xi32>
+}
+
+// -----
+
+// Indices wrap when negative and clamp into [0, size - 1].
+// CHECK-DAG:   #[[$IDX:.*]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-DAG:   #[[$ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @gather(
+// CHECK-SAME:      %[[X:.*]]: tensor<5x3xf32>, %[[I:.*]]: tensor<2xi64>)
+// CHECK:         linalg.generic {indexing_maps = [#[[$IDX]], #[[$ID2]]], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME:        ins(%[[I]] : tensor<2xi64>)
+// CHECK-NEXT:    ^bb0(%[[IN:.*]]: i64, %{{.*}}: f32):
+// CHECK-NEXT:      %[[IDX:.*]] = arith.index_cast %[[IN]] : i64 to index
+// CHECK-DAG:       %[[C5:.*]] = arith.constant 5 : index
+// CHECK-DAG:       %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG:       %[[C4:.*]] = arith.constant 4 : index
+// CHECK:           %[[NEG:.*]] = arith.cmpi slt, %[[IDX]], %[[C0]] : index
+// CHECK-NEXT:      %[[WRAP:.*]] = arith.addi %[[IDX]], %[[C5]] : index
+// CHECK-NEXT:      %[[SEL:.*]] = arith.select %[[NEG]], %[[WRAP]], %[[IDX]] : index
+// CHECK-NEXT:      %[[MIN:.*]] = arith.minsi %[[SEL]], %[[C4]] : index
+// CHECK-NEXT:      %[[ROW:.*]] = arith.maxsi %[[C0]], %[[MIN]] : index
+// CHECK-NEXT:      %[[COL:.*]] = linalg.index 1 : index
+// CHECK-NEXT:      %[[V:.*]] = tensor.extract %[[X]][%[[ROW]], %[[COL]]] : tensor<5x3xf32>
+// CHECK-NEXT:      linalg.yield %[[V]] : f32
+func.func @gather(%x: tensor<5x3xf32>, %i: tensor<2xi64>) -> tensor<2x3xf32> {
+  %0 = ember.gather %x, %i axis = 0 : tensor<5x3xf32>, tensor<2xi64> -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reduce_sum_keepdims(
+// CHECK-SAME:      %[[X:.*]]: tensor<2x3x4xf32>)
+// CHECK:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<2x4xf32>
+// CHECK:         %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<2x4xf32>) -> tensor<2x4xf32>
+// CHECK:         %[[RED:.*]] = linalg.reduce ins(%[[X]] : tensor<2x3x4xf32>) outs(%[[INIT]] : tensor<2x4xf32>) dimensions = [1]
+// CHECK-NEXT:      (%[[IN:.*]]: f32, %[[ACC:.*]]: f32) {
+// CHECK-NEXT:        %[[SUM:.*]] = arith.addf %[[IN]], %[[ACC]] : f32
+// CHECK-NEXT:        linalg.yield %[[SUM]] : f32
+// CHECK:         %[[K:.*]] = tensor.expand_shape %[[RED]] {{\[}}[0], [1, 2]] output_shape [2, 1, 4] : tensor<2x4xf32> into tensor<2x1x4xf32>
+// CHECK-NEXT:    return %[[K]]
+func.func @reduce_sum_keepdims(%x: tensor<2x3x4xf32>) -> tensor<2x1x4xf32> {
+  %0 = ember.reduce_sum %x axes = [1] keepdims : tensor<2x3x4xf32> -> tensor<2x1x4xf32>
+  return %0 : tensor<2x1x4xf32>
+}
+
+// -----
+
+// Reductions start from their identity: -inf / INT_MIN for max, +inf for min, 1 for prod.
+// CHECK-LABEL: func.func @reduce_inits(
+// CHECK:         %[[LOW:.*]] = arith.constant -2147483648 : i32
+// CHECK:         linalg.fill ins(%[[LOW]] : i32)
+// CHECK:         linalg.reduce
+// CHECK:           arith.maxsi
+// CHECK:         %[[HIGH:.*]] = arith.constant 0x7F800000 : f32
+// CHECK:         linalg.fill ins(%[[HIGH]] : f32)
+// CHECK:         linalg.reduce
+// CHECK:           arith.minimumf
+// CHECK:         %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK:         linalg.fill ins(%[[ONE]] : i64)
+// CHECK:         linalg.reduce
+// CHECK:           arith.muli
+func.func @reduce_inits(%x: tensor<2x3xi32>, %y: tensor<2x3xf32>, %z: tensor<4xi64>) -> (tensor<i32>, tensor<3xf32>, tensor<i64>) {
+  %0 = ember.reduce_max %x axes = [1, 0] : tensor<2x3xi32> -> tensor<i32>
+  %1 = ember.reduce_min %y axes = [0] : tensor<2x3xf32> -> tensor<3xf32>
+  %2 = ember.reduce_prod %z axes = [0] : tensor<4xi64> -> tensor<i64>
+  return %0, %1, %2 : tensor<i32>, tensor<3xf32>, tensor<i64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reduce_mean(
+// CHECK:         %[[RED:.*]] = linalg.reduce ins(%{{.*}} : tensor<2x3x4xf32>) outs(%{{.*}} : tensor<3xf32>) dimensions = [0, 2]
+// CHECK:           arith.addf
+// CHECK:         %[[MEAN:.*]] = linalg.generic {{.*}} ins(%[[RED]] : tensor<3xf32>)
+// CHECK-NEXT:    ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[N:.*]] = arith.constant 8.000000e+00 : f32
+// CHECK-NEXT:      %[[Q:.*]] = arith.divf %[[IN]], %[[N]] : f32
+// CHECK-NEXT:      linalg.yield %[[Q]] : f32
+// CHECK:         return %[[MEAN]]
+func.func @reduce_mean(%x: tensor<2x3x4xf32>) -> tensor<3xf32> {
+  %0 = ember.reduce_mean %x axes = [2, 0] : tensor<2x3x4xf32> -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+// The running (max, index) pair is replaced only on a strictly greater element.
+// CHECK-DAG:   #[[$IN:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG:   #[[$OUT:.*]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @argmax(
+// CHECK-SAME:      %[[X:.*]]: tensor<2x3xf32>)
+// CHECK:         %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK:         %[[MAXINIT:.*]] = linalg.fill ins(%[[NINF]] : f32) outs(%{{.*}} : tensor<2xf32>)
+// CHECK:         %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK:         %[[IDXINIT:.*]] = linalg.fill ins(%[[ZERO]] : i64) outs(%{{.*}} : tensor<2xi64>)
+// CHECK:         %[[R:.*]]:2 = linalg.generic {indexing_maps = [#[[$IN]], #[[$OUT]], #[[$OUT]]], iterator_types = ["parallel", "reduction"]}
+// CHECK-SAME:        ins(%[[X]] : tensor<2x3xf32>) outs(%[[MAXINIT]], %[[IDXINIT]] : tensor<2xf32>, tensor<2xi64>)
+// CHECK-NEXT:    ^bb0(%[[IN:.*]]: f32, %[[MAX:.*]]: f32, %[[IDX:.*]]: i64):
+// CHECK-NEXT:      %[[POS:.*]] = linalg.index 1 : index
+// CHECK-NEXT:      %[[POS64:.*]] = arith.index_cast %[[POS]] : index to i64
+// CHECK-NEXT:      %[[GT:.*]] = arith.cmpf ogt, %[[IN]], %[[MAX]] : f32
+// CHECK-NEXT:      %[[NEWMAX:.*]] = arith.select %[[GT]], %[[IN]], %[[MAX]] : f32
+// CHECK-NEXT:      %[[NEWIDX:.*]] = arith.select %[[GT]], %[[POS64]], %[[IDX]] : i64
+// CHECK-NEXT:      linalg.yield %[[NEWMAX]], %[[NEWIDX]] : f32, i64
+// CHECK:         return %[[R]]#1 : tensor<2xi64>
+func.func @argmax(%x: tensor<2x3xf32>) -> tensor<2xi64> {
+  %0 = ember.argmax %x axis = 1 : tensor<2x3xf32> -> tensor<2xi64>
+  return %0 : tensor<2xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @argmax_keepdims(
+// CHECK:         %[[R:.*]]:2 = linalg.generic
+// CHECK:         tensor.expand_shape %[[R]]#1 {{\[}}[0, 1]] output_shape [1, 3] : tensor<3xi64> into tensor<1x3xi64>
+func.func @argmax_keepdims(%x: tensor<2x3xi32>) -> tensor<1x3xi64> {
+  %0 = ember.argmax %x axis = 0 keepdims : tensor<2x3xi32> -> tensor<1x3xi64>
+  return %0 : tensor<1x3xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @matmul(
+// CHECK-SAME:      %[[A:.*]]: tensor<2x3xf32>, %[[B:.*]]: tensor<3x4xf32>)
+// CHECK:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<2x4xf32>
+// CHECK:         %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<2x4xf32>) -> tensor<2x4xf32>
+// CHECK:         %[[M:.*]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<2x3xf32>, tensor<3x4xf32>) outs(%[[INIT]] : tensor<2x4xf32>) -> tensor<2x4xf32>
+// CHECK:         return %[[M]]
+func.func @matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
+  %0 = ember.matmul %a, %b : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// Batch dims collapse into one for linalg.batch_matmul and expand back.
+// CHECK-LABEL: func.func @batch_matmul_rank4(
+// CHECK-SAME:      %[[A:.*]]: tensor<5x2x3x4xi64>, %[[B:.*]]: tensor<5x2x4x6xi64>)
+// CHECK-DAG:     %[[A3:.*]] = tensor.collapse_shape %[[A]] {{\[}}[0, 1], [2], [3]] : tensor<5x2x3x4xi64> into tensor<10x3x4xi64>
+// CHECK-DAG:     %[[B3:.*]] = tensor.collapse_shape %[[B]] {{\[}}[0, 1], [2], [3]] : tensor<5x2x4x6xi64> into tensor<10x4x6xi64>
+// CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK:         %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : i64) outs(%{{.*}} : tensor<10x3x6xi64>) -> tensor<10x3x6xi64>
+// CHECK:         %[[M:.*]] = linalg.batch_matmul ins(%[[A3]], %[[B3]] : tensor<10x3x4xi64>, tensor<10x4x6xi64>) outs(%[[INIT]] : tensor<10x3x6xi64>) -> tensor<10x3x6xi64>
+// CHECK:         %[[R:.*]] = tensor.expand_shape %[[M]] {{\[}}[0, 1], [2], [3]] output_shape [5, 2, 3, 6] : tensor<10x3x6xi64> into tensor<5x2x3x6xi64>
+// CHECK:         return %[[R]]
+func.func @batch_matmul_rank4(%a: tensor<5x2x3x4xi64>, %b: tensor<5x2x4x6xi64>) -> tensor<5x2x3x6xi64> {
+  %0 = ember.matmul %a, %b : tensor<5x2x3x4xi64>, tensor<5x2x4x6xi64> -> tensor<5x2x3x6xi64>
+  return %0 : tensor<5x2x3x6xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @cast(
+// CHECK:         ^bb0(%[[F:.*]]: f32, %{{.*}}: i32):
+// CHECK-NEXT:      %[[I:.*]] = arith.fptosi %[[F]] : f32 to i32
+// CHECK-NEXT:      linalg.yield %[[I]] : i32
+// CHECK:         ^bb0(%[[B:.*]]: i1, %{{.*}}: i64):
+// CHECK-NEXT:      %[[W:.*]] = arith.extui %[[B]] : i1 to i64
+// CHECK-NEXT:      linalg.yield %[[W]] : i64
+// CHECK:         ^bb0(%[[G:.*]]: f32, %{{.*}}: i1):
+// CHECK-NEXT:      %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      %[[NZ:.*]] = arith.cmpf une, %[[G]], %[[Z]] : f32
+// CHECK-NEXT:      linalg.yield %[[NZ]] : i1
+// CHECK:         ^bb0(%[[H:.*]]: i1, %{{.*}}: f64):
+// CHECK-NEXT:      %[[U:.*]] = arith.uitofp %[[H]] : i1 to f64
+// CHECK-NEXT:      linalg.yield %[[U]] : f64
+// CHECK:         ^bb0(%[[K:.*]]: i64, %{{.*}}: i32):
+// CHECK-NEXT:      %[[T:.*]] = arith.trunci %[[K]] : i64 to i32
+// CHECK-NEXT:      linalg.yield %[[T]] : i32
+func.func @cast(%a: tensor<4xf32>, %b: tensor<4xi1>, %c: tensor<4xi64>)
+    -> (tensor<4xi32>, tensor<4xi64>, tensor<4xi1>, tensor<4xf64>, tensor<4xi32>) {
+  %0 = ember.cast %a : tensor<4xf32> -> tensor<4xi32>
+  %1 = ember.cast %b : tensor<4xi1> -> tensor<4xi64>
+  %2 = ember.cast %a : tensor<4xf32> -> tensor<4xi1>
+  %3 = ember.cast %b : tensor<4xi1> -> tensor<4xf64>
+  %4 = ember.cast %c : tensor<4xi64> -> tensor<4xi32>
+  return %0, %1, %2, %3, %4 : tensor<4xi32>, tensor<4xi64>, tensor<4xi1>, tensor<4xf64>, tensor<4xi32>
+}
+
+// -----
+
+// Floats compare ordered, signed integers signed, i1 unsigned (false < true).
+// CHECK-LABEL: func.func @compare(
+// CHECK:         ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: i1):
+// CHECK-NEXT:      %[[R:.*]] = arith.cmpf olt, %[[A]], %[[B]] : f32
+// CHECK-NEXT:      linalg.yield %[[R]] : i1
+// CHECK:         ^bb0(%[[C:.*]]: i32, %[[D:.*]]: i32, %{{.*}}: i1):
+// CHECK-NEXT:      %[[S:.*]] = arith.cmpi slt, %[[C]], %[[D]] : i32
+// CHECK-NEXT:      linalg.yield %[[S]] : i1
+// CHECK:         ^bb0(%[[E:.*]]: i1, %[[F:.*]]: i1, %{{.*}}: i1):
+// CHECK-NEXT:      %[[T:.*]] = arith.cmpi ult, %[[E]], %[[F]] : i1
+// CHECK-NEXT:      linalg.yield %[[T]] : i1
+// CHECK:         ^bb0(%[[G:.*]]: f32, %[[H:.*]]: f32, %{{.*}}: i1):
+// CHECK-NEXT:      %[[U:.*]] = arith.cmpf une, %[[G]], %[[H]] : f32
+// CHECK-NEXT:      linalg.yield %[[U]] : i1
+// CHECK:         ^bb0(%[[I:.*]]: i64, %[[J:.*]]: i64, %{{.*}}: i1):
+// CHECK-NEXT:      %[[V:.*]] = arith.cmpi sge, %[[I]], %[[J]] : i64
+// CHECK-NEXT:      linalg.yield %[[V]] : i1
+func.func @compare(%a: tensor<4xf32>, %b: tensor<4xi32>, %c: tensor<4xi1>, %d: tensor<4xi64>)
+    -> (tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>) {
+  %0 = ember.compare lt, %a, %a : tensor<4xf32>
+  %1 = ember.compare lt, %b, %b : tensor<4xi32>
+  %2 = ember.compare lt, %c, %c : tensor<4xi1>
+  %3 = ember.compare ne, %a, %a : tensor<4xf32>
+  %4 = ember.compare ge, %d, %d : tensor<4xi64>
+  return %0, %1, %2, %3, %4 : tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @select_constant(
+// CHECK-SAME:      %[[C:.*]]: tensor<2xi1>, %[[A:.*]]: tensor<2xf32>)
+// CHECK:         %[[K:.*]] = arith.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+// CHECK:         linalg.generic {{.*}} ins(%[[C]], %[[A]], %[[K]] : tensor<2xi1>, tensor<2xf32>, tensor<2xf32>)
+// CHECK-NEXT:    ^bb0(%[[P:.*]]: i1, %[[X:.*]]: f32, %[[Y:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[S:.*]] = arith.select %[[P]], %[[X]], %[[Y]] : f32
+// CHECK-NEXT:      linalg.yield %[[S]] : f32
+func.func @select_constant(%c: tensor<2xi1>, %a: tensor<2xf32>) -> tensor<2xf32> {
+  %k = ember.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %0 = ember.select %c, %a, %k : tensor<2xi1>, tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @unary_int(
+// CHECK:         %[[Z:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:    arith.subi %[[Z]], %{{.*}} : i32
+// CHECK:         math.absi %{{.*}} : i32
+// CHECK:         %[[ONES:.*]] = arith.constant -1 : i32
+// CHECK-NEXT:    arith.xori %{{.*}}, %[[ONES]] : i32
+func.func @unary_int(%x: tensor<4xi32>) -> tensor<4xi32> {
+  %0 = ember.neg %x : tensor<4xi32>
+  %1 = ember.abs %0 : tensor<4xi32>
+  %2 = ember.not %1 : tensor<4xi32>
+  return %2 : tensor<4xi32>
+}

@@ -1,0 +1,124 @@
+// Creating tensors, reading values back, conversions to C++ values.
+#include "ember/ember.h"
+
+#include <gtest/gtest.h>
+
+using namespace ember;
+
+TEST(Creation, NestedListsInferTensorFlowDTypes) {
+  Tensor i = {{1, 2}, {3, 4}};
+  EXPECT_EQ(i.dtype(), DType::Int32);
+  EXPECT_EQ(i.shape(), (Shape{2, 2}));
+  EXPECT_EQ(i.to_vector<int>(), (std::vector<int>{1, 2, 3, 4}));
+
+  Tensor f = {{2.}};
+  EXPECT_EQ(f.dtype(), DType::Float32);
+  EXPECT_EQ(f.shape(), (Shape{1, 1}));
+
+  Tensor b = {true, false};
+  EXPECT_EQ(b.dtype(), DType::Bool);
+
+  Tensor wide = {int64_t(1) << 40, int64_t(2)};
+  EXPECT_EQ(wide.dtype(), DType::Int64);
+  EXPECT_EQ(wide.to_vector<int64_t>()[0], int64_t(1) << 40);
+
+  Tensor mixed = {1, 2.5};
+  EXPECT_EQ(mixed.dtype(), DType::Float32);
+  EXPECT_EQ(mixed.to_vector<float>(), (std::vector<float>{1.f, 2.5f}));
+
+  Tensor three = {{{1, 2}}, {{3, 4}}, {{5, 6}}};
+  EXPECT_EQ(three.shape(), (Shape{3, 1, 2}));
+}
+
+TEST(Creation, ExplicitDTypeConverts) {
+  Tensor d({1, 2, 3}, DType::Float64);
+  EXPECT_EQ(d.dtype(), DType::Float64);
+  EXPECT_EQ(d.to_vector<double>(), (std::vector<double>{1, 2, 3}));
+  Tensor t({0.0, 2.5, -3.7}, DType::Int32); // float -> int truncates toward zero
+  EXPECT_EQ(t.to_vector<int>(), (std::vector<int>{0, 2, -3}));
+  Tensor b({0, 3, -1}, DType::Bool);
+  EXPECT_EQ(b.to_vector<int>(), (std::vector<int>{0, 1, 1}));
+}
+
+TEST(Creation, RaggedListsAreRefused) {
+  EXPECT_THROW((Tensor{{1, 2}, {3}}), Error);
+}
+
+TEST(Creation, Scalars) {
+  Tensor s(3);
+  EXPECT_EQ(s.rank(), 0);
+  EXPECT_EQ(s.dtype(), DType::Int32);
+  EXPECT_EQ(int(s), 3);
+  Tensor zero(0); // not a null pointer
+  EXPECT_TRUE(zero.defined());
+  EXPECT_EQ(Tensor(2.5).dtype(), DType::Float32);
+  EXPECT_DOUBLE_EQ(double(Tensor(2.5)), 2.5);
+  EXPECT_TRUE(bool(Tensor(true)));
+  EXPECT_EQ(Tensor(7, DType::Int64).dtype(), DType::Int64);
+}
+
+TEST(Creation, ItemNeedsOneElement) {
+  Tensor v = {1, 2};
+  try {
+    (void)v.item<int>();
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("(2,)"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(Tensor({5}).item<int>(), 5);
+}
+
+TEST(Creation, Fills) {
+  EXPECT_EQ(zeros({2, 3}).to_vector<float>(), std::vector<float>(6, 0.f));
+  EXPECT_EQ(ones({2}, DType::Int64).to_vector<int64_t>(), (std::vector<int64_t>{1, 1}));
+  Tensor f = full({2, 2}, 7.5, DType::Float64);
+  EXPECT_EQ(f.dtype(), DType::Float64);
+  EXPECT_EQ(f.to_vector<double>(), std::vector<double>(4, 7.5));
+}
+
+TEST(Creation, Arange) {
+  EXPECT_EQ(arange(0, 5).to_vector<int>(), (std::vector<int>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(arange(5, 0, -2).to_vector<int>(), (std::vector<int>{5, 3, 1}));
+  EXPECT_EQ(arange(0, 1, 0.25, DType::Float32).to_vector<float>(),
+            (std::vector<float>{0, 0.25f, 0.5f, 0.75f}));
+  EXPECT_THROW(arange(0, 1, 0), Error);
+}
+
+TEST(Creation, RandomIsSeededAndInRange) {
+  Tensor a = random_uniform({1000}, 42, -1, 1);
+  Tensor b = random_uniform({1000}, 42, -1, 1);
+  Tensor c = random_uniform({1000}, 43, -1, 1);
+  EXPECT_EQ(a.to_vector<float>(), b.to_vector<float>());
+  EXPECT_NE(a.to_vector<float>(), c.to_vector<float>());
+  for (float v : a.to_vector<float>()) {
+    EXPECT_GE(v, -1.f);
+    EXPECT_LT(v, 1.f);
+  }
+  Tensor n = random_normal({20000}, 7, 3.0, 2.0, DType::Float64);
+  std::vector<double> values = n.to_vector<double>();
+  double mean = 0, var = 0;
+  for (double v : values)
+    mean += v / values.size();
+  for (double v : values)
+    var += (v - mean) * (v - mean) / values.size();
+  EXPECT_NEAR(mean, 3.0, 0.05);
+  EXPECT_NEAR(var, 4.0, 0.15);
+  EXPECT_EQ(random_normal({5}, 7).to_vector<float>(), random_normal({5}, 7).to_vector<float>());
+}
+
+TEST(Creation, FromVector) {
+  Tensor t = Tensor::from_vector(std::vector<float>{1, 2, 3, 4, 5, 6}, {2, 3});
+  EXPECT_EQ(t.shape(), (Shape{2, 3}));
+  EXPECT_EQ(t.data_ptr<float>()[5], 6.f);
+  EXPECT_THROW(t.data_ptr<double>(), Error);
+  EXPECT_THROW(Tensor::from_vector(std::vector<float>{1, 2}, {3}), Error);
+}
+
+TEST(Creation, Printing) {
+  Tensor a = {{1, 2}, {3, 4}};
+  EXPECT_EQ(a.to_string(), "ember.Tensor(\n[[1 2]\n [3 4]], shape=(2, 2), dtype=int32)");
+  EXPECT_EQ(Tensor({1, 2, 3}).to_string(), "ember.Tensor([1 2 3], shape=(3,), dtype=int32)");
+  EXPECT_EQ(Shape{}.str(), "()");
+}
+
+TEST(Creation, EagerIsTheDefault) { EXPECT_TRUE(executing_eagerly()); }

@@ -1,0 +1,101 @@
+// Bad op calls throw OpError naming the op, the shapes or dtypes and the
+// caller's file and line (story A7).
+#include "ember/ember.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+using namespace ember;
+
+namespace {
+/// Runs `call`, expects an OpError, returns its message.
+template <typename F>
+std::string errorOf(F &&call) {
+  try {
+    call();
+  } catch (const OpError &e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected an OpError";
+  return "";
+}
+
+std::string here(int line) { return "ErrorsTest.cpp:" + std::to_string(line) + ":"; }
+
+void expectContains(const std::string &message, const std::string &piece) {
+  EXPECT_NE(message.find(piece), std::string::npos) << "'" << piece << "' not in: " << message;
+}
+} // namespace
+
+TEST(Errors, MatmulShapeMismatchNamesOpShapesAndLine) {
+  Tensor a = zeros({2, 3}), b = zeros({4, 5});
+  int line = __LINE__ + 1;
+  std::string message = errorOf([&] { matmul(a, b); });
+  expectContains(message, here(line));
+  expectContains(message, "'ember.matmul' op");
+  expectContains(message, "tensor<2x3xf32>");
+  expectContains(message, "tensor<4x5xf32>");
+}
+
+TEST(Errors, MixedDTypesNeedACast) {
+  Tensor f = {1.f, 2.f}, i = {1, 2};
+  int line = __LINE__ + 1;
+  std::string message = errorOf([&] { (void)(f + i); });
+  expectContains(message, here(line));
+  expectContains(message, "'ember.add' op");
+  expectContains(message, "float32");
+  expectContains(message, "int32");
+  expectContains(message, "cast");
+  EXPECT_EQ((f + cast(i, DType::Float32)).to_vector<float>(), (std::vector<float>{2, 4}));
+}
+
+TEST(Errors, GatherOutOfRange) {
+  Tensor x = {10, 20, 30};
+  int line = __LINE__ + 1;
+  std::string message = errorOf([&] { gather(x, Tensor({0, 3})); });
+  expectContains(message, here(line));
+  expectContains(message, "'ember.gather' op index 3 is out of range");
+}
+
+TEST(Errors, BroadcastIncompatible) {
+  Tensor a = zeros({2, 3}), b = zeros({4});
+  std::string message = errorOf([&] { (void)(a * b); });
+  expectContains(message, "'ember.mul' op cannot broadcast shapes (2, 3) and (4,)");
+}
+
+TEST(Errors, VerifierMessagesSurfaceAsExceptions) {
+  Tensor i = {1, 2};
+  int line = __LINE__ + 1;
+  std::string message = errorOf([&] { exp(i); });
+  expectContains(message, here(line));
+  expectContains(message, "'ember.exp' op requires floating-point");
+  expectContains(message, "tensor<2xi32>");
+
+  expectContains(errorOf([&] { reshape(zeros({2, 3}), {4, 2}); }), "'ember.reshape' op cannot reshape");
+  expectContains(errorOf([&] { reshape(zeros({2, 3}), {4, -1}); }), "'ember.reshape' op");
+  expectContains(errorOf([&] { transpose(zeros({2, 3}), {0, 0}); }),
+                 "'ember.transpose' op permutation [0, 0]");
+  expectContains(errorOf([&] { slice(zeros({4}), {1}, {9}); }), "'ember.slice' op dim 0");
+  expectContains(errorOf([&] { reduce_sum(zeros({2}), {3}); }), "'ember.reduce_sum' op axis 3");
+  expectContains(errorOf([&] { reduce_mean(Tensor({1, 2})); }), "'ember.reduce_mean' op requires");
+  expectContains(errorOf([&] { concat({zeros({2, 2}), zeros({3, 3})}, 0); }), "'ember.concat' op");
+  expectContains(errorOf([&] { where(Tensor({1, 0}), Tensor({1}), Tensor({2})); }),
+                 "'ember.select' op condition must be a bool tensor");
+}
+
+TEST(Errors, RefusedCallsAreReportedEveryTime) {
+  Tensor a = zeros({2, 3}), b = zeros({4, 5});
+  std::string first = errorOf([&] { matmul(a, b); });
+  std::string second = errorOf([&] { matmul(a, b); });
+  EXPECT_FALSE(first.empty());
+  EXPECT_FALSE(second.empty());
+}
+
+TEST(Errors, OperatorsReportTheCallersLine) {
+  Tensor a = zeros({3}), b = zeros({2});
+  int line = __LINE__ + 1;
+  std::string message = errorOf([&] { (void)(a - b); });
+  expectContains(message, here(line));
+  expectContains(message, "'ember.sub' op");
+}

@@ -1,0 +1,73 @@
+// The eager kernel cache: one compile per signature, hits afterwards, safe
+// from many threads.
+#include "ember/ember.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
+
+using namespace ember;
+
+TEST(KernelCache, SecondCallOfASignatureCompilesNothing) {
+  Tensor a = ones({3, 7}), b = ones({3, 7});
+  (void)(a + b);
+  KernelCacheStats before = kernel_cache_stats();
+  for (int i = 0; i < 10; ++i)
+    (void)(a + b);
+  KernelCacheStats after = kernel_cache_stats();
+  EXPECT_EQ(after.misses, before.misses);
+  EXPECT_EQ(after.hits, before.hits + 10);
+}
+
+TEST(KernelCache, NewShapeOrDTypeOrAttributeIsANewKernel) {
+  Tensor a = ones({5, 11});
+  (void)reduce_sum(a, {0});
+  uint64_t misses = kernel_cache_stats().misses;
+  (void)reduce_sum(a, {1}); // new attribute
+  EXPECT_EQ(kernel_cache_stats().misses, misses + 1);
+  (void)reduce_sum(ones({5, 12}), {1}); // new shape
+  EXPECT_EQ(kernel_cache_stats().misses, misses + 2);
+  (void)reduce_sum(ones({5, 12}, DType::Float64), {1}); // new dtype
+  EXPECT_EQ(kernel_cache_stats().misses, misses + 3);
+  (void)reduce_sum(a, {1});
+  EXPECT_EQ(kernel_cache_stats().misses, misses + 3);
+  EXPECT_GT(kernel_cache_stats().compile_seconds, 0.0);
+}
+
+TEST(KernelCache, ConcurrentMissesCompileOnce) {
+  Tensor a = ones({13, 17}), b = ones({13, 17});
+  uint64_t misses = kernel_cache_stats().misses;
+  std::vector<std::thread> threads;
+  std::vector<float> sums(8);
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 20; ++i)
+        sums[t] = reduce_sum(maximum(a, b * 2.f)).item<float>();
+    });
+  for (auto &thread : threads)
+    thread.join();
+  for (float sum : sums)
+    EXPECT_EQ(sum, 13 * 17 * 2);
+  // broadcast_to (of the scalar), mul, maximum and reduce_sum: one kernel
+  // each, whatever the thread count.
+  EXPECT_EQ(kernel_cache_stats().misses, misses + 4);
+}
+
+TEST(KernelCache, DifferentSignaturesCompileInParallelThreads) {
+  std::vector<std::thread> threads;
+  std::vector<int> results(4);
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      Tensor x = arange(0, 20 + t);
+      results[t] = reduce_sum(x * x).item<int>();
+    });
+  for (auto &thread : threads)
+    thread.join();
+  for (int t = 0; t < 4; ++t) {
+    int n = 20 + t, expected = 0;
+    for (int i = 0; i < n; ++i)
+      expected += i * i;
+    EXPECT_EQ(results[t], expected);
+  }
+}

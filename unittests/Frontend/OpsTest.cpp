@@ -1,0 +1,201 @@
+// Every eager op computes what numpy computes, through the real JIT.
+#include "ember/ember.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+
+using namespace ember;
+
+namespace {
+std::vector<float> floats(const Tensor &t) { return t.to_vector<float>(); }
+std::vector<int> ints(const Tensor &t) { return t.to_vector<int>(); }
+
+void expectNear(const std::vector<float> &actual, const std::vector<float> &expected,
+                float tolerance = 1e-5f) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t i = 0; i < actual.size(); ++i) {
+    if (std::isnan(expected[i]))
+      EXPECT_TRUE(std::isnan(actual[i])) << i;
+    else
+      EXPECT_NEAR(actual[i], expected[i], tolerance * std::max(1.f, std::fabs(expected[i]))) << i;
+  }
+}
+} // namespace
+
+TEST(Ops, Arithmetic) {
+  Tensor a = {1.f, -2.f, 3.5f}, b = {2.f, 4.f, -0.5f};
+  EXPECT_EQ(floats(a + b), (std::vector<float>{3, 2, 3}));
+  EXPECT_EQ(floats(a - b), (std::vector<float>{-1, -6, 4}));
+  EXPECT_EQ(floats(a * b), (std::vector<float>{2, -8, -1.75f}));
+  EXPECT_EQ(floats(a / b), (std::vector<float>{0.5f, -0.5f, -7}));
+  expectNear(floats(pow(Tensor({2.f, 9.f}), Tensor({3.f, 0.5f}))), {8, 3});
+  EXPECT_EQ(floats(maximum(a, b)), (std::vector<float>{2, 4, 3.5f}));
+  EXPECT_EQ(floats(minimum(a, b)), (std::vector<float>{1, -2, -0.5f}));
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_TRUE(std::isnan(floats(maximum(Tensor({nan}), Tensor({1.f})))[0]));
+}
+
+TEST(Ops, IntegerDivisionFollowsCppAndNumpy) {
+  Tensor a = {7, -7, 7, -7}, b = {2, 2, -2, -2};
+  EXPECT_EQ(ints(a / b), (std::vector<int>{3, -3, -3, 3}));       // truncates (C++)
+  EXPECT_EQ(ints(floordiv(a, b)), (std::vector<int>{3, -4, -4, 3})); // numpy //
+  EXPECT_EQ(ints(a % b), (std::vector<int>{1, 1, -1, -1}));       // numpy %
+  Tensor f = {7.f, -7.f, 7.f, -7.f}, g = {2.f, 2.f, -2.f, -2.f};
+  EXPECT_EQ(floats(floordiv(f, g)), (std::vector<float>{3, -4, -4, 3}));
+  EXPECT_EQ(floats(mod(f, g)), (std::vector<float>{1, 1, -1, -1}));
+  EXPECT_EQ(ints(pow(Tensor({2, -3, 5}), Tensor({10, 3, 0}))), (std::vector<int>{1024, -27, 1}));
+}
+
+TEST(Ops, UnaryMath) {
+  std::vector<float> x = {0.25f, 1.f, 2.5f};
+  Tensor t = Tensor::from_vector(x, {3});
+  auto apply = [&](float (*f)(float)) {
+    std::vector<float> out;
+    for (float v : x)
+      out.push_back(f(v));
+    return out;
+  };
+  expectNear(floats(exp(t)), apply([](float v) { return std::exp(v); }));
+  expectNear(floats(log(t)), apply([](float v) { return std::log(v); }));
+  expectNear(floats(log1p(t)), apply([](float v) { return std::log1p(v); }));
+  expectNear(floats(sqrt(t)), apply([](float v) { return std::sqrt(v); }));
+  expectNear(floats(rsqrt(t)), apply([](float v) { return 1 / std::sqrt(v); }));
+  expectNear(floats(tanh(t)), apply([](float v) { return std::tanh(v); }));
+  expectNear(floats(sigmoid(t)), apply([](float v) { return 1 / (1 + std::exp(-v)); }));
+  expectNear(floats(sin(t)), apply([](float v) { return std::sin(v); }));
+  expectNear(floats(cos(t)), apply([](float v) { return std::cos(v); }));
+  Tensor s = {-2.f, 0.f, 3.f};
+  EXPECT_EQ(floats(neg(s)), (std::vector<float>{2, -0.f, -3}));
+  EXPECT_EQ(floats(-s), (std::vector<float>{2, -0.f, -3}));
+  EXPECT_EQ(floats(abs(s)), (std::vector<float>{2, 0, 3}));
+  EXPECT_EQ(floats(relu(s)), (std::vector<float>{0, 0, 3}));
+  EXPECT_EQ(floats(square(s)), (std::vector<float>{4, 0, 9}));
+  EXPECT_EQ(floats(sign(s)), (std::vector<float>{-1, 0, 1}));
+  EXPECT_EQ(ints(abs(Tensor({-3, 4}))), (std::vector<int>{3, 4}));
+  EXPECT_EQ(ints(sign(Tensor({-3, 0, 4}))), (std::vector<int>{-1, 0, 1}));
+}
+
+TEST(Ops, ComparisonsAndLogic) {
+  Tensor a = {1, 2, 3}, b = {3, 2, 1};
+  EXPECT_EQ((a == b).to_vector<int>(), (std::vector<int>{0, 1, 0}));
+  EXPECT_EQ((a != b).to_vector<int>(), (std::vector<int>{1, 0, 1}));
+  EXPECT_EQ((a < b).to_vector<int>(), (std::vector<int>{1, 0, 0}));
+  EXPECT_EQ((a <= b).to_vector<int>(), (std::vector<int>{1, 1, 0}));
+  EXPECT_EQ((a > b).to_vector<int>(), (std::vector<int>{0, 0, 1}));
+  EXPECT_EQ((a >= b).to_vector<int>(), (std::vector<int>{0, 1, 1}));
+  EXPECT_EQ((a > b).dtype(), DType::Bool);
+  Tensor p = {true, true, false}, q = {true, false, false};
+  EXPECT_EQ((p & q).to_vector<int>(), (std::vector<int>{1, 0, 0}));
+  EXPECT_EQ((p | q).to_vector<int>(), (std::vector<int>{1, 1, 0}));
+  EXPECT_EQ((~p).to_vector<int>(), (std::vector<int>{0, 0, 1}));
+  EXPECT_EQ(ints(Tensor({6, 5}) & Tensor({3, 3})), (std::vector<int>{2, 1}));
+  EXPECT_EQ(ints(logical_not(Tensor({0}))), (std::vector<int>{-1}));
+  EXPECT_EQ(ints(where(a > 1, a, Tensor(0))), (std::vector<int>{0, 2, 3}));
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  Tensor n = {nan};
+  EXPECT_FALSE(bool(n == n));
+  EXPECT_TRUE(bool(n != n));
+}
+
+TEST(Ops, Cast) {
+  Tensor f = {-2.7f, 0.f, 3.9f};
+  EXPECT_EQ(ints(cast(f, DType::Int32)), (std::vector<int>{-2, 0, 3}));
+  EXPECT_EQ(cast(f, DType::Bool).to_vector<int>(), (std::vector<int>{1, 0, 1}));
+  EXPECT_EQ(floats(cast(Tensor({true, false}), DType::Float32)), (std::vector<float>{1, 0}));
+  EXPECT_EQ(cast(Tensor({1, 2}), DType::Int64).to_vector<int64_t>(), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(cast(Tensor({1.5}), DType::Float64).to_vector<double>(), (std::vector<double>{1.5}));
+}
+
+TEST(Ops, BroadcastingAndScalars) {
+  Tensor a = {{1, 2}, {3, 4}};
+  EXPECT_EQ(ints(a + 1), (std::vector<int>{2, 3, 4, 5}));
+  EXPECT_EQ(ints(10 - a), (std::vector<int>{9, 8, 7, 6}));
+  EXPECT_EQ(ints(a * Tensor({10, 100})), (std::vector<int>{10, 200, 30, 400}));
+  EXPECT_EQ(ints(a + Tensor({{10}, {20}})), (std::vector<int>{11, 12, 23, 24}));
+  Tensor f = {1.f, 2.f};
+  EXPECT_EQ((f * 2.5).dtype(), DType::Float32);
+  EXPECT_EQ((a * 2.5).dtype(), DType::Int32); // the scalar takes the tensor's dtype
+  Tensor b = broadcast_to(Tensor({1, 2, 3}), {2, 3});
+  EXPECT_EQ(b.shape(), (Shape{2, 3}));
+  EXPECT_EQ(ints(b), (std::vector<int>{1, 2, 3, 1, 2, 3}));
+  EXPECT_EQ(ints(broadcast_to(Tensor(5), {2})), (std::vector<int>{5, 5}));
+}
+
+TEST(Ops, Shapes) {
+  Tensor x = arange(0, 6);
+  Tensor r = reshape(x, {2, -1});
+  EXPECT_EQ(r.shape(), (Shape{2, 3}));
+  EXPECT_EQ(reshape(Tensor({7}), {}).shape(), Shape{});
+  Tensor t = transpose(r);
+  EXPECT_EQ(t.shape(), (Shape{3, 2}));
+  EXPECT_EQ(ints(t), (std::vector<int>{0, 3, 1, 4, 2, 5}));
+  EXPECT_EQ(ints(transpose(reshape(arange(0, 24), {2, 3, 4}), {1, 0, 2})).size(), 24u);
+  EXPECT_EQ(ints(slice(arange(0, 10), {1}, {9}, {3})), (std::vector<int>{1, 4, 7}));
+  EXPECT_EQ(ints(slice(r, {0, 1}, {2, 3})), (std::vector<int>{1, 2, 4, 5}));
+  EXPECT_EQ(ints(concat({Tensor({1, 2}), Tensor({3})})), (std::vector<int>{1, 2, 3}));
+  Tensor c = concat({r, r}, -1);
+  EXPECT_EQ(c.shape(), (Shape{2, 6}));
+  EXPECT_EQ(ints(c), (std::vector<int>{0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5}));
+  EXPECT_EQ(ints(gather(Tensor({10, 20, 30}), Tensor({2, -1, 0}))), (std::vector<int>{30, 30, 10}));
+  Tensor g = gather(r, Tensor({{1}, {0}}, DType::Int64), 1);
+  EXPECT_EQ(g.shape(), (Shape{2, 2, 1}));
+  EXPECT_EQ(ints(g), (std::vector<int>{1, 0, 4, 3}));
+}
+
+TEST(Ops, Reductions) {
+  Tensor x = {{1.f, 5.f, 3.f}, {4.f, 2.f, 6.f}};
+  EXPECT_EQ(floats(reduce_sum(x)), (std::vector<float>{21}));
+  EXPECT_EQ(reduce_sum(x).rank(), 0);
+  EXPECT_EQ(floats(reduce_sum(x, {0})), (std::vector<float>{5, 7, 9}));
+  Tensor kept = reduce_sum(x, {-1}, true);
+  EXPECT_EQ(kept.shape(), (Shape{2, 1}));
+  EXPECT_EQ(floats(kept), (std::vector<float>{9, 12}));
+  EXPECT_EQ(floats(reduce_max(x, {1})), (std::vector<float>{5, 6}));
+  EXPECT_EQ(floats(reduce_min(x, {1})), (std::vector<float>{1, 2}));
+  EXPECT_EQ(floats(reduce_prod(x, {0})), (std::vector<float>{4, 10, 18}));
+  EXPECT_EQ(floats(reduce_mean(x, {1})), (std::vector<float>{3, 4}));
+  EXPECT_EQ(ints(reduce_sum(Tensor({{1, 2}, {3, 4}}), {0, 1}, true)), (std::vector<int>{10}));
+  EXPECT_EQ(ints(reduce_max(Tensor({-5, -9}))), (std::vector<int>{-5}));
+  Tensor am = argmax(Tensor({{1, 7, 7}, {9, 2, 9}}), 1);
+  EXPECT_EQ(am.dtype(), DType::Int64);
+  EXPECT_EQ(am.to_vector<int64_t>(), (std::vector<int64_t>{1, 0})); // first maximum wins
+  EXPECT_EQ(argmax(x, 0, true).shape(), (Shape{1, 3}));
+}
+
+TEST(Ops, Matmul) {
+  EXPECT_EQ(floats(matmul({{2.}}, {{2.}})), (std::vector<float>{4}));
+  Tensor a = {{1, 2, 3}, {4, 5, 6}}, b = {{1, 0}, {0, 1}, {1, 1}};
+  EXPECT_EQ(ints(matmul(a, b)), (std::vector<int>{4, 5, 10, 11}));
+  // Batched against per-batch products.
+  Tensor x = random_uniform({2, 3, 4, 5}, 1), y = random_uniform({2, 3, 5, 2}, 2);
+  Tensor z = matmul(x, y);
+  ASSERT_EQ(z.shape(), (Shape{2, 3, 4, 2}));
+  std::vector<float> xv = floats(x), yv = floats(y), zv = floats(z);
+  for (int batch = 0; batch < 6; ++batch)
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 2; ++j) {
+        float sum = 0;
+        for (int k = 0; k < 5; ++k)
+          sum += xv[batch * 20 + i * 5 + k] * yv[batch * 10 + k * 2 + j];
+        EXPECT_NEAR(zv[batch * 8 + i * 2 + j], sum, 1e-5) << batch << " " << i << " " << j;
+      }
+}
+
+TEST(Ops, DTypesF64AndI64) {
+  Tensor d({1.5, 2.5}, DType::Float64);
+  EXPECT_EQ((d * d).to_vector<double>(), (std::vector<double>{2.25, 6.25}));
+  Tensor l({int64_t(1) << 40, int64_t(3)});
+  EXPECT_EQ((l + l).to_vector<int64_t>(), (std::vector<int64_t>{int64_t(1) << 41, 6}));
+  EXPECT_EQ(reduce_sum(l).item<int64_t>(), (int64_t(1) << 40) + 3);
+}
+
+TEST(Ops, ZeroDimensionalAndEmpty) {
+  Tensor s = Tensor(2.f) * Tensor(3.f);
+  EXPECT_EQ(s.rank(), 0);
+  EXPECT_EQ(float(s), 6.f);
+  Tensor e = zeros({0, 3}) + 1.f;
+  EXPECT_EQ(e.shape(), (Shape{0, 3}));
+}

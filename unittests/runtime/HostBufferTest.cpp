@@ -1,0 +1,69 @@
+// The runtime's buffers, caching allocator and memref descriptors.
+#include "emberrt/runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <thread>
+
+TEST(HostBuffer, AllocationIsAlignedAndSized) {
+  emberrt_buffer_t *buffer = nullptr;
+  ASSERT_EQ(emberrt_buffer_allocate(100, &buffer), EMBERRT_OK);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(buffer->data) % EMBERRT_BUFFER_ALIGNMENT, 0u);
+  EXPECT_EQ(buffer->size, 100u);
+  EXPECT_GE(buffer->capacity, 100u);
+  EXPECT_EQ(buffer->refcount, 1);
+  emberrt_buffer_release(buffer);
+}
+
+TEST(HostBuffer, ReleasedMemoryIsReusedWithoutMalloc) {
+  emberrt_allocator_trim();
+  emberrt_buffer_t *first = nullptr, *second = nullptr;
+  ASSERT_EQ(emberrt_buffer_allocate(4000, &first), EMBERRT_OK);
+  void *data = first->data;
+  emberrt_buffer_release(first);
+  emberrt_allocator_stats_t before, after;
+  emberrt_allocator_stats(&before);
+  ASSERT_EQ(emberrt_buffer_allocate(3000, &second), EMBERRT_OK); // same size class
+  emberrt_allocator_stats(&after);
+  EXPECT_EQ(second->data, data);
+  EXPECT_EQ(after.cache_hits, before.cache_hits + 1);
+  emberrt_buffer_release(second);
+}
+
+TEST(HostBuffer, SharedOwnershipKeepsTheBufferAlive) {
+  emberrt_buffer_t *buffer = nullptr;
+  ASSERT_EQ(emberrt_buffer_allocate(64, &buffer), EMBERRT_OK);
+  emberrt_buffer_retain(buffer);
+  emberrt_buffer_release(buffer);
+  EXPECT_EQ(buffer->refcount, 1);
+  static_cast<char *>(buffer->data)[0] = 42; // still ours
+  emberrt_buffer_release(buffer);
+}
+
+TEST(HostBuffer, ReleaseOnAnotherThreadIsSafe) {
+  emberrt_buffer_t *buffer = nullptr;
+  ASSERT_EQ(emberrt_buffer_allocate(1 << 20, &buffer), EMBERRT_OK);
+  std::thread([buffer] { emberrt_buffer_release(buffer); }).join();
+}
+
+TEST(HostBuffer, InvalidArgumentsAreRefused) {
+  EXPECT_EQ(emberrt_buffer_allocate(8, nullptr), EMBERRT_INVALID_ARGUMENT);
+  emberrt_memref_t memref;
+  int64_t sizes[9] = {};
+  EXPECT_EQ(emberrt_memref_init(&memref, nullptr, 9, sizes), EMBERRT_INVALID_ARGUMENT);
+  EXPECT_EQ(emberrt_memref_init(nullptr, nullptr, 0, nullptr), EMBERRT_INVALID_ARGUMENT);
+}
+
+TEST(MemrefDescriptor, RowMajorStridesFollowTheSizes) {
+  float data[24];
+  int64_t sizes[3] = {2, 3, 4};
+  emberrt_memref_t memref;
+  ASSERT_EQ(emberrt_memref_init(&memref, data, 3, sizes), EMBERRT_OK);
+  EXPECT_EQ(memref.aligned, data);
+  EXPECT_EQ(memref.offset, 0);
+  // sizes, then strides, packed for rank 3
+  int64_t expected[6] = {2, 3, 4, 12, 4, 1};
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(memref.sizes_and_strides[i], expected[i]) << i;
+}
