@@ -9,7 +9,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "EMBER"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".test"]
 
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.ember_obj_root, "test")
@@ -49,5 +49,11 @@ tool_dirs = [config.ember_tools_dir, config.llvm_tools_dir]
 tools = [
     ToolSubst("ember-opt", unresolved="fatal"),
     ToolSubst("mlir-runner", unresolved="fatal"),
+    # The user-story examples (examples/), whose output the Examples tests check.
+    ToolSubst("a1_eager_matmul", unresolved="fatal"),
+    ToolSubst("a2_print_tensor", unresolved="fatal"),
+    ToolSubst("a3_broadcasting", unresolved="fatal"),
+    ToolSubst("a4_operator_overloading", unresolved="fatal"),
+    ToolSubst("a6_fizzbuzz", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

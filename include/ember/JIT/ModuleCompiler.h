@@ -4,6 +4,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/LogicalResult.h"
 
 #include <memory>
@@ -23,7 +24,11 @@ const mlir::DialectRegistry &compilerRegistry();
 /// (its name and features, LLVM O3). Returns null and fills `error` with the
 /// diagnostics on failure. Must run while the caller holds a diagnostic handler
 /// on the module's context that records errors into `error`.
-std::unique_ptr<mlir::ExecutionEngine> compileModule(mlir::ModuleOp module, std::string &error);
+/// `afterLowering`, when given, sees the module in the LLVM dialect before it
+/// is translated (to add facts only the caller knows, such as noalias).
+std::unique_ptr<mlir::ExecutionEngine>
+compileModule(mlir::ModuleOp module, std::string &error,
+              llvm::function_ref<void(mlir::ModuleOp)> afterLowering = {});
 
 } // namespace ember::jit
 

@@ -92,6 +92,26 @@ static Value emitCompare(OpBuilder &b, Location loc, ComparisonDirection directi
   return arith::CmpIOp::create(b, loc, predicate, lhs, rhs);
 }
 
+/// Integer power; a negative exponent gives 0 unless the base is 1 or -1
+/// (math.ipowi would divide by zero for base 0).
+static Value emitIntegerPow(OpBuilder &b, Location loc, Value base, Value exponent) {
+  Type type = base.getType();
+  Value zero = constantLike(b, loc, type, 0), one = constantLike(b, loc, type, 1),
+        minusOne = constantLike(b, loc, type, -1);
+  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, exponent, zero);
+  Value clamped = arith::SelectOp::create(b, loc, negative, zero, exponent);
+  Value power = math::IPowIOp::create(b, loc, base, clamped);
+  // Negative exponents: 1 for base 1; +-1 for base -1 by parity; else 0.
+  Value odd = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                    arith::AndIOp::create(b, loc, exponent, one), zero);
+  Value baseIsOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, base, one);
+  Value baseIsMinusOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, base, minusOne);
+  Value minusOnePower = arith::SelectOp::create(b, loc, odd, minusOne, one);
+  Value reciprocal = arith::SelectOp::create(
+      b, loc, baseIsOne, one, arith::SelectOp::create(b, loc, baseIsMinusOne, minusOnePower, zero));
+  return arith::SelectOp::create(b, loc, negative, reciprocal, power);
+}
+
 /// numpy conversion of a scalar to `to`.
 static Value emitCast(OpBuilder &b, Location loc, Value x, Type to) {
   Type from = x.getType();
@@ -151,7 +171,11 @@ static Value emitScalar(Operation *op, OpBuilder &b, Location loc, ValueRange ar
         Value r = binary(arith::RemFOp(), arith::RemSIOp());
         return floorRemainder(b, loc, r, args[1]);
       })
-      .Case([&](PowOp) { return binary(math::PowFOp(), math::IPowIOp()); })
+      .Case([&](PowOp) -> Value {
+        if (isFloat)
+          return math::PowFOp::create(b, loc, args[0], args[1]);
+        return emitIntegerPow(b, loc, args[0], args[1]);
+      })
       .Case([&](MaximumOp) { return binary(arith::MaximumFOp(), arith::MaxSIOp()); })
       .Case([&](MinimumOp) { return binary(arith::MinimumFOp(), arith::MinSIOp()); })
       .Case([&](AndOp) { return arith::AndIOp::create(b, loc, args[0], args[1]); })
@@ -272,7 +296,10 @@ static Value reshapeTo(OpBuilder &b, Location loc, Value value, RankedTensorType
 
 namespace {
 
-/// Any elementwise ember op -> linalg.generic with identity maps.
+/// Any elementwise ember op -> linalg.generic with identity maps, over the
+/// operands flattened to 1-D: one loop that LLVM vectorizes whole, instead of
+/// a nest whose short inner loops it unrolls and vectorizes piecemeal (slower
+/// to compile and to run).
 template <typename OpTy>
 struct ElementwiseToGeneric : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
@@ -280,17 +307,26 @@ struct ElementwiseToGeneric : OpConversionPattern<OpTy> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
-    int64_t rank = resultType.getRank();
-    SmallVector<AffineMap> maps(adaptor.getOperands().size() + 1,
-                                rewriter.getMultiDimIdentityMap(rank));
+    bool flatten = resultType.getRank() > 1;
+    auto flatType = [&](Type type) {
+      auto tensor = cast<RankedTensorType>(type);
+      return flatten ? RankedTensorType::get({tensor.getNumElements()}, tensor.getElementType())
+                     : tensor;
+    };
+    SmallVector<Value> operands;
+    for (Value operand : adaptor.getOperands())
+      operands.push_back(reshapeTo(rewriter, loc, operand, flatType(operand.getType())));
+    RankedTensorType loopType = flatType(resultType);
+    int64_t rank = loopType.getRank();
+    SmallVector<AffineMap> maps(operands.size() + 1, rewriter.getMultiDimIdentityMap(rank));
     Operation *source = op.getOperation();
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, resultType, adaptor.getOperands(), emptyTensor(rewriter, loc, resultType),
-        maps, parallelIterators(rank), [&](OpBuilder &b, Location loc, ValueRange args) {
+        rewriter, loc, loopType, operands, emptyTensor(rewriter, loc, loopType), maps,
+        parallelIterators(rank), [&](OpBuilder &b, Location loc, ValueRange args) {
           Value result = emitScalar(source, b, loc, args.drop_back(), resultType.getElementType());
           linalg::YieldOp::create(b, loc, result);
         });
-    rewriter.replaceOp(op, generic.getResults());
+    rewriter.replaceOp(op, reshapeTo(rewriter, loc, generic.getResult(0), resultType));
     return success();
   }
 };
@@ -531,7 +567,8 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
 };
 
 /// argmax -> linalg.generic reducing the axis into (max, index) pairs; a
-/// strictly greater element replaces the pair, so the first maximum wins.
+/// strictly greater element (or the first NaN) replaces the pair, so the first
+/// maximum wins, as in numpy.
 struct ArgMaxLowering : OpConversionPattern<ArgMaxOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(ArgMaxOp op, OpAdaptor adaptor,
@@ -562,6 +599,14 @@ struct ArgMaxLowering : OpConversionPattern<ArgMaxOp> {
           Value position = linalg::IndexOp::create(b, loc, axis);
           position = arith::IndexCastOp::create(b, loc, b.getI64Type(), position);
           Value greater = emitCompare(b, loc, ComparisonDirection::gt, args[0], args[1]);
+          if (isa<FloatType>(args[0].getType())) {
+            // numpy: the first NaN is the maximum.
+            Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, args[0], args[0]);
+            Value maxIsNumber =
+                arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ORD, args[1], args[1]);
+            greater = arith::OrIOp::create(b, loc, greater,
+                                           arith::AndIOp::create(b, loc, isNaN, maxIsNumber));
+          }
           Value newMax = arith::SelectOp::create(b, loc, greater, args[0], args[1]);
           Value newIndex = arith::SelectOp::create(b, loc, greater, position, args[2]);
           linalg::YieldOp::create(b, loc, ValueRange{newMax, newIndex});
@@ -571,38 +616,45 @@ struct ArgMaxLowering : OpConversionPattern<ArgMaxOp> {
   }
 };
 
-/// matmul -> linalg.matmul (rank 2) or linalg.batch_matmul (batch dims
-/// collapsed into one).
+/// C[b..., i, j] += A[b..., i, k] * B[b..., k, j] as a linalg.generic whose
+/// loops run (b..., i, k, j): the innermost loop walks rows of B and C
+/// contiguously, so it vectorizes, where linalg.matmul's (i, j, k) order would
+/// reduce a strided column in the innermost loop.
+static Value emitMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                        RankedTensorType resultType) {
+  int64_t batch = resultType.getRank() - 2;
+  int64_t i = batch, k = batch + 1, j = batch + 2, loops = batch + 3;
+  auto map = [&](std::initializer_list<int64_t> dims) {
+    SmallVector<AffineExpr> exprs;
+    for (int64_t d = 0; d < batch; ++d)
+      exprs.push_back(b.getAffineDimExpr(d));
+    for (int64_t d : dims)
+      exprs.push_back(b.getAffineDimExpr(d));
+    return AffineMap::get(loops, 0, exprs, b.getContext());
+  };
+  SmallVector<AffineMap> maps = {map({i, k}), map({k, j}), map({i, j})};
+  SmallVector<utils::IteratorType> iterators(loops, utils::IteratorType::parallel);
+  iterators[k] = utils::IteratorType::reduction;
+  Value init = filledTensor(b, loc, resultType, 0);
+  bool isFloat = isa<FloatType>(resultType.getElementType());
+  return linalg::GenericOp::create(
+             b, loc, resultType, ValueRange{lhs, rhs}, init, maps, iterators,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Value product = isFloat ? (Value)arith::MulFOp::create(nb, nloc, args[0], args[1])
+                                       : (Value)arith::MulIOp::create(nb, nloc, args[0], args[1]);
+               Value sum = isFloat ? (Value)arith::AddFOp::create(nb, nloc, args[2], product)
+                                   : (Value)arith::AddIOp::create(nb, nloc, args[2], product);
+               linalg::YieldOp::create(nb, nloc, sum);
+             })
+      .getResult(0);
+}
+
 struct MatmulLowering : OpConversionPattern<MatmulOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    RankedTensorType out = op.getType();
-    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
-    if (out.getRank() == 2) {
-      Value init = filledTensor(rewriter, loc, out, 0);
-      rewriter.replaceOp(op, linalg::MatmulOp::create(rewriter, loc, ValueRange{lhs, rhs}, init)
-                                 .getResult(0));
-      return success();
-    }
-    auto collapse = [&](Value value) {
-      auto type = cast<RankedTensorType>(value.getType());
-      int64_t batch = 1;
-      for (int64_t size : type.getShape().drop_back(2))
-        batch *= size;
-      auto collapsed = RankedTensorType::get(
-          {batch, type.getDimSize(type.getRank() - 2), type.getDimSize(type.getRank() - 1)},
-          type.getElementType());
-      return reshapeTo(rewriter, loc, value, collapsed);
-    };
-    Value lhs3 = collapse(lhs), rhs3 = collapse(rhs);
-    auto out3 = cast<RankedTensorType>(
-        collapse(emptyTensor(rewriter, loc, out)).getType());
-    Value init = filledTensor(rewriter, loc, out3, 0);
-    Value product =
-        linalg::BatchMatmulOp::create(rewriter, loc, ValueRange{lhs3, rhs3}, init).getResult(0);
-    rewriter.replaceOp(op, reshapeTo(rewriter, loc, product, out));
+    rewriter.replaceOp(op, emitMatmul(rewriter, op.getLoc(), adaptor.getLhs(), adaptor.getRhs(),
+                                      op.getType()));
     return success();
   }
 };

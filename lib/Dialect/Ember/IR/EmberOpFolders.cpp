@@ -115,6 +115,24 @@ static T square(T x) {
     return x * x;
 }
 
+/// |x|; for floats fabs, so that -0.0 gives +0.0 as the compiled code does.
+template <typename T>
+static T absolute(T x) {
+  if constexpr (isFloat<T>)
+    return std::fabs(x);
+  else
+    return x < 0 ? T(0) - x : x;
+}
+
+/// max(x, 0) with NaN propagating, as arith.maximumf in the compiled code.
+template <typename T>
+static T relu(T x) {
+  if constexpr (isFloat<T>)
+    if (std::isnan(x))
+      return x;
+  return x > 0 ? x : T(0);
+}
+
 /// Calls `fn(T{})` with the C++ type of an ember element type.
 template <typename Fn>
 static Attribute visitElementType(Type type, Fn &&fn) {
@@ -403,7 +421,7 @@ OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
     });                                                                                  \
   }
 
-EMBER_FOLD_UNARY(AbsOp, isNumber<T>, x < 0 ? T(0) - x : x)
+EMBER_FOLD_UNARY(AbsOp, isNumber<T>, absolute(x))
 EMBER_FOLD_UNARY(ExpOp, isFloat<T>, std::exp(x))
 EMBER_FOLD_UNARY(LogOp, isFloat<T>, std::log(x))
 EMBER_FOLD_UNARY(Log1pOp, isFloat<T>, std::log1p(x))
@@ -411,7 +429,7 @@ EMBER_FOLD_UNARY(SqrtOp, isFloat<T>, std::sqrt(x))
 EMBER_FOLD_UNARY(RsqrtOp, isFloat<T>, T(1) / std::sqrt(x))
 EMBER_FOLD_UNARY(TanhOp, isFloat<T>, std::tanh(x))
 EMBER_FOLD_UNARY(SigmoidOp, isFloat<T>, T(1) / (T(1) + std::exp(-x)))
-EMBER_FOLD_UNARY(ReluOp, isNumber<T>, x > 0 ? x : T(0))
+EMBER_FOLD_UNARY(ReluOp, isNumber<T>, relu(x))
 EMBER_FOLD_UNARY(SquareOp, isNumber<T>, square(x))
 EMBER_FOLD_UNARY(SignOp, isNumber<T>, x > 0 ? T(1) : x < 0 ? T(-1) : x)
 EMBER_FOLD_UNARY(SinOp, isFloat<T>, std::sin(x))

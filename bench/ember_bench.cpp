@@ -1,0 +1,61 @@
+// ember's side of the foundation benchmarks (bench/RESULTS.md):
+//  - eager dispatch on a cache hit: add [1], add [10x10], matmul [10x10] f32
+//  - first call of a new signature (compile), median over fresh shapes
+//  - elementwise add over 16M f32 (steady state: outputs reuse cached memory)
+#include "bench_util.h"
+
+#include "ember/ember.h"
+
+#include <vector>
+
+using namespace ember;
+
+int main() {
+  Tensor a1 = random_uniform({1}, 1), b1 = random_uniform({1}, 2);
+  Tensor a10 = random_uniform({10, 10}, 3), b10 = random_uniform({10, 10}, 4);
+  Tensor warm = a1 + b1;
+  warm = a10 + b10;
+  warm = matmul(a10, b10);
+
+  auto dispatch = [&](const char *name, auto &&op) {
+    Tensor sink;
+    double seconds = bench::medianSeconds(9, 200000, [&] { sink = op(); });
+    bench::report(name, seconds * 1e6, "us/op");
+  };
+  dispatch("ember.add_f32_1", [&] { return a1 + b1; });
+  dispatch("ember.add_f32_10x10", [&] { return a10 + b10; });
+  dispatch("ember.matmul_f32_10x10", [&] { return matmul(a10, b10); });
+
+  // Compile time of an elementwise op: each shape is a new signature.
+  std::vector<double> compiles;
+  for (int n = 1; n <= 15; ++n) {
+    Tensor x = ones({n, 7}), y = ones({n, 7});
+    double start = bench::now();
+    Tensor z = x * y;
+    compiles.push_back(bench::now() - start);
+  }
+  std::sort(compiles.begin(), compiles.end());
+  bench::report("ember.compile_elementwise_median", compiles[compiles.size() / 2] * 1e3, "ms");
+  std::vector<double> matmulCompiles;
+  for (int n = 11; n <= 17; ++n) {
+    Tensor x = ones({n, n}), y = ones({n, n});
+    double start = bench::now();
+    Tensor z = matmul(x, y);
+    matmulCompiles.push_back(bench::now() - start);
+  }
+  std::sort(matmulCompiles.begin(), matmulCompiles.end());
+  bench::report("ember.compile_matmul_median", matmulCompiles[matmulCompiles.size() / 2] * 1e3,
+                "ms");
+
+  const int64_t n = 16 << 20;
+  Tensor x = random_uniform({n}, 5), y = random_uniform({n}, 6);
+  Tensor z = x + y;
+  double seconds = bench::medianSeconds(11, 1, [&] { z = x + y; });
+  bench::report("ember.add_f32_16M", seconds * 1e3, "ms");
+  seconds = bench::medianSeconds(11, 1, [&] { z = x * y; });
+  bench::report("ember.mul_f32_16M", seconds * 1e3, "ms");
+
+  KernelCacheStats stats = kernel_cache_stats();
+  bench::report("ember.cache_hits", static_cast<double>(stats.hits), "calls");
+  bench::report("ember.cache_misses", static_cast<double>(stats.misses), "calls");
+}

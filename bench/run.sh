@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Runs the foundation benchmarks against the peers in one go and prints the
+# ratios recorded in bench/RESULTS.md:
+#   scripts/setup.sh --bench && bench/run.sh
+# The peer is LibTorch (Debian libtorch-dev, 1 thread, no-grad). On CPUs with
+# AVX-512 it runs "tuned" (OPENBLAS_CORETYPE=SkylakeX ATEN_CPU_CAPABILITY=avx512,
+# see ../shared/docs/PEERS.md); elsewhere those settings crash (SIGILL), so it
+# runs with LibTorch's own CPU detection and the report says so.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${EMBER_BUILD_DIR:-$root/build}
+"$root/scripts/build.sh" -DEMBER_BUILD_BENCH=ON > /dev/null
+
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+if grep -q avx512f /proc/cpuinfo; then
+  peer_env=(OPENBLAS_CORETYPE=SkylakeX ATEN_CPU_CAPABILITY=avx512)
+else
+  peer_env=()
+fi
+cpu=$(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
+out=$(mktemp)
+{
+  env "${peer_env[@]}" "$build/bin/torch_bench"
+  "$build/bin/ember_bench"
+  "$build/bin/hand_loops"
+} > "$out"
+
+value() { awk -v k="$1" '$1 == k { print $2 }' "$out"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+echo "CPU: $cpu; AVX-512: $(grep -q avx512f /proc/cpuinfo && echo yes || echo no)"
+echo "Peer settings: ${peer_env[*]:-LibTorch defaults (no AVX-512 on this CPU)}, 1 thread"
+echo
+printf "%-36s %12s %12s %10s\n" "benchmark" "ember" "peer" "peer/ember"
+for op in add_f32_1 add_f32_10x10 matmul_f32_10x10; do
+  e=$(value "ember.$op"); t=$(value "torch.$op")
+  printf "%-36s %9.3f us %9.3f us %9sx\n" "eager dispatch $op" "$e" "$t" "$(ratio "$t" "$e")"
+done
+for op in add_f32_16M mul_f32_16M; do
+  e=$(value "ember.$op"); h=$(value "hand.$op"); t=$(value "torch.$op")
+  printf "%-36s %9.2f ms %9.2f ms %9sx  (hand loop %.2f ms: ember/hand %sx)\n" \
+    "elementwise $op" "$e" "$t" "$(ratio "$t" "$e")" "$h" "$(ratio "$e" "$h")"
+done
+printf "%-36s %9.1f ms\n" "first call, elementwise (median)" "$(value ember.compile_elementwise_median)"
+printf "%-36s %9.1f ms\n" "first call, matmul (median)" "$(value ember.compile_matmul_median)"
+printf "%-36s %9.0f / %.0f\n" "kernel cache hits / misses" "$(value ember.cache_hits)" "$(value ember.cache_misses)"
+rm -f "$out"
