@@ -17,6 +17,7 @@ config.test_exec_root = os.path.join(config.ember_obj_root, "test")
 config.excludes = [
     "Inputs",
     "CMakeLists.txt",
+    "tools",
     "lit.cfg.py",
     "lit.site.cfg.py",
     "lit.site.cfg.py.in",
@@ -55,5 +56,7 @@ tools = [
     ToolSubst("a3_broadcasting", unresolved="fatal"),
     ToolSubst("a4_operator_overloading", unresolved="fatal"),
     ToolSubst("a6_fizzbuzz", unresolved="fatal"),
+    ToolSubst("eager-op-probe", unresolved="fatal"),
+    ToolSubst("llvm-objdump", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

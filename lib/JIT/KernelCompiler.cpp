@@ -22,7 +22,9 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
 #include <chrono>
+#include <cstdlib>
 
 using namespace mlir;
 using namespace ::ember::jit;
@@ -204,8 +206,10 @@ bool compileKernel(const KernelRequest &request, CompiledKernel &out,
   // dialect: an eager kernel's output is a fresh buffer and its inputs are
   // only read, so no pointer argument aliases a written one (LLVM vectorizes
   // without runtime overlap checks); and only the packed entry point is ever
-  // called, so the function and its C wrapper become internal and are
-  // optimized once, inlined into the entry, instead of three times.
+  // called, so the function and its C wrapper become internal and always
+  // inlined: LLVM optimizes one function, not three (callgrind, six
+  // elementwise compiles: 832M instructions, 490M with internal linkage,
+  // 442M adding always-inline).
   auto prepareKernel = [](ModuleOp lowered) {
     auto kernel = lowered.lookupSymbol<LLVM::LLVMFuncOp>(kKernelName);
     auto wrapper = lowered.lookupSymbol<LLVM::LLVMFuncOp>(("_mlir_ciface_" + kKernelName).str());
@@ -215,8 +219,10 @@ bool compileKernel(const KernelRequest &request, CompiledKernel &out,
     for (unsigned i = 0, e = kernel.getNumArguments(); i < e; ++i)
       if (isa<LLVM::LLVMPointerType>(kernel.getArgument(i).getType()))
         kernel.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(), unit);
-    kernel.setLinkage(LLVM::Linkage::Internal);
-    wrapper.setLinkage(LLVM::Linkage::Internal);
+    for (LLVM::LLVMFuncOp inner : {kernel, wrapper}) {
+      inner.setLinkage(LLVM::Linkage::Internal);
+      inner.setAlwaysInline(true);
+    }
   };
   std::unique_ptr<ExecutionEngine> engine = compileModule(*module, error, prepareKernel);
   if (!engine)
@@ -227,6 +233,15 @@ bool compileKernel(const KernelRequest &request, CompiledKernel &out,
     return false;
   }
   out.entry = reinterpret_cast<emberrt_entry_fn>(*entry);
+  // EMBER_KERNEL_OBJECT_DIR=<dir>: write each kernel's machine code to
+  // <dir>/<op>-<n>.o, to read with objdump (e.g. to see that it vectorized).
+  if (const char *dir = std::getenv("EMBER_KERNEL_OBJECT_DIR")) {
+    static std::atomic<int> counter{0};
+    std::string name = (llvm::Twine(dir) + "/" + request.opName + "-" +
+                        llvm::Twine(counter.fetch_add(1)) + ".o")
+                           .str();
+    engine->dumpToObjectFile(name);
+  }
   out.owner = std::shared_ptr<ExecutionEngine>(std::move(engine));
   out.compileSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

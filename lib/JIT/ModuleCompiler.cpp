@@ -17,6 +17,7 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 
+#include <cstdlib>
 #include <mutex>
 
 using namespace mlir;
@@ -98,6 +99,7 @@ ember::jit::compileModule(ModuleOp module, std::string &error,
   if (!machine)
     return nullptr;
   ExecutionEngineOptions options;
+  options.enableObjectDump = std::getenv("EMBER_KERNEL_OBJECT_DIR") != nullptr;
   limitLoopUnrolling();
   // The engine consumes its machine; the optimizer gets one of its own, kept
   // per thread, for the CPU's cost model.
