@@ -5,8 +5,7 @@
 
 int main() {
   std::cout << std::boolalpha << "executing eagerly: " << ember::executing_eagerly() << "\n";
-  ember::Tensor x = {{2.}};
-  ember::Tensor m = ember::matmul(x, x);
+  ember::Tensor m = ember::matmul({{2.}}, {{2.}});
   std::cout << "hello, " << m << "\n";
   std::cout << m.values_string() << "\n";
 }

@@ -135,7 +135,13 @@ public:
   template <typename T>
   static Tensor from_vector(const std::vector<T> &values, const Shape &shape,
                             DType dtype = defaultDType<T>()) {
-    return fromHost(values.data(), dtypeOf<Stored<T>>(), values.size(), shape, dtype);
+    if constexpr (std::is_same_v<T, bool>) { // std::vector<bool> has no data()
+      std::vector<Stored<int32_t>> bytes(values.begin(), values.end());
+      return fromHost(bytes.data(), DType::Int32, bytes.size(), shape, dtype);
+    } else {
+      std::vector<Stored<T>> stored(values.begin(), values.end());
+      return fromHost(stored.data(), dtypeOf<Stored<T>>(), stored.size(), shape, dtype);
+    }
   }
 
   bool defined() const { return impl_ != nullptr; }

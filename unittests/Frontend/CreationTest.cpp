@@ -112,6 +112,11 @@ TEST(Creation, FromVector) {
   EXPECT_EQ(t.data_ptr<float>()[5], 6.f);
   EXPECT_THROW(t.data_ptr<double>(), Error);
   EXPECT_THROW(Tensor::from_vector(std::vector<float>{1, 2}, {3}), Error);
+  Tensor b = Tensor::from_vector(std::vector<bool>{true, false}, {2});
+  EXPECT_EQ(b.dtype(), DType::Bool);
+  EXPECT_EQ(b.to_vector<int>(), (std::vector<int>{1, 0}));
+  Tensor l = Tensor::from_vector(std::vector<long>{1, 2}, {2});
+  EXPECT_EQ(l.to_vector<int64_t>(), (std::vector<int64_t>{1, 2}));
 }
 
 TEST(Creation, Printing) {
