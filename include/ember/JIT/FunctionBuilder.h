@@ -1,0 +1,72 @@
+//===- FunctionBuilder.h - build and compile an ember function ---*- C++ -*-===//
+//
+// Builds a `func.func` of ember ops one op at a time, as the front end's
+// tracer (and, for one op, the eager dispatcher) calls them, and compiles it
+// through ember-lower-to-llvm and the JIT. Values are named by integer ids.
+// The interface has no MLIR types and never throws; failures are diagnostic
+// text ("file:line:col: error: 'ember.x' op ...").
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_JIT_FUNCTIONBUILDER_H
+#define EMBER_JIT_FUNCTIONBUILDER_H
+
+#include "ember/JIT/KernelCompiler.h"
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ember::jit {
+
+/// One op to add: its MLIR name, attributes as words per the schema, and an
+/// explicit result type for ops whose result does not follow from operands.
+struct OpCall {
+  std::string_view opName;
+  std::span<const AttrSchema> attrSchema;
+  std::span<const int64_t> attrWords;
+  const TensorSpec *resultType = nullptr;
+  SourceLocation loc;
+};
+
+/// A compiled function: call `entry` with pointers to the memref descriptors of
+/// the arguments followed by one per result.
+struct CompiledFunction {
+  emberrt_entry_fn entry = nullptr;
+  std::vector<TensorSpec> results;
+  double compileSeconds = 0;
+  std::shared_ptr<void> owner; ///< keeps the compiled code alive
+};
+
+class FunctionBuilder {
+public:
+  /// `name` is the function's symbol (for IR dumps and error messages).
+  explicit FunctionBuilder(std::string_view name);
+  ~FunctionBuilder();
+  FunctionBuilder(const FunctionBuilder &) = delete;
+  FunctionBuilder &operator=(const FunctionBuilder &) = delete;
+
+  /// A new argument of type `spec`; returns its value id.
+  int addArgument(const TensorSpec &spec);
+  /// A constant holding `spec.numElements()` values of spec.dtype at `data`.
+  int addConstant(const TensorSpec &spec, const void *data);
+  /// Adds `call` applied to the values `operands`. On success returns the
+  /// result's id and sets `result` to its type; on failure returns -1 and sets
+  /// `error` (the op is not added).
+  int addOp(const OpCall &call, std::span<const int> operands, TensorSpec &result,
+            std::string &error);
+
+  /// The function as built so far, returning `results`, in MLIR text.
+  std::string text(std::span<const int> results);
+  /// Finishes the function (returning `results`) and compiles it.
+  bool compile(std::span<const int> results, CompiledFunction &out, std::string &error);
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace ember::jit
+
+#endif // EMBER_JIT_FUNCTIONBUILDER_H
