@@ -4,6 +4,7 @@
 
 #include "ember/DType.h"
 #include "ember/Error.h"
+#include "ember/Function.h"
 #include "ember/Ops.h"
 #include "ember/Tensor.h"
 

@@ -12,6 +12,7 @@
 #include "Dispatcher.h"
 
 #include "TensorImpl.h"
+#include "Tracer.h"
 
 #include <atomic>
 #include <cstring>
@@ -223,6 +224,8 @@ Tensor ember::detail::dispatch(const OpDef &op, std::span<const int64_t> attrWor
 Tensor ember::detail::dispatch(const OpDef &op, std::span<const int64_t> attrWords,
                                std::span<const Tensor *const> inputs,
                                const jit::TensorSpec *resultType, const SourceLoc &loc) {
+  if (Tracer *tracer = currentTracer())
+    return tracer->addOp(op, attrWords, inputs, resultType, loc);
   if (inputs.size() + 1 > 64)
     throwOpError(op.name, "takes at most 63 operands, got " + std::to_string(inputs.size()), loc);
   Signature signature;

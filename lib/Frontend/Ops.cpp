@@ -10,6 +10,7 @@
 #include "Dispatcher.h"
 #include "Npy.h"
 #include "TensorImpl.h"
+#include "Tracer.h"
 
 #include "ember/Ops.h"
 
@@ -314,13 +315,16 @@ Tensor ember::gather(const Tensor &x, const Tensor &indices, int64_t axis, Sourc
   // The compiled kernel clamps; eagerly, an out-of-range index is the user's
   // error and is reported (numpy and TensorFlow raise too).
   int64_t size = x.shape()[static_cast<int>(a)];
-  for (int64_t index : indices.to_vector<int64_t>())
-    if (index < -size || index >= size)
-      throwOpError(kGather.name,
-                   "index " + std::to_string(index) + " is out of range for axis " +
-                       std::to_string(a) + " of size " + std::to_string(size) + " (" +
-                       typeText(x) + ")",
-                   loc);
+  // While tracing, nothing runs yet (and an unused gather is pruned, as
+  // TensorFlow's non-strict graphs do): traced code clamps, like the kernel.
+  if (!currentTracer())
+    for (int64_t index : indices.to_vector<int64_t>())
+      if (index < -size || index >= size)
+        throwOpError(kGather.name,
+                     "index " + std::to_string(index) + " is out of range for axis " +
+                         std::to_string(a) + " of size " + std::to_string(size) + " (" +
+                         typeText(x) + ")",
+                     loc);
   int64_t words[] = {a};
   return dispatch(kGather, words, {&x, &indices}, nullptr, loc);
 }

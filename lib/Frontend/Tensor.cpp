@@ -104,6 +104,15 @@ Tensor ember::detail::newTensor(const Shape &shape, DType dtype) {
   return Tensor(impl, Tensor::Adopt{});
 }
 
+Tensor ember::detail::newSymbolicTensor(const Shape &shape, DType dtype, Tracer *tracer, int id) {
+  auto *impl = new TensorImpl();
+  impl->dtype = dtype;
+  impl->shape = shape;
+  impl->tracer = tracer;
+  impl->traceId = id;
+  return Tensor(impl, Tensor::Adopt{});
+}
+
 //===----------------------------------------------------------------------===//
 // Conversions
 //===----------------------------------------------------------------------===//
@@ -179,8 +188,18 @@ static TensorImpl &checked(TensorImpl *impl) {
 
 DType Tensor::dtype() const { return checked(impl_).dtype; }
 const Shape &Tensor::shape() const { return checked(impl_).shape; }
-void *Tensor::data() { return checked(impl_).buffer->data; }
-const void *Tensor::data() const { return checked(impl_).buffer->data; }
+static void *bufferOf(TensorImpl &impl) {
+  if (!impl.buffer)
+    throw Error("cannot read the values of a symbolic tensor (" +
+                std::string(dtypeName(impl.dtype)) + ", shape " + impl.shape.str() +
+                ") while tracing an ember::function: its values exist only when the "
+                "compiled function runs. Branch and loop on tensor values with ember::where "
+                "or by passing host values (ints, bools) as function arguments.");
+  return impl.buffer->data;
+}
+
+void *Tensor::data() { return bufferOf(checked(impl_)); }
+const void *Tensor::data() const { return bufferOf(checked(impl_)); }
 
 int64_t Tensor::size(int dim) const {
   int rank = this->rank();
@@ -368,6 +387,9 @@ std::string Tensor::values_string() const {
 std::string Tensor::to_string() const {
   if (!impl_)
     return "ember.Tensor(<undefined>)";
+  if (impl_->tracer)
+    return "ember.Tensor(<symbolic>, shape=" + shape().str() +
+           ", dtype=" + std::string(dtypeName(dtype())) + ")";
   std::string values = values_string();
   bool multiline = values.find('\n') != std::string::npos;
   return "ember.Tensor(" + std::string(multiline ? "\n" : "") + values +

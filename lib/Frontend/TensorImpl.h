@@ -12,11 +12,17 @@ namespace ember::detail {
 /// A dense row-major value. Allocated from a per-thread free list, with its
 /// buffer from the runtime's caching allocator, so an eager op allocates no
 /// memory from the system in steady state.
+class Tracer;
+
 struct TensorImpl {
   std::atomic<int32_t> refs{1};
   DType dtype;
   Shape shape;
-  emberrt_buffer_t *buffer = nullptr;
+  emberrt_buffer_t *buffer = nullptr; ///< null for symbolic tensors
+  /// Symbolic tensors (values of a function being traced) have no buffer:
+  /// they name value `traceId` of `tracer`.
+  Tracer *tracer = nullptr;
+  int traceId = -1;
 
   static void *operator new(size_t size);
   static void operator delete(void *pointer);
@@ -25,6 +31,9 @@ struct TensorImpl {
 
 /// A new tensor with uninitialized contents.
 Tensor newTensor(const Shape &shape, DType dtype);
+/// A symbolic tensor: value `id` of the function `tracer` is tracing.
+Tensor newSymbolicTensor(const Shape &shape, DType dtype, Tracer *tracer, int id);
+inline bool isSymbolic(const Tensor &t) { return t.impl() && t.impl()->tracer; }
 
 /// Converts `count` values from `fromType` to `toType` with numpy's astype
 /// rules (bool -> 0/1, number -> bool is x != 0, float -> int truncates).

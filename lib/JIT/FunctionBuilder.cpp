@@ -269,7 +269,8 @@ std::string FunctionBuilder::text(std::span<const int> results) {
   if (!impl_->finish(results))
     return "<invalid result ids>";
   llvm::raw_string_ostream os(out);
-  impl_->module->print(os);
+  // With locations: every op names the user's source line that made it.
+  impl_->module->print(os, OpPrintingFlags().enableDebugInfo());
   return out;
 }
 

@@ -57,7 +57,8 @@ public:
   int addOp(const OpCall &call, std::span<const int> operands, TensorSpec &result,
             std::string &error);
 
-  /// The function as built so far, returning `results`, in MLIR text.
+  /// The function as built so far, returning `results`, in MLIR text with
+  /// source locations.
   std::string text(std::span<const int> results);
   /// Finishes the function (returning `results`) and compiles it.
   bool compile(std::span<const int> results, CompiledFunction &out, std::string &error);

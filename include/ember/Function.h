@@ -1,0 +1,233 @@
+//===- Function.h - traced functions (ember's tf.function) -------*- C++ -*-===//
+//
+// `ember::function(f)` wraps a C++ callable of tensors. Each call computes a
+// signature (dtype and shape of every tensor argument, the value of every
+// host argument); a new signature traces `f` once with symbolic tensors into
+// one ember function, which is optimized and compiled as a whole (a
+// "concrete function"); a known signature runs the compiled code directly.
+//
+// While tracing, ops record instead of running; C++ functions that `f` calls
+// become part of the same graph; tensors captured from the enclosing scope
+// (or made inside by host fills such as zeros()) become constants of the
+// compiled function, with the values they had when it was traced.
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_FUNCTION_H
+#define EMBER_FUNCTION_H
+
+#include "ember/Tensor.h"
+
+#include <array>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace ember {
+
+/// Makes every ember::function run its C++ body eagerly (for debugging), or
+/// traced again; applies to all functions and threads.
+void run_functions_eagerly(bool eagerly);
+bool functions_run_eagerly();
+
+/// A concrete function of a traced function, as listed by concrete_functions().
+struct ConcreteFunctionInfo {
+  std::string signature;      ///< "power(x: int32[10, 10], n=100) -> int32[10, 10]"
+  double trace_seconds = 0;   ///< running the C++ body symbolically
+  double compile_seconds = 0; ///< optimizing and JIT-compiling the trace
+};
+
+namespace detail {
+
+/// A call's signature: host arguments as words (tensors as a marker, their
+/// types are added by FunctionCore), and a readable form of the host values.
+struct CallKey {
+  std::vector<int64_t> words;
+  std::vector<const Tensor *> tensors;
+  std::vector<std::string> hostArgs; ///< "n=100" per host argument ("" for tensors)
+};
+
+constexpr int64_t kTensorArg = 0x7e4501;
+
+inline void collectArg(CallKey &key, const Tensor &tensor) {
+  key.words.push_back(kTensorArg);
+  key.tensors.push_back(&tensor);
+  key.hostArgs.emplace_back();
+}
+
+inline void collectArg(CallKey &key, const std::string &text) {
+  key.words.push_back(0x5757);
+  key.words.push_back(static_cast<int64_t>(text.size()));
+  for (size_t i = 0; i < text.size(); i += 8) {
+    int64_t word = 0;
+    std::memcpy(&word, text.data() + i, std::min<size_t>(8, text.size() - i));
+    key.words.push_back(word);
+  }
+  key.hostArgs.push_back("\"" + text + "\"");
+}
+
+inline void collectArg(CallKey &key, const char *text) { collectArg(key, std::string(text)); }
+
+template <typename T>
+void collectArg(CallKey &key, const T &value) {
+  static_assert(std::is_arithmetic_v<T> || std::is_enum_v<T>,
+                "ember::function arguments are Tensors, numbers, bools, enums or strings");
+  if constexpr (std::is_floating_point_v<T>) {
+    double d = static_cast<double>(value);
+    int64_t bits;
+    std::memcpy(&bits, &d, sizeof bits);
+    key.words.push_back(0xf10a7);
+    key.words.push_back(bits);
+    key.hostArgs.push_back(std::to_string(d));
+  } else {
+    key.words.push_back(std::is_enum_v<T> ? 0xe1 : std::is_same_v<T, bool> ? 0xb0 : 0x17);
+    key.words.push_back(static_cast<int64_t>(value));
+    if constexpr (std::is_same_v<T, bool>)
+      key.hostArgs.push_back(value ? "true" : "false");
+    else
+      key.hostArgs.push_back(std::to_string(static_cast<int64_t>(value)));
+  }
+}
+
+/// The argument `f` sees while tracing: the symbolic tensor for a tensor
+/// argument, the value itself otherwise.
+inline const Tensor &pick(const Tensor &, const std::vector<Tensor> &symbolic, int slot) {
+  return symbolic[static_cast<size_t>(slot)];
+}
+template <typename T>
+const T &pick(const T &value, const std::vector<Tensor> &, int) {
+  return value;
+}
+
+// Results: a Tensor, a std::tuple / std::pair of Tensors, or a std::vector.
+inline std::vector<Tensor> flatten(Tensor t) { return {std::move(t)}; }
+inline std::vector<Tensor> flatten(std::vector<Tensor> v) { return v; }
+template <typename... Ts>
+std::vector<Tensor> flatten(std::tuple<Ts...> t) {
+  return std::apply([](auto &...items) { return std::vector<Tensor>{items...}; }, t);
+}
+template <typename A, typename B>
+std::vector<Tensor> flatten(std::pair<A, B> p) {
+  return {std::move(p.first), std::move(p.second)};
+}
+
+template <typename R>
+struct Unflatten;
+template <>
+struct Unflatten<Tensor> {
+  static Tensor from(std::vector<Tensor> v) { return std::move(v.front()); }
+};
+template <>
+struct Unflatten<std::vector<Tensor>> {
+  static std::vector<Tensor> from(std::vector<Tensor> v) { return v; }
+};
+template <typename... Ts>
+struct Unflatten<std::tuple<Ts...>> {
+  static std::tuple<Ts...> from(std::vector<Tensor> v) {
+    return from(std::move(v), std::index_sequence_for<Ts...>{});
+  }
+  template <size_t... I>
+  static std::tuple<Ts...> from(std::vector<Tensor> v, std::index_sequence<I...>) {
+    return std::tuple<Ts...>{std::move(v[I])...};
+  }
+};
+template <typename A, typename B>
+struct Unflatten<std::pair<A, B>> {
+  static std::pair<A, B> from(std::vector<Tensor> v) { return {std::move(v[0]), std::move(v[1])}; }
+};
+
+/// The type-erased part of a traced function: signature cache, tracing,
+/// compiling and calling concrete functions.
+class FunctionCore {
+public:
+  using Trace = std::function<std::vector<Tensor>(const std::vector<Tensor> &)>;
+  explicit FunctionCore(std::string name);
+  ~FunctionCore();
+  std::vector<Tensor> call(const CallKey &key, const Trace &trace);
+  std::vector<ConcreteFunctionInfo> concreteFunctions() const;
+  /// The ember IR of the concrete function for `key`, as traced.
+  std::string tracedIR(const CallKey &key, const Trace &trace);
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace detail
+
+/// A traced function; copies share their concrete functions.
+template <typename F>
+class Function {
+public:
+  Function(F f, std::string name)
+      : f_(std::move(f)), core_(std::make_shared<detail::FunctionCore>(std::move(name))) {}
+
+  template <typename... Args>
+  auto operator()(const Args &...args) const {
+    using R = std::decay_t<std::invoke_result_t<const F &, const Args &...>>;
+    if (functions_run_eagerly())
+      return R(f_(args...));
+    detail::CallKey key = keyOf(args...);
+    auto trace = traceOf<R>(args...);
+    return detail::Unflatten<R>::from(core_->call(key, trace));
+  }
+
+  /// Every signature traced so far, with argument and result types.
+  std::vector<ConcreteFunctionInfo> concrete_functions() const {
+    return core_->concreteFunctions();
+  }
+
+  /// The ember IR the call `(*this)(args...)` runs, as traced (before
+  /// optimization); traces if this signature is new.
+  template <typename... Args>
+  std::string traced_ir(const Args &...args) const {
+    using R = std::decay_t<std::invoke_result_t<const F &, const Args &...>>;
+    return core_->tracedIR(keyOf(args...), traceOf<R>(args...));
+  }
+
+private:
+  template <typename... Args>
+  static detail::CallKey keyOf(const Args &...args) {
+    detail::CallKey key;
+    (detail::collectArg(key, args), ...);
+    return key;
+  }
+
+  template <typename R, typename... Args>
+  detail::FunctionCore::Trace traceOf(const Args &...args) const {
+    // The tensor index of each argument position (-1 for host values),
+    // computed left to right.
+    std::array<int, sizeof...(Args)> slots{};
+    int next = 0, position = 0;
+    ((slots[static_cast<size_t>(position++)] =
+          std::is_same_v<Args, Tensor> ? next++ : -1),
+     ...);
+    return [this, slots, &args...](const std::vector<Tensor> &symbolic) {
+      return invoke<R>(symbolic, slots, std::index_sequence_for<Args...>{}, args...);
+    };
+  }
+
+  template <typename R, size_t... I, typename... Args>
+  std::vector<Tensor> invoke(const std::vector<Tensor> &symbolic,
+                             const std::array<int, sizeof...(Args)> &slots,
+                             std::index_sequence<I...>, const Args &...args) const {
+    return detail::flatten(R(f_(detail::pick(args, symbolic, slots[I])...)));
+  }
+
+  F f_;
+  std::shared_ptr<detail::FunctionCore> core_;
+};
+
+/// Wraps `f` as a traced function named `name` (for IR dumps and messages).
+template <typename F>
+Function<std::decay_t<F>> function(F &&f, std::string name = "function") {
+  return Function<std::decay_t<F>>(std::forward<F>(f), std::move(name));
+}
+
+} // namespace ember
+
+#endif // EMBER_FUNCTION_H

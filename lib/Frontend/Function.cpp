@@ -1,0 +1,200 @@
+//===- Function.cpp - concrete functions: trace, compile, cache, call -----===//
+
+#include "ember/Function.h"
+
+#include "Dispatcher.h"
+#include "TensorImpl.h"
+#include "Tracer.h"
+
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <mutex>
+#include <unordered_map>
+
+using namespace ember;
+using namespace ember::detail;
+
+namespace {
+std::atomic<bool> runEagerly{false};
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::string typeText(DType dtype, const Shape &shape) {
+  std::string text(dtypeName(dtype));
+  text += "[";
+  for (int d = 0; d < shape.rank(); ++d)
+    text += (d ? ", " : "") + std::to_string(shape[d]);
+  return text + "]";
+}
+
+/// A symbol name from a user's function name.
+std::string symbolName(const std::string &name) {
+  std::string symbol;
+  for (char c : name)
+    symbol += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (symbol.empty() || std::isdigit(static_cast<unsigned char>(symbol.front())))
+    symbol = "f_" + symbol;
+  return symbol;
+}
+
+struct Concrete {
+  jit::CompiledFunction compiled;
+  std::vector<Shape> resultShapes;
+  ConcreteFunctionInfo info;
+};
+
+struct WordsHash {
+  size_t operator()(const std::vector<int64_t> &words) const {
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (int64_t w : words)
+      h = (h ^ static_cast<uint64_t>(w)) * 0xff51afd7ed558ccdull;
+    return h ^ (h >> 29);
+  }
+};
+} // namespace
+
+void ember::run_functions_eagerly(bool eagerly) { runEagerly = eagerly; }
+bool ember::functions_run_eagerly() { return runEagerly; }
+
+struct FunctionCore::Impl {
+  std::string name;
+  mutable std::mutex mutex;
+  std::unordered_map<std::vector<int64_t>, std::shared_ptr<Concrete>, WordsHash> concretes;
+  std::vector<std::shared_ptr<Concrete>> order; // for listing, in trace order
+
+  /// The signature's words: the host words, then each tensor's dtype and shape.
+  static std::vector<int64_t> signatureOf(const CallKey &key) {
+    std::vector<int64_t> words = key.words;
+    for (const Tensor *t : key.tensors) {
+      words.push_back((static_cast<int64_t>(t->dtype()) << 8) | t->rank());
+      words.insert(words.end(), t->shape().begin(), t->shape().end());
+    }
+    return words;
+  }
+
+  std::string signatureText(const CallKey &key, const std::vector<Tensor> &results) const {
+    std::string text = name + "(";
+    size_t tensor = 0;
+    for (size_t i = 0; i < key.hostArgs.size(); ++i) {
+      text += i ? ", " : "";
+      if (key.hostArgs[i].empty()) {
+        const Tensor *t = key.tensors[tensor];
+        text += "arg" + std::to_string(i) + ": " + typeText(t->dtype(), t->shape());
+        ++tensor;
+      } else {
+        text += "arg" + std::to_string(i) + "=" + key.hostArgs[i];
+      }
+    }
+    text += ") -> ";
+    if (results.size() != 1)
+      text += "(";
+    for (size_t i = 0; i < results.size(); ++i)
+      text += (i ? ", " : "") + typeText(results[i].dtype(), results[i].shape());
+    return text + (results.size() != 1 ? ")" : "");
+  }
+
+  /// Traces `trace` into `tracer`; returns the result ids and the symbolic results.
+  static std::vector<int> traceInto(Tracer &tracer, const CallKey &key, const Trace &trace,
+                                    std::vector<Tensor> &results) {
+    TracingScope scope(&tracer);
+    std::vector<Tensor> arguments;
+    for (const Tensor *t : key.tensors)
+      arguments.push_back(tracer.argument(t->dtype(), t->shape()));
+    results = trace(arguments);
+    std::vector<int> ids;
+    for (const Tensor &r : results)
+      ids.push_back(tracer.valueOf(r, SourceLoc::current()));
+    return ids;
+  }
+
+  std::shared_ptr<Concrete> traceAndCompile(const CallKey &key, const Trace &trace) {
+    auto concrete = std::make_shared<Concrete>();
+    Tracer tracer(symbolName(name));
+    auto start = std::chrono::steady_clock::now();
+    std::vector<Tensor> results;
+    std::vector<int> ids = traceInto(tracer, key, trace, results);
+    concrete->info.trace_seconds = secondsSince(start);
+    concrete->info.signature = signatureText(key, results);
+    for (const Tensor &r : results)
+      concrete->resultShapes.push_back(r.shape());
+    std::string error;
+    start = std::chrono::steady_clock::now();
+    if (!tracer.builder().compile(ids, concrete->compiled, error))
+      throw OpError("ember::function '" + name + "' failed to compile:\n" + error);
+    concrete->info.compile_seconds = secondsSince(start);
+    return concrete;
+  }
+};
+
+FunctionCore::FunctionCore(std::string name) : impl_(std::make_unique<Impl>()) {
+  impl_->name = std::move(name);
+}
+
+FunctionCore::~FunctionCore() = default;
+
+std::vector<Tensor> FunctionCore::call(const CallKey &key, const Trace &trace) {
+  // Called while another function traces: become part of that trace.
+  if (currentTracer()) {
+    std::vector<Tensor> arguments;
+    for (const Tensor *t : key.tensors)
+      arguments.push_back(*t);
+    return trace(arguments);
+  }
+  Impl &impl = *impl_;
+  std::vector<int64_t> signature = Impl::signatureOf(key);
+  std::shared_ptr<Concrete> concrete;
+  {
+    std::lock_guard lock(impl.mutex);
+    if (auto it = impl.concretes.find(signature); it != impl.concretes.end())
+      concrete = it->second;
+  }
+  if (!concrete) {
+    concrete = impl.traceAndCompile(key, trace);
+    std::lock_guard lock(impl.mutex);
+    auto [it, inserted] = impl.concretes.emplace(signature, concrete);
+    if (inserted)
+      impl.order.push_back(concrete);
+    concrete = it->second; // a concurrent first call may have won
+  }
+
+  // Run: descriptors for the arguments, then fresh outputs.
+  const jit::CompiledFunction &compiled = concrete->compiled;
+  size_t count = key.tensors.size() + compiled.results.size();
+  std::vector<emberrt_memref_t> descriptors(count);
+  std::vector<void *> args(count);
+  std::vector<Tensor> outputs;
+  size_t n = 0;
+  for (const Tensor *t : key.tensors) {
+    emberrt_memref_init(&descriptors[n], const_cast<void *>(t->data()), t->rank(),
+                        t->shape().data());
+    args[n] = &descriptors[n];
+    ++n;
+  }
+  for (size_t r = 0; r < compiled.results.size(); ++r) {
+    outputs.push_back(newTensor(concrete->resultShapes[r], compiled.results[r].dtype));
+    emberrt_memref_init(&descriptors[n], outputs.back().data(), outputs.back().rank(),
+                        outputs.back().shape().data());
+    args[n] = &descriptors[n];
+    ++n;
+  }
+  compiled.entry(args.data());
+  return outputs;
+}
+
+std::vector<ConcreteFunctionInfo> FunctionCore::concreteFunctions() const {
+  std::lock_guard lock(impl_->mutex);
+  std::vector<ConcreteFunctionInfo> infos;
+  for (const auto &concrete : impl_->order)
+    infos.push_back(concrete->info);
+  return infos;
+}
+
+std::string FunctionCore::tracedIR(const CallKey &key, const Trace &trace) {
+  Tracer tracer(symbolName(impl_->name));
+  std::vector<Tensor> results;
+  std::vector<int> ids = Impl::traceInto(tracer, key, trace, results);
+  return tracer.builder().text(ids);
+}

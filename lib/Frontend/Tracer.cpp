@@ -1,0 +1,56 @@
+//===- Tracer.cpp - record ember ops into a function -----------------------===//
+
+#include "Tracer.h"
+
+using namespace ember;
+using namespace ember::detail;
+
+namespace {
+thread_local Tracer *activeTracer = nullptr;
+} // namespace
+
+Tracer *ember::detail::currentTracer() { return activeTracer; }
+
+TracingScope::TracingScope(Tracer *tracer) : previous_(activeTracer) { activeTracer = tracer; }
+TracingScope::~TracingScope() { activeTracer = previous_; }
+
+Tensor Tracer::argument(DType dtype, const Shape &shape) {
+  int id = builder_.addArgument(specOf(dtype, shape));
+  return newSymbolicTensor(shape, dtype, this, id);
+}
+
+int Tracer::valueOf(const Tensor &tensor, const SourceLoc &loc) {
+  TensorImpl *impl = tensor.impl();
+  if (!impl)
+    throw Error("use of an undefined ember::Tensor while tracing '" + name_ + "'");
+  if (impl->tracer == this)
+    return impl->traceId;
+  if (impl->tracer)
+    throwOpError("ember.function",
+                 "a symbolic tensor of another traced function was used while tracing '" +
+                     name_ + "' (return it from that function instead)",
+                 loc);
+  if (auto it = constants_.find(impl); it != constants_.end())
+    return it->second;
+  int id = builder_.addConstant(specOf(impl->dtype, impl->shape), tensor.data());
+  constants_.emplace(impl, id);
+  captured_.push_back(tensor);
+  return id;
+}
+
+Tensor Tracer::addOp(const OpDef &op, std::span<const int64_t> attrWords,
+                     std::span<const Tensor *const> inputs, const jit::TensorSpec *resultType,
+                     const SourceLoc &loc) {
+  std::vector<int> operands;
+  for (const Tensor *input : inputs)
+    operands.push_back(valueOf(*input, loc));
+  jit::OpCall call{op.name, op.attrs, attrWords, resultType,
+                   {loc.file_name(), loc.line(), loc.column()}};
+  jit::TensorSpec result;
+  std::string error;
+  int id = builder_.addOp(call, operands, result, error);
+  if (id < 0)
+    throw OpError(error.empty() ? "'" + std::string(op.name) + "' op is invalid" : error);
+  return newSymbolicTensor(Shape(std::span<const int64_t>(result.dims, result.rank)),
+                           result.dtype, this, id);
+}

@@ -1,0 +1,63 @@
+//===- Tracer.h - record ember ops into a function ---------------*- C++ -*-===//
+//
+// While an ember::function traces, every op the front end dispatches on this
+// thread is appended to the function being built instead of running. Tensors
+// that exist outside the trace (captured from the enclosing scope, or made by
+// host fills such as zeros()) enter the function as constants.
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_LIB_FRONTEND_TRACER_H
+#define EMBER_LIB_FRONTEND_TRACER_H
+
+#include "Dispatcher.h"
+#include "TensorImpl.h"
+
+#include "ember/JIT/FunctionBuilder.h"
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ember::detail {
+
+class Tracer {
+public:
+  explicit Tracer(std::string name) : name_(std::move(name)), builder_(name_) {}
+
+  const std::string &name() const { return name_; }
+  /// A symbolic tensor for a new function argument.
+  Tensor argument(DType dtype, const Shape &shape);
+  /// The value id of `tensor` in this function (a constant if it is concrete).
+  int valueOf(const Tensor &tensor, const SourceLoc &loc);
+  /// Appends `op` on `inputs`; returns the symbolic result. Throws OpError.
+  Tensor addOp(const OpDef &op, std::span<const int64_t> attrWords,
+               std::span<const Tensor *const> inputs, const jit::TensorSpec *resultType,
+               const SourceLoc &loc);
+  jit::FunctionBuilder &builder() { return builder_; }
+
+private:
+  std::string name_;
+  jit::FunctionBuilder builder_;
+  std::unordered_map<const TensorImpl *, int> constants_;
+  std::vector<Tensor> captured_; // keeps captured tensors (and their ids' keys) alive
+};
+
+/// The tracer of the function being traced on this thread, or null.
+Tracer *currentTracer();
+
+/// Makes `tracer` current for its lifetime (traces nest: an ember::function
+/// called while tracing another is traced into the outer one).
+class TracingScope {
+public:
+  explicit TracingScope(Tracer *tracer);
+  ~TracingScope();
+  TracingScope(const TracingScope &) = delete;
+  TracingScope &operator=(const TracingScope &) = delete;
+
+private:
+  Tracer *previous_;
+};
+
+} // namespace ember::detail
+
+#endif // EMBER_LIB_FRONTEND_TRACER_H

@@ -1,0 +1,141 @@
+// ember::function: tracing into one compiled function per signature.
+#include "ember/ember.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+using namespace ember;
+
+namespace {
+Tensor denseLayer(const Tensor &x, const Tensor &w) { return relu(matmul(x, w) + 1.f); }
+
+std::string messageOf(const std::function<void()> &call) {
+  try {
+    call();
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+} // namespace
+
+TEST(Function, TracedMatchesEagerAndInlinesInnerFunctions) {
+  auto model = [](const Tensor &x, const Tensor &w) {
+    return reduce_sum(denseLayer(denseLayer(x, w), w), {1});
+  };
+  auto traced = function(model, "model");
+  Tensor x = random_uniform({4, 3}, 1, -1, 1), w = random_uniform({3, 3}, 2, -1, 1);
+  std::vector<float> eager = model(x, w).to_vector<float>();
+  std::vector<float> compiled = traced(x, w).to_vector<float>();
+  ASSERT_EQ(eager.size(), compiled.size());
+  for (size_t i = 0; i < eager.size(); ++i)
+    EXPECT_NEAR(eager[i], compiled[i], 1e-5) << i;
+  // One concrete function holding every op of the inner calls.
+  ASSERT_EQ(traced.concrete_functions().size(), 1u);
+  std::string ir = traced.traced_ir(x, w);
+  EXPECT_NE(ir.find("ember.matmul"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("ember.reduce_sum"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("FunctionTest.cpp"), std::string::npos) << "ops carry the user's lines";
+}
+
+TEST(Function, OneConcreteFunctionPerSignature) {
+  int traces = 0;
+  auto f = function([&](const Tensor &x, int n) {
+    ++traces; // host side effect: runs only while tracing
+    Tensor y = x;
+    for (int i = 0; i < n; ++i)
+      y = y * 2;
+    return y;
+  });
+  Tensor a = ones({3}), b = ones({2, 2});
+  EXPECT_EQ(f(a, 3).to_vector<float>(), (std::vector<float>{8, 8, 8}));
+  EXPECT_EQ(f(a * 3, 3).to_vector<float>(), (std::vector<float>{24, 24, 24}));
+  EXPECT_EQ(traces, 1);
+  EXPECT_EQ(f(b, 3).shape(), (Shape{2, 2})); // new shape
+  EXPECT_EQ(f(a, 1).to_vector<float>(), (std::vector<float>{2, 2, 2})); // new host value
+  EXPECT_EQ(f(ones({3}, DType::Float64), 1).dtype(), DType::Float64); // new dtype
+  EXPECT_EQ(traces, 4);
+  auto concrete = f.concrete_functions();
+  ASSERT_EQ(concrete.size(), 4u);
+  EXPECT_EQ(concrete[0].signature, "function(arg0: float32[3], arg1=3) -> float32[3]");
+  EXPECT_GT(concrete[0].compile_seconds, 0);
+}
+
+TEST(Function, CapturedTensorsBecomeConstants) {
+  Tensor bias = {10.f, 20.f};
+  auto f = function([&](const Tensor &x) { return x + bias; });
+  EXPECT_EQ(f(Tensor({1.f, 2.f})).to_vector<float>(), (std::vector<float>{11, 22}));
+  bias = Tensor({0.f, 0.f}); // the compiled function keeps the traced value
+  EXPECT_EQ(f(Tensor({1.f, 2.f})).to_vector<float>(), (std::vector<float>{11, 22}));
+}
+
+TEST(Function, TupleResultsAndHostArguments) {
+  enum class Mode { Sum, Max };
+  auto f = function([](const Tensor &x, Mode mode, const std::string &label, bool negate) {
+    Tensor r = mode == Mode::Sum ? reduce_sum(x) : reduce_max(x);
+    (void)label;
+    return std::make_tuple(negate ? -r : r, x * 2);
+  });
+  Tensor x = {1, 5, 2};
+  auto [s, doubled] = f(x, Mode::Sum, std::string("a"), false);
+  EXPECT_EQ(s.item<int>(), 8);
+  EXPECT_EQ(doubled.to_vector<int>(), (std::vector<int>{2, 10, 4}));
+  EXPECT_EQ(std::get<0>(f(x, Mode::Max, std::string("a"), true)).item<int>(), -5);
+  EXPECT_EQ(f.concrete_functions().size(), 2u);
+}
+
+TEST(Function, ErrorsNameTheOpAndTheUsersLine) {
+  auto f = function([](const Tensor &a, const Tensor &b) { return matmul(a, b); });
+  std::string message = messageOf([&] { f(zeros({2, 3}), zeros({4, 5})); });
+  EXPECT_NE(message.find("FunctionTest.cpp"), std::string::npos) << message;
+  EXPECT_NE(message.find("'ember.matmul' op contracting dims differ"), std::string::npos)
+      << message;
+}
+
+TEST(Function, SymbolicTensorsHaveNoValuesWhileTracing) {
+  auto f = function([](const Tensor &x) {
+    if (bool(reduce_sum(x) > 0)) // needs the value: refused while tracing
+      return x;
+    return -x;
+  });
+  std::string message = messageOf([&] { f(ones({2})); });
+  EXPECT_NE(message.find("symbolic tensor"), std::string::npos) << message;
+}
+
+TEST(Function, UnusedOpsArePrunedWhenTraced) {
+  // Story D5: an unused out-of-range gather raises eagerly, not when traced.
+  auto body = [](const Tensor &x) {
+    Tensor unused = gather(x, Tensor({7}));
+    (void)unused;
+    return x + 1;
+  };
+  EXPECT_THROW(body(Tensor({1, 2, 3})), OpError);
+  auto traced = function(body);
+  EXPECT_EQ(traced(Tensor({1, 2, 3})).to_vector<int>(), (std::vector<int>{2, 3, 4}));
+}
+
+TEST(Function, RunEagerlySwitch) {
+  int runs = 0;
+  auto f = function([&](const Tensor &x) {
+    ++runs;
+    return x + 1;
+  });
+  run_functions_eagerly(true);
+  f(ones({2}));
+  f(ones({2}));
+  run_functions_eagerly(false);
+  EXPECT_EQ(runs, 2);
+  EXPECT_TRUE(f.concrete_functions().empty());
+  f(ones({2}));
+  f(ones({2}));
+  EXPECT_EQ(runs, 3);
+}
+
+TEST(Function, FunctionsCalledWhileTracingJoinTheTrace) {
+  auto inner = function([](const Tensor &x) { return x * x; }, "inner");
+  auto outer = function([&](const Tensor &x) { return inner(x) + inner(x + 1); }, "outer");
+  EXPECT_EQ(outer(Tensor({1, 2})).to_vector<int>(), (std::vector<int>{5, 13}));
+  EXPECT_TRUE(inner.concrete_functions().empty());
+  EXPECT_EQ(outer.concrete_functions().size(), 1u);
+}
