@@ -2,7 +2,9 @@
 // preallocated outputs.
 #include "bench_util.h"
 
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 
 namespace {
@@ -15,6 +17,42 @@ __attribute__((noinline)) void mul(const float *__restrict a, const float *__res
                                    float *__restrict c, long n) {
   for (long i = 0; i < n; ++i)
     c[i] = a[i] * b[i];
+}
+// power(x, 100) with the sizes known at compile time, as the traced code
+// knows them.
+template <int N>
+__attribute__((noinline)) void power(const int32_t (&x)[N][N], int y, int32_t (&out)[N][N]) {
+  int32_t result[N][N] = {}, next[N][N];
+  for (int i = 0; i < N; ++i)
+    result[i][i] = 1;
+  for (int step = 0; step < y; ++step) {
+    for (int i = 0; i < N; ++i)
+      for (int j = 0; j < N; ++j) {
+        int32_t sum = 0;
+        for (int k = 0; k < N; ++k)
+          sum += result[i][k] * x[k][j];
+        next[i][j] = sum;
+      }
+    std::memcpy(result, next, sizeof result);
+  }
+  std::memcpy(out, result, sizeof result);
+}
+
+// The 8-op chain of function_bench.cpp, fused by hand into one loop.
+__attribute__((noinline)) void chain(const float *__restrict x, const float *__restrict v,
+                                     float *__restrict out, long rows, long cols) {
+  for (long r = 0; r < rows; ++r)
+    for (long c = 0; c < cols; ++c) {
+      float xi = x[r * cols + c];
+      float t = xi * v[c];
+      t = t + 1.f;
+      t = t * xi;
+      t = t - 0.5f;
+      t = t > 0.f ? t : 0.f;
+      t = t * 2.f;
+      t = t + xi;
+      out[r * cols + c] = t / 3.f;
+    }
 }
 } // namespace
 
@@ -32,6 +70,19 @@ int main() {
                 "ms");
   bench::report("hand.mul_f32_16M", bench::medianSeconds(11, 1, [&] { mul(a, b, c, n); }) * 1e3,
                 "ms");
+  static int32_t m[10][10], p[10][10];
+  for (int i = 0; i < 10; ++i)
+    for (int j = 0; j < 10; ++j)
+      m[i][j] = (i * 7 + j) % 2;
+  bench::report("hand.power", bench::medianSeconds(7, 1000, [&] { power(m, 100, p); }) * 1e3,
+                "ms/call");
+  float *v = static_cast<float *>(std::aligned_alloc(64, 4096 * sizeof(float)));
+  for (long i = 0; i < 4096; ++i)
+    v[i] = static_cast<float>(i % 100) * 0.01f;
+  chain(a, v, c, 4096, 4096);
+  bench::report("hand.chain", bench::medianSeconds(11, 1, [&] { chain(a, v, c, 4096, 4096); }) * 1e3,
+                "ms");
+  std::free(v);
   std::free(a);
   std::free(b);
   std::free(c);

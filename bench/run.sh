@@ -22,6 +22,7 @@ out=$(mktemp)
 {
   env "${peer_env[@]}" "$build/bin/torch_bench"
   "$build/bin/ember_bench"
+  "$build/bin/function_bench"
   "$build/bin/hand_loops"
 } > "$out"
 
@@ -44,4 +45,12 @@ done
 printf "%-36s %9.1f ms\n" "first call, elementwise (median)" "$(value ember.compile_elementwise_median)"
 printf "%-36s %9.1f ms\n" "first call, matmul (median)" "$(value ember.compile_matmul_median)"
 printf "%-36s %9.0f / %.0f\n" "kernel cache hits / misses" "$(value ember.cache_hits)" "$(value ember.cache_misses)"
+echo
+echo "Traced functions (issue 3)"
+pt=$(value ember.power_traced); pe=$(value ember.power_eager); ph=$(value hand.power); pT=$(value torch.power_eager)
+printf "%-36s traced %.4f ms, eager %.4f ms, hand %.4f ms, LibTorch %.4f ms/call\n" "power(x, 100) 10x10 int32" "$pt" "$pe" "$ph" "$pT"
+printf "%-36s traced/hand %sx, LibTorch/traced %sx, first call %.0f ms\n" "" "$(ratio "$pt" "$ph")" "$(ratio "$pT" "$pt")" "$(value ember.power_first_call)"
+ct=$(value ember.chain_traced); ce=$(value ember.chain_eager); ch=$(value hand.chain); cT=$(value torch.chain_eager)
+printf "%-36s traced %.2f ms, eager %.2f ms, hand-fused %.2f ms, LibTorch %.2f ms\n" "8-op chain + broadcast, 16M f32" "$ct" "$ce" "$ch" "$cT"
+printf "%-36s traced/hand %sx, LibTorch/traced %sx\n" "" "$(ratio "$ct" "$ch")" "$(ratio "$cT" "$ct")"
 rm -f "$out"

@@ -19,6 +19,33 @@ int main() {
   dispatch("torch.add_f32_10x10", [&] { return a10 + b10; });
   dispatch("torch.matmul_f32_10x10", [&] { return torch::matmul(a10, b10); });
 
+  // power(x, 100), 10x10 int32 (story D8)
+  auto m = torch::randint(0, 2, {10, 10}, torch::kInt32);
+  auto power = [&] {
+    auto result = torch::eye(10, torch::kInt32);
+    for (int i = 0; i < 100; ++i)
+      result = torch::matmul(result, m);
+    return result;
+  };
+  torch::Tensor p = power();
+  bench::report("torch.power_eager", bench::medianSeconds(7, 200, [&] { p = power(); }) * 1e3,
+                "ms/call");
+
+  // The 8-op chain with one broadcast of function_bench.cpp, eager.
+  auto big = torch::rand({4096, 4096}), v = torch::rand({4096});
+  auto chain = [&] {
+    auto t = big * v;
+    t = t + 1.f;
+    t = t * big;
+    t = t - 0.5f;
+    t = torch::clamp_min(t, 0.f);
+    t = t * 2.f;
+    t = t + big;
+    return t / 3.f;
+  };
+  torch::Tensor c = chain();
+  bench::report("torch.chain_eager", bench::medianSeconds(5, 1, [&] { c = chain(); }) * 1e3, "ms");
+
   const int64_t n = 16 << 20;
   auto x = torch::rand({n}), y = torch::rand({n});
   torch::Tensor z = x + y;

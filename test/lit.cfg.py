@@ -56,6 +56,8 @@ tools = [
     ToolSubst("a3_broadcasting", unresolved="fatal"),
     ToolSubst("a4_operator_overloading", unresolved="fatal"),
     ToolSubst("a6_fizzbuzz", unresolved="fatal"),
+    ToolSubst("d1_traced_function", unresolved="fatal"),
+    ToolSubst("d8_power", unresolved="fatal"),
     ToolSubst("eager-op-probe", unresolved="fatal"),
     ToolSubst("llvm-objdump", unresolved="fatal"),
 ]

@@ -31,6 +31,8 @@ bool executing_eagerly();
 Tensor zeros(const Shape &shape, DType dtype = DType::Float32);
 Tensor ones(const Shape &shape, DType dtype = DType::Float32);
 Tensor full(const Shape &shape, Scalar value, DType dtype = DType::Float32);
+/// The n x n identity matrix (tf.eye).
+Tensor eye(int64_t n, DType dtype = DType::Float32);
 /// numpy arange: start, start + step, ... below `stop` (above, for step < 0).
 Tensor arange(Scalar start, Scalar stop, Scalar step = 1, DType dtype = DType::Int32);
 /// Uniform in [minval, maxval); the same seed gives the same values.

@@ -339,6 +339,13 @@ Tensor ember::full(const Shape &shape, Scalar value, DType dtype) {
 Tensor ember::zeros(const Shape &shape, DType dtype) { return full(shape, 0, dtype); }
 Tensor ember::ones(const Shape &shape, DType dtype) { return full(shape, 1, dtype); }
 
+Tensor ember::eye(int64_t n, DType dtype) {
+  std::vector<int64_t> values(static_cast<size_t>(n * n), 0);
+  for (int64_t i = 0; i < n; ++i)
+    values[static_cast<size_t>(i * n + i)] = 1;
+  return Tensor::from_vector(values, Shape{n, n}, dtype);
+}
+
 Tensor ember::arange(Scalar start, Scalar stop, Scalar step, DType dtype) {
   if (step.f == 0)
     throw OpError("arange: step must not be zero");

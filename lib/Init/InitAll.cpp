@@ -5,6 +5,7 @@
 #include "ember/Conversion/Passes.h"
 #include "ember/Dialect/Ember/IR/EmberOps.h"
 #include "ember/Pipelines/Pipelines.h"
+#include "ember/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -30,6 +31,7 @@ void ember::registerAllPasses() {
   std::call_once(registered, [] {
     mlir::registerAllPasses();
     mlir::ember::registerEmberConversionPasses();
+    mlir::ember::registerEmberTransformsPasses();
     ember::registerPipelines();
   });
 }

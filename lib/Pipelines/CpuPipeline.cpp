@@ -9,13 +9,17 @@ using namespace mlir;
 
 // One step per line, each with why it sits where it does.
 static const char *const kLowerToLLVMSteps[] = {
-    // ember -> linalg/tensor/arith/math on tensors, then clean up and fuse
-    // elementwise chains into single loop nests.
+    // Graph clean-up on ember ops: fold, then merge common subexpressions.
+    "canonicalize",
+    "cse",
+    // ember -> linalg/tensor/arith/math on tensors, then fuse elementwise
+    // chains into single loop nests. No CSE from here on: it would merge the
+    // identical zero-filled accumulators of different matmuls, and
+    // bufferization would then copy the shared one for each.
     "convert-ember-to-linalg",
     "canonicalize",
     "func.func(linalg-fuse-elementwise-ops)",
     "canonicalize",
-    "cse",
     // Tensors -> buffers. Function boundaries use identity layouts so the C
     // ABI sees plain descriptors; returned buffers become caller-provided
     // out-params (statically shaped allocations are replaced by them, so a
@@ -25,19 +29,28 @@ static const char *const kLowerToLLVMSteps[] = {
     "function-boundary-type-conversion=identity-layout-map}",
     "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}",
     "canonicalize",
+    // Small temporaries live on the stack: no malloc/free per op inside a
+    // function (e.g. 100 chained 10x10 matmuls).
+    "func.func(promote-buffers-to-stack{max-alloc-size-in-bytes=4096})",
     "buffer-deallocation-pipeline",
     "convert-bufferization-to-memref",
     // Loops, then everything to LLVM. Math ops without an LLVM intrinsic
     // (tanh, ipowi, ...) become libm calls or outlined functions first.
     "func.func(convert-linalg-to-loops)",
+    // Big traced graphs: one function per loop nest, identical nests shared,
+    // so LLVM optimizes many small functions (and repeated layers once).
+    "ember-outline-loop-nests",
     "convert-scf-to-cf",
     "expand-strided-metadata",
     "lower-affine",
     "convert-math-to-funcs",
     "convert-math-to-libm",
-    "finalize-memref-to-llvm",
+    // aligned_alloc rather than malloc plus pointer arithmetic: LLVM then knows
+    // the buffers do not alias and vectorizes loops over them.
+    "finalize-memref-to-llvm{use-aligned-alloc}",
     "convert-to-llvm",
     "reconcile-unrealized-casts",
+    "ember-annotate-noalias",
     "ember-emit-entry-points",
 };
 

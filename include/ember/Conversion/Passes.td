@@ -42,4 +42,17 @@ def EmitEntryPointsPass : Pass<"ember-emit-entry-points", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def AnnotateNoAliasPass : Pass<"ember-annotate-noalias", "::mlir::ModuleOp"> {
+  let summary = "Mark lowered memref arguments that ember proved exclusive as noalias";
+  let description = [{
+    Functions whose memref arguments ember knows to be exclusive (see
+    `ember-outline-loop-nests`) carry `ember.noalias_memrefs`, the indices of
+    those arguments' pointers after lowering to the LLVM dialect. This pass,
+    run on the LLVM dialect, puts `llvm.noalias` on those pointers and drops
+    the attribute. (func-to-llvm does not carry `llvm.noalias` from memref
+    arguments to their pointers.)
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // EMBER_CONVERSION_PASSES_TD

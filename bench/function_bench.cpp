@@ -1,0 +1,51 @@
+// ember's side of the traced-function benchmarks (issue 3, bench/RESULTS.md):
+//  - power(x, 100) on a 10x10 int32 matrix (story D8): traced, eager, and the
+//    first traced call (trace + compile)
+//  - an 8-op elementwise chain with one broadcast over 16M f32, traced
+#include "bench_util.h"
+
+#include "ember/ember.h"
+
+using namespace ember;
+
+Tensor power(const Tensor &x, int y) {
+  Tensor result = eye(10, DType::Int32);
+  for (int i = 0; i < y; ++i)
+    result = matmul(result, x);
+  return result;
+}
+
+// 8 ops, one broadcast (the [4096] row v over [4096, 4096]).
+Tensor chain(const Tensor &x, const Tensor &v) {
+  Tensor t = x * v;
+  t = t + 1.f;
+  t = t * x;
+  t = t - 0.5f;
+  t = maximum(t, Tensor(0.f));
+  t = t * 2.f;
+  t = t + x;
+  return t / 3.f;
+}
+
+int main() {
+  Tensor x = random_uniform({10, 10}, 0, 0, 2, DType::Int32);
+  auto tracedPower = function(power, "power");
+  double start = bench::now();
+  Tensor sink = tracedPower(x, 100);
+  bench::report("ember.power_first_call", (bench::now() - start) * 1e3, "ms");
+  bench::report("ember.power_traced",
+                bench::medianSeconds(7, 1000, [&] { sink = tracedPower(x, 100); }) * 1e3,
+                "ms/call");
+  sink = power(x, 100);
+  bench::report("ember.power_eager",
+                bench::medianSeconds(7, 200, [&] { sink = power(x, 100); }) * 1e3, "ms/call");
+
+  Tensor big = random_uniform({4096, 4096}, 1), v = random_uniform({4096}, 2);
+  auto tracedChain = function(chain, "chain");
+  sink = tracedChain(big, v);
+  bench::report("ember.chain_traced",
+                bench::medianSeconds(11, 1, [&] { sink = tracedChain(big, v); }) * 1e3, "ms");
+  sink = chain(big, v);
+  bench::report("ember.chain_eager",
+                bench::medianSeconds(5, 1, [&] { sink = chain(big, v); }) * 1e3, "ms");
+}

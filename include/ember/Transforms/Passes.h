@@ -1,0 +1,18 @@
+//===- Passes.h - ember's transformation passes ------------------*- C++ -*-===//
+#ifndef EMBER_TRANSFORMS_PASSES_H
+#define EMBER_TRANSFORMS_PASSES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::ember {
+
+#define GEN_PASS_DECL
+#include "ember/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "ember/Transforms/Passes.h.inc"
+
+} // namespace mlir::ember
+
+#endif // EMBER_TRANSFORMS_PASSES_H
