@@ -41,6 +41,15 @@ struct ConcreteFunctionInfo {
   double compile_seconds = 0; ///< optimizing and JIT-compiling the trace
 };
 
+/// The IR of a concrete function at every stage of its compilation.
+struct IRStages {
+  std::string traced;       ///< ember dialect as traced, with source locations
+  std::string optimized;    ///< after ember-optimize (folded, pruned, CSE)
+  std::string linalg;       ///< linalg on tensors, elementwise chains fused
+  std::string llvm_dialect; ///< MLIR's LLVM dialect
+  std::string llvm_ir;      ///< LLVM IR after LLVM's optimizations
+};
+
 namespace detail {
 
 /// A call's signature: host arguments as words (tensors as a marker, their
@@ -151,6 +160,8 @@ public:
   std::vector<ConcreteFunctionInfo> concreteFunctions() const;
   /// The ember IR of the concrete function for `key`, as traced.
   std::string tracedIR(const CallKey &key, const Trace &trace);
+  /// The IR of every compilation stage of the concrete function for `key`.
+  IRStages irStages(const CallKey &key, const Trace &trace);
 
 private:
   struct Impl;
@@ -187,6 +198,15 @@ public:
   std::string traced_ir(const Args &...args) const {
     using R = std::decay_t<std::invoke_result_t<const F &, const Args &...>>;
     return core_->tracedIR(keyOf(args...), traceOf<R>(args...));
+  }
+
+  /// The IR of every stage of compiling the call `(*this)(args...)` (ember
+  /// as traced, optimized, linalg, LLVM dialect, LLVM IR). Each MLIR stage is
+  /// accepted by ember-opt. (Traces and compiles afresh; the cache is untouched.)
+  template <typename... Args>
+  IRStages ir_stages(const Args &...args) const {
+    using R = std::decay_t<std::invoke_result_t<const F &, const Args &...>>;
+    return core_->irStages(keyOf(args...), traceOf<R>(args...));
   }
 
 private:

@@ -198,3 +198,24 @@ std::string FunctionCore::tracedIR(const CallKey &key, const Trace &trace) {
   std::vector<int> ids = Impl::traceInto(tracer, key, trace, results);
   return tracer.builder().text(ids);
 }
+
+IRStages FunctionCore::irStages(const CallKey &key, const Trace &trace) {
+  Tracer tracer(symbolName(impl_->name));
+  std::vector<Tensor> results;
+  std::vector<int> ids = Impl::traceInto(tracer, key, trace, results);
+  IRStages stages;
+  jit::CompiledFunction compiled;
+  std::string error;
+  bool ok = tracer.builder().compile(
+      ids, compiled, error, [&](const std::string &stage, const std::string &text) {
+        std::string *slot = stage == "traced"      ? &stages.traced
+                            : stage == "optimized" ? &stages.optimized
+                            : stage == "linalg"    ? &stages.linalg
+                            : stage == "llvm"      ? &stages.llvm_dialect
+                                                   : &stages.llvm_ir;
+        *slot = text;
+      });
+  if (!ok)
+    throw OpError("ember::function '" + impl_->name + "' failed to compile:\n" + error);
+  return stages;
+}

@@ -22,7 +22,11 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/xxhash.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
@@ -274,8 +278,23 @@ std::string FunctionBuilder::text(std::span<const int> results) {
   return out;
 }
 
+/// Writes `text` to `path` through a temporary file, so that a reader never
+/// sees half a file.
+static void writeAtomically(const std::string &path, const std::string &text) {
+  std::string temporary = path + ".tmp" + std::to_string(llvm::sys::Process::getProcessId());
+  std::error_code failure;
+  {
+    llvm::raw_fd_ostream os(temporary, failure);
+    if (failure)
+      return;
+    os << text;
+  }
+  if (llvm::sys::fs::rename(temporary, path))
+    llvm::sys::fs::remove(temporary);
+}
+
 bool FunctionBuilder::compile(std::span<const int> results, CompiledFunction &out,
-                              std::string &error) {
+                              std::string &error, const StageSink &stages) {
   auto start = std::chrono::steady_clock::now();
   Impl &impl = *impl_;
   DiagnosticCollector collector(impl.context, error);
@@ -285,6 +304,30 @@ bool FunctionBuilder::compile(std::span<const int> results, CompiledFunction &ou
   }
   if (failed(verify(*impl.module)))
     return false;
+  // Stage dumps: to the caller and/or to EMBER_DUMP_DIR.
+  const char *dumpDir = std::getenv("EMBER_DUMP_DIR");
+  std::string dumpPrefix;
+  int stageIndex = 0;
+  auto observe = [&](llvm::StringRef stage, const std::string &text) {
+    if (stages)
+      stages(stage.str(), text);
+    if (dumpDir)
+      writeAtomically(dumpPrefix + "." + std::to_string(stageIndex) + "-" + stage.str() +
+                          (stage == "llvm-ir" ? ".ll" : ".mlir"),
+                      text);
+    ++stageIndex;
+  };
+  bool observing = stages || dumpDir;
+  if (observing) {
+    std::string traced;
+    llvm::raw_string_ostream os(traced);
+    impl.module->print(os, OpPrintingFlags().enableDebugInfo());
+    if (dumpDir)
+      dumpPrefix = (llvm::Twine(dumpDir) + "/" + impl.name + "-" +
+                    llvm::utohexstr(llvm::xxh3_64bits(traced), /*LowerCase=*/true).substr(0, 8))
+                       .str();
+    observe("traced", traced);
+  }
   out.results.clear();
   for (Type type : impl.func.getResultTypes()) {
     out.results.emplace_back();
@@ -294,8 +337,9 @@ bool FunctionBuilder::compile(std::span<const int> results, CompiledFunction &ou
     }
   }
   std::string name = impl.name;
-  std::unique_ptr<ExecutionEngine> engine = compileModule(
-      *impl.module, error, [&](ModuleOp lowered) { prepareForJit(lowered, name); });
+  std::unique_ptr<ExecutionEngine> engine =
+      compileModule(*impl.module, error, [&](ModuleOp lowered) { prepareForJit(lowered, name); },
+                    observing ? StageObserver(observe) : StageObserver());
   if (!engine)
     return false;
   auto entry = engine->lookup("ember_entry_" + name);

@@ -13,6 +13,8 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
@@ -83,17 +85,32 @@ static void limitLoopUnrolling() {
 
 std::unique_ptr<ExecutionEngine>
 ember::jit::compileModule(ModuleOp module, std::string &error,
-                          llvm::function_ref<void(ModuleOp)> afterLowering) {
+                          llvm::function_ref<void(ModuleOp)> afterLowering,
+                          StageObserver observeStage) {
   (void)compilerRegistry(); // registers the passes the pipeline names
-  PassManager pm(module.getContext());
-  if (failed(ember::buildLowerToLLVMPipeline(pm))) {
-    error += "internal error: cannot build the ember-lower-to-llvm pipeline";
-    return nullptr;
+  auto print = [&](llvm::StringRef stage) {
+    if (!observeStage)
+      return;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os, OpPrintingFlags().enableDebugInfo());
+    observeStage(stage, text);
+  };
+  static constexpr llvm::StringLiteral kStageNames[] = {"optimized", "linalg", "llvm"};
+  for (auto [stage, name] : llvm::zip(kLoweringStages, kStageNames)) {
+    PassManager pm(module.getContext());
+    if (failed(ember::buildStagePipeline(pm, stage))) {
+      error += "internal error: cannot build the ember-lower-to-llvm pipeline";
+      return nullptr;
+    }
+    if (failed(pm.run(module)))
+      return nullptr; // the diagnostics are in `error` through the caller's handler
+    if (stage != LoweringStage::LLVMDialect)
+      print(name);
   }
-  if (failed(pm.run(module)))
-    return nullptr; // the diagnostics are in `error` through the caller's handler
   if (afterLowering)
     afterLowering(module);
+  print("llvm");
 
   std::unique_ptr<llvm::TargetMachine> machine = hostTargetMachine(error);
   if (!machine)
@@ -107,7 +124,20 @@ ember::jit::compileModule(ModuleOp module, std::string &error,
   if (!optimizerMachine)
     return nullptr;
   llvm::TargetMachine *target = optimizerMachine.get();
-  options.transformer = makeOptimizingTransformer(3, 0, target);
+  // `transformer` is a function_ref: the callable must outlive create().
+  std::function<llvm::Error(llvm::Module *)> optimize = makeOptimizingTransformer(3, 0, target);
+  auto transform = [&](llvm::Module *llvmModule) -> llvm::Error {
+    if (llvm::Error failure = optimize(llvmModule))
+      return failure;
+    if (observeStage) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      llvmModule->print(os, nullptr);
+      observeStage("llvm-ir", text);
+    }
+    return llvm::Error::success();
+  };
+  options.transformer = transform;
   auto engine = ExecutionEngine::create(module, options, std::move(machine));
   if (!engine) {
     error += llvm::toString(engine.takeError());

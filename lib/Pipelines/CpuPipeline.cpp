@@ -7,19 +7,32 @@
 
 using namespace mlir;
 
-// One step per line, each with why it sits where it does.
-static const char *const kLowerToLLVMSteps[] = {
-    // Graph clean-up on ember ops: fold, then merge common subexpressions.
+// One step per line, each with why it sits where it does. The pipeline runs
+// in three stages, each of which can be dumped (see Pipelines.h).
+
+// Stage 1, `ember-optimize`: graph clean-up on ember ops. Canonicalization
+// folds constants and identities and prunes unused ops (non-strict
+// execution); CSE merges common subexpressions; calls are inlined.
+static const char *const kOptimizeSteps[] = {
+    "inline",
     "canonicalize",
     "cse",
-    // ember -> linalg/tensor/arith/math on tensors, then fuse elementwise
-    // chains into single loop nests. No CSE from here on: it would merge the
-    // identical zero-filled accumulators of different matmuls, and
-    // bufferization would then copy the shared one for each.
+    "symbol-dce",
+};
+
+// Stage 2: ember -> linalg/tensor/arith/math on tensors, then fuse elementwise
+// chains (with their broadcasts) into single loop nests. No CSE from here on:
+// it would merge the identical zero-filled accumulators of different matmuls,
+// and bufferization would then copy the shared one for each.
+static const char *const kToLinalgSteps[] = {
     "convert-ember-to-linalg",
     "canonicalize",
     "func.func(linalg-fuse-elementwise-ops)",
     "canonicalize",
+};
+
+// Stage 3: buffers, loops and the LLVM dialect.
+static const char *const kToLLVMSteps[] = {
     // Tensors -> buffers. Function boundaries use identity layouts so the C
     // ABI sees plain descriptors; returned buffers become caller-provided
     // out-params (statically shaped allocations are replaced by them, so a
@@ -54,27 +67,52 @@ static const char *const kLowerToLLVMSteps[] = {
     "ember-emit-entry-points",
 };
 
-/// The steps joined by commas: the contents of a module pass manager.
-static const std::string &pipelineSteps() {
-  static const std::string text = [] {
-    std::string joined;
-    for (const char *step : kLowerToLLVMSteps)
-      joined += (joined.empty() ? "" : ",") + std::string(step);
-    return joined;
-  }();
-  return text;
+template <size_t N>
+static std::string join(const char *const (&steps)[N]) {
+  std::string joined;
+  for (const char *step : steps)
+    joined += (joined.empty() ? "" : ",") + std::string(step);
+  return joined;
+}
+
+/// The steps of `stage`, joined by commas: the contents of a module pass manager.
+static const std::string &stageSteps(ember::LoweringStage stage) {
+  static const std::string optimize = join(kOptimizeSteps), linalg = join(kToLinalgSteps),
+                           llvm = join(kToLLVMSteps);
+  switch (stage) {
+  case ember::LoweringStage::Optimized:
+    return optimize;
+  case ember::LoweringStage::Linalg:
+    return linalg;
+  case ember::LoweringStage::LLVMDialect:
+    return llvm;
+  }
+  return llvm;
 }
 
 const std::string &ember::lowerToLLVMPipelineText() {
-  static const std::string text = "builtin.module(" + pipelineSteps() + ")";
+  static const std::string text =
+      "builtin.module(" + stageSteps(LoweringStage::Optimized) + "," +
+      stageSteps(LoweringStage::Linalg) + "," + stageSteps(LoweringStage::LLVMDialect) + ")";
   return text;
 }
 
+LogicalResult ember::buildStagePipeline(OpPassManager &pm, LoweringStage stage) {
+  return parsePassPipeline(stageSteps(stage), pm);
+}
+
 LogicalResult ember::buildLowerToLLVMPipeline(OpPassManager &pm) {
-  return parsePassPipeline(pipelineSteps(), pm);
+  for (LoweringStage stage : kLoweringStages)
+    if (failed(buildStagePipeline(pm, stage)))
+      return failure();
+  return success();
 }
 
 void ember::registerPipelines() {
+  PassPipelineRegistration<>(
+      "ember-optimize",
+      "Graph optimizations on ember ops: inline, fold and prune (canonicalize), CSE",
+      [](OpPassManager &pm) { (void)ember::buildStagePipeline(pm, LoweringStage::Optimized); });
   PassPipelineRegistration<>(
       "ember-lower-to-llvm",
       "Lower a module of ember, func, arith, tensor, scf and bufferization ops on "

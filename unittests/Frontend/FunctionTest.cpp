@@ -139,3 +139,18 @@ TEST(Function, FunctionsCalledWhileTracingJoinTheTrace) {
   EXPECT_TRUE(inner.concrete_functions().empty());
   EXPECT_EQ(outer.concrete_functions().size(), 1u);
 }
+
+TEST(Function, IRAtEveryStage) {
+  auto f = function([](const Tensor &x) { return relu(x * 2.f + 1.f); }, "affine_relu");
+  IRStages stages = f.ir_stages(ones({4, 8}));
+  EXPECT_NE(stages.traced.find("ember.mul"), std::string::npos) << stages.traced;
+  EXPECT_NE(stages.traced.find("FunctionTest.cpp"), std::string::npos);
+  EXPECT_NE(stages.optimized.find("ember.relu"), std::string::npos) << stages.optimized;
+  // One fused loop nest: a single linalg.generic.
+  size_t first = stages.linalg.find("linalg.generic");
+  ASSERT_NE(first, std::string::npos) << stages.linalg;
+  EXPECT_EQ(stages.linalg.find("linalg.generic", first + 1), std::string::npos) << stages.linalg;
+  EXPECT_NE(stages.llvm_dialect.find("llvm.func @ember_entry_affine_relu"), std::string::npos);
+  EXPECT_NE(stages.llvm_ir.find("define void @ember_entry_affine_relu"), std::string::npos);
+  EXPECT_TRUE(f.concrete_functions().empty());
+}

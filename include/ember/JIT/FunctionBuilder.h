@@ -12,6 +12,7 @@
 
 #include "ember/JIT/KernelCompiler.h"
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -60,8 +61,14 @@ public:
   /// The function as built so far, returning `results`, in MLIR text with
   /// source locations.
   std::string text(std::span<const int> results);
-  /// Finishes the function (returning `results`) and compiles it.
-  bool compile(std::span<const int> results, CompiledFunction &out, std::string &error);
+  /// Finishes the function (returning `results`) and compiles it. When
+  /// `stages` is given it receives the IR of every stage: "traced" (as built),
+  /// "optimized", "linalg", "llvm" (MLIR's LLVM dialect) and "llvm-ir".
+  /// With EMBER_DUMP_DIR=<dir> set, every stage is also written to
+  /// <dir>/<name>-<hash of the traced IR>.<n>-<stage>.mlir (".ll" for LLVM IR).
+  using StageSink = std::function<void(const std::string &stage, const std::string &text)>;
+  bool compile(std::span<const int> results, CompiledFunction &out, std::string &error,
+               const StageSink &stages = {});
 
 private:
   struct Impl;

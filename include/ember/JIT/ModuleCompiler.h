@@ -26,9 +26,13 @@ const mlir::DialectRegistry &compilerRegistry();
 /// on the module's context that records errors into `error`.
 /// `afterLowering`, when given, sees the module in the LLVM dialect before it
 /// is translated (to add facts only the caller knows, such as noalias).
+/// `observeStage`, when given, receives the text of every stage: "optimized",
+/// "linalg", "llvm" (MLIR's LLVM dialect) and "llvm-ir" (optimized LLVM IR).
+using StageObserver = llvm::function_ref<void(llvm::StringRef stage, const std::string &text)>;
 std::unique_ptr<mlir::ExecutionEngine>
 compileModule(mlir::ModuleOp module, std::string &error,
-              llvm::function_ref<void(mlir::ModuleOp)> afterLowering = {});
+              llvm::function_ref<void(mlir::ModuleOp)> afterLowering = {},
+              StageObserver observeStage = {});
 
 } // namespace ember::jit
 

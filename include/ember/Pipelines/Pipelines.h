@@ -17,6 +17,16 @@ class OpPassManager;
 
 namespace ember {
 
+/// The stages of ember-lower-to-llvm, each the result of its own pass list:
+/// ember optimized (`ember-optimize`), linalg on tensors with elementwise
+/// chains fused, and the LLVM dialect.
+enum class LoweringStage { Optimized, Linalg, LLVMDialect };
+inline constexpr LoweringStage kLoweringStages[] = {
+    LoweringStage::Optimized, LoweringStage::Linalg, LoweringStage::LLVMDialect};
+
+/// Adds the passes that produce `stage` from the previous stage.
+llvm::LogicalResult buildStagePipeline(mlir::OpPassManager &pm, LoweringStage stage);
+
 /// The textual form of `ember-lower-to-llvm`: any module mixing ember with
 /// func, arith, tensor, scf and bufferization on tensors, down to the LLVM
 /// dialect. Functions carrying `llvm.emit_c_interface` also get the packed
@@ -26,7 +36,8 @@ const std::string &lowerToLLVMPipelineText();
 /// Adds `ember-lower-to-llvm` to `pm` (a module pass manager).
 llvm::LogicalResult buildLowerToLLVMPipeline(mlir::OpPassManager &pm);
 
-/// Registers `ember-lower-to-llvm` with the global pipeline registry.
+/// Registers `ember-optimize` and `ember-lower-to-llvm` with the global
+/// pipeline registry.
 void registerPipelines();
 
 } // namespace ember
