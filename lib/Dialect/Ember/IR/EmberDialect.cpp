@@ -4,6 +4,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Transforms/InliningUtils.h"
 
 using namespace mlir;
 using namespace mlir::ember;
@@ -11,11 +12,22 @@ using namespace mlir::ember;
 #include "ember/Dialect/Ember/IR/EmberEnums.cpp.inc"
 #include "ember/Dialect/Ember/IR/EmberOpsDialect.cpp.inc"
 
+namespace {
+/// Every ember op is pure and region-free, so calls to functions of ember
+/// ops can always be inlined.
+struct EmberInlinerInterface : DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final { return true; }
+  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final { return true; }
+};
+} // namespace
+
 void EmberDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "ember/Dialect/Ember/IR/EmberOps.cpp.inc"
       >();
+  addInterfaces<EmberInlinerInterface>();
 }
 
 Operation *EmberDialect::materializeConstant(OpBuilder &builder, Attribute value,
