@@ -180,11 +180,16 @@ public:
   template <typename... Args>
   auto operator()(const Args &...args) const {
     using R = std::decay_t<std::invoke_result_t<const F &, const Args &...>>;
-    if (functions_run_eagerly())
-      return R(f_(args...));
-    detail::CallKey key = keyOf(args...);
-    auto trace = traceOf<R>(args...);
-    return detail::Unflatten<R>::from(core_->call(key, trace));
+    if constexpr (std::is_void_v<R>) { // e.g. a training step that assigns variables
+      if (functions_run_eagerly())
+        f_(args...);
+      else
+        core_->call(keyOf(args...), traceOf<R>(args...));
+    } else {
+      if (functions_run_eagerly())
+        return R(f_(args...));
+      return detail::Unflatten<R>::from(core_->call(keyOf(args...), traceOf<R>(args...)));
+    }
   }
 
   /// Every signature traced so far, with argument and result types.
@@ -235,7 +240,12 @@ private:
   std::vector<Tensor> invoke(const std::vector<Tensor> &symbolic,
                              const std::array<int, sizeof...(Args)> &slots,
                              std::index_sequence<I...>, const Args &...args) const {
-    return detail::flatten(R(f_(detail::pick(args, symbolic, slots[I])...)));
+    if constexpr (std::is_void_v<R>) {
+      f_(detail::pick(args, symbolic, slots[I])...);
+      return {};
+    } else {
+      return detail::flatten(R(f_(detail::pick(args, symbolic, slots[I])...)));
+    }
   }
 
   F f_;

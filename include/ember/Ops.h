@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <source_location>
+#include <type_traits>
 #include <vector>
 
 namespace ember {
@@ -141,7 +142,12 @@ Tensor matmul(const Tensor &a, const Tensor &b, EMBER_LOC);
 struct Located {
   Located(const Tensor &tensor, SourceLoc loc = SourceLoc::current())
       : tensor(tensor), loc(loc) {}
-  const Tensor &tensor;
+  // Variables (and anything else that converts to a Tensor) read their value.
+  template <typename T, typename = std::enable_if_t<std::is_convertible_v<const T &, Tensor> &&
+                                                    !std::is_same_v<T, Tensor>>>
+  Located(const T &value, SourceLoc loc = SourceLoc::current())
+      : tensor(Tensor(value)), loc(loc) {}
+  Tensor tensor;
   SourceLoc loc;
 };
 

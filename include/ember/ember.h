@@ -7,5 +7,6 @@
 #include "ember/Function.h"
 #include "ember/Ops.h"
 #include "ember/Tensor.h"
+#include "ember/Variable.h"
 
 #endif // EMBER_EMBER_H

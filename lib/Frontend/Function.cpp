@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cctype>
 #include <chrono>
+#include <iostream>
 #include <mutex>
 #include <unordered_map>
 
@@ -43,6 +44,8 @@ std::string symbolName(const std::string &name) {
 struct Concrete {
   jit::CompiledFunction compiled;
   std::vector<Shape> resultShapes;
+  size_t userResults = 0; ///< the function's own results; then written variables
+  std::vector<std::shared_ptr<VariableState>> variableInputs, variableOutputs;
   ConcreteFunctionInfo info;
 };
 
@@ -64,6 +67,28 @@ struct FunctionCore::Impl {
   mutable std::mutex mutex;
   std::unordered_map<std::vector<int64_t>, std::shared_ptr<Concrete>, WordsHash> concretes;
   std::vector<std::shared_ptr<Concrete>> order; // for listing, in trace order
+  uint32_t recentTraces = 0; ///< bit i: whether the i-th most recent call traced
+  uint64_t calls = 0;
+  bool warned = false;
+
+  /// Records whether this call traced; warns (once) when the last 5 calls all
+  /// did, as tf.function does: tracing costs far more than running.
+  void noteCall(bool traced, const std::vector<int64_t> &signature) {
+    std::lock_guard lock(mutex);
+    recentTraces = ((recentTraces << 1) | (traced ? 1u : 0u)) & 0x1fu;
+    if (++calls < 5 || recentTraces != 0x1fu || warned)
+      return;
+    warned = true;
+    std::cerr << "ember warning: ember::function '" << name
+              << "' traced on each of its last 5 calls (" << concretes.size()
+              << " concrete functions; the newest: " << order.back()->info.signature
+              << "). Tracing and compiling cost far more than running. Likely causes: host "
+                 "arguments (numbers, strings) with a new value on every call (pass a tensor "
+                 "instead), tensor arguments whose shape or dtype keeps changing, or an "
+                 "ember::function created anew for every call (create it once, outside the "
+                 "loop).\n";
+    (void)signature;
+  }
 
   /// The signature's words: the host words, then each tensor's dtype and shape.
   static std::vector<int64_t> signatureOf(const CallKey &key) {
@@ -96,7 +121,9 @@ struct FunctionCore::Impl {
     return text + (results.size() != 1 ? ")" : "");
   }
 
-  /// Traces `trace` into `tracer`; returns the result ids and the symbolic results.
+  /// Traces `trace` into `tracer`; returns the result ids (the function's
+  /// results, then the final values of the variables it assigned) and the
+  /// symbolic results.
   static std::vector<int> traceInto(Tracer &tracer, const CallKey &key, const Trace &trace,
                                     std::vector<Tensor> &results) {
     TracingScope scope(&tracer);
@@ -107,6 +134,8 @@ struct FunctionCore::Impl {
     std::vector<int> ids;
     for (const Tensor &r : results)
       ids.push_back(tracer.valueOf(r, SourceLoc::current()));
+    for (const auto &[variable, value] : tracer.variableOutputs())
+      ids.push_back(tracer.valueOf(value, SourceLoc::current()));
     return ids;
   }
 
@@ -118,8 +147,14 @@ struct FunctionCore::Impl {
     std::vector<int> ids = traceInto(tracer, key, trace, results);
     concrete->info.trace_seconds = secondsSince(start);
     concrete->info.signature = signatureText(key, results);
+    concrete->userResults = results.size();
     for (const Tensor &r : results)
       concrete->resultShapes.push_back(r.shape());
+    concrete->variableInputs = tracer.variableInputs();
+    for (const auto &[variable, value] : tracer.variableOutputs()) {
+      concrete->variableOutputs.push_back(variable);
+      concrete->resultShapes.push_back(value.shape());
+    }
     std::string error;
     start = std::chrono::steady_clock::now();
     if (!tracer.builder().compile(ids, concrete->compiled, error))
@@ -151,6 +186,7 @@ std::vector<Tensor> FunctionCore::call(const CallKey &key, const Trace &trace) {
     if (auto it = impl.concretes.find(signature); it != impl.concretes.end())
       concrete = it->second;
   }
+  bool traced = !concrete;
   if (!concrete) {
     concrete = impl.traceAndCompile(key, trace);
     std::lock_guard lock(impl.mutex);
@@ -159,15 +195,20 @@ std::vector<Tensor> FunctionCore::call(const CallKey &key, const Trace &trace) {
       impl.order.push_back(concrete);
     concrete = it->second; // a concurrent first call may have won
   }
+  impl.noteCall(traced, signature);
 
-  // Run: descriptors for the arguments, then fresh outputs.
+  // Run: descriptors for the arguments (the call's tensors, then the values
+  // of the variables the function reads), then fresh outputs.
   const jit::CompiledFunction &compiled = concrete->compiled;
-  size_t count = key.tensors.size() + compiled.results.size();
+  std::vector<const Tensor *> inputs(key.tensors.begin(), key.tensors.end());
+  for (const auto &variable : concrete->variableInputs)
+    inputs.push_back(&variable->value);
+  size_t count = inputs.size() + compiled.results.size();
   std::vector<emberrt_memref_t> descriptors(count);
   std::vector<void *> args(count);
   std::vector<Tensor> outputs;
   size_t n = 0;
-  for (const Tensor *t : key.tensors) {
+  for (const Tensor *t : inputs) {
     emberrt_memref_init(&descriptors[n], const_cast<void *>(t->data()), t->rank(),
                         t->shape().data());
     args[n] = &descriptors[n];
@@ -181,6 +222,10 @@ std::vector<Tensor> FunctionCore::call(const CallKey &key, const Trace &trace) {
     ++n;
   }
   compiled.entry(args.data());
+  // Write the assigned variables back; return the function's own results.
+  for (size_t v = 0; v < concrete->variableOutputs.size(); ++v)
+    concrete->variableOutputs[v]->value = outputs[concrete->userResults + v];
+  outputs.resize(concrete->userResults);
   return outputs;
 }
 

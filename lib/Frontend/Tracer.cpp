@@ -2,6 +2,8 @@
 
 #include "Tracer.h"
 
+#include <algorithm>
+
 using namespace ember;
 using namespace ember::detail;
 
@@ -53,4 +55,27 @@ Tensor Tracer::addOp(const OpDef &op, std::span<const int64_t> attrWords,
     throw OpError(error.empty() ? "'" + std::string(op.name) + "' op is invalid" : error);
   return newSymbolicTensor(Shape(std::span<const int64_t>(result.dims, result.rank)),
                            result.dtype, this, id);
+}
+
+Tensor Tracer::readVariable(const std::shared_ptr<VariableState> &variable) {
+  if (auto it = variableValues_.find(variable.get()); it != variableValues_.end())
+    return it->second;
+  Tensor argument = this->argument(variable->value.dtype(), variable->value.shape());
+  variableInputs_.push_back(variable);
+  variableValues_.emplace(variable.get(), argument);
+  return argument;
+}
+
+void Tracer::writeVariable(const std::shared_ptr<VariableState> &variable, const Tensor &value) {
+  if (std::find(variablesWritten_.begin(), variablesWritten_.end(), variable) ==
+      variablesWritten_.end())
+    variablesWritten_.push_back(variable);
+  variableValues_[variable.get()] = value;
+}
+
+std::vector<std::pair<std::shared_ptr<VariableState>, Tensor>> Tracer::variableOutputs() const {
+  std::vector<std::pair<std::shared_ptr<VariableState>, Tensor>> outputs;
+  for (const auto &variable : variablesWritten_)
+    outputs.emplace_back(variable, variableValues_.at(variable.get()));
+  return outputs;
 }

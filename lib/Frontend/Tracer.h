@@ -13,6 +13,9 @@
 #include "TensorImpl.h"
 
 #include "ember/JIT/FunctionBuilder.h"
+#include "ember/Variable.h"
+
+#include <memory>
 
 #include <string>
 #include <unordered_map>
@@ -35,11 +38,26 @@ public:
                const SourceLoc &loc);
   jit::FunctionBuilder &builder() { return builder_; }
 
+  /// Variables: the first read of a variable makes its value an argument
+  /// (after the function's own); an assignment records the new value, which
+  /// becomes an extra result.
+  Tensor readVariable(const std::shared_ptr<VariableState> &variable);
+  void writeVariable(const std::shared_ptr<VariableState> &variable, const Tensor &value);
+  /// Variables read before written, in argument order.
+  const std::vector<std::shared_ptr<VariableState>> &variableInputs() const {
+    return variableInputs_;
+  }
+  /// Variables assigned, with their final values, in first-assignment order.
+  std::vector<std::pair<std::shared_ptr<VariableState>, Tensor>> variableOutputs() const;
+
 private:
   std::string name_;
   jit::FunctionBuilder builder_;
   std::unordered_map<const TensorImpl *, int> constants_;
   std::vector<Tensor> captured_; // keeps captured tensors (and their ids' keys) alive
+  std::vector<std::shared_ptr<VariableState>> variableInputs_;
+  std::vector<std::shared_ptr<VariableState>> variablesWritten_;
+  std::unordered_map<const VariableState *, Tensor> variableValues_;
 };
 
 /// The tracer of the function being traced on this thread, or null.

@@ -154,3 +154,58 @@ TEST(Function, IRAtEveryStage) {
   EXPECT_NE(stages.llvm_ir.find("define void @ember_entry_affine_relu"), std::string::npos);
   EXPECT_TRUE(f.concrete_functions().empty());
 }
+
+TEST(Function, VariablesAreInputsAndOutputsWrittenBackAfterEachCall) {
+  Variable w(Tensor({1.f, 2.f}), "w");
+  Variable steps(Tensor(0), "steps");
+  auto sgdStep = function([&](const Tensor &gradient, float lr) {
+    w.assign_sub(gradient * lr);
+    steps.assign_add(Tensor(1));
+  });
+  Tensor g = {10.f, 20.f};
+  sgdStep(g, 0.1f);
+  EXPECT_EQ(w.value().to_vector<float>(), (std::vector<float>{0, 0}));
+  sgdStep(g, 0.1f);
+  EXPECT_EQ(w.value().to_vector<float>(), (std::vector<float>{-1, -2}));
+  EXPECT_EQ(steps.value().item<int>(), 2);
+  EXPECT_EQ(sgdStep.concrete_functions().size(), 1u);
+  // Eager writes are seen by the next traced call.
+  w.assign(Tensor({5.f, 5.f}));
+  sgdStep(g, 0.1f);
+  EXPECT_EQ(w.value().to_vector<float>(), (std::vector<float>{4, 3}));
+}
+
+TEST(Function, VariableReadsSeeTheValueAtCallTime) {
+  Variable scale(Tensor(2.f), "scale");
+  auto f = function([&](const Tensor &x) { return x * scale; });
+  EXPECT_EQ(f(Tensor({1.f, 2.f})).to_vector<float>(), (std::vector<float>{2, 4}));
+  scale.assign(Tensor(3.f));
+  EXPECT_EQ(f(Tensor({1.f, 2.f})).to_vector<float>(), (std::vector<float>{3, 6}));
+  EXPECT_EQ(f.concrete_functions().size(), 1u);
+}
+
+TEST(Function, AssigningAVariableAnotherShapeIsAnError) {
+  Variable v(zeros({2}), "v");
+  std::string message = messageOf([&] { v.assign(zeros({3})); });
+  EXPECT_NE(message.find("variable 'v' holds float32 of shape (2,), cannot assign float32 of shape (3,)"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("FunctionTest.cpp"), std::string::npos) << message;
+}
+
+TEST(Function, FrequentRetracingIsReported) {
+  auto f = function([](const Tensor &x, int n) { return x * n; }, "retraced");
+  testing::internal::CaptureStderr();
+  for (int n = 0; n < 6; ++n)
+    f(ones({2}, DType::Int32), n);
+  std::string warning = testing::internal::GetCapturedStderr();
+  EXPECT_NE(warning.find("ember::function 'retraced' traced on each of its last 5 calls"),
+            std::string::npos)
+      << warning;
+  EXPECT_NE(warning.find("host arguments"), std::string::npos);
+  auto g = function([](const Tensor &x) { return x + 1; }, "stable");
+  testing::internal::CaptureStderr();
+  for (int i = 0; i < 6; ++i)
+    g(ones({2}));
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
