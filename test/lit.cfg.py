@@ -57,6 +57,7 @@ tools = [
     ToolSubst("a4_operator_overloading", unresolved="fatal"),
     ToolSubst("a6_fizzbuzz", unresolved="fatal"),
     ToolSubst("d1_traced_function", unresolved="fatal"),
+    ToolSubst("d6_control_flow", unresolved="fatal"),
     ToolSubst("d8_power", unresolved="fatal"),
     ToolSubst("eager-op-probe", unresolved="fatal"),
     ToolSubst("llvm-objdump", unresolved="fatal"),

@@ -2,6 +2,7 @@
 #ifndef EMBER_EMBER_H
 #define EMBER_EMBER_H
 
+#include "ember/ControlFlow.h"
 #include "ember/DType.h"
 #include "ember/Error.h"
 #include "ember/Function.h"

@@ -193,8 +193,9 @@ static void *bufferOf(TensorImpl &impl) {
     throw Error("cannot read the values of a symbolic tensor (" +
                 std::string(dtypeName(impl.dtype)) + ", shape " + impl.shape.str() +
                 ") while tracing an ember::function: its values exist only when the "
-                "compiled function runs. Branch and loop on tensor values with ember::where "
-                "or by passing host values (ints, bools) as function arguments.");
+                "compiled function runs. Branch and loop on tensor values with ember::cond, "
+                "ember::while_loop or ember::fori_loop (or ember::where), or pass host values "
+                "(ints, bools) as function arguments.");
   return impl.buffer->data;
 }
 

@@ -67,6 +67,10 @@ Tensor Tracer::readVariable(const std::shared_ptr<VariableState> &variable) {
 }
 
 void Tracer::writeVariable(const std::shared_ptr<VariableState> &variable, const Tensor &value) {
+  if (regionDepth_ > 0)
+    throw OpError("variable '" + variable->name +
+                  "' is assigned inside an ember::cond branch or loop body while tracing '" +
+                  name_ + "'; return the new value from the cond/loop and assign it after");
   if (std::find(variablesWritten_.begin(), variablesWritten_.end(), variable) ==
       variablesWritten_.end())
     variablesWritten_.push_back(variable);

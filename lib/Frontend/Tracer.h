@@ -38,6 +38,17 @@ public:
                const SourceLoc &loc);
   jit::FunctionBuilder &builder() { return builder_; }
 
+  /// Marks the tracing of a branch or loop body (variables cannot be
+  /// assigned there yet).
+  class RegionScope {
+  public:
+    explicit RegionScope(Tracer &tracer) : tracer_(tracer) { ++tracer_.regionDepth_; }
+    ~RegionScope() { --tracer_.regionDepth_; }
+
+  private:
+    Tracer &tracer_;
+  };
+
   /// Variables: the first read of a variable makes its value an argument
   /// (after the function's own); an assignment records the new value, which
   /// becomes an extra result.
@@ -58,6 +69,7 @@ private:
   std::vector<std::shared_ptr<VariableState>> variableInputs_;
   std::vector<std::shared_ptr<VariableState>> variablesWritten_;
   std::unordered_map<const VariableState *, Tensor> variableValues_;
+  int regionDepth_ = 0;
 };
 
 /// The tracer of the function being traced on this thread, or null.

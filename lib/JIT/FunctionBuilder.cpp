@@ -13,7 +13,10 @@
 #include "ember/Dialect/Ember/IR/EmberOps.h"
 #include "ember/JIT/ModuleCompiler.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/Builders.h"
@@ -24,6 +27,7 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/xxhash.h"
@@ -42,7 +46,8 @@ namespace {
 MLIRContext &threadContext() {
   thread_local MLIRContext context(compilerRegistry(), MLIRContext::Threading::DISABLED);
   thread_local bool loaded = [] {
-    context.loadDialect<mlir::ember::EmberDialect, func::FuncDialect>();
+    context.loadDialect<mlir::ember::EmberDialect, func::FuncDialect, scf::SCFDialect,
+                        tensor::TensorDialect, arith::ArithDialect>();
     return true;
   }();
   (void)loaded;
@@ -173,6 +178,53 @@ struct FunctionBuilder::Impl {
   func::FuncOp func;
   Block *body = nullptr;
   SmallVector<Value> values;
+  SmallVector<Block *> valueBlocks; ///< the block defining each value
+  SmallVector<Block *> scopes;      ///< open blocks, innermost last
+  /// Regions being built or ended, and what each ended one yields.
+  std::vector<std::unique_ptr<Region>> regions;
+  std::vector<SmallVector<int>> regionYields;
+
+  Block *current() { return scopes.back(); }
+
+  /// A builder at the end of `block`. (OpBuilder::atBlockEnd asks the block's
+  /// region for the context, which a region under construction cannot give.)
+  OpBuilder builderAtEnd(Block *block) {
+    OpBuilder b(&context);
+    b.setInsertionPointToEnd(block);
+    return b;
+  }
+
+  int addValue(Value value, Block *block) {
+    values.push_back(value);
+    valueBlocks.push_back(block);
+    return static_cast<int>(values.size()) - 1;
+  }
+
+  /// Whether value `id` may be used in the current block.
+  bool inScope(int id) {
+    return id >= 0 && id < static_cast<int>(values.size()) &&
+           llvm::is_contained(scopes, valueBlocks[id]);
+  }
+
+  /// Takes ended region `handle` into `target`, ending it with the
+  /// terminator `makeTerminator` builds from its yielded values.
+  void attach(int handle, Region &target,
+              llvm::function_ref<void(OpBuilder &, ValueRange)> makeTerminator) {
+    Region &region = *regions[handle];
+    SmallVector<Value> yields;
+    for (int id : regionYields[handle])
+      yields.push_back(values[id]);
+    OpBuilder b = builderAtEnd(&region.front());
+    makeTerminator(b, yields);
+    target.takeBody(region);
+  }
+
+  SmallVector<Type> yieldTypes(int handle) {
+    SmallVector<Type> types;
+    for (int id : regionYields[handle])
+      types.push_back(values[id].getType());
+    return types;
+  }
 
   /// Completes the function so that it returns `results`.
   bool finish(std::span<const int> results) {
@@ -203,15 +255,15 @@ FunctionBuilder::FunctionBuilder(std::string_view name) : impl_(std::make_unique
   impl.func = func::FuncOp::create(b, loc, impl.name, b.getFunctionType({}, {}));
   impl.func->setAttr("llvm.emit_c_interface", b.getUnitAttr());
   impl.body = impl.func.addEntryBlock();
+  impl.scopes.push_back(impl.body);
 }
 
 FunctionBuilder::~FunctionBuilder() = default;
 
 int FunctionBuilder::addArgument(const TensorSpec &spec) {
   Impl &impl = *impl_;
-  impl.values.push_back(
-      impl.body->addArgument(tensorType(impl.context, spec), impl.func.getLoc()));
-  return static_cast<int>(impl.values.size()) - 1;
+  return impl.addValue(impl.body->addArgument(tensorType(impl.context, spec), impl.func.getLoc()),
+                       impl.body);
 }
 
 int FunctionBuilder::addConstant(const TensorSpec &spec, const void *data) {
@@ -226,9 +278,10 @@ int FunctionBuilder::addConstant(const TensorSpec &spec, const void *data) {
     value = DenseElementsAttr::getFromRawBuffer(
         type, ArrayRef<char>(static_cast<const char *>(data), count * ::ember::dtypeSize(spec.dtype)));
   }
-  OpBuilder b = OpBuilder::atBlockEnd(impl.body);
-  impl.values.push_back(mlir::ember::ConstantOp::create(b, impl.func.getLoc(), value));
-  return static_cast<int>(impl.values.size()) - 1;
+  // Constants go to the top of the function, so that they are usable in
+  // every region.
+  OpBuilder b = OpBuilder::atBlockBegin(impl.body);
+  return impl.addValue(mlir::ember::ConstantOp::create(b, impl.func.getLoc(), value), impl.body);
 }
 
 int FunctionBuilder::addOp(const OpCall &call, std::span<const int> operands, TensorSpec &result,
@@ -237,7 +290,14 @@ int FunctionBuilder::addOp(const OpCall &call, std::span<const int> operands, Te
   MLIRContext &context = impl.context;
   DiagnosticCollector collector(context, error);
   Location loc = FileLineColLoc::get(&context, call.loc.file, call.loc.line, call.loc.column);
-  OpBuilder b = OpBuilder::atBlockEnd(impl.body);
+  for (int id : operands)
+    if (!impl.inScope(id)) {
+      emitError(loc) << "'" << call.opName
+                     << "' op uses a tensor computed inside a branch or loop body that has "
+                        "ended; return it from the cond/while_loop/fori_loop instead";
+      return -1;
+    }
+  OpBuilder b = impl.builderAtEnd(impl.current());
   OperationState state(loc, call.opName);
   for (int id : operands)
     state.addOperands(impl.values[id]);
@@ -262,10 +322,176 @@ int FunctionBuilder::addOp(const OpCall &call, std::span<const int> operands, Te
       return fail();
     op->getResult(0).setType(inferred.front());
   }
-  if (failed(verify(op)) || !toSpec(op->getResult(0).getType(), result))
+  // The op's own checks (ODS constraints, traits, verifier). mlir::verify
+  // would also walk the op's ancestors, which a branch under construction
+  // does not have yet; the whole function is verified before compiling.
+  if (failed(op->getName().verifyInvariants(op)) || !toSpec(op->getResult(0).getType(), result))
     return fail();
-  impl.values.push_back(op->getResult(0));
-  return static_cast<int>(impl.values.size()) - 1;
+  return impl.addValue(op->getResult(0), impl.current());
+}
+
+std::vector<int> FunctionBuilder::beginRegion(std::span<const TensorSpec> argumentTypes) {
+  Impl &impl = *impl_;
+  auto region = std::make_unique<Region>();
+  Block *block = new Block();
+  region->push_back(block);
+  std::vector<int> ids;
+  for (const TensorSpec &spec : argumentTypes)
+    ids.push_back(impl.addValue(
+        block->addArgument(tensorType(impl.context, spec), impl.func.getLoc()), block));
+  impl.regions.push_back(std::move(region));
+  impl.regionYields.emplace_back();
+  impl.scopes.push_back(block);
+  return ids;
+}
+
+int FunctionBuilder::endRegion(std::span<const int> yields) {
+  Impl &impl = *impl_;
+  // The innermost open region is the last one whose block is still in scope.
+  int handle = static_cast<int>(impl.regions.size()) - 1;
+  while (handle >= 0 && &impl.regions[handle]->front() != impl.current())
+    --handle;
+  impl.regionYields[handle].assign(yields.begin(), yields.end());
+  impl.scopes.pop_back();
+  return handle;
+}
+
+/// Checks that `yields` of region `handle` are in scope (defined in the region
+/// or around it) and have the `expected` types; names `what` in errors.
+static bool checkYields(FunctionBuilder::Impl &impl, int handle, TypeRange expected,
+                        llvm::StringRef what, std::string &error) {
+  SmallVector<Type> actual = impl.yieldTypes(handle);
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  if (actual.size() != expected.size() || !llvm::equal(actual, expected)) {
+    os << what << " yields (";
+    llvm::interleaveComma(actual, os);
+    os << ") where (";
+    llvm::interleaveComma(expected, os);
+    os << ") is expected";
+    error += message;
+    return false;
+  }
+  return true;
+}
+
+static void collectResults(FunctionBuilder::Impl &impl, Operation *op, std::vector<int> &results,
+                           std::vector<TensorSpec> &resultTypes) {
+  for (Value result : op->getResults()) {
+    results.push_back(impl.addValue(result, impl.current()));
+    resultTypes.emplace_back();
+    toSpec(result.getType(), resultTypes.back());
+  }
+}
+
+static Location locationOf(MLIRContext &context, const SourceLocation &loc) {
+  return FileLineColLoc::get(&context, loc.file, loc.line, loc.column);
+}
+
+bool FunctionBuilder::addIf(int condition, int thenRegion, int elseRegion,
+                            const SourceLocation &where, std::vector<int> &results,
+                            std::vector<TensorSpec> &resultTypes, std::string &error) {
+  Impl &impl = *impl_;
+  Location loc = locationOf(impl.context, where);
+  SmallVector<Type> types = impl.yieldTypes(thenRegion);
+  std::string prefix = llvm::formatv("{0}:{1}:{2}: error: 'ember.cond' ", where.file,
+                                     where.line, where.column)
+                           .str();
+  auto conditionType = dyn_cast<RankedTensorType>(impl.values[condition].getType());
+  if (!conditionType || conditionType.getRank() != 0 || !conditionType.getElementType().isInteger(1)) {
+    error += prefix + "needs a 0-d bool condition";
+    return false;
+  }
+  error += prefix;
+  if (!checkYields(impl, elseRegion, types, "the else branch", error))
+    return false;
+  error.resize(error.size() - prefix.size());
+  OpBuilder b = impl.builderAtEnd(impl.current());
+  Value predicate = tensor::ExtractOp::create(b, loc, impl.values[condition], ValueRange{});
+  auto ifOp = scf::IfOp::create(b, loc, types, predicate, /*withElseRegion=*/true);
+  auto yield = [&](OpBuilder &yb, ValueRange values) { scf::YieldOp::create(yb, loc, values); };
+  ifOp.getThenRegion().getBlocks().clear();
+  ifOp.getElseRegion().getBlocks().clear();
+  impl.attach(thenRegion, ifOp.getThenRegion(), yield);
+  impl.attach(elseRegion, ifOp.getElseRegion(), yield);
+  collectResults(impl, ifOp, results, resultTypes);
+  return true;
+}
+
+bool FunctionBuilder::addWhile(std::span<const int> init, int before, int after,
+                               const SourceLocation &where, std::vector<int> &results,
+                               std::vector<TensorSpec> &resultTypes, std::string &error) {
+  Impl &impl = *impl_;
+  Location loc = locationOf(impl.context, where);
+  SmallVector<Value> inits;
+  for (int id : init)
+    inits.push_back(impl.values[id]);
+  TypeRange types = ValueRange(inits).getTypes();
+  std::string prefix = llvm::formatv("{0}:{1}:{2}: error: 'ember.while_loop' ", where.file,
+                                     where.line, where.column)
+                           .str();
+  SmallVector<Type> conditionTypes = impl.yieldTypes(before);
+  auto conditionType =
+      conditionTypes.size() == 1 ? dyn_cast<RankedTensorType>(conditionTypes[0]) : nullptr;
+  if (!conditionType || conditionType.getRank() != 0 ||
+      !conditionType.getElementType().isInteger(1)) {
+    error += prefix + "condition must return one 0-d bool tensor";
+    return false;
+  }
+  error += prefix;
+  if (!checkYields(impl, after, types, "the body", error))
+    return false;
+  error.resize(error.size() - prefix.size());
+  OpBuilder b = impl.builderAtEnd(impl.current());
+  auto whileOp = scf::WhileOp::create(b, loc, types, inits);
+  Block &beforeBlock = impl.regions[before]->front();
+  impl.attach(before, whileOp.getBefore(), [&](OpBuilder &yb, ValueRange values) {
+    // Continue with the loop variables unchanged: the body computes the next.
+    Value predicate = tensor::ExtractOp::create(yb, loc, values[0], ValueRange{});
+    scf::ConditionOp::create(yb, loc, predicate, beforeBlock.getArguments());
+  });
+  impl.attach(after, whileOp.getAfter(),
+              [&](OpBuilder &yb, ValueRange values) { scf::YieldOp::create(yb, loc, values); });
+  collectResults(impl, whileOp, results, resultTypes);
+  return true;
+}
+
+bool FunctionBuilder::addFor(int64_t lower, int64_t upper, std::span<const int> init, int body,
+                             const SourceLocation &where, std::vector<int> &results,
+                             std::vector<TensorSpec> &resultTypes, std::string &error) {
+  Impl &impl = *impl_;
+  Location loc = locationOf(impl.context, where);
+  SmallVector<Value> inits;
+  for (int id : init)
+    inits.push_back(impl.values[id]);
+  TypeRange types = ValueRange(inits).getTypes();
+  std::string prefix = llvm::formatv("{0}:{1}:{2}: error: 'ember.fori_loop' ", where.file,
+                                     where.line, where.column)
+                           .str();
+  error += prefix;
+  if (!checkYields(impl, body, types, "the body", error))
+    return false;
+  error.resize(error.size() - prefix.size());
+  OpBuilder b = impl.builderAtEnd(impl.current());
+  Value lowerValue = arith::ConstantIndexOp::create(b, loc, lower);
+  Value upperValue = arith::ConstantIndexOp::create(b, loc, upper);
+  Value step = arith::ConstantIndexOp::create(b, loc, 1);
+  auto forOp = scf::ForOp::create(b, loc, lowerValue, upperValue, step, inits);
+  forOp.getRegion().getBlocks().clear();
+  impl.attach(body, forOp.getRegion(),
+              [&](OpBuilder &yb, ValueRange values) { scf::YieldOp::create(yb, loc, values); });
+  // The body's first argument was built as a 0-d int64 tensor; scf.for
+  // passes an index: convert at the top of the body.
+  Block &block = forOp.getRegion().front();
+  BlockArgument iv = block.getArgument(0);
+  OpBuilder ib = OpBuilder::atBlockBegin(&block);
+  iv.setType(ib.getIndexType());
+  Value asI64 = arith::IndexCastOp::create(ib, loc, ib.getI64Type(), iv);
+  Value asTensor = tensor::FromElementsOp::create(
+      ib, loc, RankedTensorType::get({}, ib.getI64Type()), ValueRange{asI64});
+  iv.replaceAllUsesExcept(asTensor, asI64.getDefiningOp());
+  collectResults(impl, forOp, results, resultTypes);
+  return true;
 }
 
 std::string FunctionBuilder::text(std::span<const int> results) {

@@ -38,13 +38,16 @@ static const char *const kToLLVMSteps[] = {
     // out-params (statically shaped allocations are replaced by them, so a
     // kernel writes straight into the caller's buffer).
     "eliminate-empty-tensors",
+    // Loops (traced while_loop/fori_loop) may yield new buffers each step.
     "one-shot-bufferize{bufferize-function-boundaries "
-    "function-boundary-type-conversion=identity-layout-map}",
+    "function-boundary-type-conversion=identity-layout-map allow-return-allocs-from-loops}",
     "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}",
     "canonicalize",
     // Small temporaries live on the stack: no malloc/free per op inside a
     // function (e.g. 100 chained 10x10 matmuls).
-    "func.func(promote-buffers-to-stack{max-alloc-size-in-bytes=4096})",
+    // Allocations are first hoisted out of loops where they can be, so that a
+    // stack allocation never sits inside a loop.
+    "func.func(buffer-loop-hoisting,promote-buffers-to-stack{max-alloc-size-in-bytes=4096})",
     "buffer-deallocation-pipeline",
     "convert-bufferization-to-memref",
     // Loops, then everything to LLVM. Math ops without an LLVM intrinsic

@@ -58,6 +58,29 @@ public:
   int addOp(const OpCall &call, std::span<const int> operands, TensorSpec &result,
             std::string &error);
 
+  // Structured control flow (scf.if / scf.while / scf.for on tensors). Ops
+  // added between beginRegion and endRegion go into a new region whose block
+  // has arguments of `argumentTypes` (their ids are returned); endRegion
+  // records the values the region yields and returns the region's handle,
+  // which one of the add* calls below then consumes. Values defined inside a
+  // region cannot be used after it ends.
+  std::vector<int> beginRegion(std::span<const TensorSpec> argumentTypes);
+  int endRegion(std::span<const int> yields);
+  /// if (condition, a 0-d bool) then `thenRegion` else `elseRegion`; both
+  /// yield values of the same types, which become the results.
+  bool addIf(int condition, int thenRegion, int elseRegion, const SourceLocation &loc,
+             std::vector<int> &results, std::vector<TensorSpec> &resultTypes, std::string &error);
+  /// while (`before`(vars) yields a 0-d bool) vars = `after`(vars); both regions
+  /// take the loop variables, initially `init`.
+  bool addWhile(std::span<const int> init, int before, int after, const SourceLocation &loc,
+                std::vector<int> &results, std::vector<TensorSpec> &resultTypes,
+                std::string &error);
+  /// for i in [lower, upper): vars = `body`(i, vars); the body's first
+  /// argument is i as a 0-d int64 tensor.
+  bool addFor(int64_t lower, int64_t upper, std::span<const int> init, int body,
+              const SourceLocation &loc, std::vector<int> &results,
+              std::vector<TensorSpec> &resultTypes, std::string &error);
+
   /// The function as built so far, returning `results`, in MLIR text with
   /// source locations.
   std::string text(std::span<const int> results);
@@ -70,8 +93,9 @@ public:
   bool compile(std::span<const int> results, CompiledFunction &out, std::string &error,
                const StageSink &stages = {});
 
+  struct Impl; // public so that the implementation's helpers can name it
+
 private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 

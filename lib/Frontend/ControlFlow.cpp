@@ -1,0 +1,113 @@
+//===- ControlFlow.cpp - traced branches and loops -------------------------===//
+
+#include "ember/ControlFlow.h"
+
+#include "Dispatcher.h"
+#include "TensorImpl.h"
+#include "Tracer.h"
+
+using namespace ember;
+using namespace ember::detail;
+
+bool ember::detail::isTracing() { return currentTracer() != nullptr; }
+
+namespace {
+jit::SourceLocation jitLocation(const SourceLoc &loc) {
+  return {loc.file_name(), loc.line(), loc.column()};
+}
+
+std::vector<jit::TensorSpec> specsOf(const std::vector<Tensor> &tensors) {
+  std::vector<jit::TensorSpec> specs;
+  for (const Tensor &t : tensors)
+    specs.push_back(specOf(t.dtype(), t.shape()));
+  return specs;
+}
+
+/// Symbolic tensors for the ids of a region's arguments or an op's results.
+std::vector<Tensor> symbolic(Tracer &tracer, const std::vector<int> &ids,
+                             const std::vector<jit::TensorSpec> &specs) {
+  std::vector<Tensor> tensors;
+  for (size_t i = 0; i < ids.size(); ++i)
+    tensors.push_back(newSymbolicTensor(Shape(std::span<const int64_t>(specs[i].dims, specs[i].rank)),
+                                        specs[i].dtype, &tracer, ids[i]));
+  return tensors;
+}
+
+/// Traces `region` (called with the region's argument tensors) into a new
+/// region of the builder; returns its handle.
+template <typename Body>
+int traceRegion(Tracer &tracer, const std::vector<jit::TensorSpec> &argumentTypes, Body &&region,
+                const SourceLoc &loc) {
+  std::vector<int> argumentIds = tracer.builder().beginRegion(argumentTypes);
+  Tracer::RegionScope scope(tracer);
+  std::vector<Tensor> yields = region(symbolic(tracer, argumentIds, argumentTypes));
+  std::vector<int> yieldIds;
+  for (const Tensor &t : yields)
+    yieldIds.push_back(tracer.valueOf(t, loc));
+  return tracer.builder().endRegion(yieldIds);
+}
+
+std::vector<Tensor> finish(Tracer &tracer, bool ok, const std::vector<int> &ids,
+                           const std::vector<jit::TensorSpec> &specs, const std::string &error) {
+  if (!ok)
+    throw OpError(error);
+  return symbolic(tracer, ids, specs);
+}
+} // namespace
+
+std::vector<Tensor> ember::detail::traceCond(const Tensor &predicate, const Branch &thenBranch,
+                                             const Branch &elseBranch, const SourceLoc &loc) {
+  Tracer &tracer = *currentTracer();
+  if (predicate.dtype() != DType::Bool || predicate.rank() != 0)
+    throwOpError("ember.cond",
+                 "needs a 0-d bool predicate, got " + std::string(dtypeName(predicate.dtype())) +
+                     " of shape " + predicate.shape().str(),
+                 loc);
+  int condition = tracer.valueOf(predicate, loc);
+  int thenRegion = traceRegion(tracer, {}, [&](const std::vector<Tensor> &) { return thenBranch(); }, loc);
+  int elseRegion = traceRegion(tracer, {}, [&](const std::vector<Tensor> &) { return elseBranch(); }, loc);
+  std::vector<int> results;
+  std::vector<jit::TensorSpec> specs;
+  std::string error;
+  bool ok = tracer.builder().addIf(condition, thenRegion, elseRegion, jitLocation(loc), results,
+                                   specs, error);
+  return finish(tracer, ok, results, specs, error);
+}
+
+std::vector<Tensor> ember::detail::traceWhile(const LoopCondition &condition, const LoopBody &body,
+                                              const std::vector<Tensor> &init, const SourceLoc &loc) {
+  Tracer &tracer = *currentTracer();
+  std::vector<int> initIds;
+  for (const Tensor &t : init)
+    initIds.push_back(tracer.valueOf(t, loc));
+  std::vector<jit::TensorSpec> types = specsOf(init);
+  int before = traceRegion(tracer, types, [&](const std::vector<Tensor> &vars) {
+    return std::vector<Tensor>{condition(vars)};
+  }, loc);
+  int after = traceRegion(tracer, types, body, loc);
+  std::vector<int> results;
+  std::vector<jit::TensorSpec> specs;
+  std::string error;
+  bool ok = tracer.builder().addWhile(initIds, before, after, jitLocation(loc), results, specs, error);
+  return finish(tracer, ok, results, specs, error);
+}
+
+std::vector<Tensor> ember::detail::traceFor(int64_t lower, int64_t upper, const CountedBody &body,
+                                            const std::vector<Tensor> &init, const SourceLoc &loc) {
+  Tracer &tracer = *currentTracer();
+  std::vector<int> initIds;
+  for (const Tensor &t : init)
+    initIds.push_back(tracer.valueOf(t, loc));
+  std::vector<jit::TensorSpec> types = specsOf(init);
+  std::vector<jit::TensorSpec> bodyTypes = {specOf(DType::Int64, Shape{})};
+  bodyTypes.insert(bodyTypes.end(), types.begin(), types.end());
+  int region = traceRegion(tracer, bodyTypes, [&](const std::vector<Tensor> &args) {
+    return body(args[0], std::vector<Tensor>(args.begin() + 1, args.end()));
+  }, loc);
+  std::vector<int> results;
+  std::vector<jit::TensorSpec> specs;
+  std::string error;
+  bool ok = tracer.builder().addFor(lower, upper, initIds, region, jitLocation(loc), results,
+                                    specs, error);
+  return finish(tracer, ok, results, specs, error);
+}
