@@ -21,12 +21,17 @@ static const char *const kOptimizeSteps[] = {
 };
 
 // Stage 2: ember -> linalg/tensor/arith/math on tensors, then fuse elementwise
-// chains (with their broadcasts) into single loop nests. No CSE from here on:
+// chains (with their broadcasts) into single loop nests, and elementwise
+// producers into the reductions and matmuls that consume them. No CSE from here on:
 // it would merge the identical zero-filled accumulators of different matmuls,
 // and bufferization would then copy the shared one for each.
 static const char *const kToLinalgSteps[] = {
     "convert-ember-to-linalg",
     "canonicalize",
+    // Named ops (reductions, transposes) become linalg.generic, which is what
+    // elementwise fusion works on: producers then fuse into reductions and
+    // matmuls, not only into other elementwise ops.
+    "func.func(linalg-generalize-named-ops)",
     "func.func(linalg-fuse-elementwise-ops)",
     "canonicalize",
 };
