@@ -2,6 +2,7 @@
 # lit configuration of ember's FileCheck tests (out-of-tree MLIR style).
 
 import os
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -27,6 +28,7 @@ config.excludes = [
 ]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])

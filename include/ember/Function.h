@@ -39,6 +39,7 @@ struct ConcreteFunctionInfo {
   std::string signature;      ///< "power(x: int32[10, 10], n=100) -> int32[10, 10]"
   double trace_seconds = 0;   ///< running the C++ body symbolically
   double compile_seconds = 0; ///< optimizing and JIT-compiling the trace
+  bool from_disk_cache = false; ///< the machine code came from the disk cache
 };
 
 /// The IR of a concrete function at every stage of its compilation.

@@ -184,12 +184,14 @@ Tensor load_npy(const std::string &path);
 
 struct KernelCacheStats {
   uint64_t hits = 0;         ///< calls served by a cached kernel
-  uint64_t misses = 0;       ///< calls that compiled a kernel
+  uint64_t misses = 0;       ///< calls that compiled (or loaded) a kernel
+  uint64_t disk_loads = 0;   ///< ... of which loaded from the disk cache
   uint64_t failures = 0;     ///< compiles refused (invalid op calls)
   uint64_t kernels = 0;      ///< kernels in the cache
   double compile_seconds = 0; ///< total time spent compiling
 };
-/// Counters of the eager kernel cache (all threads).
+/// Counters of the eager kernel cache (all threads). Compiled kernels are also
+/// kept on disk (see README: EMBER_CACHE_DIR), so a later process loads them.
 KernelCacheStats kernel_cache_stats();
 
 } // namespace ember

@@ -105,7 +105,7 @@ struct KernelEntry {
 struct KernelCache {
   std::shared_mutex mutex;
   std::unordered_map<StoredKey, std::shared_ptr<KernelEntry>, KeyHash, KeyEqual> entries;
-  std::atomic<uint64_t> hits{0}, misses{0}, failures{0};
+  std::atomic<uint64_t> hits{0}, misses{0}, failures{0}, diskLoads{0};
   std::atomic<int64_t> compileNanos{0};
 };
 
@@ -188,6 +188,8 @@ KernelEntry &findOrCompile(const Signature &signature, const OpDef &op,
     entry->compiled.set_value();
     throw OpError(entry->error);
   }
+  if (entry->kernel.fromDiskCache)
+    kc.diskLoads.fetch_add(1, std::memory_order_relaxed);
   entry->resultShape = shapeOf(entry->kernel.result);
   entry->resultBytes =
       static_cast<size_t>(entry->resultShape.numel()) * dtypeSize(entry->kernel.result.dtype);
@@ -272,6 +274,7 @@ KernelCacheStats ember::kernel_cache_stats() {
   stats.hits = kc.hits.load();
   stats.misses = kc.misses.load();
   stats.failures = kc.failures.load();
+  stats.disk_loads = kc.diskLoads.load();
   stats.compile_seconds = static_cast<double>(kc.compileNanos.load()) * 1e-9;
   std::shared_lock lock(kc.mutex);
   stats.kernels = kc.entries.size();

@@ -160,6 +160,7 @@ struct FunctionCore::Impl {
     if (!tracer.builder().compile(ids, concrete->compiled, error))
       throw OpError("ember::function '" + name + "' failed to compile:\n" + error);
     concrete->info.compile_seconds = secondsSince(start);
+    concrete->info.from_disk_cache = concrete->compiled.fromDiskCache;
     return concrete;
   }
 };

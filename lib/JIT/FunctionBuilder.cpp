@@ -18,7 +18,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -563,25 +562,23 @@ bool FunctionBuilder::compile(std::span<const int> results, CompiledFunction &ou
     }
   }
   std::string name = impl.name;
-  std::unique_ptr<ExecutionEngine> engine =
-      compileModule(*impl.module, error, [&](ModuleOp lowered) { prepareForJit(lowered, name); },
-                    observing ? StageObserver(observe) : StageObserver());
-  if (!engine)
-    return false;
-  auto entry = engine->lookup("ember_entry_" + name);
-  if (!entry) {
-    error += llvm::toString(entry.takeError());
-    return false;
-  }
-  out.entry = reinterpret_cast<emberrt_entry_fn>(*entry);
-  // EMBER_KERNEL_OBJECT_DIR=<dir>: write each function's machine code to
+  // EMBER_KERNEL_OBJECT_DIR=<dir>: also write the machine code to
   // <dir>/<name>-<n>.o, to read with objdump (e.g. to see that it vectorized).
+  std::string objectPath;
   if (const char *dir = std::getenv("EMBER_KERNEL_OBJECT_DIR")) {
     static std::atomic<int> counter{0};
-    engine->dumpToObjectFile(
-        (llvm::Twine(dir) + "/" + name + "-" + llvm::Twine(counter.fetch_add(1)) + ".o").str());
+    objectPath = (llvm::Twine(dir) + "/" + name + "-" + llvm::Twine(counter.fetch_add(1)) + ".o").str();
   }
-  out.owner = std::shared_ptr<ExecutionEngine>(std::move(engine));
+  std::unique_ptr<Executable> executable =
+      compileModule(*impl.module, error, [&](ModuleOp lowered) { prepareForJit(lowered, name); },
+                    observing ? StageObserver(observe) : StageObserver(), objectPath);
+  if (!executable)
+    return false;
+  out.entry = reinterpret_cast<emberrt_entry_fn>(executable->lookup("ember_entry_" + name, error));
+  if (!out.entry)
+    return false;
+  out.fromDiskCache = executable->fromDiskCache;
+  out.owner = std::shared_ptr<Executable>(std::move(executable));
   out.compileSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return true;

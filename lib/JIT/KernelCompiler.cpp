@@ -43,6 +43,7 @@ bool compileKernel(const KernelRequest &request, CompiledKernel &out, std::strin
   out.entry = function.entry;
   out.result = function.results.front();
   out.compileSeconds = function.compileSeconds;
+  out.fromDiskCache = function.fromDiskCache;
   out.owner = std::move(function.owner);
   return true;
 }

@@ -4,13 +4,24 @@
 
 #include "ember/InitAll.h"
 #include "ember/Pipelines/Pipelines.h"
+#include "EmberBuildId.h"
 
 #include "emberrt/runtime.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/Pass/PassManager.h"
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/xxhash.h"
+#include "llvm/Target/TargetMachine.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
@@ -20,6 +31,7 @@
 #include "llvm/TargetParser/SubtargetFeature.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 
 using namespace mlir;
@@ -28,8 +40,6 @@ const DialectRegistry &ember::jit::compilerRegistry() {
   static const DialectRegistry *registry = [] {
     auto *r = new DialectRegistry();
     ember::registerAllDialects(*r);
-    // The pipeline is built from its textual form, which names registered passes.
-    ember::registerAllPasses();
     return r;
   }();
   return *registry;
@@ -38,12 +48,16 @@ const DialectRegistry &ember::jit::compilerRegistry() {
 /// A target machine for this CPU: its name, every feature it has (AVX-512 on
 /// the machines ember runs on) and aggressive codegen. Setting the level on
 /// the builder is what takes effect (RECIPE.md, pitfall 18).
-static std::unique_ptr<llvm::TargetMachine> hostTargetMachine(std::string &error) {
+static void initializeNativeTarget() {
   static std::once_flag initialized;
   std::call_once(initialized, [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
   });
+}
+
+static std::unique_ptr<llvm::TargetMachine> hostTargetMachine(std::string &error) {
+  initializeNativeTarget();
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!builder) {
     error += llvm::toString(builder.takeError());
@@ -83,11 +97,187 @@ static void limitLoopUnrolling() {
   });
 }
 
-std::unique_ptr<ExecutionEngine>
+//===----------------------------------------------------------------------===//
+// Disk cache
+//===----------------------------------------------------------------------===//
+
+std::string ember::jit::diskCacheDirectory() {
+  if (const char *dir = std::getenv("EMBER_CACHE_DIR"))
+    return dir;
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return std::string(xdg) + "/ember";
+  if (const char *home = std::getenv("HOME"); home && *home)
+    return std::string(home) + "/.cache/ember";
+  return "";
+}
+
+namespace {
+// An entry: magic, then the lengths of the key and the object and a hash of
+// the object, then the key itself and the object. A reader checks all of
+// them, so a truncated, corrupt or colliding entry is never loaded.
+constexpr char kCacheMagic[8] = {'E', 'M', 'B', 'R', 'K', 'C', '0', '1'};
+struct CacheHeader {
+  char magic[8];
+  uint64_t keySize;
+  uint64_t objectSize;
+  uint64_t objectHash;
+};
+
+std::string cachePath(const std::string &dir, const std::string &key) {
+  return dir + "/" + llvm::utohexstr(llvm::xxh3_64bits(key), /*LowerCase=*/true) + ".o";
+}
+
+/// The cached object for `key`, or null if absent or invalid.
+std::unique_ptr<llvm::MemoryBuffer> readCache(const std::string &path, const std::string &key) {
+  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                          /*RequiresNullTerminator=*/false);
+  if (!file)
+    return nullptr;
+  llvm::StringRef data = (*file)->getBuffer();
+  CacheHeader header;
+  if (data.size() < sizeof header)
+    return nullptr;
+  std::memcpy(&header, data.data(), sizeof header);
+  if (std::memcmp(header.magic, kCacheMagic, sizeof kCacheMagic) != 0 ||
+      header.keySize != key.size() ||
+      data.size() != sizeof header + header.keySize + header.objectSize ||
+      data.substr(sizeof header, header.keySize) != key)
+    return nullptr;
+  llvm::StringRef object = data.substr(sizeof header + header.keySize);
+  if (llvm::xxh3_64bits(object) != header.objectHash)
+    return nullptr;
+  return llvm::MemoryBuffer::getMemBufferCopy(object, path);
+}
+
+/// Writes through a temporary file and a rename: readers (other processes)
+/// see the whole entry or none.
+void writeFileAtomically(const std::string &path, llvm::ArrayRef<llvm::StringRef> pieces) {
+  std::string temporary = path + ".tmp" + std::to_string(llvm::sys::Process::getProcessId());
+  {
+    std::error_code failure;
+    llvm::raw_fd_ostream os(temporary, failure);
+    if (failure)
+      return;
+    for (llvm::StringRef piece : pieces)
+      os << piece;
+    if (os.has_error()) {
+      os.clear_error();
+      llvm::sys::fs::remove(temporary);
+      return;
+    }
+  }
+  if (llvm::sys::fs::rename(temporary, path))
+    llvm::sys::fs::remove(temporary);
+}
+
+void writeCache(const std::string &dir, const std::string &path, const std::string &key,
+                llvm::StringRef object) {
+  if (llvm::sys::fs::create_directories(dir))
+    return; // caching is best effort
+  CacheHeader header;
+  std::memcpy(header.magic, kCacheMagic, sizeof kCacheMagic);
+  header.keySize = key.size();
+  header.objectSize = object.size();
+  header.objectHash = llvm::xxh3_64bits(object);
+  writeFileAtomically(path, {llvm::StringRef(reinterpret_cast<const char *>(&header), sizeof header),
+                             key, object});
+}
+
+/// Everything that determines the object besides the module: ember's build,
+/// the pipeline, the CPU and its features.
+const std::string &compilerIdentity() {
+  static const std::string identity = [] {
+    std::string id = std::string("ember ") + EMBER_BUILD_ID + "\nllvm " LLVM_VERSION_STRING "\n";
+    id += ember::lowerToLLVMPipelineText() + "\n";
+    id += llvm::sys::getHostCPUName().str() + "\n";
+    for (auto &feature : llvm::sys::getHostCPUFeatures())
+      if (feature.second)
+        id += feature.first().str() + ",";
+    return id;
+  }();
+  return identity;
+}
+
+/// A JIT holding `object`, with ember's runtime functions and the process's
+/// symbols (libm, malloc) available to it.
+std::unique_ptr<ember::jit::Executable> link(std::unique_ptr<llvm::MemoryBuffer> object,
+                                             std::string &error) {
+  initializeNativeTarget();
+  auto jit = llvm::orc::LLJITBuilder().create();
+  if (!jit) {
+    error += llvm::toString(jit.takeError());
+    return nullptr;
+  }
+  llvm::orc::JITDylib &main = (*jit)->getMainJITDylib();
+  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      (*jit)->getDataLayout().getGlobalPrefix());
+  if (!process) {
+    error += llvm::toString(process.takeError());
+    return nullptr;
+  }
+  main.addGenerator(std::move(*process));
+  llvm::orc::SymbolMap runtime;
+  runtime[(*jit)->mangleAndIntern("memrefCopy")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&emberrt_memref_copy), llvm::JITSymbolFlags::Exported};
+  if (llvm::Error failure = main.define(llvm::orc::absoluteSymbols(std::move(runtime)))) {
+    error += llvm::toString(std::move(failure));
+    return nullptr;
+  }
+  if (llvm::Error failure = (*jit)->addObjectFile(std::move(object))) {
+    error += llvm::toString(std::move(failure));
+    return nullptr;
+  }
+  return std::make_unique<ember::jit::Executable>(std::move(*jit));
+}
+} // namespace
+
+ember::jit::Executable::Executable(std::unique_ptr<llvm::orc::LLJIT> jit) : jit_(std::move(jit)) {}
+ember::jit::Executable::~Executable() = default;
+
+void *ember::jit::Executable::lookup(llvm::StringRef symbol, std::string &error) {
+  auto address = jit_->lookup(symbol);
+  if (!address) {
+    error += llvm::toString(address.takeError());
+    return nullptr;
+  }
+  return address->toPtr<void *>();
+}
+
+//===----------------------------------------------------------------------===//
+// Compiling
+//===----------------------------------------------------------------------===//
+
+std::unique_ptr<ember::jit::Executable>
 ember::jit::compileModule(ModuleOp module, std::string &error,
                           llvm::function_ref<void(ModuleOp)> afterLowering,
-                          StageObserver observeStage) {
-  (void)compilerRegistry(); // registers the passes the pipeline names
+                          StageObserver observeStage, const std::string &objectPath) {
+  // The disk cache, keyed by the module as given (without source locations:
+  // they do not change the code) and the compiler's identity.
+  std::string cacheDir = diskCacheDirectory(), key, path;
+  if (!cacheDir.empty()) {
+    llvm::raw_string_ostream os(key);
+    os << compilerIdentity();
+    module->print(os, OpPrintingFlags().printGenericOpForm());
+    path = cachePath(cacheDir, key);
+    if (!observeStage)
+      if (std::unique_ptr<llvm::MemoryBuffer> cached = readCache(path, key)) {
+        if (!objectPath.empty())
+          writeFileAtomically(objectPath, {cached->getBuffer()});
+        std::unique_ptr<ember::jit::Executable> executable = link(std::move(cached), error);
+        if (executable) {
+          executable->fromDiskCache = true;
+          return executable;
+        }
+        error.clear(); // an unusable entry is rebuilt below
+      }
+  }
+
+  // A miss: compile. The pipeline is built from its textual form, which
+  // names registered passes (registered here, not on the cache-hit path).
+  ember::registerAllPasses();
+  std::unique_ptr<llvm::TargetMachine> machine = hostTargetMachine(error);
+  if (!machine)
+    return nullptr;
   auto print = [&](llvm::StringRef stage) {
     if (!observeStage)
       return;
@@ -112,43 +302,40 @@ ember::jit::compileModule(ModuleOp module, std::string &error,
     afterLowering(module);
   print("llvm");
 
-  std::unique_ptr<llvm::TargetMachine> machine = hostTargetMachine(error);
-  if (!machine)
-    return nullptr;
-  ExecutionEngineOptions options;
-  options.enableObjectDump = std::getenv("EMBER_KERNEL_OBJECT_DIR") != nullptr;
-  limitLoopUnrolling();
-  // The engine consumes its machine; the optimizer gets one of its own, kept
-  // per thread, for the CPU's cost model.
-  thread_local std::unique_ptr<llvm::TargetMachine> optimizerMachine = hostTargetMachine(error);
-  if (!optimizerMachine)
-    return nullptr;
-  llvm::TargetMachine *target = optimizerMachine.get();
-  // `transformer` is a function_ref: the callable must outlive create().
-  std::function<llvm::Error(llvm::Module *)> optimize = makeOptimizingTransformer(3, 0, target);
-  auto transform = [&](llvm::Module *llvmModule) -> llvm::Error {
-    if (llvm::Error failure = optimize(llvmModule))
-      return failure;
-    if (observeStage) {
-      std::string text;
-      llvm::raw_string_ostream os(text);
-      llvmModule->print(os, nullptr);
-      observeStage("llvm-ir", text);
-    }
-    return llvm::Error::success();
-  };
-  options.transformer = transform;
-  auto engine = ExecutionEngine::create(module, options, std::move(machine));
-  if (!engine) {
-    error += llvm::toString(engine.takeError());
+  // LLVM IR, optimized for this CPU, then an object file.
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule) {
+    error += "internal error: translation to LLVM IR failed";
     return nullptr;
   }
-  // Runtime functions that lowered code may call, served by ember's runtime.
-  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap symbols;
-    symbols[interner("memrefCopy")] = {llvm::orc::ExecutorAddr::fromPtr(&emberrt_memref_copy),
-                                       llvm::JITSymbolFlags::Exported};
-    return symbols;
-  });
-  return std::move(*engine);
+  llvmModule->setDataLayout(machine->createDataLayout());
+  llvmModule->setTargetTriple(machine->getTargetTriple());
+  limitLoopUnrolling();
+  if (llvm::Error failure = makeOptimizingTransformer(3, 0, machine.get())(llvmModule.get())) {
+    error += llvm::toString(std::move(failure));
+    return nullptr;
+  }
+  if (observeStage) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    llvmModule->print(os, nullptr);
+    observeStage("llvm-ir", text);
+  }
+  llvm::SmallVector<char, 0> object;
+  {
+    llvm::raw_svector_ostream os(object);
+    llvm::legacy::PassManager codegen;
+    if (machine->addPassesToEmitFile(codegen, os, nullptr, llvm::CodeGenFileType::ObjectFile)) {
+      error += "internal error: the target cannot emit object files";
+      return nullptr;
+    }
+    codegen.run(*llvmModule);
+  }
+  llvm::StringRef objectText(object.data(), object.size());
+  if (!path.empty())
+    writeCache(cacheDir, path, key, objectText);
+  if (!objectPath.empty())
+    writeFileAtomically(objectPath, {objectText});
+  return link(llvm::MemoryBuffer::getMemBufferCopy(objectText, "ember-kernel"), error);
 }

@@ -17,4 +17,7 @@ int main(int argc, char **argv) {
   ember::Tensor x = ember::full({n}, 1.5), y = ember::full({n}, 2.0);
   ember::Tensor z = op == "add" ? x + y : op == "mul" ? x * y : ember::exp(x);
   std::cout << op << " " << n << " -> " << z.to_vector<float>()[n - 1] << "\n";
+  ember::KernelCacheStats stats = ember::kernel_cache_stats();
+  std::cout << "kernels: " << stats.misses << ", from the disk cache: " << stats.disk_loads
+            << "\n";
 }

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 
 using namespace ember;
@@ -208,4 +210,29 @@ TEST(Function, FrequentRetracingIsReported) {
   for (int i = 0; i < 6; ++i)
     g(ones({2}));
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+TEST(Function, CompiledCodeIsCachedOnDisk) {
+  std::string dir = (std::filesystem::temp_directory_path() / "ember-function-disk-cache").string();
+  std::filesystem::remove_all(dir);
+  ::setenv("EMBER_CACHE_DIR", dir.c_str(), 1);
+  auto body = [](const Tensor &x) { return reduce_sum(x * x + 3.f); };
+  Tensor x = {1.f, 2.f};
+  auto first = function(body, "cached");
+  EXPECT_EQ(first(x).item<float>(), 11.f);
+  EXPECT_FALSE(first.concrete_functions().front().from_disk_cache);
+  auto second = function(body, "cached"); // a new function: no in-memory concrete functions
+  EXPECT_EQ(second(x).item<float>(), 11.f);
+  EXPECT_TRUE(second.concrete_functions().front().from_disk_cache);
+  // A corrupt entry is ignored (compiled again) and replaced.
+  for (const auto &entry : std::filesystem::directory_iterator(dir))
+    std::filesystem::resize_file(entry.path(), std::filesystem::file_size(entry.path()) - 1);
+  auto third = function(body, "cached");
+  EXPECT_EQ(third(x).item<float>(), 11.f);
+  EXPECT_FALSE(third.concrete_functions().front().from_disk_cache);
+  auto fourth = function(body, "cached");
+  EXPECT_EQ(fourth(x).item<float>(), 11.f);
+  EXPECT_TRUE(fourth.concrete_functions().front().from_disk_cache);
+  ::unsetenv("EMBER_CACHE_DIR");
+  std::filesystem::remove_all(dir);
 }

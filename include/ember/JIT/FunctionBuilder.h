@@ -37,6 +37,7 @@ struct CompiledFunction {
   emberrt_entry_fn entry = nullptr;
   std::vector<TensorSpec> results;
   double compileSeconds = 0;
+  bool fromDiskCache = false; ///< loaded, not compiled
   std::shared_ptr<void> owner; ///< keeps the compiled code alive
 };
 

@@ -72,6 +72,7 @@ struct CompiledKernel {
   emberrt_entry_fn entry = nullptr;
   TensorSpec result;
   double compileSeconds = 0;
+  bool fromDiskCache = false; ///< loaded from the disk cache, not compiled
   std::shared_ptr<void> owner; ///< keeps the compiled code alive
 };
 

@@ -1,4 +1,12 @@
-//===- ModuleCompiler.h - module to JIT-compiled code ------------*- C++ -*-===//
+//===- ModuleCompiler.h - module to machine code, with a disk cache -*- C++ -*-===//
+//
+// Runs ember-lower-to-llvm on a module, optimizes and compiles the LLVM IR
+// for the host CPU into an object file, and links it into an ORC JIT. Object
+// files are cached on disk by a hash of everything that determines them (the
+// module, the pipeline, the CPU and its features, and ember's own build), so
+// a second process compiles nothing it compiled before.
+//
+//===----------------------------------------------------------------------===//
 #ifndef EMBER_JIT_MODULECOMPILER_H
 #define EMBER_JIT_MODULECOMPILER_H
 
@@ -10,9 +18,9 @@
 #include <memory>
 #include <string>
 
-namespace mlir {
-class ExecutionEngine;
-} // namespace mlir
+namespace llvm::orc {
+class LLJIT;
+} // namespace llvm::orc
 
 namespace ember::jit {
 
@@ -20,19 +28,39 @@ namespace ember::jit {
 /// extensions and LLVM IR translations the pipelines need.
 const mlir::DialectRegistry &compilerRegistry();
 
-/// Runs ember-lower-to-llvm on `module` and JIT-compiles it for the host CPU
-/// (its name and features, LLVM O3). Returns null and fills `error` with the
-/// diagnostics on failure. Must run while the caller holds a diagnostic handler
-/// on the module's context that records errors into `error`.
-/// `afterLowering`, when given, sees the module in the LLVM dialect before it
-/// is translated (to add facts only the caller knows, such as noalias).
-/// `observeStage`, when given, receives the text of every stage: "optimized",
-/// "linalg", "llvm" (MLIR's LLVM dialect) and "llvm-ir" (optimized LLVM IR).
+/// Linked machine code; symbols stay valid while it lives.
+class Executable {
+public:
+  explicit Executable(std::unique_ptr<llvm::orc::LLJIT> jit);
+  ~Executable();
+  /// The address of `symbol`, or null with `error` set.
+  void *lookup(llvm::StringRef symbol, std::string &error);
+  /// True if the code came from the disk cache.
+  bool fromDiskCache = false;
+
+private:
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+};
+
+/// Receives the text of each stage: "optimized", "linalg", "llvm" (MLIR's LLVM
+/// dialect) and "llvm-ir" (optimized LLVM IR).
 using StageObserver = llvm::function_ref<void(llvm::StringRef stage, const std::string &text)>;
-std::unique_ptr<mlir::ExecutionEngine>
-compileModule(mlir::ModuleOp module, std::string &error,
-              llvm::function_ref<void(mlir::ModuleOp)> afterLowering = {},
-              StageObserver observeStage = {});
+
+/// Compiles `module` (or loads it from the disk cache). `afterLowering` sees
+/// the module in the LLVM dialect before translation (to add facts only the
+/// caller knows, such as noalias). With an observer every stage is produced,
+/// so the disk cache is not read. `objectPath`, when not empty, receives a
+/// copy of the object file. Returns null and fills `error` on failure; must
+/// run while the caller holds a diagnostic handler that records errors.
+std::unique_ptr<Executable> compileModule(mlir::ModuleOp module, std::string &error,
+                                          llvm::function_ref<void(mlir::ModuleOp)> afterLowering = {},
+                                          StageObserver observeStage = {},
+                                          const std::string &objectPath = "");
+
+/// The disk cache's directory: $EMBER_CACHE_DIR, else $XDG_CACHE_HOME/ember,
+/// else ~/.cache/ember; empty when EMBER_CACHE_DIR is set but empty
+/// (caching off).
+std::string diskCacheDirectory();
 
 } // namespace ember::jit
 
