@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <source_location>
 #include <type_traits>
+#include <string>
 #include <vector>
 
 namespace ember {
@@ -172,6 +173,11 @@ EMBER_DECLARE_BINARY_OPERATOR(|)
 Tensor operator-(Located x);
 /// numpy `~`: logical not for bool, bitwise not for integers.
 Tensor operator~(Located x);
+
+/// Prints `message` and the values of `x` (numpy style) now; inside an
+/// ember::function, every time the compiled function runs (tf.print). Plain
+/// C++ printing in a traced function runs only once, while tracing.
+void print(const Tensor &x, const std::string &message = "", EMBER_LOC);
 
 //===----------------------------------------------------------------------===//
 // Files and the kernel cache

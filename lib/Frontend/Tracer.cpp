@@ -57,6 +57,19 @@ Tensor Tracer::addOp(const OpDef &op, std::span<const int64_t> attrWords,
                            result.dtype, this, id);
 }
 
+void Tracer::addEffect(const OpDef &op, std::span<const int64_t> attrWords,
+                       std::span<const Tensor *const> inputs, const SourceLoc &loc) {
+  std::vector<int> operands;
+  for (const Tensor *input : inputs)
+    operands.push_back(valueOf(*input, loc));
+  jit::OpCall call{op.name, op.attrs, attrWords, nullptr,
+                   {loc.file_name(), loc.line(), loc.column()}, /*noResults=*/true};
+  jit::TensorSpec unused;
+  std::string error;
+  if (builder_.addOp(call, operands, unused, error) < 0)
+    throw OpError(error.empty() ? "'" + std::string(op.name) + "' op is invalid" : error);
+}
+
 Tensor Tracer::readVariable(const std::shared_ptr<VariableState> &variable) {
   if (auto it = variableValues_.find(variable.get()); it != variableValues_.end())
     return it->second;

@@ -36,6 +36,9 @@ public:
   Tensor addOp(const OpDef &op, std::span<const int64_t> attrWords,
                std::span<const Tensor *const> inputs, const jit::TensorSpec *resultType,
                const SourceLoc &loc);
+  /// Appends `op`, which has no results and runs for its effect (print).
+  void addEffect(const OpDef &op, std::span<const int64_t> attrWords,
+                 std::span<const Tensor *const> inputs, const SourceLoc &loc);
   jit::FunctionBuilder &builder() { return builder_; }
 
   /// Marks the tracing of a branch or loop body (variables cannot be

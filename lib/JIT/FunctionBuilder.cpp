@@ -35,6 +35,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 
 using namespace mlir;
 using namespace ::ember::jit;
@@ -135,6 +136,14 @@ NamedAttrList decodeAttributes(MLIRContext &context, const OpCall &request) {
       if (request.attrWords[word++])
         attrs.append(schema.name, b.getUnitAttr());
       break;
+    case AttrKind::String: {
+      int64_t size = request.attrWords[word++];
+      std::string text(static_cast<size_t>(size), '\0');
+      std::memcpy(text.data(), request.attrWords.data() + word, static_cast<size_t>(size));
+      word += (size + 7) / 8;
+      attrs.append(schema.name, b.getStringAttr(text));
+      break;
+    }
     case AttrKind::Int64Array: {
       int64_t count = request.attrWords[word++];
       attrs.append(schema.name,
@@ -301,13 +310,16 @@ int FunctionBuilder::addOp(const OpCall &call, std::span<const int> operands, Te
   for (int id : operands)
     state.addOperands(impl.values[id]);
   state.addAttributes(decodeAttributes(context, call));
-  state.addTypes(call.resultType ? Type(tensorType(context, *call.resultType))
-                                 : Type(b.getNoneType()));
+  if (!call.noResults)
+    state.addTypes(call.resultType ? Type(tensorType(context, *call.resultType))
+                                   : Type(b.getNoneType()));
   Operation *op = b.create(state);
   auto fail = [&] {
     op->erase();
     return -1;
   };
+  if (call.noResults)
+    return failed(op->getName().verifyInvariants(op)) ? fail() : 0;
   if (!call.resultType) {
     auto infer = dyn_cast<InferTypeOpInterface>(op);
     if (!infer) {

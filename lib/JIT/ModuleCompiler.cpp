@@ -217,8 +217,16 @@ std::unique_ptr<ember::jit::Executable> link(std::unique_ptr<llvm::MemoryBuffer>
   }
   main.addGenerator(std::move(*process));
   llvm::orc::SymbolMap runtime;
-  runtime[(*jit)->mangleAndIntern("memrefCopy")] = {
-      llvm::orc::ExecutorAddr::fromPtr(&emberrt_memref_copy), llvm::JITSymbolFlags::Exported};
+  auto provide = [&](llvm::StringRef name, auto *function) {
+    runtime[(*jit)->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(function),
+                                              llvm::JITSymbolFlags::Exported};
+  };
+  provide("memrefCopy", &emberrt_memref_copy);
+  provide("emberrt_print_i1", &emberrt_print_i1);
+  provide("emberrt_print_i32", &emberrt_print_i32);
+  provide("emberrt_print_i64", &emberrt_print_i64);
+  provide("emberrt_print_f32", &emberrt_print_f32);
+  provide("emberrt_print_f64", &emberrt_print_f64);
   if (llvm::Error failure = main.define(llvm::orc::absoluteSymbols(std::move(runtime)))) {
     error += llvm::toString(std::move(failure));
     return nullptr;

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <new>
 #include <vector>
@@ -167,4 +168,70 @@ extern "C" void emberrt_memref_copy(int64_t element_size, emberrt_unranked_memre
       index[d] = 0;
     }
   }
+}
+
+//===----------------------------------------------------------------------===//
+// Printing from compiled code
+//===----------------------------------------------------------------------===//
+
+namespace {
+std::atomic<emberrt_print_hook_t> printHook{nullptr};
+
+template <typename T>
+void plainPrint(const char *message, size_t messageSize, const StridedView &view, int64_t rank) {
+  std::fwrite(message, 1, messageSize, stdout);
+  std::vector<int64_t> index(static_cast<size_t>(rank), 0);
+  int64_t total = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    total *= view.sizes[d];
+  std::fputc('[', stdout);
+  for (int64_t n = 0; n < total; ++n) {
+    int64_t offset = view.offset;
+    for (int64_t d = 0, rem = n; d < rank; ++d) {
+      int64_t inner = 1;
+      for (int64_t e = d + 1; e < rank; ++e)
+        inner *= view.sizes[e];
+      offset += (rem / inner) * view.strides[d];
+      rem %= inner;
+    }
+    T value;
+    std::memcpy(&value, view.aligned + offset * sizeof(T), sizeof(T));
+    std::printf(n ? " %g" : "%g", static_cast<double>(value));
+  }
+  std::fputs("]\n", stdout);
+  std::fflush(stdout);
+}
+
+template <typename T>
+void printMemref(emberrt_dtype_t dtype, int64_t rank, void *descriptor, int64_t messageRank,
+                 void *message) {
+  emberrt_unranked_memref_t value{rank, descriptor}, text{messageRank, message};
+  StridedView view = viewOf(&value), textView = viewOf(&text);
+  const char *chars = textView.aligned + textView.offset;
+  size_t size = messageRank == 1 ? static_cast<size_t>(textView.sizes[0]) : 0;
+  if (emberrt_print_hook_t hook = printHook.load()) {
+    hook(chars, size, dtype, static_cast<int>(rank), view.sizes, view.strides,
+         view.aligned + view.offset * static_cast<int64_t>(sizeof(T)));
+    return;
+  }
+  plainPrint<T>(chars, size, view, rank);
+}
+} // namespace
+
+extern "C" void emberrt_set_print_hook(emberrt_print_hook_t hook) { printHook.store(hook); }
+
+extern "C" void emberrt_print_i1(int64_t rank, void *d, int64_t mrank, void *m) {
+  printMemref<bool>(EMBERRT_BOOL, rank, d, mrank, m);
+}
+extern "C" void emberrt_print_i32(int64_t rank, void *d, int64_t mrank, void *m) {
+  printMemref<int32_t>(EMBERRT_INT32, rank, d, mrank, m);
+}
+extern "C" void emberrt_print_i64(int64_t rank, void *d, int64_t mrank, void *m) {
+  printMemref<int64_t>(EMBERRT_INT64, rank, d, mrank, m);
+}
+extern "C" void emberrt_print_f32(int64_t rank, void *d, int64_t mrank, void *m) {
+  printMemref<float>(EMBERRT_FLOAT32, rank, d, mrank, m);
+}
+extern "C" void emberrt_print_f64(int64_t rank, void *d, int64_t mrank, void *m) {
+  printMemref<double>(EMBERRT_FLOAT64, rank, d, mrank, m);
 }

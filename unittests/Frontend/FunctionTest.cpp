@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <string>
 
 using namespace ember;
@@ -235,4 +236,23 @@ TEST(Function, CompiledCodeIsCachedOnDisk) {
   EXPECT_TRUE(fourth.concrete_functions().front().from_disk_cache);
   ::unsetenv("EMBER_CACHE_DIR");
   std::filesystem::remove_all(dir);
+}
+
+TEST(Function, PrintRunsOnEveryCallHostCodeOnlyWhileTracing) {
+  // Story D3.
+  auto f = function([](const Tensor &x) {
+    std::cout << "tracing\n"; // host side effect: once
+    Tensor y = x * 2;
+    print(y, "y = ");         // in the graph: every call
+    return y;
+  }, "printing");
+  testing::internal::CaptureStdout();
+  f(Tensor({1, 2}));
+  f(Tensor({3, 4}));
+  f(Tensor({5, 6}));
+  std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_EQ(out, "tracing\ny = [2 4]\ny = [6 8]\ny = [10 12]\n");
+  testing::internal::CaptureStdout();
+  print(Tensor({{1.5f, 2.f}}), "eager: ");
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), "eager: [[1.5 2. ]]\n");
 }

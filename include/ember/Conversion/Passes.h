@@ -2,6 +2,7 @@
 #ifndef EMBER_CONVERSION_PASSES_H
 #define EMBER_CONVERSION_PASSES_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {

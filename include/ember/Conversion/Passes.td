@@ -25,7 +25,7 @@ def ConvertEmberToLinalgPass : Pass<"convert-ember-to-linalg"> {
     ```
   }];
   let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"
   ];
 }

@@ -29,6 +29,7 @@ struct OpCall {
   std::span<const int64_t> attrWords;
   const TensorSpec *resultType = nullptr;
   SourceLocation loc;
+  bool noResults = false; ///< an op run for its effect (ember.print)
 };
 
 /// A compiled function: call `entry` with pointers to the memref descriptors of
@@ -54,8 +55,8 @@ public:
   /// A constant holding `spec.numElements()` values of spec.dtype at `data`.
   int addConstant(const TensorSpec &spec, const void *data);
   /// Adds `call` applied to the values `operands`. On success returns the
-  /// result's id and sets `result` to its type; on failure returns -1 and sets
-  /// `error` (the op is not added).
+  /// result's id and sets `result` to its type (0 for ops without results);
+  /// on failure returns -1 and sets `error` (the op is not added).
   int addOp(const OpCall &call, std::span<const int> operands, TensorSpec &result,
             std::string &error);
 

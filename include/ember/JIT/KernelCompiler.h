@@ -41,6 +41,7 @@ enum class AttrKind : uint8_t {
   Enum32,     ///< one word -> i32 IntegerAttr (an ODS I32EnumAttr)
   Unit,       ///< one word, 0 or 1 -> UnitAttr present when 1
   Int64Array, ///< a count, then that many words -> DenseI64ArrayAttr
+  String,     ///< a byte count, then the bytes packed 8 to a word -> StringAttr
 };
 
 struct AttrSchema {

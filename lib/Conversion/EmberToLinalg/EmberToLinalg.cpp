@@ -10,6 +10,7 @@
 #include "ember/Dialect/Ember/IR/EmberOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -327,6 +328,45 @@ struct ElementwiseToGeneric : OpConversionPattern<OpTy> {
           linalg::YieldOp::create(b, loc, result);
         });
     rewriter.replaceOp(op, reshapeTo(rewriter, loc, generic.getResult(0), resultType));
+    return success();
+  }
+};
+
+/// print -> a call to the runtime's emberrt_print_<type>(value, message),
+/// both passed as unranked tensors (the message as i8 bytes).
+struct PrintLowering : OpConversionPattern<PrintOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(PrintOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto module = op->getParentOfType<ModuleOp>();
+    if (!module)
+      return rewriter.notifyMatchFailure(op, "not inside a module");
+    Type element = op.getOperand().getType().getElementType();
+    std::string suffix;
+    llvm::raw_string_ostream(suffix) << element;
+    std::string callee = "emberrt_print_" + suffix;
+    auto valueType = UnrankedTensorType::get(element);
+    auto messageType = UnrankedTensorType::get(rewriter.getI8Type());
+    if (!module.lookupSymbol(callee)) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(module.getBody());
+      auto declaration = func::FuncOp::create(
+          rewriter, loc, callee, rewriter.getFunctionType({valueType, messageType}, {}));
+      declaration.setPrivate();
+      // The runtime only reads its arguments: bufferization then passes the
+      // tensors' buffers without copies or conflicts.
+      for (unsigned i = 0; i < 2; ++i)
+        declaration.setArgAttr(i, "bufferization.access", rewriter.getStringAttr("read"));
+    }
+    StringRef text = op.getMessage();
+    SmallVector<int8_t> bytes(text.begin(), text.end());
+    auto bytesType = RankedTensorType::get({static_cast<int64_t>(bytes.size())}, rewriter.getI8Type());
+    Value message = arith::ConstantOp::create(
+        rewriter, loc, DenseElementsAttr::get(bytesType, ArrayRef<int8_t>(bytes)));
+    Value value = tensor::CastOp::create(rewriter, loc, valueType, adaptor.getOperand());
+    message = tensor::CastOp::create(rewriter, loc, messageType, message);
+    rewriter.replaceOpWithNewOp<func::CallOp>(op, callee, TypeRange{}, ValueRange{value, message});
     return success();
   }
 };
@@ -691,7 +731,7 @@ void mlir::ember::populateEmberToLinalgPatterns(RewritePatternSet &patterns) {
                ElementwiseToGeneric<SignOp>, ElementwiseToGeneric<SinOp>,
                ElementwiseToGeneric<CosOp>, ElementwiseToGeneric<NotOp>,
                ElementwiseToGeneric<CastOp>>(context);
-  patterns.add<ConstantLowering, BroadcastToLowering, ReshapeLowering, TransposeLowering,
+  patterns.add<ConstantLowering, PrintLowering, BroadcastToLowering, ReshapeLowering, TransposeLowering,
                SliceLowering, ConcatLowering, GatherLowering, ArgMaxLowering, MatmulLowering,
                ReduceLowering<ReduceSumOp>, ReduceLowering<ReduceMaxOp>,
                ReduceLowering<ReduceMinOp>, ReduceLowering<ReduceProdOp>,

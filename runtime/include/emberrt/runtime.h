@@ -81,6 +81,29 @@ typedef struct emberrt_unranked_memref {
 void emberrt_memref_copy(int64_t element_size, emberrt_unranked_memref_t *source,
                          emberrt_unranked_memref_t *target);
 
+/* Element types, in the order of ember::DType. */
+typedef enum emberrt_dtype {
+  EMBERRT_BOOL = 0,
+  EMBERRT_INT32 = 1,
+  EMBERRT_INT64 = 2,
+  EMBERRT_FLOAT32 = 3,
+  EMBERRT_FLOAT64 = 4,
+} emberrt_dtype_t;
+
+/* Printing from compiled code (ember.print). The front end installs a hook
+ * that formats like numpy; without one a plain flat listing is printed. */
+typedef void (*emberrt_print_hook_t)(const char *message, size_t message_size,
+                                     emberrt_dtype_t dtype, int rank, const int64_t *sizes,
+                                     const int64_t *strides, const void *data);
+void emberrt_set_print_hook(emberrt_print_hook_t hook);
+/* What compiled code calls: a tensor and a message as unranked memrefs
+ * (each a rank and a descriptor pointer). */
+void emberrt_print_i1(int64_t rank, void *descriptor, int64_t message_rank, void *message);
+void emberrt_print_i32(int64_t rank, void *descriptor, int64_t message_rank, void *message);
+void emberrt_print_i64(int64_t rank, void *descriptor, int64_t message_rank, void *message);
+void emberrt_print_f32(int64_t rank, void *descriptor, int64_t message_rank, void *message);
+void emberrt_print_f64(int64_t rank, void *descriptor, int64_t message_rank, void *message);
+
 /* The packed entry point of a compiled function. */
 typedef void (*emberrt_entry_fn)(void **args);
 

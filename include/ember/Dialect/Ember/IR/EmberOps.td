@@ -323,6 +323,26 @@ def Ember_ArgMaxOp : Ember_Op<"argmax", [Pure, InferTypeOpAdaptor]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Side effects
+//===----------------------------------------------------------------------===//
+
+def Ember_PrintOp : Ember_Op<"print", [MemoryEffects<[MemWrite]>]> {
+  let summary = "print a tensor when the program runs";
+  let description = [{
+    Prints `message` followed by the operand's values (numpy style) to
+    standard output each time the compiled code runs, unlike host code in a
+    traced function, which runs once, while tracing. It has a side effect, so
+    it is never pruned, merged or reordered with other prints.
+
+    ```mlir
+    ember.print %x message = "x = " : tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins Ember_Tensor:$operand, StrAttr:$message);
+  let assemblyFormat = "$operand `message` `=` $message attr-dict `:` type($operand)";
+}
+
+//===----------------------------------------------------------------------===//
 // Linear algebra
 //===----------------------------------------------------------------------===//
 
