@@ -3,17 +3,11 @@
 //    first traced call (trace + compile)
 //  - an 8-op elementwise chain with one broadcast over 16M f32, traced
 #include "bench_util.h"
+#include "power.h"
 
 #include "ember/ember.h"
 
 using namespace ember;
-
-Tensor power(const Tensor &x, int y) {
-  Tensor result = eye(10, DType::Int32);
-  for (int i = 0; i < y; ++i)
-    result = matmul(result, x);
-  return result;
-}
 
 // 8 ops, one broadcast (the [4096] row v over [4096, 4096]).
 Tensor chain(const Tensor &x, const Tensor &v) {

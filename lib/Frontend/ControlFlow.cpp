@@ -47,6 +47,14 @@ int traceRegion(Tracer &tracer, const std::vector<jit::TensorSpec> &argumentType
   return tracer.builder().endRegion(yieldIds);
 }
 
+/// The value ids of a loop's initial variables.
+std::vector<int> valueIds(Tracer &tracer, const std::vector<Tensor> &tensors, const SourceLoc &loc) {
+  std::vector<int> ids;
+  for (const Tensor &t : tensors)
+    ids.push_back(tracer.valueOf(t, loc));
+  return ids;
+}
+
 std::vector<Tensor> finish(Tracer &tracer, bool ok, const std::vector<int> &ids,
                            const std::vector<jit::TensorSpec> &specs, const std::string &error) {
   if (!ok)
@@ -77,9 +85,7 @@ std::vector<Tensor> ember::detail::traceCond(const Tensor &predicate, const Bran
 std::vector<Tensor> ember::detail::traceWhile(const LoopCondition &condition, const LoopBody &body,
                                               const std::vector<Tensor> &init, const SourceLoc &loc) {
   Tracer &tracer = *currentTracer();
-  std::vector<int> initIds;
-  for (const Tensor &t : init)
-    initIds.push_back(tracer.valueOf(t, loc));
+  std::vector<int> initIds = valueIds(tracer, init, loc);
   std::vector<jit::TensorSpec> types = specsOf(init);
   int before = traceRegion(tracer, types, [&](const std::vector<Tensor> &vars) {
     return std::vector<Tensor>{condition(vars)};
@@ -95,9 +101,7 @@ std::vector<Tensor> ember::detail::traceWhile(const LoopCondition &condition, co
 std::vector<Tensor> ember::detail::traceFor(int64_t lower, int64_t upper, const CountedBody &body,
                                             const std::vector<Tensor> &init, const SourceLoc &loc) {
   Tracer &tracer = *currentTracer();
-  std::vector<int> initIds;
-  for (const Tensor &t : init)
-    initIds.push_back(tracer.valueOf(t, loc));
+  std::vector<int> initIds = valueIds(tracer, init, loc);
   std::vector<jit::TensorSpec> types = specsOf(init);
   std::vector<jit::TensorSpec> bodyTypes = {specOf(DType::Int64, Shape{})};
   bodyTypes.insert(bodyTypes.end(), types.begin(), types.end());

@@ -227,6 +227,13 @@ struct FunctionBuilder::Impl {
     target.takeBody(region);
   }
 
+  SmallVector<Value> valuesOf(std::span<const int> ids) {
+    SmallVector<Value> result;
+    for (int id : ids)
+      result.push_back(values[id]);
+    return result;
+  }
+
   SmallVector<Type> yieldTypes(int handle) {
     SmallVector<Type> types;
     for (int id : regionYields[handle])
@@ -367,23 +374,32 @@ int FunctionBuilder::endRegion(std::span<const int> yields) {
   return handle;
 }
 
-/// Checks that `yields` of region `handle` are in scope (defined in the region
-/// or around it) and have the `expected` types; names `what` in errors.
-static bool checkYields(FunctionBuilder::Impl &impl, int handle, TypeRange expected,
-                        llvm::StringRef what, std::string &error) {
+/// "file:line:col: error: 'op' ", the start of a control-flow diagnostic.
+static std::string diagnosticPrefix(const SourceLocation &where, llvm::StringRef op) {
+  return llvm::formatv("{0}:{1}:{2}: error: '{3}' ", where.file, where.line, where.column, op)
+      .str();
+}
+
+/// Empty if region `handle` yields values of the `expected` types; else a
+/// message naming `what` and both type lists.
+static std::string yieldMismatch(FunctionBuilder::Impl &impl, int handle, TypeRange expected,
+                                 llvm::StringRef what) {
   SmallVector<Type> actual = impl.yieldTypes(handle);
+  if (llvm::equal(actual, expected))
+    return "";
   std::string message;
   llvm::raw_string_ostream os(message);
-  if (actual.size() != expected.size() || !llvm::equal(actual, expected)) {
-    os << what << " yields (";
-    llvm::interleaveComma(actual, os);
-    os << ") where (";
-    llvm::interleaveComma(expected, os);
-    os << ") is expected";
-    error += message;
-    return false;
-  }
-  return true;
+  os << what << " yields (";
+  llvm::interleaveComma(actual, os);
+  os << ") where (";
+  llvm::interleaveComma(expected, os);
+  os << ") is expected";
+  return message;
+}
+
+static bool isScalarBool(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getRank() == 0 && tensor.getElementType().isInteger(1);
 }
 
 static void collectResults(FunctionBuilder::Impl &impl, Operation *op, std::vector<int> &results,
@@ -405,18 +421,16 @@ bool FunctionBuilder::addIf(int condition, int thenRegion, int elseRegion,
   Impl &impl = *impl_;
   Location loc = locationOf(impl.context, where);
   SmallVector<Type> types = impl.yieldTypes(thenRegion);
-  std::string prefix = llvm::formatv("{0}:{1}:{2}: error: 'ember.cond' ", where.file,
-                                     where.line, where.column)
-                           .str();
-  auto conditionType = dyn_cast<RankedTensorType>(impl.values[condition].getType());
-  if (!conditionType || conditionType.getRank() != 0 || !conditionType.getElementType().isInteger(1)) {
+  std::string prefix = diagnosticPrefix(where, "ember.cond");
+  if (!isScalarBool(impl.values[condition].getType())) {
     error += prefix + "needs a 0-d bool condition";
     return false;
   }
-  error += prefix;
-  if (!checkYields(impl, elseRegion, types, "the else branch", error))
+  if (std::string mismatch = yieldMismatch(impl, elseRegion, types, "the else branch");
+      !mismatch.empty()) {
+    error += prefix + mismatch;
     return false;
-  error.resize(error.size() - prefix.size());
+  }
   OpBuilder b = impl.builderAtEnd(impl.current());
   Value predicate = tensor::ExtractOp::create(b, loc, impl.values[condition], ValueRange{});
   auto ifOp = scf::IfOp::create(b, loc, types, predicate, /*withElseRegion=*/true);
@@ -434,25 +448,18 @@ bool FunctionBuilder::addWhile(std::span<const int> init, int before, int after,
                                std::vector<TensorSpec> &resultTypes, std::string &error) {
   Impl &impl = *impl_;
   Location loc = locationOf(impl.context, where);
-  SmallVector<Value> inits;
-  for (int id : init)
-    inits.push_back(impl.values[id]);
+  SmallVector<Value> inits = impl.valuesOf(init);
   TypeRange types = ValueRange(inits).getTypes();
-  std::string prefix = llvm::formatv("{0}:{1}:{2}: error: 'ember.while_loop' ", where.file,
-                                     where.line, where.column)
-                           .str();
+  std::string prefix = diagnosticPrefix(where, "ember.while_loop");
   SmallVector<Type> conditionTypes = impl.yieldTypes(before);
-  auto conditionType =
-      conditionTypes.size() == 1 ? dyn_cast<RankedTensorType>(conditionTypes[0]) : nullptr;
-  if (!conditionType || conditionType.getRank() != 0 ||
-      !conditionType.getElementType().isInteger(1)) {
+  if (conditionTypes.size() != 1 || !isScalarBool(conditionTypes[0])) {
     error += prefix + "condition must return one 0-d bool tensor";
     return false;
   }
-  error += prefix;
-  if (!checkYields(impl, after, types, "the body", error))
+  if (std::string mismatch = yieldMismatch(impl, after, types, "the body"); !mismatch.empty()) {
+    error += prefix + mismatch;
     return false;
-  error.resize(error.size() - prefix.size());
+  }
   OpBuilder b = impl.builderAtEnd(impl.current());
   auto whileOp = scf::WhileOp::create(b, loc, types, inits);
   Block &beforeBlock = impl.regions[before]->front();
@@ -472,17 +479,12 @@ bool FunctionBuilder::addFor(int64_t lower, int64_t upper, std::span<const int> 
                              std::vector<TensorSpec> &resultTypes, std::string &error) {
   Impl &impl = *impl_;
   Location loc = locationOf(impl.context, where);
-  SmallVector<Value> inits;
-  for (int id : init)
-    inits.push_back(impl.values[id]);
+  SmallVector<Value> inits = impl.valuesOf(init);
   TypeRange types = ValueRange(inits).getTypes();
-  std::string prefix = llvm::formatv("{0}:{1}:{2}: error: 'ember.fori_loop' ", where.file,
-                                     where.line, where.column)
-                           .str();
-  error += prefix;
-  if (!checkYields(impl, body, types, "the body", error))
+  if (std::string mismatch = yieldMismatch(impl, body, types, "the body"); !mismatch.empty()) {
+    error += diagnosticPrefix(where, "ember.fori_loop") + mismatch;
     return false;
-  error.resize(error.size() - prefix.size());
+  }
   OpBuilder b = impl.builderAtEnd(impl.current());
   Value lowerValue = arith::ConstantIndexOp::create(b, loc, lower);
   Value upperValue = arith::ConstantIndexOp::create(b, loc, upper);
