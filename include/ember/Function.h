@@ -155,7 +155,7 @@ struct Unflatten<std::pair<A, B>> {
 class FunctionCore {
 public:
   using Trace = std::function<std::vector<Tensor>(const std::vector<Tensor> &)>;
-  explicit FunctionCore(std::string name);
+  explicit FunctionCore(std::string name, bool differentiate = false);
   ~FunctionCore();
   std::vector<Tensor> call(const CallKey &key, const Trace &trace);
   std::vector<ConcreteFunctionInfo> concreteFunctions() const;
@@ -252,6 +252,71 @@ private:
   F f_;
   std::shared_ptr<detail::FunctionCore> core_;
 };
+
+/// The value of a scalar function and its gradients (value_and_grad).
+struct ValueAndGrad {
+  Tensor value;
+  std::vector<Tensor> gradients; ///< one per floating-point tensor argument
+};
+
+/// `value_and_grad(f)(args...)`: f's value and its gradient with respect to
+/// each floating-point tensor argument (for a non-scalar result, of its sum),
+/// computed by one compiled function: the forward pass and its reverse-mode
+/// derivative (ember-autodiff), optimized and fused together.
+template <typename F>
+class GradFunction {
+public:
+  GradFunction(F f, std::string name)
+      : f_(std::move(f)),
+        core_(std::make_shared<detail::FunctionCore>(std::move(name), /*differentiate=*/true)) {}
+
+  template <typename... Args>
+  ValueAndGrad operator()(const Args &...args) const {
+    detail::CallKey key = keyOf(args...);
+    std::vector<Tensor> outputs = core_->call(key, traceOf(args...));
+    ValueAndGrad result;
+    result.value = outputs.front();
+    result.gradients.assign(outputs.begin() + 1, outputs.end());
+    return result;
+  }
+
+  std::vector<ConcreteFunctionInfo> concrete_functions() const {
+    return core_->concreteFunctions();
+  }
+
+private:
+  template <typename... Args>
+  static detail::CallKey keyOf(const Args &...args) {
+    detail::CallKey key;
+    (detail::collectArg(key, args), ...);
+    return key;
+  }
+
+  template <typename... Args>
+  detail::FunctionCore::Trace traceOf(const Args &...args) const {
+    std::array<int, sizeof...(Args)> slots{};
+    int next = 0, position = 0;
+    ((slots[static_cast<size_t>(position++)] = std::is_same_v<Args, Tensor> ? next++ : -1), ...);
+    return [this, slots, &args...](const std::vector<Tensor> &symbolic) {
+      return invoke(symbolic, slots, std::index_sequence_for<Args...>{}, args...);
+    };
+  }
+
+  template <size_t... I, typename... Args>
+  std::vector<Tensor> invoke(const std::vector<Tensor> &symbolic,
+                             const std::array<int, sizeof...(Args)> &slots,
+                             std::index_sequence<I...>, const Args &...args) const {
+    return {Tensor(f_(detail::pick(args, symbolic, slots[I])...))};
+  }
+
+  F f_;
+  std::shared_ptr<detail::FunctionCore> core_;
+};
+
+template <typename F>
+GradFunction<std::decay_t<F>> value_and_grad(F &&f, std::string name = "loss") {
+  return GradFunction<std::decay_t<F>>(std::forward<F>(f), std::move(name));
+}
 
 /// Wraps `f` as a traced function named `name` (for IR dumps and messages).
 template <typename F>

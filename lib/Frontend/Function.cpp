@@ -31,19 +31,18 @@ std::string typeText(DType dtype, const Shape &shape) {
   return text + "]";
 }
 
-/// A symbol name from a user's function name.
+/// The symbol of a user's function: prefixed, so that a function named like a
+/// C library function ("exp", "free") cannot capture calls meant for it.
 std::string symbolName(const std::string &name) {
-  std::string symbol;
+  std::string symbol = "ember_fn_";
   for (char c : name)
     symbol += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  if (symbol.empty() || std::isdigit(static_cast<unsigned char>(symbol.front())))
-    symbol = "f_" + symbol;
   return symbol;
 }
 
 struct Concrete {
   jit::CompiledFunction compiled;
-  std::vector<Shape> resultShapes;
+  std::vector<Shape> resultShapes; ///< results, then assigned variables
   size_t userResults = 0; ///< the function's own results; then written variables
   std::vector<std::shared_ptr<VariableState>> variableInputs, variableOutputs;
   ConcreteFunctionInfo info;
@@ -64,6 +63,7 @@ bool ember::functions_run_eagerly() { return runEagerly; }
 
 struct FunctionCore::Impl {
   std::string name;
+  bool differentiate = false; ///< compile the reverse-mode derivative
   mutable std::mutex mutex;
   std::unordered_map<std::vector<int64_t>, std::shared_ptr<Concrete>, WordsHash> concretes;
   std::vector<std::shared_ptr<Concrete>> order; // for listing, in trace order
@@ -157,7 +157,7 @@ struct FunctionCore::Impl {
     }
     std::string error;
     start = std::chrono::steady_clock::now();
-    if (!tracer.builder().compile(ids, concrete->compiled, error))
+    if (!tracer.builder().compile(ids, concrete->compiled, error, {}, differentiate))
       throw OpError("ember::function '" + name + "' failed to compile:\n" + error);
     concrete->info.compile_seconds = secondsSince(start);
     concrete->info.from_disk_cache = concrete->compiled.fromDiskCache;
@@ -165,8 +165,10 @@ struct FunctionCore::Impl {
   }
 };
 
-FunctionCore::FunctionCore(std::string name) : impl_(std::make_unique<Impl>()) {
+FunctionCore::FunctionCore(std::string name, bool differentiate)
+    : impl_(std::make_unique<Impl>()) {
   impl_->name = std::move(name);
+  impl_->differentiate = differentiate;
 }
 
 FunctionCore::~FunctionCore() = default;
@@ -199,11 +201,20 @@ std::vector<Tensor> FunctionCore::call(const CallKey &key, const Trace &trace) {
   impl.noteCall(traced, signature);
 
   // Run: descriptors for the arguments (the call's tensors, then the values
-  // of the variables the function reads), then fresh outputs.
+  // of the variables the function reads; a derivative also takes one
+  // cotangent per result: ones for the function's results, the gradient of
+  // their sum, and zeros for variables), then fresh outputs.
   const jit::CompiledFunction &compiled = concrete->compiled;
   std::vector<const Tensor *> inputs(key.tensors.begin(), key.tensors.end());
   for (const auto &variable : concrete->variableInputs)
     inputs.push_back(&variable->value);
+  std::vector<Tensor> cotangents;
+  if (impl.differentiate)
+    for (size_t r = 0; r < concrete->resultShapes.size(); ++r)
+      cotangents.push_back(full(concrete->resultShapes[r], r < concrete->userResults ? 1 : 0,
+                                compiled.results[r].dtype));
+  for (const Tensor &t : cotangents)
+    inputs.push_back(&t);
   size_t count = inputs.size() + compiled.results.size();
   std::vector<emberrt_memref_t> descriptors(count);
   std::vector<void *> args(count);
@@ -215,19 +226,26 @@ std::vector<Tensor> FunctionCore::call(const CallKey &key, const Trace &trace) {
     args[n] = &descriptors[n];
     ++n;
   }
-  for (size_t r = 0; r < compiled.results.size(); ++r) {
-    outputs.push_back(newTensor(concrete->resultShapes[r], compiled.results[r].dtype));
+  for (const jit::TensorSpec &spec : compiled.results) {
+    outputs.push_back(newTensor(Shape(std::span<const int64_t>(spec.dims, spec.rank)), spec.dtype));
     emberrt_memref_init(&descriptors[n], outputs.back().data(), outputs.back().rank(),
                         outputs.back().shape().data());
     args[n] = &descriptors[n];
     ++n;
   }
   compiled.entry(args.data());
-  // Write the assigned variables back; return the function's own results.
+  // Write the assigned variables back; return the function's own results
+  // (then, for a derivative, the gradients of the call's float tensors).
   for (size_t v = 0; v < concrete->variableOutputs.size(); ++v)
     concrete->variableOutputs[v]->value = outputs[concrete->userResults + v];
-  outputs.resize(concrete->userResults);
-  return outputs;
+  std::vector<Tensor> returned(outputs.begin(), outputs.begin() + concrete->userResults);
+  if (impl.differentiate) {
+    size_t gradient = concrete->resultShapes.size();
+    for (const Tensor *t : key.tensors)
+      if (isFloatingPoint(t->dtype()))
+        returned.push_back(outputs[gradient++]);
+  }
+  return returned;
 }
 
 std::vector<ConcreteFunctionInfo> FunctionCore::concreteFunctions() const {

@@ -533,7 +533,7 @@ static void writeAtomically(const std::string &path, const std::string &text) {
 }
 
 bool FunctionBuilder::compile(std::span<const int> results, CompiledFunction &out,
-                              std::string &error, const StageSink &stages) {
+                              std::string &error, const StageSink &stages, bool differentiate) {
   auto start = std::chrono::steady_clock::now();
   Impl &impl = *impl_;
   DiagnosticCollector collector(impl.context, error);
@@ -543,6 +543,8 @@ bool FunctionBuilder::compile(std::span<const int> results, CompiledFunction &ou
   }
   if (failed(verify(*impl.module)))
     return false;
+  if (differentiate)
+    impl.func->setAttr("ember.differentiate", UnitAttr::get(&impl.context));
   // Stage dumps: to the caller and/or to EMBER_DUMP_DIR.
   const char *dumpDir = std::getenv("EMBER_DUMP_DIR");
   std::string dumpPrefix;
@@ -568,14 +570,19 @@ bool FunctionBuilder::compile(std::span<const int> results, CompiledFunction &ou
     observe("traced", traced);
   }
   out.results.clear();
-  for (Type type : impl.func.getResultTypes()) {
+  SmallVector<Type> resultTypes(impl.func.getResultTypes());
+  if (differentiate) // ... then the gradients of the float arguments
+    for (Type type : impl.func.getArgumentTypes())
+      if (isa<FloatType>(cast<RankedTensorType>(type).getElementType()))
+        resultTypes.push_back(type);
+  for (Type type : resultTypes) {
     out.results.emplace_back();
     if (!toSpec(type, out.results.back())) {
       error += "internal error: unsupported result type";
       return false;
     }
   }
-  std::string name = impl.name;
+  std::string name = differentiate ? impl.name + "_vjp" : impl.name;
   // EMBER_KERNEL_OBJECT_DIR=<dir>: also write the machine code to
   // <dir>/<name>-<n>.o, to read with objdump (e.g. to see that it vectorized).
   std::string objectPath;

@@ -10,11 +10,15 @@ using namespace mlir;
 // One step per line, each with why it sits where it does. The pipeline runs
 // in three stages, each of which can be dumped (see Pipelines.h).
 
-// Stage 1, `ember-optimize`: graph clean-up on ember ops. Canonicalization
+// Stage 1, `ember-optimize`: graph clean-up on ember ops (and reverse-mode
+// differentiation, which the clean-up then simplifies). Canonicalization
 // folds constants and identities and prunes unused ops (non-strict
 // execution); CSE merges common subexpressions; calls are inlined.
 static const char *const kOptimizeSteps[] = {
     "inline",
+    // Functions marked ember.differentiate get their _vjp (after inlining, so
+    // that called functions are differentiated too).
+    "ember-autodiff",
     "canonicalize",
     "cse",
     "symbol-dce",

@@ -153,8 +153,8 @@ TEST(Function, IRAtEveryStage) {
   size_t first = stages.linalg.find("linalg.generic");
   ASSERT_NE(first, std::string::npos) << stages.linalg;
   EXPECT_EQ(stages.linalg.find("linalg.generic", first + 1), std::string::npos) << stages.linalg;
-  EXPECT_NE(stages.llvm_dialect.find("llvm.func @ember_entry_affine_relu"), std::string::npos);
-  EXPECT_NE(stages.llvm_ir.find("define void @ember_entry_affine_relu"), std::string::npos);
+  EXPECT_NE(stages.llvm_dialect.find("llvm.func @ember_entry_ember_fn_affine_relu"), std::string::npos);
+  EXPECT_NE(stages.llvm_ir.find("define void @ember_entry_ember_fn_affine_relu"), std::string::npos);
   EXPECT_TRUE(f.concrete_functions().empty());
 }
 

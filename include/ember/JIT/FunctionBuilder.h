@@ -92,8 +92,11 @@ public:
   /// With EMBER_DUMP_DIR=<dir> set, every stage is also written to
   /// <dir>/<name>-<hash of the traced IR>.<n>-<stage>.mlir (".ll" for LLVM IR).
   using StageSink = std::function<void(const std::string &stage, const std::string &text)>;
+  /// With `differentiate`, what is compiled is the function's reverse-mode
+  /// derivative (ember-autodiff): arguments, then one cotangent per result;
+  /// returning the results, then the gradient for each floating-point argument.
   bool compile(std::span<const int> results, CompiledFunction &out, std::string &error,
-               const StageSink &stages = {});
+               const StageSink &stages = {}, bool differentiate = false);
 
   struct Impl; // public so that the implementation's helpers can name it
 

@@ -37,4 +37,36 @@ def OutlineLoopNestsPass : Pass<"ember-outline-loop-nests", "::mlir::ModuleOp"> 
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def AutodiffPass : Pass<"ember-autodiff", "::mlir::ModuleOp"> {
+  let summary = "Reverse-mode differentiation of functions marked ember.differentiate";
+  let description = [{
+    For every `func.func @f` carrying the unit attribute `ember.differentiate`,
+    adds `@f_vjp` taking f's arguments followed by one cotangent per result,
+    and returning f's results followed by the gradient with respect to every
+    floating-point argument (zeros where an argument does not reach a result).
+
+    The forward ops are copied, then each op's vector-Jacobian product
+    (`VJPOpInterface`, stated next to the op in EmberVJPs.cpp) is applied in
+    reverse order, summing cotangents of values used more than once. Forward
+    values are reused by the backward ops, not recomputed. Ops without a
+    gradient (comparisons, argmax, integer ops, constants) contribute none.
+
+    ```mlir
+    func.func @square(%x: tensor<2xf32>) -> tensor<2xf32> attributes {ember.differentiate} {
+      %0 = ember.mul %x, %x : tensor<2xf32>
+      return %0 : tensor<2xf32>
+    }
+    // adds
+    func.func @square_vjp(%x: tensor<2xf32>, %g: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+      %0 = ember.mul %x, %x : tensor<2xf32>
+      %1 = ember.mul %g, %x : tensor<2xf32>
+      %2 = ember.mul %g, %x : tensor<2xf32>
+      %3 = ember.add %1, %2 : tensor<2xf32>
+      return %0, %3 : tensor<2xf32>, tensor<2xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 #endif // EMBER_TRANSFORMS_PASSES_TD

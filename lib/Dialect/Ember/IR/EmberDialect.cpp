@@ -10,6 +10,7 @@ using namespace mlir;
 using namespace mlir::ember;
 
 #include "ember/Dialect/Ember/IR/EmberEnums.cpp.inc"
+#include "ember/Dialect/Ember/IR/EmberInterfaces.cpp.inc"
 #include "ember/Dialect/Ember/IR/EmberOpsDialect.cpp.inc"
 
 namespace {

@@ -3,6 +3,7 @@
 #define EMBER_DIALECT_EMBER_IR_EMBEROPS_H
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
@@ -12,6 +13,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "ember/Dialect/Ember/IR/EmberEnums.h.inc"
+#include "ember/Dialect/Ember/IR/EmberInterfaces.h.inc"
 #include "ember/Dialect/Ember/IR/EmberOpsDialect.h.inc"
 
 #define GET_OP_CLASSES

@@ -12,13 +12,14 @@
 #define EMBER_DIALECT_EMBER_IR_EMBEROPS_TD
 
 include "ember/Dialect/Ember/IR/EmberDialect.td"
+include "ember/Dialect/Ember/IR/EmberInterfaces.td"
 
 //===----------------------------------------------------------------------===//
 // Binary elementwise operations
 //===----------------------------------------------------------------------===//
 
 class Ember_BinaryOp<string mnemonic, string semantics, list<Trait> traits = []>
-    : Ember_Op<mnemonic, !listconcat(traits, [Pure, InferTypeOpAdaptor])> {
+    : Ember_Op<mnemonic, !listconcat(traits, [Pure, InferTypeOpAdaptor, DeclareOpInterfaceMethods<Ember_VJPOpInterface>])> {
   let summary = "elementwise " # mnemonic;
   let description = "Elementwise " # semantics # [{ The operands have identical
     shapes and element types (broadcast first with `ember.broadcast_to`); the
@@ -71,7 +72,7 @@ def Ember_CompareOp : Ember_Op<"compare", [Pure, InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
-def Ember_SelectOp : Ember_Op<"select", [Pure, InferTypeOpAdaptor]> {
+def Ember_SelectOp : Ember_Op<"select", [Pure, InferTypeOpAdaptor, DeclareOpInterfaceMethods<Ember_VJPOpInterface>]> {
   let summary = "elementwise choice by an i1 condition";
   let description = [{
     `condition ? on_true : on_false`, elementwise; all three operands have the
@@ -96,7 +97,7 @@ def Ember_SelectOp : Ember_Op<"select", [Pure, InferTypeOpAdaptor]> {
 //===----------------------------------------------------------------------===//
 
 class Ember_UnaryOp<string mnemonic, string semantics, string types>
-    : Ember_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+    : Ember_Op<mnemonic, [Pure, InferTypeOpAdaptor, DeclareOpInterfaceMethods<Ember_VJPOpInterface>]> {
   let summary = "elementwise " # mnemonic;
   let description = "Elementwise " # semantics # " Operand element types: "
     # types # [{. The result has the operand's type.
@@ -127,7 +128,7 @@ def Ember_SinOp : Ember_UnaryOp<"sin", "sine.", "floats">;
 def Ember_CosOp : Ember_UnaryOp<"cos", "cosine.", "floats">;
 def Ember_NotOp : Ember_UnaryOp<"not", "logical (i1) or bitwise (integers) not.", "i1 and integers">;
 
-def Ember_CastOp : Ember_Op<"cast", [Pure]> {
+def Ember_CastOp : Ember_Op<"cast", [Pure, DeclareOpInterfaceMethods<Ember_VJPOpInterface>]> {
   let summary = "elementwise conversion to the result's element type";
   let description = [{
     Converts each element to the result's element type with numpy semantics:
@@ -162,7 +163,7 @@ def Ember_ConstantOp : Ember_Op<"constant", [ConstantLike, Pure, InferTypeOpAdap
   let hasFolder = 1;
 }
 
-def Ember_BroadcastToOp : Ember_Op<"broadcast_to", [Pure]> {
+def Ember_BroadcastToOp : Ember_Op<"broadcast_to", [Pure, DeclareOpInterfaceMethods<Ember_VJPOpInterface>]> {
   let summary = "numpy broadcast to the result's shape";
   let description = [{
     Broadcasts the operand to the shape of the result with numpy's rules: the
@@ -180,7 +181,7 @@ def Ember_BroadcastToOp : Ember_Op<"broadcast_to", [Pure]> {
   let hasFolder = 1;
 }
 
-def Ember_ReshapeOp : Ember_Op<"reshape", [Pure]> {
+def Ember_ReshapeOp : Ember_Op<"reshape", [Pure, DeclareOpInterfaceMethods<Ember_VJPOpInterface>]> {
   let summary = "row-major reshape to the result's shape";
   let description = [{
     Same elements in row-major order, new shape; element counts must match.
@@ -196,7 +197,7 @@ def Ember_ReshapeOp : Ember_Op<"reshape", [Pure]> {
   let hasFolder = 1;
 }
 
-def Ember_TransposeOp : Ember_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
+def Ember_TransposeOp : Ember_Op<"transpose", [Pure, InferTypeOpAdaptor, DeclareOpInterfaceMethods<Ember_VJPOpInterface>]> {
   let summary = "permutation of dimensions";
   let description = [{
     Result dim `i` is operand dim `permutation[i]` (numpy `transpose(x, axes)`).
@@ -213,7 +214,7 @@ def Ember_TransposeOp : Ember_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
-def Ember_SliceOp : Ember_Op<"slice", [Pure, InferTypeOpAdaptor]> {
+def Ember_SliceOp : Ember_Op<"slice", [Pure, InferTypeOpAdaptor, DeclareOpInterfaceMethods<Ember_VJPOpInterface>]> {
   let summary = "strided slice";
   let description = [{
     numpy `x[start:limit:stride]` per dimension, with `0 <= start <= limit <=
@@ -234,7 +235,7 @@ def Ember_SliceOp : Ember_Op<"slice", [Pure, InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
-def Ember_ConcatOp : Ember_Op<"concat", [Pure, InferTypeOpAdaptor]> {
+def Ember_ConcatOp : Ember_Op<"concat", [Pure, InferTypeOpAdaptor, DeclareOpInterfaceMethods<Ember_VJPOpInterface>]> {
   let summary = "concatenation along an axis";
   let description = [{
     Joins one or more tensors of equal rank and element type along `axis`; the
@@ -252,7 +253,7 @@ def Ember_ConcatOp : Ember_Op<"concat", [Pure, InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
-def Ember_GatherOp : Ember_Op<"gather", [Pure, InferTypeOpAdaptor]> {
+def Ember_GatherOp : Ember_Op<"gather", [Pure, InferTypeOpAdaptor, DeclareOpInterfaceMethods<Ember_VJPOpInterface>]> {
   let summary = "take elements along an axis by index";
   let description = [{
     numpy `take(operand, indices, axis)`: the result shape is
@@ -278,7 +279,7 @@ def Ember_GatherOp : Ember_Op<"gather", [Pure, InferTypeOpAdaptor]> {
 //===----------------------------------------------------------------------===//
 
 class Ember_ReduceOp<string mnemonic, string semantics, string types>
-    : Ember_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+    : Ember_Op<mnemonic, [Pure, InferTypeOpAdaptor, DeclareOpInterfaceMethods<Ember_VJPOpInterface>]> {
   let summary = semantics # " over axes";
   let description = "Reduces the operand over `axes` (distinct, in range; an "
     # "empty list reduces nothing) by " # semantics # ". Reduced dims are "
@@ -346,7 +347,7 @@ def Ember_PrintOp : Ember_Op<"print", [MemoryEffects<[MemWrite]>]> {
 // Linear algebra
 //===----------------------------------------------------------------------===//
 
-def Ember_MatmulOp : Ember_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
+def Ember_MatmulOp : Ember_Op<"matmul", [Pure, InferTypeOpAdaptor, DeclareOpInterfaceMethods<Ember_VJPOpInterface>]> {
   let summary = "matrix product, optionally batched";
   let description = [{
     `[m, k] x [k, n] -> [m, n]`; with rank > 2 both operands have the same

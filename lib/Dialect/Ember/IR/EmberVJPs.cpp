@@ -1,0 +1,421 @@
+//===- EmberVJPs.cpp - the vector-Jacobian product of every ember op -------===//
+//
+// One buildVJP per op: given the cotangents of the op's results, the
+// cotangents of its operands, written with ember ops so that the backward
+// function is optimized, fused and lowered like any other. Integer values,
+// indices and conditions get no cotangent (null). Forward values are reused:
+// exp, tanh, sigmoid, sqrt and rsqrt differentiate through their own result.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ember/Dialect/Ember/IR/EmberOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/SmallSet.h"
+
+using namespace mlir;
+using namespace mlir::ember;
+
+namespace {
+
+bool isFloatTensor(Value v) {
+  return isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType());
+}
+
+/// Builds ember ops at one location; small helpers keep each rule one line.
+struct Grad {
+  OpBuilder &b;
+  Location loc;
+
+  Value splat(Value like, double value) {
+    auto type = cast<RankedTensorType>(like.getType());
+    return ConstantOp::create(b, loc, DenseElementsAttr::get(type, b.getFloatAttr(type.getElementType(), value)));
+  }
+  Value add(Value x, Value y) { return AddOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return SubOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return MulOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return DivOp::create(b, loc, x, y); }
+  Value neg(Value x) { return NegOp::create(b, loc, x); }
+  Value scale(Value x, double factor) { return mul(x, splat(x, factor)); }
+  Value compare(ComparisonDirection d, Value x, Value y) { return CompareOp::create(b, loc, d, x, y); }
+  /// g where `condition`, else 0.
+  Value where(Value condition, Value g) { return SelectOp::create(b, loc, condition, g, splat(g, 0)); }
+  Value castTo(Value x, Type elementType) {
+    auto type = cast<RankedTensorType>(x.getType());
+    return CastOp::create(b, loc, RankedTensorType::get(type.getShape(), elementType), x);
+  }
+  Value reshape(Value x, ArrayRef<int64_t> shape) {
+    auto type = cast<RankedTensorType>(x.getType());
+    return ReshapeOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()), x);
+  }
+  Value broadcast(Value x, RankedTensorType type) { return BroadcastToOp::create(b, loc, type, x); }
+  Value transposeLast2(Value x) {
+    int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+    SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+    std::swap(perm[rank - 1], perm[rank - 2]);
+    return TransposeOp::create(b, loc, x, perm);
+  }
+  /// Sums `g` (of a broadcast result) back to the shape of `input`.
+  Value unbroadcast(Value g, RankedTensorType input) {
+    auto type = cast<RankedTensorType>(g.getType());
+    if (type == input)
+      return g;
+    int64_t lead = type.getRank() - input.getRank();
+    SmallVector<int64_t> axes;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (d < lead || (input.getDimSize(d - lead) == 1 && type.getDimSize(d) != 1))
+        axes.push_back(d);
+    Value summed = ReduceSumOp::create(b, loc, g, axes, /*keepdims=*/false);
+    return reshape(summed, input.getShape());
+  }
+  /// `g` of a reduction over `axes` broadcast back to `input`'s shape.
+  Value unreduce(Value g, RankedTensorType input, ArrayRef<int64_t> axes) {
+    SmallVector<int64_t> kept(input.getShape());
+    for (int64_t axis : axes)
+      kept[axis] = 1;
+    return broadcast(reshape(g, kept), input);
+  }
+};
+
+LogicalResult noGradients(Operation *op, SmallVectorImpl<Value> &out) {
+  out.append(op->getNumOperands(), Value());
+  return success();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Binary elementwise
+//===----------------------------------------------------------------------===//
+
+#define EMBER_VJP(OP)                                                                        \
+  LogicalResult OP::buildVJP(OpBuilder &builder, ValueRange cotangents,                      \
+                             SmallVectorImpl<Value> &out)
+
+// d(a+b) = (g, g)
+EMBER_VJP(AddOp) {
+  if (!isFloatTensor(getResult()))
+    return noGradients(*this, out);
+  out.append({cotangents[0], cotangents[0]});
+  return success();
+}
+// d(a-b) = (g, -g)
+EMBER_VJP(SubOp) {
+  if (!isFloatTensor(getResult()))
+    return noGradients(*this, out);
+  Grad g{builder, getLoc()};
+  out.append({cotangents[0], g.neg(cotangents[0])});
+  return success();
+}
+// d(a*b) = (g*b, g*a)
+EMBER_VJP(MulOp) {
+  if (!isFloatTensor(getResult()))
+    return noGradients(*this, out);
+  Grad g{builder, getLoc()};
+  out.append({g.mul(cotangents[0], getRhs()), g.mul(cotangents[0], getLhs())});
+  return success();
+}
+// d(a/b) = (g/b, -g*a/b^2) = (g/b, -(g/b)*result)
+EMBER_VJP(DivOp) {
+  if (!isFloatTensor(getResult()))
+    return noGradients(*this, out);
+  Grad g{builder, getLoc()};
+  Value gOverB = g.div(cotangents[0], getRhs());
+  out.append({gOverB, g.neg(g.mul(gOverB, getResult()))});
+  return success();
+}
+// floor(a/b) is piecewise constant: no gradient.
+EMBER_VJP(FloorDivOp) { return noGradients(*this, out); }
+// a mod b = a - floor(a/b)*b: (g, -g*floor(a/b))
+EMBER_VJP(ModOp) {
+  if (!isFloatTensor(getResult()))
+    return noGradients(*this, out);
+  Grad g{builder, getLoc()};
+  Value quotient = FloorDivOp::create(builder, getLoc(), getLhs(), getRhs());
+  out.append({cotangents[0], g.neg(g.mul(cotangents[0], quotient))});
+  return success();
+}
+// d(a^b) = (g*b*a^(b-1), g*log(a)*a^b)
+EMBER_VJP(PowOp) {
+  if (!isFloatTensor(getResult()))
+    return noGradients(*this, out);
+  Grad g{builder, getLoc()};
+  Value a = getLhs(), b = getRhs();
+  Value powMinusOne = PowOp::create(builder, getLoc(), a, g.sub(b, g.splat(b, 1)));
+  Value logA = LogOp::create(builder, getLoc(), a);
+  out.append({g.mul(cotangents[0], g.mul(b, powMinusOne)),
+              g.mul(cotangents[0], g.mul(logA, getResult()))});
+  return success();
+}
+// max: the gradient goes to the larger operand (to lhs on ties).
+EMBER_VJP(MaximumOp) {
+  if (!isFloatTensor(getResult()))
+    return noGradients(*this, out);
+  Grad g{builder, getLoc()};
+  Value lhsWins = g.compare(ComparisonDirection::ge, getLhs(), getRhs());
+  Value rhsWins = g.compare(ComparisonDirection::lt, getLhs(), getRhs());
+  out.append({g.where(lhsWins, cotangents[0]), g.where(rhsWins, cotangents[0])});
+  return success();
+}
+// min: the gradient goes to the smaller operand (to lhs on ties).
+EMBER_VJP(MinimumOp) {
+  if (!isFloatTensor(getResult()))
+    return noGradients(*this, out);
+  Grad g{builder, getLoc()};
+  Value lhsWins = g.compare(ComparisonDirection::le, getLhs(), getRhs());
+  Value rhsWins = g.compare(ComparisonDirection::gt, getLhs(), getRhs());
+  out.append({g.where(lhsWins, cotangents[0]), g.where(rhsWins, cotangents[0])});
+  return success();
+}
+EMBER_VJP(AndOp) { return noGradients(*this, out); }
+EMBER_VJP(OrOp) { return noGradients(*this, out); }
+
+// select(c, a, b): (none, g where c, g where !c)
+EMBER_VJP(SelectOp) {
+  if (!isFloatTensor(getResult()))
+    return noGradients(*this, out);
+  Grad g{builder, getLoc()};
+  Value zeros = g.splat(cotangents[0], 0);
+  out.append({Value(), SelectOp::create(builder, getLoc(), getCondition(), cotangents[0], zeros),
+              SelectOp::create(builder, getLoc(), getCondition(), zeros, cotangents[0])});
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Unary elementwise
+//===----------------------------------------------------------------------===//
+
+#define EMBER_UNARY_VJP(OP, EXPR)                                                            \
+  EMBER_VJP(OP) {                                                                            \
+    if (!isFloatTensor(getResult()))                                                         \
+      return noGradients(*this, out);                                                        \
+    Grad g{builder, getLoc()};                                                               \
+    Value x = getOperand(), y = getResult(), dy = cotangents[0];                             \
+    (void)x, (void)y;                                                                        \
+    out.push_back(EXPR);                                                                     \
+    return success();                                                                        \
+  }
+
+EMBER_UNARY_VJP(NegOp, g.neg(dy))
+EMBER_UNARY_VJP(AbsOp, g.mul(dy, SignOp::create(builder, getLoc(), x)))
+EMBER_UNARY_VJP(ExpOp, g.mul(dy, y))
+EMBER_UNARY_VJP(LogOp, g.div(dy, x))
+EMBER_UNARY_VJP(Log1pOp, g.div(dy, g.add(x, g.splat(x, 1))))
+EMBER_UNARY_VJP(SqrtOp, g.div(g.scale(dy, 0.5), y))
+EMBER_UNARY_VJP(RsqrtOp, g.mul(g.scale(dy, -0.5), g.mul(y, g.mul(y, y))))
+EMBER_UNARY_VJP(TanhOp, g.mul(dy, g.sub(g.splat(y, 1), g.mul(y, y))))
+EMBER_UNARY_VJP(SigmoidOp, g.mul(dy, g.mul(y, g.sub(g.splat(y, 1), y))))
+EMBER_UNARY_VJP(ReluOp, g.where(g.compare(ComparisonDirection::gt, x, g.splat(x, 0)), dy))
+EMBER_UNARY_VJP(SquareOp, g.mul(g.scale(dy, 2), x))
+EMBER_UNARY_VJP(SignOp, g.splat(dy, 0))
+EMBER_UNARY_VJP(SinOp, g.mul(dy, CosOp::create(builder, getLoc(), x)))
+EMBER_UNARY_VJP(CosOp, g.neg(g.mul(dy, SinOp::create(builder, getLoc(), x))))
+#undef EMBER_UNARY_VJP
+EMBER_VJP(NotOp) { return noGradients(*this, out); }
+
+// Between float types the cotangent converts back; to or from integers and
+// bools there is none.
+EMBER_VJP(CastOp) {
+  if (!isFloatTensor(getResult()) || !isFloatTensor(getOperand()))
+    return noGradients(*this, out);
+  Grad g{builder, getLoc()};
+  out.push_back(g.castTo(cotangents[0], getOperand().getType().getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+// Broadcasting copies; its gradient sums over the broadcast dims.
+EMBER_VJP(BroadcastToOp) {
+  if (!isFloatTensor(getResult()))
+    return noGradients(*this, out);
+  Grad g{builder, getLoc()};
+  out.push_back(g.unbroadcast(cotangents[0], getOperand().getType()));
+  return success();
+}
+
+EMBER_VJP(ReshapeOp) {
+  if (!isFloatTensor(getResult()))
+    return noGradients(*this, out);
+  Grad g{builder, getLoc()};
+  out.push_back(g.reshape(cotangents[0], getOperand().getType().getShape()));
+  return success();
+}
+
+// The inverse permutation.
+EMBER_VJP(TransposeOp) {
+  if (!isFloatTensor(getResult()))
+    return noGradients(*this, out);
+  ArrayRef<int64_t> perm = getPermutation();
+  SmallVector<int64_t> inverse(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i)
+    inverse[perm[i]] = static_cast<int64_t>(i);
+  out.push_back(TransposeOp::create(builder, getLoc(), cotangents[0], inverse));
+  return success();
+}
+
+// The slice's cotangent scattered back into zeros: per sliced dim, a zero
+// slab is appended and a gather puts each row where it came from (rows that
+// were not taken read the zero slab).
+EMBER_VJP(SliceOp) {
+  if (!isFloatTensor(getResult()))
+    return noGradients(*this, out);
+  Location loc = getLoc();
+  Grad g{builder, loc};
+  RankedTensorType in = getOperand().getType();
+  Value grad = cotangents[0];
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    auto type = cast<RankedTensorType>(grad.getType());
+    int64_t taken = type.getDimSize(d), size = in.getDimSize(d);
+    if (taken == size)
+      continue;
+    SmallVector<int64_t> slabShape(type.getShape());
+    slabShape[d] = 1;
+    auto slabType = RankedTensorType::get(slabShape, type.getElementType());
+    Value slab = ConstantOp::create(builder, loc, DenseElementsAttr::get(slabType, builder.getFloatAttr(type.getElementType(), 0)));
+    Value padded = ConcatOp::create(builder, loc, ValueRange{grad, slab}, d);
+    SmallVector<int64_t> rows(size, taken); // the zero slab
+    for (int64_t k = 0; k < taken; ++k)
+      rows[getStart()[d] + k * getStride()[d]] = k;
+    auto indexType = RankedTensorType::get({size}, builder.getI64Type());
+    Value indices = ConstantOp::create(builder, loc, DenseElementsAttr::get(indexType, ArrayRef<int64_t>(rows)));
+    grad = GatherOp::create(builder, loc, padded, indices, d);
+  }
+  out.push_back(grad);
+  return success();
+}
+
+// Each input gets its piece of the cotangent.
+EMBER_VJP(ConcatOp) {
+  if (!isFloatTensor(getResult()))
+    return noGradients(*this, out);
+  int64_t axis = getAxis(), offset = 0;
+  RankedTensorType type = getType();
+  for (Value input : getInputs()) {
+    auto inputType = cast<RankedTensorType>(input.getType());
+    SmallVector<int64_t> start(type.getRank(), 0), limit(type.getShape()), stride(type.getRank(), 1);
+    start[axis] = offset;
+    limit[axis] = offset + inputType.getDimSize(axis);
+    out.push_back(SliceOp::create(builder, getLoc(), cotangents[0], start, limit, stride));
+    offset += inputType.getDimSize(axis);
+  }
+  return success();
+}
+
+// Scatter-add of the cotangent to the gathered rows, as a one-hot matmul:
+// with the gathered axis moved to the middle, [P, N, Q] rows of the
+// cotangent are summed into [P, D, Q] by onehot(indices)^T [D, N].
+EMBER_VJP(GatherOp) {
+  if (!isFloatTensor(getResult()))
+    return noGradients(*this, out);
+  Location loc = getLoc();
+  Grad g{builder, loc};
+  RankedTensorType in = getOperand().getType();
+  auto indicesType = cast<RankedTensorType>(getIndices().getType());
+  Type element = in.getElementType();
+  int64_t axis = getAxis(), size = in.getDimSize(axis);
+  int64_t outer = 1, inner = 1, count = indicesType.getNumElements();
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= in.getDimSize(d);
+  for (int64_t d = axis + 1; d < in.getRank(); ++d)
+    inner *= in.getDimSize(d);
+  // Indices as i64 [N, 1], negative ones wrapped, against positions [1, D].
+  Value indices = getIndices();
+  if (!indicesType.getElementType().isInteger(64))
+    indices = g.castTo(indices, builder.getI64Type());
+  indices = g.reshape(indices, {count, 1});
+  auto i64Column = RankedTensorType::get({count, 1}, builder.getI64Type());
+  Value zero = ConstantOp::create(builder, loc, DenseElementsAttr::get(i64Column, builder.getI64IntegerAttr(0)));
+  Value sizes = ConstantOp::create(builder, loc, DenseElementsAttr::get(i64Column, builder.getI64IntegerAttr(size)));
+  Value negative = g.compare(ComparisonDirection::lt, indices, zero);
+  indices = SelectOp::create(builder, loc, negative, g.add(indices, sizes), indices);
+  SmallVector<int64_t> positions = llvm::to_vector(llvm::seq<int64_t>(0, size));
+  auto positionType = RankedTensorType::get({1, size}, builder.getI64Type());
+  Value positionRow = ConstantOp::create(builder, loc, DenseElementsAttr::get(positionType, ArrayRef<int64_t>(positions)));
+  auto square = RankedTensorType::get({count, size}, builder.getI64Type());
+  Value hot = g.compare(ComparisonDirection::eq, g.broadcast(indices, square), g.broadcast(positionRow, square));
+  Value oneHot = g.castTo(hot, element); // [N, D]
+  Value oneHotT = TransposeOp::create(builder, loc, oneHot, ArrayRef<int64_t>{1, 0}); // [D, N]
+  Value batched = g.broadcast(oneHotT, RankedTensorType::get({outer, size, count}, element));
+  Value rows = g.reshape(cotangents[0], {outer, count, inner});
+  Value summed = MatmulOp::create(builder, loc, batched, rows); // [P, D, Q]
+  out.append({g.reshape(summed, in.getShape()), Value()});
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+EMBER_VJP(ReduceSumOp) {
+  if (!isFloatTensor(getResult()))
+    return noGradients(*this, out);
+  Grad g{builder, getLoc()};
+  out.push_back(g.unreduce(cotangents[0], getOperand().getType(), getAxes()));
+  return success();
+}
+
+EMBER_VJP(ReduceMeanOp) {
+  Grad g{builder, getLoc()};
+  RankedTensorType in = getOperand().getType();
+  int64_t count = 1;
+  for (int64_t axis : getAxes())
+    count *= in.getDimSize(axis);
+  out.push_back(g.scale(g.unreduce(cotangents[0], in, getAxes()), 1.0 / static_cast<double>(count)));
+  return success();
+}
+
+// d(prod) = g * prod / x (undefined where x is 0, as in TensorFlow's fast path).
+EMBER_VJP(ReduceProdOp) {
+  if (!isFloatTensor(getResult()))
+    return noGradients(*this, out);
+  Grad g{builder, getLoc()};
+  RankedTensorType in = getOperand().getType();
+  Value product = g.unreduce(getResult(), in, getAxes());
+  out.push_back(g.div(g.mul(g.unreduce(cotangents[0], in, getAxes()), product), getOperand()));
+  return success();
+}
+
+/// max/min: the cotangent is shared equally by the elements equal to the
+/// result (TensorFlow's rule for ties).
+static LogicalResult extremumVJP(OpBuilder &builder, Location loc, Value operand, Value result,
+                                 ArrayRef<int64_t> axes, Value cotangent,
+                                 SmallVectorImpl<Value> &out) {
+  Grad g{builder, loc};
+  auto in = cast<RankedTensorType>(operand.getType());
+  Value extremum = g.unreduce(result, in, axes);
+  Value mask = g.castTo(g.compare(ComparisonDirection::eq, operand, extremum), in.getElementType());
+  Value ties = ReduceSumOp::create(builder, loc, mask, axes, /*keepdims=*/false);
+  ties = g.reshape(ties, cast<RankedTensorType>(cotangent.getType()).getShape()); // keepdims
+  Value share = g.div(cotangent, ties);
+  out.push_back(g.mul(mask, g.unreduce(share, in, axes)));
+  return success();
+}
+
+EMBER_VJP(ReduceMaxOp) {
+  if (!isFloatTensor(getResult()))
+    return noGradients(*this, out);
+  return extremumVJP(builder, getLoc(), getOperand(), getResult(), getAxes(), cotangents[0], out);
+}
+
+EMBER_VJP(ReduceMinOp) {
+  if (!isFloatTensor(getResult()))
+    return noGradients(*this, out);
+  return extremumVJP(builder, getLoc(), getOperand(), getResult(), getAxes(), cotangents[0], out);
+}
+
+//===----------------------------------------------------------------------===//
+// Matmul
+//===----------------------------------------------------------------------===//
+
+// d(A @ B) = (G @ B^T, A^T @ G), batched alike.
+EMBER_VJP(MatmulOp) {
+  if (!isFloatTensor(getResult()))
+    return noGradients(*this, out);
+  Grad g{builder, getLoc()};
+  out.append({MatmulOp::create(builder, getLoc(), cotangents[0], g.transposeLast2(getRhs())),
+              MatmulOp::create(builder, getLoc(), g.transposeLast2(getLhs()), cotangents[0])});
+  return success();
+}

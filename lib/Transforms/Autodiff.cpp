@@ -1,0 +1,128 @@
+//===- Autodiff.cpp - reverse-mode differentiation of ember functions -----===//
+
+#include "ember/Dialect/Ember/IR/EmberOps.h"
+#include "ember/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir::ember {
+#define GEN_PASS_DEF_AUTODIFFPASS
+#include "ember/Transforms/Passes.h.inc"
+} // namespace mlir::ember
+
+using namespace mlir;
+using namespace mlir::ember;
+
+namespace {
+constexpr llvm::StringLiteral kDifferentiate = "ember.differentiate";
+
+bool isFloatTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && isa<FloatType>(tensor.getElementType());
+}
+
+Value zerosOf(OpBuilder &b, Location loc, Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  return ConstantOp::create(b, loc, DenseElementsAttr::get(tensor, b.getFloatAttr(tensor.getElementType(), 0)));
+}
+
+struct AutodiffPass : ember::impl::AutodiffPassBase<AutodiffPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    for (func::FuncOp func : llvm::to_vector(module.getOps<func::FuncOp>()))
+      if (func->hasAttr(kDifferentiate) && failed(differentiate(module, func)))
+        return signalPassFailure();
+  }
+
+  LogicalResult differentiate(ModuleOp module, func::FuncOp func) {
+    if (func.isExternal() || !func.getBody().hasOneBlock())
+      return func.emitError("ember-autodiff needs a function with a single-block body");
+    std::string name = (func.getName() + "_vjp").str();
+    if (module.lookupSymbol(name))
+      return success();
+    Location loc = func.getLoc();
+    MLIRContext *context = &getContext();
+    FunctionType type = func.getFunctionType();
+    SmallVector<Type> inputs(type.getInputs()), outputs(type.getResults());
+    inputs.append(type.getResults().begin(), type.getResults().end()); // cotangents
+    for (Type input : type.getInputs())
+      if (isFloatTensor(input))
+        outputs.push_back(input);
+
+    OpBuilder b(context);
+    b.setInsertionPointAfter(func);
+    auto vjp = func::FuncOp::create(b, loc, name, FunctionType::get(context, inputs, outputs));
+    for (NamedAttribute attr : func->getAttrs())
+      if (attr.getName() != kDifferentiate && attr.getName() != func.getSymNameAttrName() &&
+          attr.getName() != func.getFunctionTypeAttrName())
+        vjp->setAttr(attr.getName(), attr.getValue());
+    Block *body = vjp.addEntryBlock();
+    b.setInsertionPointToStart(body);
+
+    // Forward: the original ops, on the new arguments.
+    Block &original = func.getBody().front();
+    IRMapping mapping;
+    for (auto [from, to] : llvm::zip(original.getArguments(), body->getArguments()))
+      mapping.map(from, to);
+    SmallVector<Operation *> forward;
+    for (Operation &op : original.without_terminator())
+      forward.push_back(b.clone(op, mapping));
+    auto ret = cast<func::ReturnOp>(original.getTerminator());
+    SmallVector<Value> results;
+    for (Value v : ret.getOperands())
+      results.push_back(mapping.lookupOrDefault(v));
+
+    // Backward: cotangents, summed where a value is used more than once.
+    llvm::DenseMap<Value, Value> adjoint;
+    auto accumulate = [&](Value value, Value cotangent) {
+      if (!cotangent || !isFloatTensor(value.getType()))
+        return;
+      auto [it, inserted] = adjoint.try_emplace(value, cotangent);
+      if (!inserted)
+        it->second = AddOp::create(b, loc, it->second, cotangent);
+    };
+    unsigned numArgs = type.getNumInputs();
+    for (auto [i, result] : llvm::enumerate(results))
+      accumulate(result, body->getArgument(numArgs + i));
+    for (Operation *op : llvm::reverse(forward)) {
+      if (llvm::none_of(op->getResults(), [&](Value r) { return adjoint.count(r); }))
+        continue;
+      auto rule = dyn_cast<VJPOpInterface>(op);
+      if (!rule) {
+        if (op->getNumRegions() != 0)
+          return op->emitOpError("is not differentiable by ember-autodiff yet (control flow)");
+        if (isa<ConstantOp, CompareOp, ArgMaxOp>(op) ||
+            llvm::none_of(op->getOperandTypes(), isFloatTensor))
+          continue; // no gradient flows through it
+        return op->emitOpError("has no gradient rule (VJPOpInterface)");
+      }
+      b.setInsertionPointToEnd(body);
+      SmallVector<Value> resultCotangents;
+      for (Value r : op->getResults()) {
+        Value g = adjoint.lookup(r);
+        resultCotangents.push_back(g ? g : isFloatTensor(r.getType()) ? zerosOf(b, op->getLoc(), r.getType()) : Value());
+      }
+      SmallVector<Value> operandCotangents;
+      if (failed(rule.buildVJP(b, resultCotangents, operandCotangents)))
+        return op->emitOpError("failed to build its vector-Jacobian product");
+      for (auto [operand, cotangent] : llvm::zip(op->getOperands(), operandCotangents))
+        accumulate(operand, cotangent);
+    }
+
+    b.setInsertionPointToEnd(body);
+    SmallVector<Value> returned(results);
+    for (unsigned i = 0; i < numArgs; ++i) {
+      BlockArgument argument = body->getArgument(i);
+      if (!isFloatTensor(argument.getType()))
+        continue;
+      Value g = adjoint.lookup(argument);
+      returned.push_back(g ? g : zerosOf(b, loc, argument.getType()));
+    }
+    func::ReturnOp::create(b, loc, returned);
+    return success();
+  }
+};
+} // namespace

@@ -1,0 +1,65 @@
+// RUN: ember-opt %s --ember-autodiff --split-input-file --verify-diagnostics | FileCheck %s
+
+// x*x: the cotangents of both uses of x are summed.
+// CHECK-LABEL: func.func @square_vjp(
+// CHECK-SAME:      %[[X:.*]]: tensor<2xf32>, %[[G:.*]]: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+// CHECK:         %[[Y:.*]] = ember.mul %[[X]], %[[X]]
+// CHECK:         %[[A:.*]] = ember.mul %[[G]], %[[X]]
+// CHECK:         %[[B:.*]] = ember.mul %[[G]], %[[X]]
+// CHECK:         %[[S:.*]] = ember.add %[[A]], %[[B]]
+// CHECK:         return %[[Y]], %[[S]]
+func.func @square(%x: tensor<2xf32>) -> tensor<2xf32> attributes {ember.differentiate} {
+  %0 = ember.mul %x, %x : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+// Forward values are reused: tanh's gradient uses its result, not a second tanh.
+// broadcast_to's gradient sums over the broadcast dim; matmul's uses transposes.
+// CHECK-LABEL: func.func @layer_vjp(
+// CHECK-COUNT-1: ember.tanh
+// CHECK-NOT:     ember.tanh
+// CHECK:         ember.reduce_sum %{{.*}} axes = [0]
+// CHECK:         ember.transpose %{{.*}} permutation = [1, 0]
+// CHECK:         return %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<f32>, tensor<3x2xf32>, tensor<4x3xf32>, tensor<2xf32>
+func.func @layer(%w: tensor<3x2xf32>, %x: tensor<4x3xf32>, %b: tensor<2xf32>) -> tensor<f32> attributes {ember.differentiate} {
+  %0 = ember.matmul %x, %w : tensor<4x3xf32>, tensor<3x2xf32> -> tensor<4x2xf32>
+  %1 = ember.broadcast_to %b : tensor<2xf32> -> tensor<4x2xf32>
+  %2 = ember.add %0, %1 : tensor<4x2xf32>
+  %3 = ember.tanh %2 : tensor<4x2xf32>
+  %4 = ember.reduce_mean %3 axes = [0, 1] : tensor<4x2xf32> -> tensor<f32>
+  return %4 : tensor<f32>
+}
+
+// -----
+
+// Integer arguments get no gradient; a float argument that does not reach the
+// result gets zeros; comparisons pass no gradient.
+// CHECK-LABEL: func.func @mixed_vjp(
+// CHECK-SAME:      -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>)
+// CHECK:         ember.select
+// CHECK:         ember.select
+// CHECK:         ember.select
+// CHECK:         %[[Z:.*]] = ember.constant dense<0.000000e+00> : tensor<3xf32>
+// CHECK-NEXT:    return %{{.*}}, %{{.*}}, %[[Z]]
+func.func @mixed(%x: tensor<3xf32>, %n: tensor<3xi32>, %unused: tensor<3xf32>) -> tensor<3xf32> attributes {ember.differentiate} {
+  %0 = ember.cast %n : tensor<3xi32> -> tensor<3xf32>
+  %1 = ember.compare gt, %x, %0 : tensor<3xf32>
+  %2 = ember.select %1, %x, %0 : tensor<3xi1>, tensor<3xf32>
+  return %2 : tensor<3xf32>
+}
+
+// -----
+
+func.func @branchy(%x: tensor<f32>, %c: tensor<i1>) -> tensor<f32> attributes {ember.differentiate} {
+  %p = tensor.extract %c[] : tensor<i1>
+  // expected-error @+1 {{'scf.if' op is not differentiable by ember-autodiff yet (control flow)}}
+  %0 = scf.if %p -> tensor<f32> {
+    scf.yield %x : tensor<f32>
+  } else {
+    %n = ember.neg %x : tensor<f32>
+    scf.yield %n : tensor<f32>
+  }
+  return %0 : tensor<f32>
+}
