@@ -194,6 +194,7 @@ struct KernelCacheStats {
   uint64_t disk_loads = 0;   ///< ... of which loaded from the disk cache
   uint64_t failures = 0;     ///< compiles refused (invalid op calls)
   uint64_t kernels = 0;      ///< kernels in the cache
+  uint64_t tape_compiles = 0; ///< GradientTape derivatives compiled (one per structure)
   double compile_seconds = 0; ///< total time spent compiling
 };
 /// Counters of the eager kernel cache (all threads). Compiled kernels are also

@@ -6,6 +6,7 @@
 #include "ember/DType.h"
 #include "ember/Error.h"
 #include "ember/Function.h"
+#include "ember/GradientTape.h"
 #include "ember/Ops.h"
 #include "ember/Tensor.h"
 #include "ember/Variable.h"

@@ -12,6 +12,7 @@
 #include "Dispatcher.h"
 
 #include "TensorImpl.h"
+#include "Tape.h"
 #include "Tracer.h"
 
 #include <atomic>
@@ -265,6 +266,8 @@ Tensor ember::detail::dispatch(const OpDef &op, std::span<const int64_t> attrWor
                       entry.resultShape.data());
   args[n] = &descriptors[n];
   entry.kernel.entry(args);
+  if (activeTape())
+    recordOnTapes(op, attrWords, inputs, resultType, result, loc);
   return result;
 }
 
@@ -275,6 +278,7 @@ KernelCacheStats ember::kernel_cache_stats() {
   stats.misses = kc.misses.load();
   stats.failures = kc.failures.load();
   stats.disk_loads = kc.diskLoads.load();
+  stats.tape_compiles = tapeCompiles();
   stats.compile_seconds = static_cast<double>(kc.compileNanos.load()) * 1e-9;
   std::shared_lock lock(kc.mutex);
   stats.kernels = kc.entries.size();

@@ -4,6 +4,7 @@
 
 #include "Dispatcher.h"
 #include "TensorImpl.h"
+#include "Tape.h"
 #include "Tracer.h"
 
 #include <ostream>
@@ -26,6 +27,8 @@ Variable::Variable(const Tensor &initial, std::string name)
 Tensor Variable::value() const {
   if (Tracer *tracer = currentTracer())
     return tracer->readVariable(state_);
+  if (activeTape())
+    noteVariableRead(state_.get(), state_->value); // watched automatically
   return state_->value;
 }
 

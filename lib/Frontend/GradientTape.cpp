@@ -1,0 +1,260 @@
+//===- GradientTape.cpp - gradients of recorded eager ops ------------------===//
+
+#include "ember/GradientTape.h"
+
+#include "Tape.h"
+#include "TensorImpl.h"
+
+#include "ember/JIT/FunctionBuilder.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+
+using namespace ember;
+using namespace ember::detail;
+
+namespace {
+thread_local std::vector<TapeRecording *> tapes;
+
+/// A recording turned into a differentiable function: the values it reads
+/// that no recorded op produced ("leaves") are its arguments.
+struct TapeFunction {
+  std::vector<Tensor> leaves;
+  std::vector<int64_t> key; ///< the recording's structure
+  int target = -1;          ///< value id of the target in the function
+};
+
+/// Compiled derivatives of recordings, by structure, for all tapes.
+struct DerivativeCache {
+  std::mutex mutex;
+  uint64_t compiles = 0;
+  std::map<std::vector<int64_t>, std::shared_ptr<jit::CompiledFunction>> functions;
+};
+DerivativeCache &derivatives() {
+  static DerivativeCache *cache = new DerivativeCache();
+  return *cache;
+}
+
+void pushSpec(std::vector<int64_t> &key, DType dtype, const Shape &shape) {
+  key.push_back((static_cast<int64_t>(dtype) << 8) | shape.rank());
+  key.insert(key.end(), shape.begin(), shape.end());
+}
+} // namespace
+
+TapeRecording *ember::detail::activeTape() {
+  for (auto it = tapes.rbegin(); it != tapes.rend(); ++it)
+    if ((*it)->recording)
+      return *it;
+  return nullptr;
+}
+
+void ember::detail::recordOnTapes(const OpDef &op, std::span<const int64_t> attrWords,
+                                  std::span<const Tensor *const> inputs,
+                                  const jit::TensorSpec *resultType, const Tensor &result,
+                                  const SourceLoc &loc) {
+  for (TapeRecording *tape : tapes) {
+    if (!tape->recording)
+      continue;
+    TapeRecord record{&op, {attrWords.begin(), attrWords.end()}, {}, std::nullopt, result, loc};
+    for (const Tensor *input : inputs)
+      record.inputs.push_back(*input);
+    if (resultType)
+      record.resultType = *resultType;
+    tape->records.push_back(std::move(record));
+  }
+}
+
+void ember::detail::noteVariableRead(const VariableState *variable, const Tensor &value) {
+  for (TapeRecording *tape : tapes)
+    if (tape->recording)
+      tape->variableReads.emplace_back(variable, value);
+}
+
+GradientTape::GradientTape(bool persistent) : recording_(std::make_unique<TapeRecording>()) {
+  recording_->persistent = persistent;
+  tapes.push_back(recording_.get());
+}
+
+GradientTape::~GradientTape() {
+  tapes.erase(std::remove(tapes.begin(), tapes.end(), recording_.get()), tapes.end());
+}
+
+void GradientTape::stop_recording() { recording_->recording = false; }
+void GradientTape::watch(const Tensor &) {}
+void GradientTape::watch(const Variable &variable) {
+  noteVariableRead(variable.state().get(), variable.state()->value);
+}
+
+std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vector<Variable> &sources,
+                                           SourceLoc loc) {
+  // A variable's source is the value it had when the tape read it.
+  std::vector<Tensor> tensors;
+  for (const Variable &variable : sources) {
+    Tensor value = variable.state()->value;
+    for (auto &[state, read] : recording_->variableReads)
+      if (state == variable.state().get())
+        value = read;
+    tensors.push_back(value);
+  }
+  return gradient(target, tensors, loc);
+}
+
+std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vector<Tensor> &sources,
+                                           SourceLoc loc) {
+  TapeRecording &tape = *recording_;
+  if (tape.used && !tape.persistent)
+    throwOpError("ember.gradient",
+                 "a non-persistent GradientTape answers one gradient() call; create it with "
+                 "GradientTape(/*persistent=*/true) to ask for more",
+                 loc);
+  tape.used = true;
+  bool wasRecording = tape.recording;
+  tape.recording = false; // the backward pass itself is not recorded
+
+  // Value numbering: leaves first (as they are met), then recorded results.
+  std::unordered_map<const TensorImpl *, int64_t> produced; // impl -> record index
+  for (size_t r = 0; r < tape.records.size(); ++r)
+    produced[tape.records[r].result.impl()] = static_cast<int64_t>(r);
+  std::unordered_map<const TensorImpl *, int64_t> leafIndex;
+  TapeFunction function;
+  // Sources are cut out of the recording: every use of a source reads the
+  // argument given for it, so that its gradient is the one asked for even
+  // when a recorded op produced it (a gradient with respect to an
+  // intermediate value).
+  std::unordered_map<const TensorImpl *, bool> isSource;
+  for (const Tensor &source : sources)
+    isSource[source.impl()] = true;
+  auto reference = [&](const Tensor &t, size_t before) -> int64_t {
+    auto it = produced.find(t.impl());
+    if (it != produced.end() && static_cast<size_t>(it->second) < before && !isSource.count(t.impl()))
+      return it->second * 2; // a recorded result
+    auto [leaf, inserted] = leafIndex.try_emplace(t.impl(), static_cast<int64_t>(function.leaves.size()));
+    if (inserted)
+      function.leaves.push_back(t);
+    return leaf->second * 2 + 1;
+  };
+  // Only the records the target depends on, found backwards.
+  std::vector<bool> needed(tape.records.size(), false);
+  if (auto it = produced.find(target.impl()); it != produced.end() && !isSource.count(target.impl())) {
+    needed[it->second] = true;
+    for (int64_t r = it->second; r >= 0; --r) {
+      if (!needed[r])
+        continue;
+      for (const Tensor &input : tape.records[r].inputs)
+        if (auto p = produced.find(input.impl());
+            p != produced.end() && p->second < r && !isSource.count(input.impl()))
+          needed[p->second] = true;
+    }
+  }
+  // Sources are leaves even if unused, in the order given.
+  for (const Tensor &source : sources)
+    reference(source, 0);
+  std::vector<std::vector<int64_t>> operandRefs(tape.records.size());
+  for (size_t r = 0; r < tape.records.size(); ++r) {
+    if (!needed[r])
+      continue;
+    const TapeRecord &record = tape.records[r];
+    function.key.push_back(reinterpret_cast<intptr_t>(record.op));
+    function.key.push_back(static_cast<int64_t>(record.attrWords.size()));
+    function.key.insert(function.key.end(), record.attrWords.begin(), record.attrWords.end());
+    for (const Tensor &input : record.inputs) {
+      operandRefs[r].push_back(reference(input, r));
+      function.key.push_back(operandRefs[r].back());
+    }
+    if (record.resultType)
+      pushSpec(function.key, record.resultType->dtype,
+               Shape(std::span<const int64_t>(record.resultType->dims, record.resultType->rank)));
+    function.key.push_back(-1);
+  }
+  int64_t targetRef = reference(target, tape.records.size());
+  function.key.push_back(targetRef);
+  for (const Tensor &leaf : function.leaves)
+    pushSpec(function.key, leaf.dtype(), leaf.shape());
+
+  std::shared_ptr<jit::CompiledFunction> compiled;
+  {
+    std::lock_guard lock(derivatives().mutex);
+    if (auto it = derivatives().functions.find(function.key); it != derivatives().functions.end())
+      compiled = it->second;
+  }
+  if (!compiled) {
+    jit::FunctionBuilder builder("ember_tape");
+    std::vector<int> leafIds, resultIds(tape.records.size(), -1);
+    for (const Tensor &leaf : function.leaves)
+      leafIds.push_back(builder.addArgument(specOf(leaf.dtype(), leaf.shape())));
+    auto idOf = [&](int64_t ref) { return ref & 1 ? leafIds[ref >> 1] : resultIds[ref >> 1]; };
+    for (size_t r = 0; r < tape.records.size(); ++r) {
+      if (!needed[r])
+        continue;
+      const TapeRecord &record = tape.records[r];
+      std::vector<int> operands;
+      for (int64_t ref : operandRefs[r])
+        operands.push_back(idOf(ref));
+      jit::OpCall call{record.op->name, record.op->attrs, record.attrWords,
+                       record.resultType ? &*record.resultType : nullptr,
+                       {record.loc.file_name(), record.loc.line(), record.loc.column()}};
+      jit::TensorSpec spec;
+      std::string error;
+      resultIds[r] = builder.addOp(call, operands, spec, error);
+      if (resultIds[r] < 0)
+        throw OpError(error);
+    }
+    int targetId = idOf(targetRef);
+    compiled = std::make_shared<jit::CompiledFunction>();
+    std::string error;
+    if (!builder.compile({&targetId, 1}, *compiled, error, {}, /*differentiate=*/true))
+      throw OpError("GradientTape: the recorded computation failed to compile:\n" + error);
+    std::lock_guard lock(derivatives().mutex);
+    derivatives().functions.emplace(function.key, compiled);
+    ++derivatives().compiles;
+  }
+
+  // Run: leaves, the cotangent (ones), then the target and the leaves' gradients.
+  std::vector<Tensor> inputs = function.leaves;
+  inputs.push_back(ones(target.shape(), target.dtype()));
+  std::vector<Tensor> outputs;
+  for (const jit::TensorSpec &spec : compiled->results)
+    outputs.push_back(newTensor(Shape(std::span<const int64_t>(spec.dims, spec.rank)), spec.dtype));
+  std::vector<emberrt_memref_t> descriptors(inputs.size() + outputs.size());
+  std::vector<void *> args(descriptors.size());
+  size_t n = 0;
+  for (std::vector<Tensor> *group : {&inputs, &outputs})
+    for (Tensor &t : *group) {
+      emberrt_memref_init(&descriptors[n], t.data(), t.rank(), t.shape().data());
+      args[n] = &descriptors[n];
+      ++n;
+    }
+  compiled->entry(args.data());
+
+  // The gradient of each source: its leaf's (float leaves have one each).
+  std::vector<Tensor> gradients;
+  for (const Tensor &source : sources) {
+    size_t leaf = static_cast<size_t>(leafIndex.at(source.impl()));
+    size_t slot = 1; // after the target's value
+    for (size_t l = 0; l < leaf; ++l)
+      slot += isFloatingPoint(function.leaves[l].dtype()) ? 1 : 0;
+    if (!isFloatingPoint(source.dtype()))
+      gradients.push_back(Tensor());
+    else
+      gradients.push_back(outputs[slot]);
+  }
+  tape.recording = wasRecording;
+  return gradients;
+}
+
+Tensor ember::stop_gradient(const Tensor &x) {
+  // A new handle on the same buffer: a leaf the tape has not seen produced.
+  auto *impl = new TensorImpl();
+  impl->dtype = x.dtype();
+  impl->shape = x.shape();
+  impl->buffer = x.impl()->buffer;
+  emberrt_buffer_retain(impl->buffer);
+  return Tensor(impl, Tensor::Adopt{});
+}
+
+uint64_t ember::detail::tapeCompiles() {
+  std::lock_guard lock(derivatives().mutex);
+  return derivatives().compiles;
+}

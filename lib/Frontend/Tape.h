@@ -1,0 +1,47 @@
+//===- Tape.h - recording eager ops for GradientTape ------------*- C++ -*-===//
+#ifndef EMBER_LIB_FRONTEND_TAPE_H
+#define EMBER_LIB_FRONTEND_TAPE_H
+
+#include "Dispatcher.h"
+
+#include "ember/Variable.h"
+
+#include <optional>
+#include <vector>
+
+namespace ember::detail {
+
+/// One recorded eager op: what the dispatcher ran, with handles on its
+/// operands and result (which keeps them alive and identifies them).
+struct TapeRecord {
+  const OpDef *op;
+  std::vector<int64_t> attrWords;
+  std::vector<Tensor> inputs;
+  std::optional<jit::TensorSpec> resultType;
+  Tensor result;
+  SourceLoc loc;
+};
+
+struct TapeRecording {
+  bool persistent = false;
+  bool recording = true;
+  bool used = false;
+  std::vector<TapeRecord> records;
+  /// The values variables had when read while recording.
+  std::vector<std::pair<const VariableState *, Tensor>> variableReads;
+};
+
+/// The innermost recording tape of this thread, or null.
+TapeRecording *activeTape();
+/// Records an eager op on every active tape of this thread.
+void recordOnTapes(const OpDef &op, std::span<const int64_t> attrWords,
+                   std::span<const Tensor *const> inputs, const jit::TensorSpec *resultType,
+                   const Tensor &result, const SourceLoc &loc);
+/// How many GradientTape derivatives were compiled so far.
+uint64_t tapeCompiles();
+/// Notes that `variable` was read as `value` (for automatic watching).
+void noteVariableRead(const VariableState *variable, const Tensor &value);
+
+} // namespace ember::detail
+
+#endif // EMBER_LIB_FRONTEND_TAPE_H

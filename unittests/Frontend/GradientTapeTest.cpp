@@ -1,0 +1,73 @@
+// GradientTape: gradients of eager code through ember-autodiff.
+#include "ember/ember.h"
+
+#include <gtest/gtest.h>
+
+using namespace ember;
+
+TEST(GradientTape, StoryB1) {
+  Variable w(Tensor({{1.f}}), "w");
+  GradientTape tape;
+  Tensor loss = w * w;
+  std::vector<Tensor> grads = tape.gradient(loss, std::vector<Variable>{w});
+  ASSERT_EQ(grads.size(), 1u);
+  EXPECT_EQ(grads[0].shape(), (Shape{1, 1}));
+  EXPECT_EQ(grads[0].to_vector<float>(), (std::vector<float>{2.f}));
+  // A non-persistent tape answers once.
+  try {
+    tape.gradient(loss, std::vector<Variable>{w});
+    FAIL() << "expected an error";
+  } catch (const OpError &e) {
+    EXPECT_NE(std::string(e.what()).find("non-persistent GradientTape answers one gradient() call"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(GradientTape, PersistentTapesAnswerManyAndTensorsAreSources) {
+  Tensor x = {3.f, 4.f};
+  GradientTape tape(/*persistent=*/true);
+  tape.watch(x);
+  Tensor y = x * x;      // dy/dx = 2x
+  Tensor z = y * y;      // dz/dx = 4x^3
+  EXPECT_EQ(tape.gradient(reduce_sum(y), {x})[0].to_vector<float>(), (std::vector<float>{6, 8}));
+  EXPECT_EQ(tape.gradient(reduce_sum(z), {x})[0].to_vector<float>(), (std::vector<float>{108, 256}));
+  EXPECT_EQ(tape.gradient(reduce_sum(z), {y})[0].to_vector<float>(), (std::vector<float>{18, 32}));
+}
+
+TEST(GradientTape, StopGradientAndUnrelatedSources) {
+  Tensor x = {2.f}, unrelated = {5.f};
+  GradientTape tape;
+  Tensor y = x * stop_gradient(x); // only the first factor carries a gradient
+  std::vector<Tensor> grads = tape.gradient(y, {x, unrelated});
+  EXPECT_EQ(grads[0].to_vector<float>(), (std::vector<float>{2.f}));
+  EXPECT_EQ(grads[1].to_vector<float>(), (std::vector<float>{0.f}));
+}
+
+TEST(GradientTape, TrainingLoopCompilesItsBackwardOnce) {
+  Variable w(Tensor({{0.f}, {0.f}}), "w");
+  Variable b(Tensor({0.f}), "b");
+  Tensor x = random_uniform({16, 2}, 1), yTrue = matmul(x, Tensor({{2.f}, {-1.f}})) + 0.5f;
+  auto step = [&] {
+    GradientTape tape;
+    Tensor error = matmul(x, w) + b - yTrue;
+    Tensor loss = reduce_mean(error * error);
+    std::vector<Tensor> grads = tape.gradient(loss, std::vector<Variable>{w, b});
+    w.assign_sub(grads[0] * 0.5f);
+    b.assign_sub(grads[1] * 0.5f);
+    return loss.item<float>();
+  };
+  float first = step();
+  KernelCacheStats before = kernel_cache_stats();
+  float last = first;
+  for (int i = 0; i < 200; ++i)
+    last = step();
+  KernelCacheStats after = kernel_cache_stats();
+  EXPECT_EQ(after.misses, before.misses) << "no eager kernel compiled after the first step";
+  EXPECT_EQ(after.tape_compiles, before.tape_compiles) << "the backward compiled once";
+  EXPECT_LT(last, first * 1e-3);
+  std::vector<float> fitted = w.value().to_vector<float>();
+  EXPECT_NEAR(fitted[0], 2.f, 1e-2);
+  EXPECT_NEAR(fitted[1], -1.f, 1e-2);
+  EXPECT_NEAR(b.value().item<float>(), 0.5f, 1e-2);
+}
