@@ -318,6 +318,14 @@ GradFunction<std::decay_t<F>> value_and_grad(F &&f, std::string name = "loss") {
   return GradFunction<std::decay_t<F>>(std::forward<F>(f), std::move(name));
 }
 
+/// `grad(f)(args...)`: the gradients of value_and_grad(f)(args...) alone.
+template <typename F>
+auto grad(F &&f, std::string name = "loss") {
+  return [vg = value_and_grad(std::forward<F>(f), std::move(name))](const auto &...args) {
+    return vg(args...).gradients;
+  };
+}
+
 /// Wraps `f` as a traced function named `name` (for IR dumps and messages).
 template <typename F>
 Function<std::decay_t<F>> function(F &&f, std::string name = "function") {

@@ -176,6 +176,10 @@ FunctionCore::~FunctionCore() = default;
 std::vector<Tensor> FunctionCore::call(const CallKey &key, const Trace &trace) {
   // Called while another function traces: become part of that trace.
   if (currentTracer()) {
+    if (impl_->differentiate)
+      throw Error("ember::value_and_grad '" + impl_->name +
+                  "' called while tracing another ember::function: not supported yet; "
+                  "call it outside, or use a GradientTape");
     std::vector<Tensor> arguments;
     for (const Tensor *t : key.tensors)
       arguments.push_back(*t);
