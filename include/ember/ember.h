@@ -3,6 +3,7 @@
 #define EMBER_EMBER_H
 
 #include "ember/ControlFlow.h"
+#include "ember/CustomGradient.h"
 #include "ember/DType.h"
 #include "ember/Error.h"
 #include "ember/Function.h"

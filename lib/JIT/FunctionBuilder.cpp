@@ -604,3 +604,27 @@ bool FunctionBuilder::compile(std::span<const int> results, CompiledFunction &ou
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return true;
 }
+
+int FunctionBuilder::addCustomGradient(int value, std::span<const int> inputs, int backward,
+                                       const SourceLocation &where, std::string &error) {
+  Impl &impl = *impl_;
+  DiagnosticCollector collector(impl.context, error);
+  Location loc = locationOf(impl.context, where);
+  OpBuilder b = impl.builderAtEnd(impl.current());
+  OperationState state(loc, "ember.custom_gradient");
+  state.addOperands(impl.values[value]);
+  state.addOperands(impl.valuesOf(inputs));
+  state.addTypes(impl.values[value].getType());
+  state.addRegion();
+  Operation *op = b.create(state);
+  impl.attach(backward, op->getRegion(0), [&](OpBuilder &yb, ValueRange values) {
+    OperationState yield(loc, "ember.yield");
+    yield.addOperands(values);
+    yb.create(yield);
+  });
+  if (failed(op->getName().verifyInvariants(op))) {
+    op->erase();
+    return -1;
+  }
+  return impl.addValue(op->getResult(0), impl.current());
+}

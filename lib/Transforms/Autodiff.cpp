@@ -90,9 +90,24 @@ struct AutodiffPass : ember::impl::AutodiffPassBase<AutodiffPass> {
     for (Operation *op : llvm::reverse(forward)) {
       if (llvm::none_of(op->getResults(), [&](Value r) { return adjoint.count(r); }))
         continue;
+      if (auto custom = dyn_cast<CustomGradientOp>(op)) {
+        // The user's rule: the backward region, with the result's cotangent
+        // as its argument, yields the inputs' cotangents. Nothing flows to
+        // the ops that computed the value.
+        b.setInsertionPointToEnd(body);
+        Block &backward = custom.getBackward().front();
+        IRMapping regionMapping;
+        regionMapping.map(backward.getArgument(0), adjoint.lookup(custom.getResult()));
+        for (Operation &inner : backward.without_terminator())
+          b.clone(inner, regionMapping);
+        auto yield = cast<YieldOp>(backward.getTerminator());
+        for (auto [input, cotangent] : llvm::zip(custom.getInputs(), yield.getValues()))
+          accumulate(input, regionMapping.lookupOrDefault(cotangent));
+        continue;
+      }
       auto rule = dyn_cast<VJPOpInterface>(op);
       if (!rule) {
-        if (op->getNumRegions() != 0)
+        if (op->getNumRegions() != 0 && !isa<CustomGradientOp>(op))
           return op->emitOpError("is not differentiable by ember-autodiff yet (control flow)");
         if (isa<ConstantOp, CompareOp, ArgMaxOp>(op) ||
             llvm::none_of(op->getOperandTypes(), isFloatTensor))

@@ -83,6 +83,12 @@ public:
               const SourceLocation &loc, std::vector<int> &results,
               std::vector<TensorSpec> &resultTypes, std::string &error);
 
+  /// `value` with a user-defined gradient: `backward` (a region taking the
+  /// result's cotangent) yields one cotangent per `inputs` value. Returns the
+  /// result's id, or -1 with `error` set.
+  int addCustomGradient(int value, std::span<const int> inputs, int backward,
+                        const SourceLocation &loc, std::string &error);
+
   /// The function as built so far, returning `results`, in MLIR text with
   /// source locations.
   std::string text(std::span<const int> results);

@@ -371,6 +371,16 @@ struct PrintLowering : OpConversionPattern<PrintOp> {
   }
 };
 
+/// A custom gradient only matters to ember-autodiff; its value is the operand.
+struct CustomGradientLowering : OpConversionPattern<CustomGradientOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(CustomGradientOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getValue());
+    return success();
+  }
+};
+
 struct ConstantLowering : OpConversionPattern<ember::ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(ember::ConstantOp op, OpAdaptor,
@@ -731,7 +741,7 @@ void mlir::ember::populateEmberToLinalgPatterns(RewritePatternSet &patterns) {
                ElementwiseToGeneric<SignOp>, ElementwiseToGeneric<SinOp>,
                ElementwiseToGeneric<CosOp>, ElementwiseToGeneric<NotOp>,
                ElementwiseToGeneric<CastOp>>(context);
-  patterns.add<ConstantLowering, PrintLowering, BroadcastToLowering, ReshapeLowering, TransposeLowering,
+  patterns.add<ConstantLowering, CustomGradientLowering, PrintLowering, BroadcastToLowering, ReshapeLowering, TransposeLowering,
                SliceLowering, ConcatLowering, GatherLowering, ArgMaxLowering, MatmulLowering,
                ReduceLowering<ReduceSumOp>, ReduceLowering<ReduceMaxOp>,
                ReduceLowering<ReduceMinOp>, ReduceLowering<ReduceProdOp>,

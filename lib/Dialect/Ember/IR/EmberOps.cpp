@@ -439,5 +439,23 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Custom gradients
+//===----------------------------------------------------------------------===//
+
+LogicalResult CustomGradientOp::verify() {
+  if (getResult().getType() != getValue().getType())
+    return emitOpError("result type ") << getResult().getType()
+                                       << " must be the value's type " << getValue().getType();
+  Block &block = getBackward().front();
+  if (block.getNumArguments() != 1 || block.getArgument(0).getType() != getValue().getType())
+    return emitOpError("backward region must take one cotangent of type ") << getValue().getType();
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  if (!yield || yield.getValues().getTypes() != getInputs().getTypes())
+    return emitOpError("backward region must yield one cotangent per input, of the inputs' "
+                       "types");
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "ember/Dialect/Ember/IR/EmberOps.cpp.inc"

@@ -324,6 +324,46 @@ def Ember_ArgMaxOp : Ember_Op<"argmax", [Pure, InferTypeOpAdaptor]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Custom gradients
+//===----------------------------------------------------------------------===//
+
+def Ember_CustomGradientOp : Ember_Op<"custom_gradient", [Pure, AllTypesMatch<["value", "result"]>]> {
+  let summary = "a value with a user-defined gradient";
+  let description = [{
+    The result is `value`; its gradient is not the one of the ops that
+    computed `value` but the `backward` region's: given the cotangent of the
+    result (the block argument), it yields one cotangent per `inputs` operand.
+    The region may use any value computed before the op (forward
+    intermediates). `ember-autodiff` applies the region; lowering replaces the
+    op by `value`.
+
+    ```mlir
+    %e = ember.exp %x : tensor<f32>
+    %y = ember.log1p %e : tensor<f32>
+    %r = ember.custom_gradient %y inputs(%x : tensor<f32>) : tensor<f32> {
+    ^bb0(%g: tensor<f32>):
+      %s = ember.sigmoid %x : tensor<f32>
+      %d = ember.mul %g, %s : tensor<f32>
+      ember.yield %d : tensor<f32>
+    }
+    ```
+  }];
+  let arguments = (ins Ember_Tensor:$value, Variadic<Ember_Tensor>:$inputs);
+  let results = (outs Ember_Tensor:$result);
+  let regions = (region SizedRegion<1>:$backward);
+  let assemblyFormat = [{
+    $value `inputs` `(` $inputs `:` type($inputs) `)` attr-dict `:` type($value) $backward
+  }];
+  let hasVerifier = 1;
+}
+
+def Ember_YieldOp : Ember_Op<"yield", [Pure, Terminator, HasParent<"CustomGradientOp">]> {
+  let summary = "the cotangents a custom gradient's backward region computes";
+  let arguments = (ins Variadic<Ember_Tensor>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+//===----------------------------------------------------------------------===//
 // Side effects
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,44 @@
+//===- CustomGradient.cpp - user-defined gradients in traces ---------------===//
+
+#include "ember/CustomGradient.h"
+
+#include "Dispatcher.h"
+#include "TensorImpl.h"
+#include "Tracer.h"
+
+using namespace ember;
+using namespace ember::detail;
+
+Tensor ember::detail::attachGradient(const WithGradient &result, const std::vector<Tensor> &inputs,
+                                     const SourceLoc &loc) {
+  Tracer *tracer = currentTracer();
+  if (!tracer)
+    return result.value; // eagerly only the value exists
+  jit::FunctionBuilder &builder = tracer->builder();
+  int value = tracer->valueOf(result.value, loc);
+  std::vector<int> inputIds;
+  for (const Tensor &input : inputs)
+    inputIds.push_back(tracer->valueOf(input, loc));
+  // The backward, traced into the op's region with a symbolic cotangent.
+  jit::TensorSpec spec = specOf(result.value.dtype(), result.value.shape());
+  std::vector<int> argument = builder.beginRegion({&spec, 1});
+  std::vector<int> yields;
+  {
+    Tracer::RegionScope scope(*tracer);
+    Tensor upstream = newSymbolicTensor(result.value.shape(), result.value.dtype(), tracer, argument[0]);
+    std::vector<Tensor> cotangents = result.backward(upstream);
+    if (cotangents.size() != inputs.size())
+      throwOpError("ember.custom_gradient",
+                   "the backward function returned " + std::to_string(cotangents.size()) +
+                       " cotangents for " + std::to_string(inputs.size()) + " inputs",
+                   loc);
+    for (const Tensor &c : cotangents)
+      yields.push_back(tracer->valueOf(c, loc));
+  }
+  int region = builder.endRegion(yields);
+  std::string error;
+  int id = builder.addCustomGradient(value, inputIds, region, {loc.file_name(), loc.line(), loc.column()}, error);
+  if (id < 0)
+    throw OpError(error.empty() ? "'ember.custom_gradient' op is invalid" : error);
+  return newSymbolicTensor(result.value.shape(), result.value.dtype(), tracer, id);
+}
