@@ -26,6 +26,7 @@ out=$(mktemp)
   env "${peer_env[@]}" "$build/bin/torch_bench"
   "$build/bin/ember_bench"
   "$build/bin/function_bench"
+  "$build/bin/train_bench"
   "$build/bin/hand_loops"
   cacheOnly=$(mktemp -d)
   EMBER_CACHE_DIR=$cacheOnly "$build/bin/cache_bench" # compiles, fills the cache
@@ -63,4 +64,10 @@ printf "%-36s traced %.2f ms, eager %.2f ms, hand-fused %.2f ms, LibTorch %.2f m
 printf "%-36s traced/hand %sx, LibTorch/traced %sx\n" "" "$(ratio "$ct" "$ch")" "$(ratio "$cT" "$ct")"
 printf "%-36s %.1f ms compiling, %.1f ms from the disk cache (second process)\n" "first call of power() in a process" \
   "$(value ember.first_call_compiled)" "$(value ember.first_call_disk_cache)"
+echo
+echo "Training (issue 4): MLP 784-256-256-10, batch 64, SGD step"
+mt=$(value ember.mlp_traced_step); mg=$(value ember.mlp_tape_step); mT=$(value torch.mlp_step)
+printf "%-36s traced %.2f ms, tape %.2f ms, LibTorch autograd %.2f ms\n" "step time" "$mt" "$mg" "$mT"
+printf "%-36s traced/LibTorch %sx, tape/LibTorch %sx, compiles after the first tape step: %.0f\n" "" \
+  "$(ratio "$mt" "$mT")" "$(ratio "$mg" "$mT")" "$(value ember.mlp_tape_compiles_after_first_step)"
 rm -f "$out"

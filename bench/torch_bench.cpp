@@ -46,6 +46,33 @@ int main() {
   torch::Tensor c = chain();
   bench::report("torch.chain_eager", bench::medianSeconds(5, 1, [&] { c = chain(); }) * 1e3, "ms");
 
+  // One SGD step of an MLP 784-256-256-10, batch 64, autograd (issue 4).
+  {
+    torch::manual_seed(1);
+    auto input = torch::rand({64, 784});
+    auto labels = torch::arange(64, torch::kLong) % 10;
+    std::vector<torch::Tensor> params = {torch::randn({784, 256}) * 0.05, torch::zeros({256}),
+                                         torch::randn({256, 256}) * 0.05, torch::zeros({256}),
+                                         torch::randn({256, 10}) * 0.05, torch::zeros({10})};
+    for (auto &p : params)
+      p.set_requires_grad(true);
+    auto step = [&] {
+      torch::AutoGradMode enable(true);
+      auto h1 = torch::relu(torch::matmul(input, params[0]) + params[1]);
+      auto h2 = torch::relu(torch::matmul(h1, params[2]) + params[3]);
+      auto logits = torch::matmul(h2, params[4]) + params[5];
+      auto loss = torch::nn::functional::cross_entropy(logits, labels);
+      loss.backward();
+      torch::NoGradGuard noGrad;
+      for (auto &p : params) {
+        p.sub_(p.grad() * 0.01);
+        p.grad().zero_();
+      }
+    };
+    step();
+    bench::report("torch.mlp_step", bench::medianSeconds(7, 10, step) * 1e3, "ms");
+  }
+
   const int64_t n = 16 << 20;
   auto x = torch::rand({n}), y = torch::rand({n});
   torch::Tensor z = x + y;
