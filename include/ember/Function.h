@@ -150,6 +150,23 @@ struct Unflatten<std::pair<A, B>> {
   static std::pair<A, B> from(std::vector<Tensor> v) { return {std::move(v[0]), std::move(v[1])}; }
 };
 
+/// The signature of a call with these arguments.
+template <typename... Args>
+CallKey keyOf(const Args &...args) {
+  CallKey key;
+  (collectArg(key, args), ...);
+  return key;
+}
+
+/// The tensor index of each argument position (-1 for host values), left to right.
+template <typename... Args>
+std::array<int, sizeof...(Args)> tensorSlots() {
+  std::array<int, sizeof...(Args)> slots{};
+  int next = 0, position = 0;
+  ((slots[static_cast<size_t>(position++)] = std::is_same_v<Args, Tensor> ? next++ : -1), ...);
+  return slots;
+}
+
 /// The type-erased part of a traced function: signature cache, tracing,
 /// compiling and calling concrete functions.
 class FunctionCore {
@@ -218,20 +235,12 @@ public:
 private:
   template <typename... Args>
   static detail::CallKey keyOf(const Args &...args) {
-    detail::CallKey key;
-    (detail::collectArg(key, args), ...);
-    return key;
+    return detail::keyOf(args...);
   }
 
   template <typename R, typename... Args>
   detail::FunctionCore::Trace traceOf(const Args &...args) const {
-    // The tensor index of each argument position (-1 for host values),
-    // computed left to right.
-    std::array<int, sizeof...(Args)> slots{};
-    int next = 0, position = 0;
-    ((slots[static_cast<size_t>(position++)] =
-          std::is_same_v<Args, Tensor> ? next++ : -1),
-     ...);
+    auto slots = detail::tensorSlots<Args...>();
     return [this, slots, &args...](const std::vector<Tensor> &symbolic) {
       return invoke<R>(symbolic, slots, std::index_sequence_for<Args...>{}, args...);
     };
@@ -272,8 +281,7 @@ public:
 
   template <typename... Args>
   ValueAndGrad operator()(const Args &...args) const {
-    detail::CallKey key = keyOf(args...);
-    std::vector<Tensor> outputs = core_->call(key, traceOf(args...));
+    std::vector<Tensor> outputs = core_->call(detail::keyOf(args...), traceOf(args...));
     ValueAndGrad result;
     result.value = outputs.front();
     result.gradients.assign(outputs.begin() + 1, outputs.end());
@@ -286,17 +294,8 @@ public:
 
 private:
   template <typename... Args>
-  static detail::CallKey keyOf(const Args &...args) {
-    detail::CallKey key;
-    (detail::collectArg(key, args), ...);
-    return key;
-  }
-
-  template <typename... Args>
   detail::FunctionCore::Trace traceOf(const Args &...args) const {
-    std::array<int, sizeof...(Args)> slots{};
-    int next = 0, position = 0;
-    ((slots[static_cast<size_t>(position++)] = std::is_same_v<Args, Tensor> ? next++ : -1), ...);
+    auto slots = detail::tensorSlots<Args...>();
     return [this, slots, &args...](const std::vector<Tensor> &symbolic) {
       return invoke(symbolic, slots, std::index_sequence_for<Args...>{}, args...);
     };
