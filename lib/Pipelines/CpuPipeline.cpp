@@ -62,6 +62,8 @@ static const char *const kToLLVMSteps[] = {
     // Loops, then everything to LLVM. Math ops without an LLVM intrinsic
     // (tanh, ipowi, ...) become libm calls or outlined functions first.
     "func.func(convert-linalg-to-loops)",
+    // Vector transfers (blocked matmuls) to loads/stores; n-D ones unrolled.
+    "func.func(convert-vector-to-scf{full-unroll})",
     // Big traced graphs: one function per loop nest, identical nests shared,
     // so LLVM optimizes many small functions (and repeated layers once).
     "ember-outline-loop-nests",
@@ -72,6 +74,7 @@ static const char *const kToLLVMSteps[] = {
     "convert-math-to-libm",
     // aligned_alloc rather than malloc plus pointer arithmetic: LLVM then knows
     // the buffers do not alias and vectorizes loops over them.
+    "convert-vector-to-llvm",
     "finalize-memref-to-llvm{use-aligned-alloc}",
     "convert-to-llvm",
     "reconcile-unrealized-casts",

@@ -199,3 +199,20 @@ TEST(Ops, ZeroDimensionalAndEmpty) {
   Tensor e = zeros({0, 3}) + 1.f;
   EXPECT_EQ(e.shape(), (Shape{0, 3}));
 }
+
+TEST(Ops, LargeMatmulsAreBlockedWithMaskedEdges) {
+  // Sizes that are not multiples of the 4x16 (f32) / 4x8 (f64) blocks.
+  for (DType dtype : {DType::Float32, DType::Float64}) {
+    Tensor a = random_uniform({37, 53}, 31, -1, 1, dtype), b = random_uniform({53, 29}, 32, -1, 1, dtype);
+    Tensor c = matmul(a, b);
+    ASSERT_EQ(c.shape(), (Shape{37, 29}));
+    std::vector<double> av = a.to_vector<double>(), bv = b.to_vector<double>(), cv = c.to_vector<double>();
+    for (int i = 0; i < 37; ++i)
+      for (int j = 0; j < 29; ++j) {
+        double sum = 0;
+        for (int k = 0; k < 53; ++k)
+          sum += av[i * 53 + k] * bv[k * 29 + j];
+        EXPECT_NEAR(cv[i * 29 + j], sum, 1e-4) << dtypeName(dtype) << " " << i << " " << j;
+      }
+  }
+}

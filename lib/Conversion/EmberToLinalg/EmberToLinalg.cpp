@@ -13,6 +13,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/PatternMatch.h"
@@ -699,12 +701,85 @@ static Value emitMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
       .getResult(0);
 }
 
+/// A register-blocked float matmul for larger sizes: for each block of kRows
+/// rows and kColumns columns of C, kRows vector accumulators run over k
+/// (C[i+r, j:j+kColumns] += A[i+r, k] * B[k, j:j+kColumns]) and are written
+/// once. Transfers past the edges are masked, so any size works. The loops
+/// stay on tensors; bufferization makes them write C in place.
+static Value emitBlockedMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                              RankedTensorType resultType) {
+  constexpr int64_t kRows = 4;
+  Type element = resultType.getElementType();
+  int64_t columns = element.isF64() ? 8 : 16;
+  int64_t m = resultType.getDimSize(0), n = resultType.getDimSize(1);
+  int64_t k = cast<RankedTensorType>(lhs.getType()).getDimSize(1);
+  auto vectorType = VectorType::get({columns}, element);
+  auto blockType = VectorType::get({kRows, columns}, element);
+  auto index = [&](OpBuilder &ob, int64_t v) { return arith::ConstantIndexOp::create(ob, loc, v); };
+  Value zero = index(b, 0), one = index(b, 1);
+  Value padding = arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0));
+  Value zeros = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vectorType, b.getFloatAttr(element, 0)));
+  Value blockZeros = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(blockType, b.getFloatAttr(element, 0)));
+  Value init = emptyTensor(b, loc, resultType);
+  auto rows = scf::ForOp::create(
+      b, loc, zero, index(b, m), index(b, kRows), ValueRange{init},
+      [&](OpBuilder &ib, Location, Value i, ValueRange rowArgs) {
+        auto cols = scf::ForOp::create(
+            ib, loc, index(ib, 0), index(ib, n), index(ib, columns), ValueRange{rowArgs[0]},
+            [&](OpBuilder &jb, Location, Value j, ValueRange colArgs) {
+              SmallVector<Value> accInit(kRows, zeros);
+              // Rows past the end of A read its last row; their results are
+              // masked out when written.
+              SmallVector<Value> rowIndex;
+              Value lastRow = index(jb, m - 1);
+              for (int64_t r = 0; r < kRows; ++r)
+                rowIndex.push_back(arith::MinSIOp::create(
+                    jb, loc, arith::AddIOp::create(jb, loc, i, index(jb, r)), lastRow));
+              auto reduction = scf::ForOp::create(
+                  jb, loc, index(jb, 0), index(jb, k), index(jb, 1), accInit,
+                  [&](OpBuilder &kb, Location, Value kk, ValueRange acc) {
+                    Value bRow = vector::TransferReadOp::create(
+                        kb, loc, vectorType, rhs, ValueRange{kk, j}, padding,
+                        ArrayRef<bool>{false});
+                    SmallVector<Value> next;
+                    for (int64_t r = 0; r < kRows; ++r) {
+                      Value a = tensor::ExtractOp::create(kb, loc, lhs, ValueRange{rowIndex[r], kk});
+                      Value aSplat = vector::BroadcastOp::create(kb, loc, vectorType, a);
+                      next.push_back(vector::FMAOp::create(kb, loc, aSplat, bRow, acc[r]));
+                    }
+                    scf::YieldOp::create(kb, loc, next);
+                  });
+              Value block = blockZeros;
+              for (int64_t r = 0; r < kRows; ++r)
+                block = vector::InsertOp::create(jb, loc, reduction.getResult(r), block, r);
+              Value written = vector::TransferWriteOp::create(
+                                  jb, loc, block, colArgs[0], ValueRange{i, j},
+                                  AffineMap::getMultiDimIdentityMap(2, jb.getContext()),
+                                  ArrayRef<bool>{false, false})
+                                  .getResult();
+              scf::YieldOp::create(jb, loc, written);
+            });
+        scf::YieldOp::create(ib, loc, cols.getResult(0));
+      });
+  (void)one;
+  return rows.getResult(0);
+}
+
 struct MatmulLowering : OpConversionPattern<MatmulOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, emitMatmul(rewriter, op.getLoc(), adaptor.getLhs(), adaptor.getRhs(),
-                                      op.getType()));
+    RankedTensorType type = op.getType();
+    auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
+    // Small matmuls (and integers, and batches) stay one loop nest, which
+    // LLVM unrolls and vectorizes well; large float ones are blocked.
+    bool large = type.getRank() == 2 && isa<FloatType>(type.getElementType()) &&
+                 type.getNumElements() * lhsType.getDimSize(1) >= (1 << 15);
+    Value result = large ? emitBlockedMatmul(rewriter, op.getLoc(), adaptor.getLhs(),
+                                             adaptor.getRhs(), type)
+                         : emitMatmul(rewriter, op.getLoc(), adaptor.getLhs(), adaptor.getRhs(),
+                                      type);
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
