@@ -4,6 +4,9 @@
 #include "ember/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseMap.h"
@@ -35,6 +38,119 @@ struct AutodiffPass : ember::impl::AutodiffPassBase<AutodiffPass> {
     for (func::FuncOp func : llvm::to_vector(module.getOps<func::FuncOp>()))
       if (func->hasAttr(kDifferentiate) && failed(differentiate(module, func)))
         return signalPassFailure();
+  }
+
+  using Adjoints = llvm::DenseMap<Value, Value>;
+
+  /// Adds `cotangent` to the adjoint of `value` (float values only).
+  static void accumulate(OpBuilder &b, Adjoints &adjoint, Value value, Value cotangent) {
+    if (!cotangent || !isFloatTensor(value.getType()))
+      return;
+    auto [it, inserted] = adjoint.try_emplace(value, cotangent);
+    if (!inserted)
+      it->second = AddOp::create(b, value.getLoc(), it->second, cotangent);
+  }
+
+  /// The reverse sweep over `ops` (in program order), appending the backward
+  /// ops to `block`.
+  LogicalResult sweep(OpBuilder &b, Block *block, ArrayRef<Operation *> ops, Adjoints &adjoint) {
+    for (Operation *op : llvm::reverse(ops)) {
+      if (llvm::none_of(op->getResults(), [&](Value r) { return adjoint.count(r); }))
+        continue;
+      b.setInsertionPointToEnd(block);
+      if (auto custom = dyn_cast<CustomGradientOp>(op)) {
+        // The user's rule: the backward region, with the result's cotangent
+        // as its argument, yields the inputs' cotangents. Nothing flows to
+        // the ops that computed the value.
+        Block &backward = custom.getBackward().front();
+        IRMapping regionMapping;
+        regionMapping.map(backward.getArgument(0), adjoint.lookup(custom.getResult()));
+        for (Operation &inner : backward.without_terminator())
+          b.clone(inner, regionMapping);
+        auto yield = cast<YieldOp>(backward.getTerminator());
+        for (auto [input, cotangent] : llvm::zip(custom.getInputs(), yield.getValues()))
+          accumulate(b, adjoint, input, regionMapping.lookupOrDefault(cotangent));
+        continue;
+      }
+      if (auto branch = dyn_cast<scf::IfOp>(op)) {
+        if (failed(sweepIf(b, block, branch, adjoint)))
+          return failure();
+        continue;
+      }
+      auto rule = dyn_cast<VJPOpInterface>(op);
+      if (!rule) {
+        if (op->getNumRegions() != 0)
+          return op->emitOpError("is not differentiable by ember-autodiff yet (loops)");
+        if (isa<ConstantOp, CompareOp, ArgMaxOp>(op) ||
+            llvm::none_of(op->getOperandTypes(), isFloatTensor))
+          continue; // no gradient flows through it
+        return op->emitOpError("has no gradient rule (VJPOpInterface)");
+      }
+      SmallVector<Value> resultCotangents;
+      for (Value r : op->getResults()) {
+        Value g = adjoint.lookup(r);
+        resultCotangents.push_back(g ? g : isFloatTensor(r.getType()) ? zerosOf(b, op->getLoc(), r.getType()) : Value());
+      }
+      SmallVector<Value> operandCotangents;
+      if (failed(rule.buildVJP(b, resultCotangents, operandCotangents)))
+        return op->emitOpError("failed to build its vector-Jacobian product");
+      for (auto [operand, cotangent] : llvm::zip(op->getOperands(), operandCotangents))
+        accumulate(b, adjoint, operand, cotangent);
+    }
+    return success();
+  }
+
+  /// An scf.if: a backward scf.if on the same condition whose branches
+  /// recompute their forward ops (values inside a branch are not visible
+  /// outside it), sweep them, and yield the cotangents of the outer float
+  /// values the branches use.
+  LogicalResult sweepIf(OpBuilder &b, Block *block, scf::IfOp branch, Adjoints &adjoint) {
+    Location loc = branch.getLoc();
+    llvm::SetVector<Value> used;
+    getUsedValuesDefinedAbove(branch->getRegions(), used);
+    SmallVector<Value> captured;
+    for (Value v : used)
+      if (isFloatTensor(v.getType()))
+        captured.push_back(v);
+    SmallVector<Value> resultCotangents;
+    for (Value r : branch.getResults()) {
+      Value g = adjoint.lookup(r);
+      resultCotangents.push_back(g ? g : isFloatTensor(r.getType()) ? zerosOf(b, loc, r.getType()) : Value());
+    }
+    b.setInsertionPointToEnd(block);
+    auto backward = scf::IfOp::create(b, loc, ValueRange(captured).getTypes(), branch.getCondition(),
+                                      /*withElseRegion=*/true);
+    for (auto [forwardRegion, backwardRegion] :
+         {std::pair{&branch.getThenRegion(), &backward.getThenRegion()},
+          std::pair{&branch.getElseRegion(), &backward.getElseRegion()}}) {
+      if (backwardRegion->empty())
+        backwardRegion->emplaceBlock();
+      Block *inner = &backwardRegion->front();
+      OpBuilder rb(b.getContext());
+      rb.setInsertionPointToEnd(inner);
+      IRMapping recompute;
+      SmallVector<Operation *> clones;
+      Block &forwardBlock = forwardRegion->front();
+      for (Operation &op : forwardBlock.without_terminator())
+        clones.push_back(rb.clone(op, recompute));
+      Adjoints local;
+      for (auto [yielded, cotangent] :
+           llvm::zip(forwardBlock.getTerminator()->getOperands(), resultCotangents))
+        accumulate(rb, local, recompute.lookupOrDefault(yielded), cotangent);
+      if (failed(sweep(rb, inner, clones, local)))
+        return failure();
+      rb.setInsertionPointToEnd(inner);
+      SmallVector<Value> yields;
+      for (Value v : captured) {
+        Value g = local.lookup(v);
+        yields.push_back(g ? g : zerosOf(rb, loc, v.getType()));
+      }
+      scf::YieldOp::create(rb, loc, yields);
+    }
+    b.setInsertionPointToEnd(block);
+    for (auto [v, g] : llvm::zip(captured, backward.getResults()))
+      accumulate(b, adjoint, v, g);
+    return success();
   }
 
   LogicalResult differentiate(ModuleOp module, func::FuncOp func) {
@@ -76,56 +192,13 @@ struct AutodiffPass : ember::impl::AutodiffPassBase<AutodiffPass> {
       results.push_back(mapping.lookupOrDefault(v));
 
     // Backward: cotangents, summed where a value is used more than once.
-    llvm::DenseMap<Value, Value> adjoint;
-    auto accumulate = [&](Value value, Value cotangent) {
-      if (!cotangent || !isFloatTensor(value.getType()))
-        return;
-      auto [it, inserted] = adjoint.try_emplace(value, cotangent);
-      if (!inserted)
-        it->second = AddOp::create(b, loc, it->second, cotangent);
-    };
+    Adjoints adjoint;
     unsigned numArgs = type.getNumInputs();
+    b.setInsertionPointToEnd(body);
     for (auto [i, result] : llvm::enumerate(results))
-      accumulate(result, body->getArgument(numArgs + i));
-    for (Operation *op : llvm::reverse(forward)) {
-      if (llvm::none_of(op->getResults(), [&](Value r) { return adjoint.count(r); }))
-        continue;
-      if (auto custom = dyn_cast<CustomGradientOp>(op)) {
-        // The user's rule: the backward region, with the result's cotangent
-        // as its argument, yields the inputs' cotangents. Nothing flows to
-        // the ops that computed the value.
-        b.setInsertionPointToEnd(body);
-        Block &backward = custom.getBackward().front();
-        IRMapping regionMapping;
-        regionMapping.map(backward.getArgument(0), adjoint.lookup(custom.getResult()));
-        for (Operation &inner : backward.without_terminator())
-          b.clone(inner, regionMapping);
-        auto yield = cast<YieldOp>(backward.getTerminator());
-        for (auto [input, cotangent] : llvm::zip(custom.getInputs(), yield.getValues()))
-          accumulate(input, regionMapping.lookupOrDefault(cotangent));
-        continue;
-      }
-      auto rule = dyn_cast<VJPOpInterface>(op);
-      if (!rule) {
-        if (op->getNumRegions() != 0 && !isa<CustomGradientOp>(op))
-          return op->emitOpError("is not differentiable by ember-autodiff yet (control flow)");
-        if (isa<ConstantOp, CompareOp, ArgMaxOp>(op) ||
-            llvm::none_of(op->getOperandTypes(), isFloatTensor))
-          continue; // no gradient flows through it
-        return op->emitOpError("has no gradient rule (VJPOpInterface)");
-      }
-      b.setInsertionPointToEnd(body);
-      SmallVector<Value> resultCotangents;
-      for (Value r : op->getResults()) {
-        Value g = adjoint.lookup(r);
-        resultCotangents.push_back(g ? g : isFloatTensor(r.getType()) ? zerosOf(b, op->getLoc(), r.getType()) : Value());
-      }
-      SmallVector<Value> operandCotangents;
-      if (failed(rule.buildVJP(b, resultCotangents, operandCotangents)))
-        return op->emitOpError("failed to build its vector-Jacobian product");
-      for (auto [operand, cotangent] : llvm::zip(op->getOperands(), operandCotangents))
-        accumulate(operand, cotangent);
-    }
+      accumulate(b, adjoint, result, body->getArgument(numArgs + i));
+    if (failed(sweep(b, body, forward, adjoint)))
+      return failure();
 
     b.setInsertionPointToEnd(body);
     SmallVector<Value> returned(results);

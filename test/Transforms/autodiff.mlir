@@ -52,14 +52,42 @@ func.func @mixed(%x: tensor<3xf32>, %n: tensor<3xi32>, %unused: tensor<3xf32>) -
 
 // -----
 
+// Branches: a backward scf.if on the same condition; each branch recomputes
+// its forward ops and yields the cotangents of the outer values it uses.
+// CHECK-LABEL: func.func @branchy_vjp(
+// CHECK-SAME:      %[[X:.*]]: tensor<f32>, %[[C:.*]]: tensor<i1>, %[[G:.*]]: tensor<f32>)
+// CHECK:         %[[P:.*]] = tensor.extract %[[C]][]
+// CHECK:         scf.if %[[P]] -> (tensor<f32>)
+// CHECK:         %[[DX:.*]] = scf.if %[[P]] -> (tensor<f32>) {
+// CHECK:           %[[SQ:.*]] = ember.mul %[[X]], %[[X]]
+// CHECK:           scf.yield %{{.*}} : tensor<f32>
+// CHECK:         } else {
+// CHECK:           %[[N:.*]] = ember.neg %[[G]]
+// CHECK:           scf.yield %[[N]] : tensor<f32>
+// CHECK:         }
+// CHECK:         return %{{.*}}, %[[DX]] : tensor<f32>, tensor<f32>
 func.func @branchy(%x: tensor<f32>, %c: tensor<i1>) -> tensor<f32> attributes {ember.differentiate} {
   %p = tensor.extract %c[] : tensor<i1>
-  // expected-error @+1 {{'scf.if' op is not differentiable by ember-autodiff yet (control flow)}}
   %0 = scf.if %p -> tensor<f32> {
-    scf.yield %x : tensor<f32>
+    %sq = ember.mul %x, %x : tensor<f32>
+    scf.yield %sq : tensor<f32>
   } else {
     %n = ember.neg %x : tensor<f32>
     scf.yield %n : tensor<f32>
+  }
+  return %0 : tensor<f32>
+}
+
+// -----
+
+func.func @loopy(%x: tensor<f32>) -> tensor<f32> attributes {ember.differentiate} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  // expected-error @+1 {{'scf.for' op is not differentiable by ember-autodiff yet (loops)}}
+  %0 = scf.for %i = %c0 to %c3 step %c1 iter_args(%acc = %x) -> tensor<f32> {
+    %d = ember.mul %acc, %x : tensor<f32>
+    scf.yield %d : tensor<f32>
   }
   return %0 : tensor<f32>
 }

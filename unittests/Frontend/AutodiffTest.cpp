@@ -162,3 +162,15 @@ TEST(Autodiff, IntegerArgumentsHaveNoGradientAndUnusedOnesZero) {
   EXPECT_EQ(r.gradients[0].to_vector<float>(), (std::vector<float>{3, 4}));
   EXPECT_EQ(r.gradients[1].to_vector<float>(), (std::vector<float>{0}));
 }
+
+TEST(Autodiff, ThroughBranches) {
+  // A function that branches on a tensor value (ember::cond -> scf.if): the
+  // gradient follows the branch taken.
+  auto f = [](auto &v) {
+    Tensor x = v[0], w = v[1];
+    Tensor y = cond(reduce_sum(x) > 0.0, [&] { return tanh(x * w); }, [&] { return x * x * w; });
+    return y * 3.0;
+  };
+  checkGradients("cond taken", f, {uniform({4}, 40, 0.1, 1), uniform({4}, 41)});
+  checkGradients("cond not taken", f, {uniform({4}, 42, -1, -0.1), uniform({4}, 43)});
+}
