@@ -4,7 +4,10 @@
 #include "ember/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 #include "mlir/IR/Builders.h"
@@ -74,6 +77,11 @@ struct AutodiffPass : ember::impl::AutodiffPassBase<AutodiffPass> {
       }
       if (auto branch = dyn_cast<scf::IfOp>(op)) {
         if (failed(sweepIf(b, block, branch, adjoint)))
+          return failure();
+        continue;
+      }
+      if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        if (failed(sweepFor(b, block, loop, adjoint)))
           return failure();
         continue;
       }
@@ -151,6 +159,138 @@ struct AutodiffPass : ember::impl::AutodiffPassBase<AutodiffPass> {
     for (auto [v, g] : llvm::zip(captured, backward.getResults()))
       accumulate(b, adjoint, v, g);
     return success();
+  }
+
+  /// An scf.for with constant bounds and tensor loop variables: a second
+  /// forward loop saves each iteration's variables into stacked tensors, then
+  /// a reverse loop recomputes each iteration's body from its saved state and
+  /// sweeps it, carrying the variables' cotangents and those of the outer
+  /// float values the body uses.
+  LogicalResult sweepFor(OpBuilder &b, Block *block, scf::ForOp loop, Adjoints &adjoint) {
+    Location loc = loop.getLoc();
+    auto lower = getConstantIntValue(loop.getLowerBound());
+    auto upper = getConstantIntValue(loop.getUpperBound());
+    auto step = getConstantIntValue(loop.getStep());
+    if (!lower || !upper || !step || *step != 1)
+      return loop.emitOpError("is differentiable by ember-autodiff only with constant bounds and step 1");
+    for (Value v : loop.getInitArgs())
+      if (!isa<RankedTensorType>(v.getType()))
+        return loop.emitOpError("is differentiable by ember-autodiff only over tensor loop variables");
+    int64_t count = std::max<int64_t>(0, *upper - *lower);
+    llvm::SetVector<Value> used;
+    getUsedValuesDefinedAbove(loop.getRegion(), used);
+    SmallVector<Value> captured;
+    for (Value v : used)
+      if (isFloatTensor(v.getType()))
+        captured.push_back(v);
+    Block &body = *loop.getBody();
+    auto index = [&](OpBuilder &ob, int64_t v) { return arith::ConstantIndexOp::create(ob, loc, v); };
+
+    // 1. Forward again, stacking the state each iteration starts from.
+    b.setInsertionPointToEnd(block);
+    SmallVector<Value> stacks;
+    for (Value v : loop.getInitArgs()) {
+      auto type = cast<RankedTensorType>(v.getType());
+      SmallVector<int64_t> shape = {count};
+      llvm::append_range(shape, type.getShape());
+      stacks.push_back(tensor::EmptyOp::create(b, loc, shape, type.getElementType()));
+    }
+    SmallVector<Value> saveInits(loop.getInitArgs());
+    llvm::append_range(saveInits, stacks);
+    unsigned numVars = loop.getInitArgs().size();
+    auto saving = scf::ForOp::create(
+        b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(), saveInits,
+        [&](OpBuilder &fb, Location, Value iv, ValueRange args) {
+          IRMapping mapping;
+          mapping.map(body.getArgument(0), iv);
+          for (unsigned v = 0; v < numVars; ++v)
+            mapping.map(body.getArgument(1 + v), args[v]);
+          Value slot = arith::SubIOp::create(fb, loc, iv, index(fb, *lower));
+          SmallVector<Value> next;
+          for (Operation &op : body.without_terminator())
+            fb.clone(op, mapping);
+          for (Value y : body.getTerminator()->getOperands())
+            next.push_back(mapping.lookupOrDefault(y));
+          for (unsigned v = 0; v < numVars; ++v)
+            next.push_back(insertRow(fb, loc, args[v], args[numVars + v], slot));
+          scf::YieldOp::create(fb, loc, next);
+        });
+
+    // 2. Backward, last iteration first.
+    SmallVector<Value> inits;
+    for (Value r : loop.getResults()) {
+      Value g = adjoint.lookup(r);
+      inits.push_back(g ? g : zerosOf(b, loc, r.getType()));
+    }
+    for (Value v : captured)
+      inits.push_back(zerosOf(b, loc, v.getType()));
+    LogicalResult status = success();
+    auto reverse = scf::ForOp::create(
+        b, loc, index(b, 0), index(b, count), index(b, 1), inits,
+        [&](OpBuilder &rb, Location, Value t, ValueRange carried) {
+          Value slot = arith::SubIOp::create(rb, loc, index(rb, count - 1), t);
+          Value iv = arith::AddIOp::create(rb, loc, slot, index(rb, *lower));
+          IRMapping recompute;
+          recompute.map(body.getArgument(0), iv);
+          SmallVector<Value> states;
+          for (unsigned v = 0; v < numVars; ++v) {
+            Value state = extractRow(rb, loc, saving.getResult(numVars + v), slot,
+                                     cast<RankedTensorType>(loop.getInitArgs()[v].getType()));
+            recompute.map(body.getArgument(1 + v), state);
+            states.push_back(state);
+          }
+          SmallVector<Operation *> clones;
+          for (Operation &op : body.without_terminator())
+            clones.push_back(rb.clone(op, recompute));
+          Adjoints local;
+          for (unsigned v = 0; v < numVars; ++v)
+            accumulate(rb, local, recompute.lookupOrDefault(body.getTerminator()->getOperand(v)),
+                       carried[v]);
+          Block *inner = rb.getInsertionBlock();
+          if (failed(sweep(rb, inner, clones, local)))
+            status = failure();
+          rb.setInsertionPointToEnd(inner);
+          SmallVector<Value> next;
+          for (unsigned v = 0; v < numVars; ++v) {
+            Value g = local.lookup(states[v]);
+            next.push_back(g ? g : zerosOf(rb, loc, states[v].getType()));
+          }
+          for (auto [c, v] : llvm::enumerate(captured)) {
+            Value g = local.lookup(v);
+            next.push_back(g ? (Value)AddOp::create(rb, loc, carried[numVars + c], g)
+                             : carried[numVars + c]);
+          }
+          scf::YieldOp::create(rb, loc, next);
+        });
+    if (failed(status))
+      return failure();
+    b.setInsertionPointToEnd(block);
+    for (unsigned v = 0; v < numVars; ++v)
+      accumulate(b, adjoint, loop.getInitArgs()[v], reverse.getResult(v));
+    for (auto [c, v] : llvm::enumerate(captured))
+      accumulate(b, adjoint, v, reverse.getResult(numVars + c));
+    return success();
+  }
+
+  /// stack[slot] = value, for a stack of shape [n, value's shape...].
+  static Value insertRow(OpBuilder &b, Location loc, Value value, Value stack, Value slot) {
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<OpFoldResult> offsets = {slot}, sizes = {b.getIndexAttr(1)}, strides(type.getRank() + 1, b.getIndexAttr(1));
+    for (int64_t d : type.getShape()) {
+      offsets.push_back(b.getIndexAttr(0));
+      sizes.push_back(b.getIndexAttr(d));
+    }
+    return tensor::InsertSliceOp::create(b, loc, value, stack, offsets, sizes, strides);
+  }
+
+  /// stack[slot], of `type`.
+  static Value extractRow(OpBuilder &b, Location loc, Value stack, Value slot, RankedTensorType type) {
+    SmallVector<OpFoldResult> offsets = {slot}, sizes = {b.getIndexAttr(1)}, strides(type.getRank() + 1, b.getIndexAttr(1));
+    for (int64_t d : type.getShape()) {
+      offsets.push_back(b.getIndexAttr(0));
+      sizes.push_back(b.getIndexAttr(d));
+    }
+    return tensor::ExtractSliceOp::create(b, loc, type, stack, offsets, sizes, strides);
   }
 
   LogicalResult differentiate(ModuleOp module, func::FuncOp func) {

@@ -80,13 +80,38 @@ func.func @branchy(%x: tensor<f32>, %c: tensor<i1>) -> tensor<f32> attributes {e
 
 // -----
 
+// Loops: the states each iteration starts from are saved by a forward loop,
+// then a reverse loop recomputes each body from its state and carries the
+// cotangents.
+// CHECK-LABEL: func.func @loopy_vjp(
+// CHECK:         %[[SAVED:.*]]:2 = scf.for {{.*}} iter_args
+// CHECK:           tensor.insert_slice
+// CHECK:         scf.for {{.*}} iter_args
+// CHECK:           tensor.extract_slice %[[SAVED]]#1
+// CHECK:           ember.mul
 func.func @loopy(%x: tensor<f32>) -> tensor<f32> attributes {ember.differentiate} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c3 = arith.constant 3 : index
-  // expected-error @+1 {{'scf.for' op is not differentiable by ember-autodiff yet (loops)}}
   %0 = scf.for %i = %c0 to %c3 step %c1 iter_args(%acc = %x) -> tensor<f32> {
     %d = ember.mul %acc, %x : tensor<f32>
+    scf.yield %d : tensor<f32>
+  }
+  return %0 : tensor<f32>
+}
+
+// -----
+
+func.func @whiley(%x: tensor<f32>) -> tensor<f32> attributes {ember.differentiate} {
+  // expected-error @+1 {{'scf.while' op is not differentiable by ember-autodiff yet (loops)}}
+  %0 = scf.while (%a = %x) : (tensor<f32>) -> tensor<f32> {
+    %big = ember.constant dense<100.0> : tensor<f32>
+    %lt = ember.compare lt, %a, %big : tensor<f32>
+    %p = tensor.extract %lt[] : tensor<i1>
+    scf.condition(%p) %a : tensor<f32>
+  } do {
+  ^bb0(%a: tensor<f32>):
+    %d = ember.mul %a, %a : tensor<f32>
     scf.yield %d : tensor<f32>
   }
   return %0 : tensor<f32>

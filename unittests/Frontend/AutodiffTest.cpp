@@ -174,3 +174,16 @@ TEST(Autodiff, ThroughBranches) {
   checkGradients("cond taken", f, {uniform({4}, 40, 0.1, 1), uniform({4}, 41)});
   checkGradients("cond not taken", f, {uniform({4}, 42, -1, -0.1), uniform({4}, 43)});
 }
+
+TEST(Autodiff, ThroughCountedLoops) {
+  // ember::fori_loop -> scf.for: per-iteration states are saved, then swept
+  // in reverse. The body uses the loop index and an outer value.
+  auto f = [](auto &v) {
+    Tensor x = v[0], w = v[1];
+    return fori_loop(0, 4, [&](const Tensor &i, const std::vector<Tensor> &s) {
+      Tensor scale = cast(i, DType::Float64) * 0.25 + 0.5;
+      return std::vector<Tensor>{tanh(s[0] * w) * scale + s[0]};
+    }, {x})[0];
+  };
+  checkGradients("fori_loop", f, {uniform({3}, 44), uniform({3}, 45)});
+}

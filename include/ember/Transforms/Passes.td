@@ -47,7 +47,10 @@ def AutodiffPass : Pass<"ember-autodiff", "::mlir::ModuleOp"> {
 
     The forward ops are copied, then each op's vector-Jacobian product
     (`VJPOpInterface`, stated next to the op in EmberVJPs.cpp) is applied in
-    reverse order, summing cotangents of values used more than once. Forward
+    reverse order, summing cotangents of values used more than once. `scf.if`
+    gets a backward `scf.if` on the same condition; `scf.for` (constant bounds,
+    tensor loop variables) saves each iteration's state in a forward pass and
+    runs a reverse loop over it; `scf.while` is refused. Forward
     values are reused by the backward ops, not recomputed. Ops without a
     gradient (comparisons, argmax, integer ops, constants) contribute none.
 
@@ -66,7 +69,8 @@ def AutodiffPass : Pass<"ember-autodiff", "::mlir::ModuleOp"> {
     }
     ```
   }];
-  let dependentDialects = ["::mlir::func::FuncDialect"];
+  let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"];
 }
 
 #endif // EMBER_TRANSFORMS_PASSES_TD
