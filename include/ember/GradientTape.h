@@ -54,7 +54,8 @@ private:
   std::unique_ptr<detail::TapeRecording> recording_;
 };
 
-/// `x`, as a value the tape treats as a constant: no gradient flows through.
+/// `x`, as a constant for differentiation: no gradient flows through it, on a
+/// GradientTape or in a traced value_and_grad.
 Tensor stop_gradient(const Tensor &x);
 
 } // namespace ember

@@ -4,6 +4,9 @@
 
 #include "Tape.h"
 #include "TensorImpl.h"
+#include "Tracer.h"
+
+#include "ember/CustomGradient.h"
 
 #include "ember/JIT/FunctionBuilder.h"
 
@@ -245,7 +248,11 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vect
 }
 
 Tensor ember::stop_gradient(const Tensor &x) {
-  // A new handle on the same buffer: a leaf the tape has not seen produced.
+  // Traced: a custom gradient with no inputs, so nothing flows back.
+  if (currentTracer())
+    return attachGradient(WithGradient{x, [](const Tensor &) { return std::vector<Tensor>{}; }},
+                          {}, SourceLoc::current());
+  // Eager: a new handle on the same buffer, a leaf the tape has not seen produced.
   auto *impl = new TensorImpl();
   impl->dtype = x.dtype();
   impl->shape = x.shape();

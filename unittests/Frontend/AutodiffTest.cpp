@@ -187,3 +187,10 @@ TEST(Autodiff, ThroughCountedLoops) {
   };
   checkGradients("fori_loop", f, {uniform({3}, 44), uniform({3}, 45)});
 }
+
+TEST(Autodiff, StopGradientInTracedFunctions) {
+  auto vg = value_and_grad([](const Tensor &x) { return reduce_sum(x * stop_gradient(x)); });
+  ValueAndGrad r = vg(Tensor({3.f, -2.f}));
+  EXPECT_EQ(r.value.item<float>(), 13.f);
+  EXPECT_EQ(r.gradients[0].to_vector<float>(), (std::vector<float>{3.f, -2.f})); // not 2x
+}
