@@ -3,6 +3,7 @@
 #include "ember/CustomGradient.h"
 
 #include "Dispatcher.h"
+#include "Tape.h"
 #include "TensorImpl.h"
 #include "Tracer.h"
 
@@ -12,8 +13,19 @@ using namespace ember::detail;
 Tensor ember::detail::attachGradient(const WithGradient &result, const std::vector<Tensor> &inputs,
                                      const SourceLoc &loc) {
   Tracer *tracer = currentTracer();
-  if (!tracer)
-    return result.value; // eagerly only the value exists
+  if (!tracer) {
+    if (!activeTape())
+      return result.value; // eagerly only the value exists
+    // On a tape: a new handle on the value, recorded with its rule.
+    auto *impl = new TensorImpl();
+    impl->dtype = result.value.dtype();
+    impl->shape = result.value.shape();
+    impl->buffer = result.value.impl()->buffer;
+    emberrt_buffer_retain(impl->buffer);
+    Tensor handle(impl, Tensor::Adopt{});
+    recordCustomGradient(result.value, inputs, result.backward, handle, loc);
+    return handle;
+  }
   jit::FunctionBuilder &builder = tracer->builder();
   int value = tracer->valueOf(result.value, loc);
   std::vector<int> inputIds;

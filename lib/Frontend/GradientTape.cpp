@@ -69,6 +69,26 @@ void ember::detail::recordOnTapes(const OpDef &op, std::span<const int64_t> attr
   }
 }
 
+namespace {
+const OpDef kCustomGradientRecord{"ember.custom_gradient"};
+} // namespace
+
+void ember::detail::recordCustomGradient(
+    const Tensor &value, const std::vector<Tensor> &inputs,
+    const std::function<std::vector<Tensor>(const Tensor &)> &backward, const Tensor &result,
+    const SourceLoc &loc) {
+  for (TapeRecording *tape : tapes) {
+    if (!tape->recording)
+      continue;
+    TapeRecord record{&kCustomGradientRecord, {}, {value}, std::nullopt, result, loc, backward};
+    record.inputs.insert(record.inputs.end(), inputs.begin(), inputs.end());
+    // The rule is identified by where it was written.
+    record.attrWords = {static_cast<int64_t>(std::hash<std::string_view>()(loc.file_name())),
+                        static_cast<int64_t>(loc.line()), static_cast<int64_t>(loc.column())};
+    tape->records.push_back(std::move(record));
+  }
+}
+
 void ember::detail::noteVariableRead(const VariableState *variable, const Tensor &value) {
   for (TapeRecording *tape : tapes)
     if (tape->recording)
@@ -183,27 +203,38 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vect
       compiled = it->second;
   }
   if (!compiled) {
-    jit::FunctionBuilder builder("ember_tape");
-    std::vector<int> leafIds, resultIds(tape.records.size(), -1);
-    for (const Tensor &leaf : function.leaves)
-      leafIds.push_back(builder.addArgument(specOf(leaf.dtype(), leaf.shape())));
-    auto idOf = [&](int64_t ref) { return ref & 1 ? leafIds[ref >> 1] : resultIds[ref >> 1]; };
+    // Replay the needed records into a traced function, the recorded values
+    // bound to its values (custom gradients trace their backward there).
+    Tracer tracer("ember_tape");
+    std::vector<Tensor> leafValues, resultValues(tape.records.size());
+    for (const Tensor &leaf : function.leaves) {
+      leafValues.push_back(tracer.argument(leaf.dtype(), leaf.shape()));
+      tracer.bind(leaf.impl(), leafValues.back().impl()->traceId);
+    }
+    auto valueOf = [&](int64_t ref) -> const Tensor & {
+      return ref & 1 ? leafValues[ref >> 1] : resultValues[ref >> 1];
+    };
     for (size_t r = 0; r < tape.records.size(); ++r) {
       if (!needed[r])
         continue;
       const TapeRecord &record = tape.records[r];
-      std::vector<int> operands;
+      std::vector<const Tensor *> operands;
       for (int64_t ref : operandRefs[r])
-        operands.push_back(idOf(ref));
-      jit::OpCall call{record.op->name, record.op->attrs, record.attrWords,
-                       record.resultType ? &*record.resultType : nullptr,
-                       {record.loc.file_name(), record.loc.line(), record.loc.column()}};
-      jit::TensorSpec spec;
-      std::string error;
-      resultIds[r] = builder.addOp(call, operands, spec, error);
-      if (resultIds[r] < 0)
-        throw OpError(error);
+        operands.push_back(&valueOf(ref));
+      if (record.backward) {
+        TracingScope scope(&tracer);
+        std::vector<Tensor> inputs;
+        for (size_t i = 1; i < operands.size(); ++i)
+          inputs.push_back(*operands[i]);
+        resultValues[r] = attachGradient(WithGradient{*operands[0], record.backward}, inputs, record.loc);
+      } else {
+        resultValues[r] = tracer.addOp(*record.op, record.attrWords, operands,
+                                       record.resultType ? &*record.resultType : nullptr, record.loc);
+      }
+      tracer.bind(record.result.impl(), resultValues[r].impl()->traceId);
     }
+    jit::FunctionBuilder &builder = tracer.builder();
+    auto idOf = [&](int64_t ref) { return valueOf(ref).impl()->traceId; };
     int targetId = idOf(targetRef);
     compiled = std::make_shared<jit::CompiledFunction>();
     std::string error;

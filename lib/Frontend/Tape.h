@@ -6,6 +6,7 @@
 
 #include "ember/Variable.h"
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -20,6 +21,9 @@ struct TapeRecord {
   std::optional<jit::TensorSpec> resultType;
   Tensor result;
   SourceLoc loc;
+  /// Set for a custom gradient: inputs are the value, then the inputs the
+  /// backward yields cotangents for.
+  std::function<std::vector<Tensor>(const Tensor &)> backward;
 };
 
 struct TapeRecording {
@@ -37,6 +41,11 @@ TapeRecording *activeTape();
 void recordOnTapes(const OpDef &op, std::span<const int64_t> attrWords,
                    std::span<const Tensor *const> inputs, const jit::TensorSpec *resultType,
                    const Tensor &result, const SourceLoc &loc);
+/// Records `result` (a new handle on `value`'s buffer) as `value` with a
+/// custom gradient, on every active tape.
+void recordCustomGradient(const Tensor &value, const std::vector<Tensor> &inputs,
+                          const std::function<std::vector<Tensor>(const Tensor &)> &backward,
+                          const Tensor &result, const SourceLoc &loc);
 /// How many GradientTape derivatives were compiled so far.
 uint64_t tapeCompiles();
 /// Notes that `variable` was read as `value` (for automatic watching).

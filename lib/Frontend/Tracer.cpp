@@ -27,6 +27,8 @@ int Tracer::valueOf(const Tensor &tensor, const SourceLoc &loc) {
     throw Error("use of an undefined ember::Tensor while tracing '" + name_ + "'");
   if (impl->tracer == this)
     return impl->traceId;
+  if (auto it = bindings_.find(impl); it != bindings_.end())
+    return it->second;
   if (impl->tracer)
     throwOpError("ember.function",
                  "a symbolic tensor of another traced function was used while tracing '" +

@@ -30,7 +30,11 @@ public:
   const std::string &name() const { return name_; }
   /// A symbolic tensor for a new function argument.
   Tensor argument(DType dtype, const Shape &shape);
-  /// The value id of `tensor` in this function (a constant if it is concrete).
+  /// Makes the concrete tensor `impl` stand for value `id` (a GradientTape
+  /// replaying its recording binds the values it recorded).
+  void bind(const TensorImpl *impl, int id) { bindings_[impl] = id; }
+  /// The value id of `tensor` in this function (a constant if it is concrete
+  /// and not bound).
   int valueOf(const Tensor &tensor, const SourceLoc &loc);
   /// Appends `op` on `inputs`; returns the symbolic result. Throws OpError.
   Tensor addOp(const OpDef &op, std::span<const int64_t> attrWords,
@@ -68,6 +72,7 @@ private:
   std::string name_;
   jit::FunctionBuilder builder_;
   std::unordered_map<const TensorImpl *, int> constants_;
+  std::unordered_map<const TensorImpl *, int> bindings_;
   std::vector<Tensor> captured_; // keeps captured tensors (and their ids' keys) alive
   std::vector<std::shared_ptr<VariableState>> variableInputs_;
   std::vector<std::shared_ptr<VariableState>> variablesWritten_;
