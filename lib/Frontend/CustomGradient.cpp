@@ -17,12 +17,7 @@ Tensor ember::detail::attachGradient(const WithGradient &result, const std::vect
     if (!activeTape())
       return result.value; // eagerly only the value exists
     // On a tape: a new handle on the value, recorded with its rule.
-    auto *impl = new TensorImpl();
-    impl->dtype = result.value.dtype();
-    impl->shape = result.value.shape();
-    impl->buffer = result.value.impl()->buffer;
-    emberrt_buffer_retain(impl->buffer);
-    Tensor handle(impl, Tensor::Adopt{});
+    Tensor handle = aliasOf(result.value);
     recordCustomGradient(result.value, inputs, result.backward, handle, loc);
     return handle;
   }

@@ -284,12 +284,7 @@ Tensor ember::stop_gradient(const Tensor &x) {
     return attachGradient(WithGradient{x, [](const Tensor &) { return std::vector<Tensor>{}; }},
                           {}, SourceLoc::current());
   // Eager: a new handle on the same buffer, a leaf the tape has not seen produced.
-  auto *impl = new TensorImpl();
-  impl->dtype = x.dtype();
-  impl->shape = x.shape();
-  impl->buffer = x.impl()->buffer;
-  emberrt_buffer_retain(impl->buffer);
-  return Tensor(impl, Tensor::Adopt{});
+  return aliasOf(x);
 }
 
 uint64_t ember::detail::tapeCompiles() {

@@ -104,6 +104,15 @@ Tensor ember::detail::newTensor(const Shape &shape, DType dtype) {
   return Tensor(impl, Tensor::Adopt{});
 }
 
+Tensor ember::detail::aliasOf(const Tensor &x) {
+  auto *impl = new TensorImpl();
+  impl->dtype = x.dtype();
+  impl->shape = x.shape();
+  impl->buffer = x.impl()->buffer;
+  emberrt_buffer_retain(impl->buffer);
+  return Tensor(impl, Tensor::Adopt{});
+}
+
 Tensor ember::detail::newSymbolicTensor(const Shape &shape, DType dtype, Tracer *tracer, int id) {
   auto *impl = new TensorImpl();
   impl->dtype = dtype;

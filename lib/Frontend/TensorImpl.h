@@ -31,6 +31,9 @@ struct TensorImpl {
 
 /// A new tensor with uninitialized contents.
 Tensor newTensor(const Shape &shape, DType dtype);
+/// A new handle on `x`'s buffer: the same values, a tensor of its own (a
+/// GradientTape sees it as a different value than `x`).
+Tensor aliasOf(const Tensor &x);
 /// A symbolic tensor: value `id` of the function `tracer` is tracing.
 Tensor newSymbolicTensor(const Shape &shape, DType dtype, Tracer *tracer, int id);
 inline bool isSymbolic(const Tensor &t) { return t.impl() && t.impl()->tracer; }
