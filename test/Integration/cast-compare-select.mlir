@@ -1,3 +1,4 @@
+// Calls are marked no_inline so that the compiled code, not the folder, computes.
 // RUN: ember-opt %s --ember-lower-to-llvm | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_utils | FileCheck %s
 
 // cast (numpy conversions), compare (every direction) + select, and 0-d
@@ -81,7 +82,7 @@ func.func @main() {
   %b = ember.constant dense<[true, false]> : tensor<2xi1>
   %i = ember.constant dense<[0, 5, -1]> : tensor<3xi32>
   %l = ember.constant dense<[4294967297, -4294967296]> : tensor<2xi64>
-  %c:6 = func.call @casts(%f, %b, %i, %l) : (tensor<5xf32>, tensor<2xi1>, tensor<3xi32>, tensor<2xi64>)
+  %c:6 = func.call @casts(%f, %b, %i, %l) {no_inline} : (tensor<5xf32>, tensor<2xi1>, tensor<3xi32>, tensor<2xi64>)
       -> (tensor<5xi32>, tensor<2xf32>, tensor<3xi32>, tensor<5xi32>, tensor<2xi32>, tensor<3xf64>)
   // The NaN element's conversion to i32 is unspecified; only the first four are checked.
   // CHECK: rank = 1 offset = 0 sizes = [5] strides = [1] data =
@@ -112,7 +113,7 @@ func.func @main() {
   // Float comparisons are false on NaN except ne.
   %ca = ember.constant dense<[1.0, 2.0, 3.0, 0x7FC00000]> : tensor<4xf32>
   %cb = ember.constant dense<[2.0, 2.0, 1.0, 1.0]> : tensor<4xf32>
-  %cf = func.call @compare_f32(%ca, %cb) : (tensor<4xf32>, tensor<4xf32>) -> tensor<6x4xi32>
+  %cf = func.call @compare_f32(%ca, %cb) {no_inline} : (tensor<4xf32>, tensor<4xf32>) -> tensor<6x4xi32>
   // CHECK: rank = 2 offset = 0 sizes = [6, 4] strides = [4, 1] data =
   // CHECK-NEXT: {{\[}}[0, 1, 0, 0],
   // CHECK-NEXT:  [1, 0, 1, 1],
@@ -127,7 +128,7 @@ func.func @main() {
   %ib = ember.constant dense<[2, 3, -8]> : tensor<3xi64>
   %p = ember.constant dense<[false, true, true]> : tensor<3xi1>
   %q = ember.constant dense<[true, false, true]> : tensor<3xi1>
-  %ci = func.call @compare_int(%ia, %ib, %p, %q) : (tensor<3xi64>, tensor<3xi64>, tensor<3xi1>, tensor<3xi1>) -> tensor<4x3xi32>
+  %ci = func.call @compare_int(%ia, %ib, %p, %q) {no_inline} : (tensor<3xi64>, tensor<3xi64>, tensor<3xi1>, tensor<3xi1>) -> tensor<4x3xi32>
   // CHECK: rank = 2 offset = 0 sizes = [4, 3] strides = [3, 1] data =
   // CHECK-NEXT: {{\[}}[1, 0, 0],
   // CHECK-NEXT:  [0, 1, 1],
@@ -138,7 +139,7 @@ func.func @main() {
 
   %sa = ember.constant dense<[[1.0, -5.0, 3.0], [-0.5, 8.0, 2.0]]> : tensor<2x3xf32>
   %sb = ember.constant dense<[[2.0, -6.0, 3.0], [4.0, 1.0, -2.0]]> : tensor<2x3xf32>
-  %s:2 = func.call @select(%sa, %sb) : (tensor<2x3xf32>, tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>)
+  %s:2 = func.call @select(%sa, %sb) {no_inline} : (tensor<2x3xf32>, tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>)
   // CHECK: rank = 2 offset = 0 sizes = [2, 3] strides = [3, 1] data =
   // CHECK-NEXT: {{\[}}[1, -6, 3],
   // CHECK-NEXT:  [-0.5, 1, -2]]
@@ -153,7 +154,7 @@ func.func @main() {
   %x = ember.constant dense<1.5> : tensor<f32>
   %y = ember.constant dense<2.25> : tensor<f32>
   %v = ember.constant dense<[1.0, 20.0, 3.0]> : tensor<3xf32>
-  %z:3 = func.call @scalars(%x, %y, %v) : (tensor<f32>, tensor<f32>, tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>, tensor<f32>)
+  %z:3 = func.call @scalars(%x, %y, %v) {no_inline} : (tensor<f32>, tensor<f32>, tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>, tensor<f32>)
   // (1.5 + 2.25)^2 = 14.0625
   // CHECK: rank = 0 offset = 0 sizes = [] strides = [] data =
   // CHECK-NEXT: [14.0625]

@@ -1,3 +1,4 @@
+// Calls are marked no_inline so that the compiled code, not the folder, computes.
 // RUN: ember-opt %s --ember-lower-to-llvm | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_utils | FileCheck %s
 
 // Elementwise arithmetic executed by the JIT. The operands reach the kernels
@@ -86,7 +87,7 @@ func.func @logic_i1(%a: tensor<4xi1>, %b: tensor<4xi1>) -> tensor<3x4xi32> {
 func.func @main() {
   %a = ember.constant dense<[[1.5, -2.0, 3.0], [-7.5, 7.5, 0.5]]> : tensor<2x3xf32>
   %b = ember.constant dense<[[2.0, 4.0, -2.0], [2.0, -2.0, 0.25]]> : tensor<2x3xf32>
-  %f:9 = func.call @binary_f32(%a, %b) : (tensor<2x3xf32>, tensor<2x3xf32>)
+  %f:9 = func.call @binary_f32(%a, %b) {no_inline} : (tensor<2x3xf32>, tensor<2x3xf32>)
       -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>,
           tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>)
 
@@ -140,7 +141,7 @@ func.func @main() {
 
   %ia = ember.constant dense<[-7, 7, -7, 7, 0, -1, 9, -9]> : tensor<8xi32>
   %ib = ember.constant dense<[2, 2, -2, -2, 5, 5, 4, 4]> : tensor<8xi32>
-  %i:9 = func.call @binary_i32(%ia, %ib) : (tensor<8xi32>, tensor<8xi32>)
+  %i:9 = func.call @binary_i32(%ia, %ib) {no_inline} : (tensor<8xi32>, tensor<8xi32>)
       -> (tensor<8xi32>, tensor<8xi32>, tensor<8xi32>, tensor<8xi32>, tensor<8xi32>, tensor<8xi32>,
           tensor<8xi32>, tensor<8xi32>, tensor<8xi32>)
   // CHECK: rank = 1 offset = 0 sizes = [8] strides = [1] data =
@@ -186,7 +187,7 @@ func.func @main() {
   // Integer pow: a negative exponent gives 0 unless the base is 1 or -1.
   %la = ember.constant dense<[2, 3, -2, 2, 1, -1, -1, 7, 5]> : tensor<9xi64>
   %lb = ember.constant dense<[10, 0, 3, -1, -5, -3, -4, 0, 3]> : tensor<9xi64>
-  %l:2 = func.call @binary_i64(%la, %lb) : (tensor<9xi64>, tensor<9xi64>) -> (tensor<9xi64>, tensor<9xi64>)
+  %l:2 = func.call @binary_i64(%la, %lb) {no_inline} : (tensor<9xi64>, tensor<9xi64>) -> (tensor<9xi64>, tensor<9xi64>)
   // CHECK: rank = 1 offset = 0 sizes = [9] strides = [1] data =
   // CHECK-NEXT: [1024, 1, -8, 0, 1, -1, 1, 1, 125]
   %l0 = tensor.cast %l#0 : tensor<9xi64> to tensor<*xi64>
@@ -199,12 +200,12 @@ func.func @main() {
   // CHECK: rank = 1
   // CHECK-NEXT: [2, 0, 1, 0, -4, -1, -1, 0, 2]
   %lbz = ember.constant dense<[10, 1, 3, -1, -5, -3, -4, 7, 3]> : tensor<9xi64>
-  %m = func.call @mod_i64(%la, %lbz) : (tensor<9xi64>, tensor<9xi64>) -> tensor<9xi64>
+  %m = func.call @mod_i64(%la, %lbz) {no_inline} : (tensor<9xi64>, tensor<9xi64>) -> tensor<9xi64>
   %m2 = tensor.cast %m : tensor<9xi64> to tensor<*xi64>
   func.call @printMemrefI64(%m2) : (tensor<*xi64>) -> ()
 
   %x = ember.constant dense<[-2.5, 0.0, 3.0, -0.5, 0x7FC00000]> : tensor<5xf32>
-  %u:5 = func.call @unary_f32(%x) : (tensor<5xf32>) -> (tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>)
+  %u:5 = func.call @unary_f32(%x) {no_inline} : (tensor<5xf32>) -> (tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>)
   // CHECK: rank = 1 offset = 0 sizes = [5] strides = [1] data =
   // CHECK-NEXT: [2.5, -0, -3, 0.5, -nan]
   %u0 = tensor.cast %u#0 : tensor<5xf32> to tensor<*xf32>
@@ -229,14 +230,14 @@ func.func @main() {
 
   // abs(-0.0) is +0.0.
   %nz = ember.constant dense<[-0.0, -1.0, 1.0, 0.0, 2.0]> : tensor<5xf32>
-  %v:5 = func.call @unary_f32(%nz) : (tensor<5xf32>) -> (tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>)
+  %v:5 = func.call @unary_f32(%nz) {no_inline} : (tensor<5xf32>) -> (tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>)
   // CHECK: rank = 1
   // CHECK-NEXT: [0, 1, 1, 0, 2]
   %v1 = tensor.cast %v#1 : tensor<5xf32> to tensor<*xf32>
   func.call @printMemrefF32(%v1) : (tensor<*xf32>) -> ()
 
   %y = ember.constant dense<[-3, 0, 5, 7]> : tensor<4xi32>
-  %w:5 = func.call @unary_i32(%y) : (tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>)
+  %w:5 = func.call @unary_i32(%y) {no_inline} : (tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>)
   // CHECK: rank = 1 offset = 0 sizes = [4] strides = [1] data =
   // CHECK-NEXT: [3, 0, -5, -7]
   %w0 = tensor.cast %w#0 : tensor<4xi32> to tensor<*xi32>
@@ -261,7 +262,7 @@ func.func @main() {
   // Rows: and, or, not(a).
   %p = ember.constant dense<[true, true, false, false]> : tensor<4xi1>
   %q = ember.constant dense<[true, false, true, false]> : tensor<4xi1>
-  %logic = func.call @logic_i1(%p, %q) : (tensor<4xi1>, tensor<4xi1>) -> tensor<3x4xi32>
+  %logic = func.call @logic_i1(%p, %q) {no_inline} : (tensor<4xi1>, tensor<4xi1>) -> tensor<3x4xi32>
   // CHECK: rank = 2 offset = 0 sizes = [3, 4] strides = [4, 1] data =
   // CHECK-NEXT: {{\[}}[1, 0, 0, 0],
   // CHECK-NEXT:  [1, 1, 1, 0],

@@ -1,3 +1,4 @@
+// Calls are marked no_inline so that the compiled code, not the folder, computes.
 // RUN: ember-opt %s --ember-lower-to-llvm | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_utils | FileCheck %s
 
 // Reductions and argmax in the compiled code, with and without keepdims.
@@ -61,7 +62,7 @@ func.func @argmax_1d(%a: tensor<3xf32>, %b: tensor<2xi32>, %c: tensor<4xi64>) ->
 
 func.func @main() {
   %x = ember.constant dense<[[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]]> : tensor<2x3xf32>
-  %f:8 = func.call @reduce_f32(%x) : (tensor<2x3xf32>)
+  %f:8 = func.call @reduce_f32(%x) {no_inline} : (tensor<2x3xf32>)
       -> (tensor<2xf32>, tensor<1x3xf32>, tensor<2xf32>, tensor<3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<1x1xf32>, tensor<f32>)
   // sum axes [1]
   // CHECK: rank = 1 offset = 0 sizes = [2] strides = [1] data =
@@ -105,7 +106,7 @@ func.func @main() {
   func.call @printMemrefF32(%f7) : (tensor<*xf32>) -> ()
 
   %y = ember.constant dense<[[1, -5, 3], [4, 2, -6]]> : tensor<2x3xi32>
-  %i:4 = func.call @reduce_i32(%y) : (tensor<2x3xi32>) -> (tensor<2xi32>, tensor<2x1xi32>, tensor<3xi32>, tensor<i32>)
+  %i:4 = func.call @reduce_i32(%y) {no_inline} : (tensor<2x3xi32>) -> (tensor<2xi32>, tensor<2x1xi32>, tensor<3xi32>, tensor<i32>)
   // CHECK: rank = 1 offset = 0 sizes = [2] strides = [1] data =
   // CHECK-NEXT: [-1, 0]
   %i0 = tensor.cast %i#0 : tensor<2xi32> to tensor<*xi32>
@@ -129,7 +130,7 @@ func.func @main() {
                              [[12.0, 13.0, 14.0, 15.0], [16.0, 17.0, 18.0, 19.0], [20.0, 21.0, 22.0, 23.0]]]> : tensor<2x3x4xf64>
   %w = ember.constant dense<[[[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]],
                              [[12, 13, 14, 15], [16, 17, 18, 19], [20, 21, 22, 23]]]> : tensor<2x3x4xi64>
-  %t:4 = func.call @reduce_3d(%z, %w) : (tensor<2x3x4xf64>, tensor<2x3x4xi64>)
+  %t:4 = func.call @reduce_3d(%z, %w) {no_inline} : (tensor<2x3x4xf64>, tensor<2x3x4xi64>)
       -> (tensor<1x3x1xf64>, tensor<3xf64>, tensor<4xi64>, tensor<2x4xi64>)
   // CHECK: rank = 3 offset = 0 sizes = [1, 3, 1] strides = [3, 1, 1] data =
   // CHECK-NEXT: {{\[\[}}[60],
@@ -152,7 +153,7 @@ func.func @main() {
   func.call @printMemrefI64(%t3) : (tensor<*xi64>) -> ()
 
   %n = ember.constant dense<[[-3.0, -1.5], [-7.0, -1.0e30]]> : tensor<2x2xf32>
-  %e:2 = func.call @reduce_extremes(%n) : (tensor<2x2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+  %e:2 = func.call @reduce_extremes(%n) {no_inline} : (tensor<2x2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
   // CHECK: rank = 1 offset = 0 sizes = [2] strides = [1] data =
   // CHECK-NEXT: [-1.5, -7]
   %e0 = tensor.cast %e#0 : tensor<2xf32> to tensor<*xf32>
@@ -164,7 +165,7 @@ func.func @main() {
 
   // Ties pick the first index.
   %am = ember.constant dense<[[1.0, 3.0, 3.0], [7.0, 3.0, 2.0]]> : tensor<2x3xf32>
-  %a:2 = func.call @argmax_f32(%am) : (tensor<2x3xf32>) -> (tensor<2xi64>, tensor<1x3xi64>)
+  %a:2 = func.call @argmax_f32(%am) {no_inline} : (tensor<2x3xf32>) -> (tensor<2xi64>, tensor<1x3xi64>)
   // CHECK: rank = 1 offset = 0 sizes = [2] strides = [1] data =
   // CHECK-NEXT: [1, 0]
   %a0 = tensor.cast %a#0 : tensor<2xi64> to tensor<*xi64>
@@ -178,7 +179,7 @@ func.func @main() {
   %ninf = ember.constant dense<0xFF800000> : tensor<3xf32>
   %imin = ember.constant dense<-2147483648> : tensor<2xi32>
   %neg = ember.constant dense<[-5, -1, -1, -9]> : tensor<4xi64>
-  %o:3 = func.call @argmax_1d(%ninf, %imin, %neg) : (tensor<3xf32>, tensor<2xi32>, tensor<4xi64>) -> (tensor<i64>, tensor<i64>, tensor<1xi64>)
+  %o:3 = func.call @argmax_1d(%ninf, %imin, %neg) {no_inline} : (tensor<3xf32>, tensor<2xi32>, tensor<4xi64>) -> (tensor<i64>, tensor<i64>, tensor<1xi64>)
   // CHECK: rank = 0 offset = 0 sizes = [] strides = [] data =
   // CHECK-NEXT: [0]
   %o0 = tensor.cast %o#0 : tensor<i64> to tensor<*xi64>

@@ -1,3 +1,4 @@
+// Calls are marked no_inline so that the compiled code, not the folder, computes.
 // RUN: ember-opt %s --ember-lower-to-llvm | mlir-runner -e main -entry-point-result=void -shared-libs=%mlir_runner_utils | FileCheck %s
 
 // Shape ops in the compiled code: broadcast_to, reshape, transpose, slice,
@@ -66,7 +67,7 @@ func.func @main() {
   %row = ember.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
   %col = ember.constant dense<[[10.0], [20.0]]> : tensor<2x1xf32>
   %s = ember.constant dense<7.5> : tensor<f32>
-  %b:3 = func.call @broadcast(%row, %col, %s) : (tensor<3xf32>, tensor<2x1xf32>, tensor<f32>)
+  %b:3 = func.call @broadcast(%row, %col, %s) {no_inline} : (tensor<3xf32>, tensor<2x1xf32>, tensor<f32>)
       -> (tensor<2x3xf32>, tensor<2x2x3xf32>, tensor<2x2xf32>)
   // CHECK: rank = 2 offset = 0 sizes = [2, 3] strides = [3, 1] data =
   // CHECK-NEXT: {{\[}}[1, 2, 3],
@@ -88,7 +89,7 @@ func.func @main() {
 
   %ba = ember.constant dense<[[100], [200]]> : tensor<2x1xi32>
   %bb = ember.constant dense<[1, 2, 3]> : tensor<3xi32>
-  %bs = func.call @broadcast_add(%ba, %bb) : (tensor<2x1xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+  %bs = func.call @broadcast_add(%ba, %bb) {no_inline} : (tensor<2x1xi32>, tensor<3xi32>) -> tensor<2x3xi32>
   // CHECK: rank = 2 offset = 0 sizes = [2, 3] strides = [3, 1] data =
   // CHECK-NEXT: {{\[}}[101, 102, 103],
   // CHECK-NEXT:  [201, 202, 203]]
@@ -96,7 +97,7 @@ func.func @main() {
   func.call @printMemrefI32(%bsu) : (tensor<*xi32>) -> ()
 
   %m = ember.constant dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi32>
-  %r:3 = func.call @reshapes(%m) : (tensor<2x3xi32>) -> (tensor<3x2xi32>, tensor<6xi32>, tensor<1x3x1x2xi32>)
+  %r:3 = func.call @reshapes(%m) {no_inline} : (tensor<2x3xi32>) -> (tensor<3x2xi32>, tensor<6xi32>, tensor<1x3x1x2xi32>)
   // CHECK: rank = 2 offset = 0 sizes = [3, 2] strides = [2, 1] data =
   // CHECK-NEXT: {{\[}}[1, 2],
   // CHECK-NEXT:  [3, 4],
@@ -115,7 +116,7 @@ func.func @main() {
   func.call @printMemrefI32(%r2) : (tensor<*xi32>) -> ()
 
   %cube = ember.constant dense<[[[0, 1, 2], [3, 4, 5]], [[6, 7, 8], [9, 10, 11]]]> : tensor<2x2x3xi32>
-  %t:2 = func.call @transposes(%m, %cube) : (tensor<2x3xi32>, tensor<2x2x3xi32>) -> (tensor<3x2xi32>, tensor<3x2x2xi32>)
+  %t:2 = func.call @transposes(%m, %cube) {no_inline} : (tensor<2x3xi32>, tensor<2x2x3xi32>) -> (tensor<3x2xi32>, tensor<3x2x2xi32>)
   // CHECK: rank = 2 offset = 0 sizes = [3, 2] strides = [2, 1] data =
   // CHECK-NEXT: {{\[}}[1, 4],
   // CHECK-NEXT:  [2, 5],
@@ -135,7 +136,7 @@ func.func @main() {
 
   %grid = ember.constant dense<[[0.0, 1.0, 2.0, 3.0, 4.0], [10.0, 11.0, 12.0, 13.0, 14.0],
                                 [20.0, 21.0, 22.0, 23.0, 24.0], [30.0, 31.0, 32.0, 33.0, 34.0]]> : tensor<4x5xf32>
-  %sl:2 = func.call @slices(%grid) : (tensor<4x5xf32>) -> (tensor<2x3xf32>, tensor<4x2xf32>)
+  %sl:2 = func.call @slices(%grid) {no_inline} : (tensor<4x5xf32>) -> (tensor<2x3xf32>, tensor<4x2xf32>)
   // Rows 1 and 3, columns 0, 2 and 4.
   // CHECK: rank = 2 offset = 0 sizes = [2, 3] strides = [3, 1] data =
   // CHECK-NEXT: {{\[}}[10, 12, 14],
@@ -153,7 +154,7 @@ func.func @main() {
   %ca = ember.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi64>
   %cb = ember.constant dense<[[5], [6]]> : tensor<2x1xi64>
   %cc = ember.constant dense<[[7, 8]]> : tensor<1x2xi64>
-  %c:2 = func.call @concats(%ca, %cb, %cc) : (tensor<2x2xi64>, tensor<2x1xi64>, tensor<1x2xi64>) -> (tensor<2x3xi64>, tensor<3x2xi64>)
+  %c:2 = func.call @concats(%ca, %cb, %cc) {no_inline} : (tensor<2x2xi64>, tensor<2x1xi64>, tensor<1x2xi64>) -> (tensor<2x3xi64>, tensor<3x2xi64>)
   // CHECK: rank = 2 offset = 0 sizes = [2, 3] strides = [3, 1] data =
   // CHECK-NEXT: {{\[}}[1, 2, 5],
   // CHECK-NEXT:  [3, 4, 6]]
@@ -169,7 +170,7 @@ func.func @main() {
   %tab = ember.constant dense<[[0.0, 1.0], [10.0, 11.0], [20.0, 21.0], [30.0, 31.0]]> : tensor<4x2xf32>
   %gi = ember.constant dense<[-1, 0, 2, -4]> : tensor<4xi64>
   %gj = ember.constant dense<[[1, -2], [-1, 0]]> : tensor<2x2xi32>
-  %g:2 = func.call @gathers(%tab, %gi, %gj) : (tensor<4x2xf32>, tensor<4xi64>, tensor<2x2xi32>) -> (tensor<4x2xf32>, tensor<4x2x2xf32>)
+  %g:2 = func.call @gathers(%tab, %gi, %gj) {no_inline} : (tensor<4x2xf32>, tensor<4xi64>, tensor<2x2xi32>) -> (tensor<4x2xf32>, tensor<4x2x2xf32>)
   // Negative indices count from the end: -1 -> 3, -4 -> 0.
   // CHECK: rank = 2 offset = 0 sizes = [4, 2] strides = [2, 1] data =
   // CHECK-NEXT: {{\[}}[30, 31],
@@ -194,7 +195,7 @@ func.func @main() {
   %oa = ember.constant dense<[[[[1.0], [2.0], [3.0]]], [[[4.0], [5.0], [6.0]]]]> : tensor<2x1x3x1xf32>
   %ov = ember.constant dense<[7.0, 8.0, 9.0]> : tensor<3xf32>
   %oi = ember.constant dense<-1> : tensor<i64>
-  %o:2 = func.call @odd_shapes(%oa, %ov, %oi) : (tensor<2x1x3x1xf32>, tensor<3xf32>, tensor<i64>) -> (tensor<3x2xf32>, tensor<f32>)
+  %o:2 = func.call @odd_shapes(%oa, %ov, %oi) {no_inline} : (tensor<2x1x3x1xf32>, tensor<3xf32>, tensor<i64>) -> (tensor<3x2xf32>, tensor<f32>)
   // CHECK: rank = 2 offset = 0 sizes = [3, 2] strides = [2, 1] data =
   // CHECK-NEXT: {{\[}}[1, 2],
   // CHECK-NEXT:  [3, 4],

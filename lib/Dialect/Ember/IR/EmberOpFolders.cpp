@@ -670,19 +670,99 @@ OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
 // Reductions
 //===----------------------------------------------------------------------===//
 
-// Pattern: a reduction over no axes -> its operand.
-#define EMBER_FOLD_EMPTY_REDUCTION(OP)                                                   \
-  OpFoldResult OP::fold(FoldAdaptor) {                                                   \
+namespace {
+enum class Reduction { Sum, Max, Min, Prod, Mean };
+} // namespace
+
+/// A reduction of a constant over `axes`: each input element combined into the
+/// output element its kept dims address (row-major), as the compiled code does.
+static Attribute foldReduction(Reduction kind, DenseElementsAttr input, RankedTensorType resultType,
+                               ArrayRef<int64_t> axes) {
+  if (!input)
+    return {};
+  auto inType = cast<RankedTensorType>(input.getType());
+  ArrayRef<int64_t> shape = inType.getShape();
+  SmallVector<int64_t> strides = stridesOf(shape);
+  // Row-major strides of the output over the kept dims (reduced dims: 0).
+  SmallVector<int64_t> outStrides(shape.size(), 0);
+  int64_t stride = 1, count = 1;
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    if (llvm::is_contained(axes, d)) {
+      count *= shape[d];
+      continue;
+    }
+    outStrides[d] = stride;
+    stride *= shape[d];
+  }
+  return visitElementType(inType.getElementType(), [&](auto tag) -> Attribute {
+    using T = decltype(tag);
+    if constexpr (!isNumber<T>) {
+      return {};
+    } else {
+      if (kind == Reduction::Mean && !isFloat<T>)
+        return {};
+      T init = kind == Reduction::Prod ? T(1)
+               : kind == Reduction::Max ? std::numeric_limits<T>::lowest()
+               : kind == Reduction::Min ? std::numeric_limits<T>::max()
+                                        : T(0);
+      if constexpr (isFloat<T>) {
+        if (kind == Reduction::Max)
+          init = -std::numeric_limits<T>::infinity();
+        if (kind == Reduction::Min)
+          init = std::numeric_limits<T>::infinity();
+      }
+      SmallVector<T> out(static_cast<size_t>(resultType.getNumElements()), init);
+      auto values = input.getValues<T>();
+      for (int64_t flat = 0, e = inType.getNumElements(); flat < e; ++flat) {
+        int64_t target = 0;
+        for (size_t d = 0; d < shape.size(); ++d)
+          target += (flat / strides[d] % shape[d]) * outStrides[d];
+        T &acc = out[static_cast<size_t>(target)];
+        T x = values[flat];
+        switch (kind) {
+        case Reduction::Sum:
+        case Reduction::Mean:
+          if constexpr (isInt<T>)
+            acc = wrap(acc, x, std::plus<>());
+          else
+            acc = acc + x;
+          break;
+        case Reduction::Prod:
+          if constexpr (isInt<T>)
+            acc = wrap(acc, x, std::multiplies<>());
+          else
+            acc = acc * x;
+          break;
+        case Reduction::Max:
+          acc = maxPropagatingNaN(acc, x);
+          break;
+        case Reduction::Min:
+          acc = minPropagatingNaN(acc, x);
+          break;
+        }
+      }
+      if (kind == Reduction::Mean)
+        for (T &v : out)
+          v = static_cast<T>(v / static_cast<T>(count));
+      return DenseElementsAttr::get(resultType, ArrayRef<T>(out));
+    }
+  });
+}
+
+// Pattern: a reduction over no axes -> its operand; of a constant -> constant.
+#define EMBER_FOLD_REDUCTION(OP, KIND)                                                   \
+  OpFoldResult OP::fold(FoldAdaptor adaptor) {                                           \
     if (getAxes().empty())                                                               \
       return getOperand();                                                               \
-    return {};                                                                           \
+    return foldReduction(Reduction::KIND, foldableConstant(adaptor.getOperand()),        \
+                         getType(), getAxes());                                          \
   }
-EMBER_FOLD_EMPTY_REDUCTION(ReduceSumOp)
-EMBER_FOLD_EMPTY_REDUCTION(ReduceMaxOp)
-EMBER_FOLD_EMPTY_REDUCTION(ReduceMinOp)
-EMBER_FOLD_EMPTY_REDUCTION(ReduceProdOp)
-EMBER_FOLD_EMPTY_REDUCTION(ReduceMeanOp)
-#undef EMBER_FOLD_EMPTY_REDUCTION
+EMBER_FOLD_REDUCTION(ReduceSumOp, Sum)
+EMBER_FOLD_REDUCTION(ReduceMaxOp, Max)
+EMBER_FOLD_REDUCTION(ReduceMinOp, Min)
+EMBER_FOLD_REDUCTION(ReduceProdOp, Prod)
+EMBER_FOLD_REDUCTION(ReduceMeanOp, Mean)
+#undef EMBER_FOLD_REDUCTION
 
 // Pattern: argmax along a dim of size 1 -> zeros.
 OpFoldResult ArgMaxOp::fold(FoldAdaptor) {
