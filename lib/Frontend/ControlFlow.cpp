@@ -28,7 +28,7 @@ std::vector<Tensor> symbolic(Tracer &tracer, const std::vector<int> &ids,
                              const std::vector<jit::TensorSpec> &specs) {
   std::vector<Tensor> tensors;
   for (size_t i = 0; i < ids.size(); ++i)
-    tensors.push_back(newSymbolicTensor(Shape(std::span<const int64_t>(specs[i].dims, specs[i].rank)),
+    tensors.push_back(newSymbolicTensor(shapeOf(specs[i]),
                                         specs[i].dtype, &tracer, ids[i]));
   return tensors;
 }

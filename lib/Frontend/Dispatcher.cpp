@@ -115,10 +115,6 @@ KernelCache &cache() {
   return *instance;
 }
 
-Shape shapeOf(const jit::TensorSpec &spec) {
-  return Shape(std::span<const int64_t>(spec.dims, spec.rank));
-}
-
 /// Looks up or compiles the kernel for `signature`; null never (throws).
 KernelEntry &findOrCompile(const Signature &signature, const OpDef &op,
                            std::span<const int64_t> attrWords,
@@ -200,6 +196,10 @@ KernelEntry &findOrCompile(const Signature &signature, const OpDef &op,
 }
 
 } // namespace
+
+Shape ember::detail::shapeOf(const jit::TensorSpec &spec) {
+  return Shape(std::span<const int64_t>(spec.dims, spec.rank));
+}
 
 jit::TensorSpec ember::detail::specOf(DType dtype, const Shape &shape) {
   jit::TensorSpec spec;

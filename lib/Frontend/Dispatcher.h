@@ -35,6 +35,9 @@ Tensor dispatch(const OpDef &op, std::span<const int64_t> attrWords,
 /// The static type of a tensor as the compiler sees it.
 jit::TensorSpec specOf(DType dtype, const Shape &shape);
 
+/// The shape of a compiler-side tensor type.
+Shape shapeOf(const jit::TensorSpec &spec);
+
 /// "file:line:col: error: 'ember.add' op " + message, as an OpError.
 [[noreturn]] void throwOpError(std::string_view opName, const std::string &message,
                                const SourceLoc &loc);

@@ -73,7 +73,7 @@ struct FunctionCore::Impl {
 
   /// Records whether this call traced; warns (once) when the last 5 calls all
   /// did, as tf.function does: tracing costs far more than running.
-  void noteCall(bool traced, const std::vector<int64_t> &signature) {
+  void noteCall(bool traced) {
     std::lock_guard lock(mutex);
     recentTraces = ((recentTraces << 1) | (traced ? 1u : 0u)) & 0x1fu;
     if (++calls < 5 || recentTraces != 0x1fu || warned)
@@ -87,8 +87,7 @@ struct FunctionCore::Impl {
                  "instead), tensor arguments whose shape or dtype keeps changing, or an "
                  "ember::function created anew for every call (create it once, outside the "
                  "loop).\n";
-    (void)signature;
-  }
+    }
 
   /// The signature's words: the host words, then each tensor's dtype and shape.
   static std::vector<int64_t> signatureOf(const CallKey &key) {
@@ -202,7 +201,7 @@ std::vector<Tensor> FunctionCore::call(const CallKey &key, const Trace &trace) {
       impl.order.push_back(concrete);
     concrete = it->second; // a concurrent first call may have won
   }
-  impl.noteCall(traced, signature);
+  impl.noteCall(traced);
 
   // Run: descriptors for the arguments (the call's tensors, then the values
   // of the variables the function reads; a derivative also takes one
@@ -231,7 +230,7 @@ std::vector<Tensor> FunctionCore::call(const CallKey &key, const Trace &trace) {
     ++n;
   }
   for (const jit::TensorSpec &spec : compiled.results) {
-    outputs.push_back(newTensor(Shape(std::span<const int64_t>(spec.dims, spec.rank)), spec.dtype));
+    outputs.push_back(newTensor(shapeOf(spec), spec.dtype));
     emberrt_memref_init(&descriptors[n], outputs.back().data(), outputs.back().rank(),
                         outputs.back().shape().data());
     args[n] = &descriptors[n];

@@ -2,6 +2,7 @@
 
 #include "ember/GradientTape.h"
 
+#include "Dispatcher.h"
 #include "Tape.h"
 #include "TensorImpl.h"
 #include "Tracer.h"
@@ -188,7 +189,7 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vect
     }
     if (record.resultType)
       pushSpec(function.key, record.resultType->dtype,
-               Shape(std::span<const int64_t>(record.resultType->dims, record.resultType->rank)));
+               shapeOf(*record.resultType));
     function.key.push_back(-1);
   }
   int64_t targetRef = reference(target, tape.records.size());
@@ -250,7 +251,7 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vect
   inputs.push_back(ones(target.shape(), target.dtype()));
   std::vector<Tensor> outputs;
   for (const jit::TensorSpec &spec : compiled->results)
-    outputs.push_back(newTensor(Shape(std::span<const int64_t>(spec.dims, spec.rank)), spec.dtype));
+    outputs.push_back(newTensor(shapeOf(spec), spec.dtype));
   std::vector<emberrt_memref_t> descriptors(inputs.size() + outputs.size());
   std::vector<void *> args(descriptors.size());
   size_t n = 0;

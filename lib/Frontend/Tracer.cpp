@@ -2,6 +2,8 @@
 
 #include "Tracer.h"
 
+#include "Dispatcher.h"
+
 #include <algorithm>
 
 using namespace ember;
@@ -55,7 +57,7 @@ Tensor Tracer::addOp(const OpDef &op, std::span<const int64_t> attrWords,
   int id = builder_.addOp(call, operands, result, error);
   if (id < 0)
     throw OpError(error.empty() ? "'" + std::string(op.name) + "' op is invalid" : error);
-  return newSymbolicTensor(Shape(std::span<const int64_t>(result.dims, result.rank)),
+  return newSymbolicTensor(shapeOf(result),
                            result.dtype, this, id);
 }
 

@@ -48,11 +48,4 @@ bool compileKernel(const KernelRequest &request, CompiledKernel &out, std::strin
   return true;
 }
 
-std::string kernelSource(const KernelRequest &request) {
-  int result;
-  std::string error;
-  std::unique_ptr<FunctionBuilder> builder = buildKernel(request, result, error);
-  return builder ? builder->text({&result, 1}) : error;
-}
-
 } // namespace ember::jit

@@ -82,10 +82,6 @@ struct CompiledKernel {
 /// `error` to the diagnostics ("file:line:col: error: 'ember.x' op ...").
 bool compileKernel(const KernelRequest &request, CompiledKernel &out, std::string &error);
 
-/// The MLIR text of the one-op function `compileKernel` would compile, or the
-/// diagnostics if it does not verify.
-std::string kernelSource(const KernelRequest &request);
-
 } // namespace ember::jit
 
 #endif // EMBER_JIT_KERNELCOMPILER_H

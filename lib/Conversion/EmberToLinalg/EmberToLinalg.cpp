@@ -716,7 +716,7 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
   auto vectorType = VectorType::get({columns}, element);
   auto blockType = VectorType::get({kRows, columns}, element);
   auto index = [&](OpBuilder &ob, int64_t v) { return arith::ConstantIndexOp::create(ob, loc, v); };
-  Value zero = index(b, 0), one = index(b, 1);
+  Value zero = index(b, 0);
   Value padding = arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0));
   Value zeros = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vectorType, b.getFloatAttr(element, 0)));
   Value blockZeros = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(blockType, b.getFloatAttr(element, 0)));
@@ -761,7 +761,6 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
             });
         scf::YieldOp::create(ib, loc, cols.getResult(0));
       });
-  (void)one;
   return rows.getResult(0);
 }
 
