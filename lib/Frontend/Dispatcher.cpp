@@ -201,6 +201,29 @@ Shape ember::detail::shapeOf(const jit::TensorSpec &spec) {
   return Shape(std::span<const int64_t>(spec.dims, spec.rank));
 }
 
+std::vector<Tensor> ember::detail::runCompiled(emberrt_entry_fn entry,
+                                               std::span<const Tensor *const> inputs,
+                                               std::span<const jit::TensorSpec> results) {
+  std::vector<Tensor> outputs;
+  outputs.reserve(results.size());
+  for (const jit::TensorSpec &spec : results)
+    outputs.push_back(newTensor(shapeOf(spec), spec.dtype));
+  std::vector<emberrt_memref_t> descriptors(inputs.size() + outputs.size());
+  std::vector<void *> args(descriptors.size());
+  size_t n = 0;
+  auto pass = [&](const Tensor &t) {
+    emberrt_memref_init(&descriptors[n], const_cast<void *>(t.data()), t.rank(), t.shape().data());
+    args[n] = &descriptors[n];
+    ++n;
+  };
+  for (const Tensor *t : inputs)
+    pass(*t);
+  for (const Tensor &t : outputs)
+    pass(t);
+  entry(args.data());
+  return outputs;
+}
+
 jit::TensorSpec ember::detail::specOf(DType dtype, const Shape &shape) {
   jit::TensorSpec spec;
   spec.dtype = dtype;

@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace ember::detail {
 
@@ -37,6 +38,12 @@ jit::TensorSpec specOf(DType dtype, const Shape &shape);
 
 /// The shape of a compiler-side tensor type.
 Shape shapeOf(const jit::TensorSpec &spec);
+
+/// Calls a compiled function `entry` on `inputs` and returns fresh tensors
+/// for its `results` (the calling convention: one memref descriptor per
+/// input, then one per result).
+std::vector<Tensor> runCompiled(emberrt_entry_fn entry, std::span<const Tensor *const> inputs,
+                                std::span<const jit::TensorSpec> results);
 
 /// "file:line:col: error: 'ember.add' op " + message, as an OpError.
 [[noreturn]] void throwOpError(std::string_view opName, const std::string &message,

@@ -218,25 +218,7 @@ std::vector<Tensor> FunctionCore::call(const CallKey &key, const Trace &trace) {
                                 compiled.results[r].dtype));
   for (const Tensor &t : cotangents)
     inputs.push_back(&t);
-  size_t count = inputs.size() + compiled.results.size();
-  std::vector<emberrt_memref_t> descriptors(count);
-  std::vector<void *> args(count);
-  std::vector<Tensor> outputs;
-  size_t n = 0;
-  for (const Tensor *t : inputs) {
-    emberrt_memref_init(&descriptors[n], const_cast<void *>(t->data()), t->rank(),
-                        t->shape().data());
-    args[n] = &descriptors[n];
-    ++n;
-  }
-  for (const jit::TensorSpec &spec : compiled.results) {
-    outputs.push_back(newTensor(shapeOf(spec), spec.dtype));
-    emberrt_memref_init(&descriptors[n], outputs.back().data(), outputs.back().rank(),
-                        outputs.back().shape().data());
-    args[n] = &descriptors[n];
-    ++n;
-  }
-  compiled.entry(args.data());
+  std::vector<Tensor> outputs = runCompiled(compiled.entry, inputs, compiled.results);
   // Write the assigned variables back; return the function's own results
   // (then, for a derivative, the gradients of the call's float tensors).
   for (size_t v = 0; v < concrete->variableOutputs.size(); ++v)

@@ -247,21 +247,12 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vect
   }
 
   // Run: leaves, the cotangent (ones), then the target and the leaves' gradients.
-  std::vector<Tensor> inputs = function.leaves;
-  inputs.push_back(ones(target.shape(), target.dtype()));
-  std::vector<Tensor> outputs;
-  for (const jit::TensorSpec &spec : compiled->results)
-    outputs.push_back(newTensor(shapeOf(spec), spec.dtype));
-  std::vector<emberrt_memref_t> descriptors(inputs.size() + outputs.size());
-  std::vector<void *> args(descriptors.size());
-  size_t n = 0;
-  for (std::vector<Tensor> *group : {&inputs, &outputs})
-    for (Tensor &t : *group) {
-      emberrt_memref_init(&descriptors[n], t.data(), t.rank(), t.shape().data());
-      args[n] = &descriptors[n];
-      ++n;
-    }
-  compiled->entry(args.data());
+  Tensor cotangent = ones(target.shape(), target.dtype());
+  std::vector<const Tensor *> inputs;
+  for (const Tensor &leaf : function.leaves)
+    inputs.push_back(&leaf);
+  inputs.push_back(&cotangent);
+  std::vector<Tensor> outputs = runCompiled(compiled->entry, inputs, compiled->results);
 
   // The gradient of each source: its leaf's (float leaves have one each).
   std::vector<Tensor> gradients;
