@@ -5,6 +5,8 @@
 
 #include <torch/torch.h>
 
+#include <string>
+
 int main() {
   torch::NoGradGuard noGrad;
   torch::manual_seed(0);
@@ -71,6 +73,20 @@ int main() {
     };
     step();
     bench::report("torch.mlp_step", bench::medianSeconds(7, 10, step) * 1e3, "ms");
+  }
+
+  // The MLP step's matmul shapes (bench/matmul_bench.cpp times ember's).
+  {
+    const int shapes[][3] = {{64, 784, 256}, {64, 256, 256}, {784, 64, 256},
+                             {256, 64, 256}, {64, 256, 784}, {64, 256, 10}};
+    for (const auto &s : shapes) {
+      auto a = torch::rand({s[0], s[1]}), b = torch::rand({s[1], s[2]});
+      torch::Tensor c = torch::matmul(a, b);
+      double seconds = bench::medianSeconds(7, 20, [&] { c = torch::matmul(a, b); });
+      std::string name = "torch.matmul_gflops_" + std::to_string(s[0]) + "x" +
+                         std::to_string(s[1]) + "x" + std::to_string(s[2]);
+      bench::report(name.c_str(), 2.0 * s[0] * s[1] * s[2] / seconds / 1e9, "GFLOP/s");
+    }
   }
 
   const int64_t n = 16 << 20;

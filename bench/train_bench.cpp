@@ -29,13 +29,14 @@ int main() {
                                 random_normal({256, 256}, 3, 0, 0.05), zeros({256}),
                                 random_normal({256, 10}, 4, 0, 0.05), zeros({10})};
 
-  // Traced: the loss and its gradients in one compiled function.
+  // Traced: the loss and its gradients (parameters only, as LibTorch computes)
+  // in one compiled function.
   auto lossAndGrads = value_and_grad(
       [](const Tensor &w1, const Tensor &b1, const Tensor &w2, const Tensor &b2, const Tensor &w3,
          const Tensor &b3, const Tensor &input, const Tensor &target) {
         return crossEntropy(mlp(input, w1, b1, w2, b2, w3, b3), target);
       },
-      "mlp_loss");
+      Argnums{0, 1, 2, 3, 4, 5}, "mlp_loss");
   auto tracedStep = [&] {
     ValueAndGrad r = lossAndGrads(params[0], params[1], params[2], params[3], params[4], params[5], x, labels);
     for (size_t i = 0; i < params.size(); ++i)

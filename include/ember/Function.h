@@ -21,6 +21,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -172,7 +173,8 @@ std::array<int, sizeof...(Args)> tensorSlots() {
 class FunctionCore {
 public:
   using Trace = std::function<std::vector<Tensor>(const std::vector<Tensor> &)>;
-  explicit FunctionCore(std::string name, bool differentiate = false);
+  explicit FunctionCore(std::string name, bool differentiate = false,
+                        std::optional<std::vector<int>> argnums = std::nullopt);
   ~FunctionCore();
   std::vector<Tensor> call(const CallKey &key, const Trace &trace);
   std::vector<ConcreteFunctionInfo> concreteFunctions() const;
@@ -265,7 +267,19 @@ private:
 /// The value of a scalar function and its gradients (value_and_grad).
 struct ValueAndGrad {
   Tensor value;
-  std::vector<Tensor> gradients; ///< one per floating-point tensor argument
+  /// One per argument in `argnums`, in that order; without argnums, one per
+  /// floating-point tensor argument.
+  std::vector<Tensor> gradients;
+};
+
+/// The positions of the arguments to differentiate with respect to, as JAX's
+/// `argnums`: `value_and_grad(loss, Argnums{0, 1})` gives the gradients of
+/// the first two arguments only, and the compiled code computes nothing that
+/// only other arguments' gradients would need (e.g. the input batch's).
+struct Argnums {
+  std::vector<int> positions;
+  Argnums(std::initializer_list<int> list) : positions(list) {}
+  explicit Argnums(std::vector<int> list) : positions(std::move(list)) {}
 };
 
 /// `value_and_grad(f)(args...)`: f's value and its gradient with respect to
@@ -275,9 +289,10 @@ struct ValueAndGrad {
 template <typename F>
 class GradFunction {
 public:
-  GradFunction(F f, std::string name)
+  GradFunction(F f, std::string name, std::optional<std::vector<int>> argnums = std::nullopt)
       : f_(std::move(f)),
-        core_(std::make_shared<detail::FunctionCore>(std::move(name), /*differentiate=*/true)) {}
+        core_(std::make_shared<detail::FunctionCore>(std::move(name), /*differentiate=*/true,
+                                                     std::move(argnums))) {}
 
   template <typename... Args>
   ValueAndGrad operator()(const Args &...args) const {
@@ -286,6 +301,12 @@ public:
     result.value = outputs.front();
     result.gradients.assign(outputs.begin() + 1, outputs.end());
     return result;
+  }
+
+  /// The IR of the forward and backward function at every stage (see Function).
+  template <typename... Args>
+  IRStages ir_stages(const Args &...args) const {
+    return core_->irStages(detail::keyOf(args...), traceOf(args...));
   }
 
   std::vector<ConcreteFunctionInfo> concrete_functions() const {
@@ -317,12 +338,26 @@ GradFunction<std::decay_t<F>> value_and_grad(F &&f, std::string name = "loss") {
   return GradFunction<std::decay_t<F>>(std::forward<F>(f), std::move(name));
 }
 
+/// value_and_grad with respect to the arguments at `argnums` only.
+template <typename F>
+GradFunction<std::decay_t<F>> value_and_grad(F &&f, Argnums argnums, std::string name = "loss") {
+  return GradFunction<std::decay_t<F>>(std::forward<F>(f), std::move(name),
+                                       std::move(argnums.positions));
+}
+
 /// `grad(f)(args...)`: the gradients of value_and_grad(f)(args...) alone.
 template <typename F>
 auto grad(F &&f, std::string name = "loss") {
   return [vg = value_and_grad(std::forward<F>(f), std::move(name))](const auto &...args) {
     return vg(args...).gradients;
   };
+}
+
+/// grad with respect to the arguments at `argnums` only.
+template <typename F>
+auto grad(F &&f, Argnums argnums, std::string name = "loss") {
+  return [vg = value_and_grad(std::forward<F>(f), std::move(argnums), std::move(name))](
+             const auto &...args) { return vg(args...).gradients; };
 }
 
 /// Wraps `f` as a traced function named `name` (for IR dumps and messages).

@@ -6,6 +6,7 @@
 #include "TensorImpl.h"
 #include "Tracer.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <chrono>
@@ -64,6 +65,7 @@ bool ember::functions_run_eagerly() { return runEagerly; }
 struct FunctionCore::Impl {
   std::string name;
   bool differentiate = false; ///< compile the reverse-mode derivative
+  std::optional<std::vector<int>> argnums; ///< ... with respect to these arguments
   mutable std::mutex mutex;
   std::unordered_map<std::vector<int64_t>, std::shared_ptr<Concrete>, WordsHash> concretes;
   std::vector<std::shared_ptr<Concrete>> order; // for listing, in trace order
@@ -138,6 +140,39 @@ struct FunctionCore::Impl {
     return ids;
   }
 
+  /// The tensor arguments a derivative is taken with respect to: those at
+  /// the positions in `argnums`, or every float tensor argument.
+  std::optional<std::vector<int64_t>> wrtOf(const CallKey &key) const {
+    if (!differentiate)
+      return std::nullopt;
+    std::vector<int64_t> wrt;
+    if (!argnums) {
+      for (size_t t = 0; t < key.tensors.size(); ++t)
+        if (isFloatingPoint(key.tensors[t]->dtype()))
+          wrt.push_back(static_cast<int64_t>(t));
+      return wrt;
+    }
+    auto refuse = [&](int position, const std::string &why) {
+      throw Error("ember::value_and_grad '" + name + "': argnums " + std::to_string(position) +
+                  " " + why);
+    };
+    for (int position : *argnums) {
+      if (position < 0 || static_cast<size_t>(position) >= key.hostArgs.size())
+        refuse(position, "is out of range: the function was called with " +
+                             std::to_string(key.hostArgs.size()) + " arguments");
+      if (!key.hostArgs[position].empty())
+        refuse(position, "is the host value " + key.hostArgs[position] +
+                             ", not a Tensor: only tensors have gradients");
+      int64_t tensor = std::count(key.hostArgs.begin(), key.hostArgs.begin() + position, "");
+      DType dtype = key.tensors[tensor]->dtype();
+      if (!isFloatingPoint(dtype))
+        refuse(position, "is a " + std::string(dtypeName(dtype)) +
+                             " tensor: gradients need float32 or float64 arguments");
+      wrt.push_back(tensor);
+    }
+    return wrt;
+  }
+
   std::shared_ptr<Concrete> traceAndCompile(const CallKey &key, const Trace &trace) {
     auto concrete = std::make_shared<Concrete>();
     Tracer tracer(symbolName(name));
@@ -156,7 +191,7 @@ struct FunctionCore::Impl {
     }
     std::string error;
     start = std::chrono::steady_clock::now();
-    if (!tracer.builder().compile(ids, concrete->compiled, error, {}, differentiate))
+    if (!tracer.builder().compile(ids, concrete->compiled, error, {}, wrtOf(key)))
       throw OpError("ember::function '" + name + "' failed to compile:\n" + error);
     concrete->info.compile_seconds = secondsSince(start);
     concrete->info.from_disk_cache = concrete->compiled.fromDiskCache;
@@ -164,10 +199,12 @@ struct FunctionCore::Impl {
   }
 };
 
-FunctionCore::FunctionCore(std::string name, bool differentiate)
+FunctionCore::FunctionCore(std::string name, bool differentiate,
+                           std::optional<std::vector<int>> argnums)
     : impl_(std::make_unique<Impl>()) {
   impl_->name = std::move(name);
   impl_->differentiate = differentiate;
+  impl_->argnums = std::move(argnums);
 }
 
 FunctionCore::~FunctionCore() = default;
@@ -224,12 +261,8 @@ std::vector<Tensor> FunctionCore::call(const CallKey &key, const Trace &trace) {
   for (size_t v = 0; v < concrete->variableOutputs.size(); ++v)
     concrete->variableOutputs[v]->value = outputs[concrete->userResults + v];
   std::vector<Tensor> returned(outputs.begin(), outputs.begin() + concrete->userResults);
-  if (impl.differentiate) {
-    size_t gradient = concrete->resultShapes.size();
-    for (const Tensor *t : key.tensors)
-      if (isFloatingPoint(t->dtype()))
-        returned.push_back(outputs[gradient++]);
-  }
+  if (impl.differentiate)
+    returned.insert(returned.end(), outputs.begin() + concrete->resultShapes.size(), outputs.end());
   return returned;
 }
 
@@ -263,7 +296,8 @@ IRStages FunctionCore::irStages(const CallKey &key, const Trace &trace) {
                             : stage == "llvm"      ? &stages.llvm_dialect
                                                    : &stages.llvm_ir;
         *slot = text;
-      });
+      },
+      impl_->wrtOf(key));
   if (!ok)
     throw OpError("ember::function '" + impl_->name + "' failed to compile:\n" + error);
   return stages;

@@ -172,9 +172,16 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vect
           needed[p->second] = true;
     }
   }
-  // Sources are leaves even if unused, in the order given.
-  for (const Tensor &source : sources)
-    reference(source, 0);
+  // Sources are leaves even if unused, in the order given; the derivative is
+  // taken with respect to the float ones only (not the other leaves: inputs,
+  // labels), so nothing computes gradients no one asked for.
+  std::vector<int64_t> wrt;
+  for (const Tensor &source : sources) {
+    size_t before = function.leaves.size();
+    int64_t leaf = reference(source, 0) >> 1;
+    if (function.leaves.size() > before && isFloatingPoint(source.dtype()))
+      wrt.push_back(leaf);
+  }
   std::vector<std::vector<int64_t>> operandRefs(tape.records.size());
   for (size_t r = 0; r < tape.records.size(); ++r) {
     if (!needed[r])
@@ -196,6 +203,8 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vect
   function.key.push_back(targetRef);
   for (const Tensor &leaf : function.leaves)
     pushSpec(function.key, leaf.dtype(), leaf.shape());
+  function.key.push_back(static_cast<int64_t>(wrt.size()));
+  function.key.insert(function.key.end(), wrt.begin(), wrt.end());
 
   std::shared_ptr<jit::CompiledFunction> compiled;
   {
@@ -239,7 +248,7 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vect
     int targetId = idOf(targetRef);
     compiled = std::make_shared<jit::CompiledFunction>();
     std::string error;
-    if (!builder.compile({&targetId, 1}, *compiled, error, {}, /*differentiate=*/true))
+    if (!builder.compile({&targetId, 1}, *compiled, error, {}, wrt))
       throw OpError("GradientTape: the recorded computation failed to compile:\n" + error);
     std::lock_guard lock(derivatives().mutex);
     derivatives().functions.emplace(function.key, compiled);
@@ -254,17 +263,16 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vect
   inputs.push_back(&cotangent);
   std::vector<Tensor> outputs = runCompiled(compiled->entry, inputs, compiled->results);
 
-  // The gradient of each source: its leaf's (float leaves have one each).
+  // The gradient of each source: its leaf's, after the target's value.
   std::vector<Tensor> gradients;
   for (const Tensor &source : sources) {
-    size_t leaf = static_cast<size_t>(leafIndex.at(source.impl()));
-    size_t slot = 1; // after the target's value
-    for (size_t l = 0; l < leaf; ++l)
-      slot += isFloatingPoint(function.leaves[l].dtype()) ? 1 : 0;
-    if (!isFloatingPoint(source.dtype()))
+    if (!isFloatingPoint(source.dtype())) {
       gradients.push_back(Tensor());
-    else
-      gradients.push_back(outputs[slot]);
+      continue;
+    }
+    int64_t leaf = leafIndex.at(source.impl());
+    size_t slot = 1 + static_cast<size_t>(std::find(wrt.begin(), wrt.end(), leaf) - wrt.begin());
+    gradients.push_back(outputs[slot]);
   }
   tape.recording = wasRecording;
   return gradients;

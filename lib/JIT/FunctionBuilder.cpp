@@ -533,7 +533,8 @@ static void writeAtomically(const std::string &path, const std::string &text) {
 }
 
 bool FunctionBuilder::compile(std::span<const int> results, CompiledFunction &out,
-                              std::string &error, const StageSink &stages, bool differentiate) {
+                              std::string &error, const StageSink &stages,
+                              const std::optional<std::vector<int64_t>> &differentiateWrt) {
   auto start = std::chrono::steady_clock::now();
   Impl &impl = *impl_;
   DiagnosticCollector collector(impl.context, error);
@@ -543,8 +544,16 @@ bool FunctionBuilder::compile(std::span<const int> results, CompiledFunction &ou
   }
   if (failed(verify(*impl.module)))
     return false;
+  bool differentiate = differentiateWrt.has_value();
   if (differentiate)
-    impl.func->setAttr("ember.differentiate", UnitAttr::get(&impl.context));
+    for (int64_t index : *differentiateWrt)
+      if (index < 0 || index >= static_cast<int64_t>(impl.func.getNumArguments())) {
+        error += "internal error: differentiating with respect to a missing argument";
+        return false;
+      }
+  if (differentiate)
+    impl.func->setAttr("ember.differentiate",
+                       DenseI64ArrayAttr::get(&impl.context, *differentiateWrt));
   // Stage dumps: to the caller and/or to EMBER_DUMP_DIR.
   const char *dumpDir = std::getenv("EMBER_DUMP_DIR");
   std::string dumpPrefix;
@@ -571,10 +580,9 @@ bool FunctionBuilder::compile(std::span<const int> results, CompiledFunction &ou
   }
   out.results.clear();
   SmallVector<Type> resultTypes(impl.func.getResultTypes());
-  if (differentiate) // ... then the gradients of the float arguments
-    for (Type type : impl.func.getArgumentTypes())
-      if (isa<FloatType>(cast<RankedTensorType>(type).getElementType()))
-        resultTypes.push_back(type);
+  if (differentiate) // ... then the gradients of the listed arguments
+    for (int64_t index : *differentiateWrt)
+      resultTypes.push_back(impl.func.getArgumentTypes()[index]);
   for (Type type : resultTypes) {
     out.results.emplace_back();
     if (!toSpec(type, out.results.back())) {

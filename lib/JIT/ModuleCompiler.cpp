@@ -199,7 +199,7 @@ const std::string &compilerIdentity() {
 }
 
 /// A JIT holding `object`, with ember's runtime functions and the process's
-/// symbols (libm, malloc) available to it.
+/// symbols (libm) available to it.
 std::unique_ptr<ember::jit::Executable> link(std::unique_ptr<llvm::MemoryBuffer> object,
                                              std::string &error) {
   initializeNativeTarget();
@@ -222,6 +222,11 @@ std::unique_ptr<ember::jit::Executable> link(std::unique_ptr<llvm::MemoryBuffer>
                                               llvm::JITSymbolFlags::Exported};
   };
   provide("memrefCopy", &emberrt_memref_copy);
+  // Compiled code's temporaries (the only memory it allocates: results are
+  // caller-provided) come from the runtime's per-thread cache, so a function
+  // called in a loop does not map and unmap its large temporaries each time.
+  provide("aligned_alloc", &emberrt_scratch_allocate);
+  provide("free", &emberrt_scratch_free);
   provide("emberrt_print_i1", &emberrt_print_i1);
   provide("emberrt_print_i32", &emberrt_print_i32);
   provide("emberrt_print_i64", &emberrt_print_i64);

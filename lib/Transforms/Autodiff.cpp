@@ -302,11 +302,29 @@ struct AutodiffPass : ember::impl::AutodiffPassBase<AutodiffPass> {
     Location loc = func.getLoc();
     MLIRContext *context = &getContext();
     FunctionType type = func.getFunctionType();
+    // With respect to which arguments: those listed (JAX's argnums), or
+    // every float argument when the attribute is a unit.
+    SmallVector<int64_t> wrt;
+    if (auto listed = func->getAttrOfType<DenseI64ArrayAttr>(kDifferentiate)) {
+      for (int64_t index : listed.asArrayRef()) {
+        if (index < 0 || index >= static_cast<int64_t>(type.getNumInputs()))
+          return func.emitError() << "ember.differentiate lists argument #" << index << " but @"
+                                  << func.getName() << " has " << type.getNumInputs()
+                                  << " arguments";
+        if (!isFloatTensor(type.getInput(index)))
+          return func.emitError() << "ember.differentiate lists argument #" << index << " of type "
+                                  << type.getInput(index) << ": gradients need a float tensor";
+        wrt.push_back(index);
+      }
+    } else {
+      for (auto [index, input] : llvm::enumerate(type.getInputs()))
+        if (isFloatTensor(input))
+          wrt.push_back(static_cast<int64_t>(index));
+    }
     SmallVector<Type> inputs(type.getInputs()), outputs(type.getResults());
     inputs.append(type.getResults().begin(), type.getResults().end()); // cotangents
-    for (Type input : type.getInputs())
-      if (isFloatTensor(input))
-        outputs.push_back(input);
+    for (int64_t index : wrt)
+      outputs.push_back(type.getInput(index));
 
     OpBuilder b(context);
     b.setInsertionPointAfter(func);
@@ -342,10 +360,8 @@ struct AutodiffPass : ember::impl::AutodiffPassBase<AutodiffPass> {
 
     b.setInsertionPointToEnd(body);
     SmallVector<Value> returned(results);
-    for (unsigned i = 0; i < numArgs; ++i) {
-      BlockArgument argument = body->getArgument(i);
-      if (!isFloatTensor(argument.getType()))
-        continue;
+    for (int64_t index : wrt) {
+      BlockArgument argument = body->getArgument(index);
       Value g = adjoint.lookup(argument);
       returned.push_back(g ? g : zerosOf(b, loc, argument.getType()));
     }

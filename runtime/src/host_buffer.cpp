@@ -9,6 +9,7 @@
 #include "emberrt/runtime.h"
 
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
@@ -110,6 +111,33 @@ extern "C" void emberrt_allocator_stats(emberrt_allocator_stats_t *stats) {
 }
 
 extern "C" void emberrt_allocator_trim(void) { cache().trim(); }
+
+// The owning buffer's address sits in the 8 bytes before the returned
+// pointer: inside the buffer's header block when the data is returned as is,
+// inside the data when a larger alignment moved the pointer forward.
+extern "C" void *emberrt_scratch_allocate(size_t alignment, size_t size) {
+  if (alignment == 0 || (alignment & (alignment - 1)) != 0)
+    return nullptr;
+  size_t extra = alignment > EMBERRT_BUFFER_ALIGNMENT ? alignment : 0;
+  emberrt_buffer_t *buffer;
+  if (emberrt_buffer_allocate(size + extra, &buffer) != EMBERRT_OK)
+    return nullptr;
+  auto address = reinterpret_cast<uintptr_t>(buffer->data);
+  if (extra)
+    address = (address + sizeof(void *) + alignment - 1) & ~(uintptr_t(alignment) - 1);
+  void *data = reinterpret_cast<void *>(address);
+  static_assert(sizeof(emberrt_buffer_t) + sizeof(void *) <= kHeaderBytes);
+  std::memcpy(static_cast<char *>(data) - sizeof(void *), &buffer, sizeof(void *));
+  return data;
+}
+
+extern "C" void emberrt_scratch_free(void *data) {
+  if (!data)
+    return;
+  emberrt_buffer_t *buffer;
+  std::memcpy(&buffer, static_cast<char *>(data) - sizeof(void *), sizeof(void *));
+  emberrt_buffer_release(buffer);
+}
 
 extern "C" emberrt_status_t emberrt_memref_init(emberrt_memref_t *memref, void *data, int rank,
                                                 const int64_t *sizes) {

@@ -116,3 +116,33 @@ func.func @whiley(%x: tensor<f32>) -> tensor<f32> attributes {ember.differentiat
   }
   return %0 : tensor<f32>
 }
+
+// -----
+
+// argnums: gradients of the listed arguments only, in the order listed.
+// CHECK-LABEL: func.func @scaled_vjp(
+// CHECK-SAME:      %[[W:[^:]*]]: tensor<3xf32>, %[[X:[^:]*]]: tensor<3xf32>, %[[G:[^:]*]]: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
+// CHECK:         %[[Y:.*]] = ember.mul %[[W]], %[[X]]
+// CHECK:         %[[DW:.*]] = ember.mul %[[G]], %[[X]]
+// CHECK:         return %[[Y]], %[[DW]] : tensor<3xf32>, tensor<3xf32>
+func.func @scaled(%w: tensor<3xf32>, %x: tensor<3xf32>) -> tensor<3xf32>
+    attributes {ember.differentiate = array<i64: 0>} {
+  %0 = ember.mul %w, %x : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{ember.differentiate lists argument #1 of type 'tensor<3xi32>': gradients need a float tensor}}
+func.func @integer_argnum(%w: tensor<3xf32>, %n: tensor<3xi32>) -> tensor<3xf32>
+    attributes {ember.differentiate = array<i64: 1>} {
+  return %w : tensor<3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{ember.differentiate lists argument #2 but @missing_argnum has 1 arguments}}
+func.func @missing_argnum(%w: tensor<3xf32>) -> tensor<3xf32>
+    attributes {ember.differentiate = array<i64: 2>} {
+  return %w : tensor<3xf32>
+}

@@ -163,6 +163,41 @@ TEST(Autodiff, IntegerArgumentsHaveNoGradientAndUnusedOnesZero) {
   EXPECT_EQ(r.gradients[1].to_vector<float>(), (std::vector<float>{0}));
 }
 
+TEST(Autodiff, ArgnumsPickTheGradientsAndTheirOrder) {
+  auto loss = [](const Tensor &w, int scale, const Tensor &x, const Tensor &b) {
+    return reduce_sum((w * x + b) * static_cast<float>(scale));
+  };
+  Tensor w({1.f, 2.f}), x({3.f, 4.f}), b({5.f, 6.f});
+  ValueAndGrad r = value_and_grad(loss, Argnums{3, 0})(w, 2, x, b);
+  EXPECT_EQ(r.value.item<float>(), 2.f * (3 + 8 + 11));
+  ASSERT_EQ(r.gradients.size(), 2u);
+  EXPECT_EQ(r.gradients[0].to_vector<float>(), (std::vector<float>{2, 2})); // d/db
+  EXPECT_EQ(r.gradients[1].to_vector<float>(), (std::vector<float>{6, 8})); // d/dw
+  std::vector<Tensor> g = grad(loss, Argnums{2})(w, 2, x, b);
+  ASSERT_EQ(g.size(), 1u);
+  EXPECT_EQ(g[0].to_vector<float>(), (std::vector<float>{2, 4})); // d/dx
+}
+
+TEST(Autodiff, ArgnumsThatAreNotFloatTensorsAreRefused) {
+  auto loss = [](const Tensor &w, int scale, const Tensor &n) {
+    return reduce_sum(w * cast(n, DType::Float32) * static_cast<float>(scale));
+  };
+  auto message = [&](Argnums argnums) {
+    try {
+      value_and_grad(loss, argnums, "scaled")(Tensor({1.f}), 2, Tensor({3}));
+    } catch (const Error &e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message({1}), "ember::value_and_grad 'scaled': argnums 1 is the host value 2, not a "
+                          "Tensor: only tensors have gradients");
+  EXPECT_EQ(message({2}), "ember::value_and_grad 'scaled': argnums 2 is a int32 tensor: gradients "
+                          "need float32 or float64 arguments");
+  EXPECT_EQ(message({3}), "ember::value_and_grad 'scaled': argnums 3 is out of range: the function "
+                          "was called with 3 arguments");
+}
+
 TEST(Autodiff, ThroughBranches) {
   // A function that branches on a tensor value (ember::cond -> scf.if): the
   // gradient follows the branch taken.

@@ -67,3 +67,32 @@ TEST(MemrefDescriptor, RowMajorStridesFollowTheSizes) {
   for (int i = 0; i < 6; ++i)
     EXPECT_EQ(memref.sizes_and_strides[i], expected[i]) << i;
 }
+
+TEST(ScratchMemory, IsAlignedAndRecycledThroughTheCache) {
+  emberrt_allocator_trim();
+  void *first = emberrt_scratch_allocate(64, 1 << 20);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % 64, 0u);
+  static_cast<char *>(first)[(1 << 20) - 1] = 1; // the whole size is usable
+  emberrt_scratch_free(first);
+  emberrt_allocator_stats_t before, after;
+  emberrt_allocator_stats(&before);
+  void *second = emberrt_scratch_allocate(64, 1 << 20);
+  emberrt_allocator_stats(&after);
+  EXPECT_EQ(second, first);
+  EXPECT_EQ(after.cache_hits, before.cache_hits + 1);
+  emberrt_scratch_free(second);
+  emberrt_scratch_free(nullptr);
+}
+
+TEST(ScratchMemory, HonoursLargeAlignmentsAndRefusesBadOnes) {
+  for (size_t alignment : {1, 16, 128, 4096}) {
+    void *data = emberrt_scratch_allocate(alignment, 1000);
+    ASSERT_NE(data, nullptr) << alignment;
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(data) % alignment, 0u) << alignment;
+    static_cast<char *>(data)[999] = 1;
+    emberrt_scratch_free(data);
+  }
+  EXPECT_EQ(emberrt_scratch_allocate(0, 8), nullptr);
+  EXPECT_EQ(emberrt_scratch_allocate(48, 8), nullptr);
+}

@@ -14,6 +14,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -98,11 +99,13 @@ public:
   /// With EMBER_DUMP_DIR=<dir> set, every stage is also written to
   /// <dir>/<name>-<hash of the traced IR>.<n>-<stage>.mlir (".ll" for LLVM IR).
   using StageSink = std::function<void(const std::string &stage, const std::string &text)>;
-  /// With `differentiate`, what is compiled is the function's reverse-mode
-  /// derivative (ember-autodiff): arguments, then one cotangent per result;
-  /// returning the results, then the gradient for each floating-point argument.
+  /// With `differentiateWrt` (argument indices, each a float tensor), what is
+  /// compiled is the function's reverse-mode derivative (ember-autodiff):
+  /// arguments, then one cotangent per result; returning the results, then
+  /// the gradient with respect to each listed argument, in that order.
   bool compile(std::span<const int> results, CompiledFunction &out, std::string &error,
-               const StageSink &stages = {}, bool differentiate = false);
+               const StageSink &stages = {},
+               const std::optional<std::vector<int64_t>> &differentiateWrt = std::nullopt);
 
   struct Impl; // public so that the implementation's helpers can name it
 

@@ -44,6 +44,9 @@ def AutodiffPass : Pass<"ember-autodiff", "::mlir::ModuleOp"> {
     adds `@f_vjp` taking f's arguments followed by one cotangent per result,
     and returning f's results followed by the gradient with respect to every
     floating-point argument (zeros where an argument does not reach a result).
+    With `ember.differentiate = array<i64: 0, 2>` (JAX's argnums) the gradients
+    are those of the listed arguments only, in that order; work that only
+    other arguments' gradients need is then pruned by canonicalization.
 
     The forward ops are copied, then each op's vector-Jacobian product
     (`VJPOpInterface`, stated next to the op in EmberVJPs.cpp) is applied in

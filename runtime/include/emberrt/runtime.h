@@ -54,6 +54,16 @@ void emberrt_allocator_stats(emberrt_allocator_stats_t *stats);
 /* Returns the calling thread's cached memory to the system. */
 void emberrt_allocator_trim(void);
 
+/* Scratch memory for compiled code's temporaries, with aligned_alloc/free
+ * semantics (no size on free). It comes from the same per-thread cache as
+ * buffers, so a compiled function that allocates and frees the same
+ * temporaries on every call does not go to the system (no page faults). The
+ * JIT binds compiled code's aligned_alloc and free to these. Returns NULL
+ * when out of memory or `alignment` is not a power of two. */
+void *emberrt_scratch_allocate(size_t alignment, size_t size);
+/* Frees what emberrt_scratch_allocate returned; NULL is ignored. */
+void emberrt_scratch_free(void *data);
+
 #define EMBERRT_MAX_RANK 8
 
 /* A strided memref descriptor: {allocated, aligned, offset, sizes[r], strides[r]}

@@ -1,0 +1,24 @@
+// GFLOP/s of eager float32 matmuls with the shapes of issue 4's MLP step
+// (784-256-256-10, batch 64): the forward products and the backward ones,
+// which multiply by transposes. bench/torch_bench.cpp times the same shapes.
+#include "bench_util.h"
+
+#include "ember/ember.h"
+
+#include <string>
+
+using namespace ember;
+
+int main() {
+  // m x k times k x n.
+  const int shapes[][3] = {{64, 784, 256}, {64, 256, 256}, {784, 64, 256},
+                           {256, 64, 256}, {64, 256, 784}, {64, 256, 10}};
+  for (const auto &s : shapes) {
+    Tensor a = random_uniform({s[0], s[1]}, 1), b = random_uniform({s[1], s[2]}, 2);
+    Tensor c = matmul(a, b);
+    double seconds = bench::medianSeconds(7, 20, [&] { c = matmul(a, b); });
+    std::string name = "ember.matmul_gflops_" + std::to_string(s[0]) + "x" + std::to_string(s[1]) +
+                       "x" + std::to_string(s[2]);
+    bench::report(name.c_str(), 2.0 * s[0] * s[1] * s[2] / seconds / 1e9, "GFLOP/s");
+  }
+}
