@@ -14,10 +14,13 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/JITLink/JITLink.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/xxhash.h"
@@ -198,6 +201,40 @@ const std::string &compilerIdentity() {
   return identity;
 }
 
+/// EMBER_PERF_MAP=1: appends every linked function (internal ones too, e.g.
+/// outlined loop nests) to /tmp/perf-<pid>.map, so that `perf report` names
+/// compiled code instead of showing raw addresses.
+class PerfMapPlugin : public llvm::orc::ObjectLinkingLayer::Plugin {
+public:
+  void modifyPassConfig(llvm::orc::MaterializationResponsibility &, llvm::jitlink::LinkGraph &,
+                        llvm::jitlink::PassConfiguration &config) override {
+    config.PostFixupPasses.push_back([](llvm::jitlink::LinkGraph &graph) {
+      static std::mutex mutex;
+      std::lock_guard lock(mutex);
+      std::error_code failure;
+      llvm::raw_fd_ostream map(
+          "/tmp/perf-" + std::to_string(llvm::sys::Process::getProcessId()) + ".map", failure,
+          llvm::sys::fs::OF_Append);
+      if (failure)
+        return llvm::Error::success(); // a profiling aid: never fail a link over it
+      for (llvm::jitlink::Symbol *symbol : graph.defined_symbols())
+        if (symbol->hasName() && symbol->isCallable() && symbol->getSize() > 0)
+          map << llvm::format_hex_no_prefix(symbol->getAddress().getValue(), 1) << " "
+              << llvm::format_hex_no_prefix(symbol->getSize(), 1) << " " << *symbol->getName()
+              << "\n";
+      return llvm::Error::success();
+    });
+  }
+  llvm::Error notifyFailed(llvm::orc::MaterializationResponsibility &) override {
+    return llvm::Error::success();
+  }
+  llvm::Error notifyRemovingResources(llvm::orc::JITDylib &, llvm::orc::ResourceKey) override {
+    return llvm::Error::success();
+  }
+  void notifyTransferringResources(llvm::orc::JITDylib &, llvm::orc::ResourceKey,
+                                   llvm::orc::ResourceKey) override {}
+};
+
 /// A JIT holding `object`, with ember's runtime functions and the process's
 /// symbols (libm) available to it.
 std::unique_ptr<ember::jit::Executable> link(std::unique_ptr<llvm::MemoryBuffer> object,
@@ -208,6 +245,9 @@ std::unique_ptr<ember::jit::Executable> link(std::unique_ptr<llvm::MemoryBuffer>
     error += llvm::toString(jit.takeError());
     return nullptr;
   }
+  if (const char *perfMap = std::getenv("EMBER_PERF_MAP"); perfMap && *perfMap && *perfMap != '0')
+    if (auto *linker = llvm::dyn_cast<llvm::orc::ObjectLinkingLayer>(&(*jit)->getObjLinkingLayer()))
+      linker->addPlugin(std::make_shared<PerfMapPlugin>());
   llvm::orc::JITDylib &main = (*jit)->getMainJITDylib();
   auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
       (*jit)->getDataLayout().getGlobalPrefix());

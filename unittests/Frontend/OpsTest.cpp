@@ -6,6 +6,8 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <string>
+#include <tuple>
 
 using namespace ember;
 
@@ -200,19 +202,47 @@ TEST(Ops, ZeroDimensionalAndEmpty) {
   EXPECT_EQ(e.shape(), (Shape{0, 3}));
 }
 
+/// Checks c == a @ b (each given as stored, and whether it is transposed)
+/// against a plain triple loop in double.
+static void expectMatmul(const Tensor &c, const Tensor &a, bool aT, const Tensor &b, bool bT,
+                         const std::string &what) {
+  int64_t m = c.shape()[0], n = c.shape()[1], k = a.shape()[aT ? 0 : 1];
+  std::vector<double> av = a.to_vector<double>(), bv = b.to_vector<double>(), cv = c.to_vector<double>();
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int64_t p = 0; p < k; ++p)
+        sum += av[aT ? p * m + i : i * k + p] * bv[bT ? j * k + p : p * n + j];
+      ASSERT_NEAR(cv[i * n + j], sum, 1e-4) << what << " at " << i << ", " << j;
+    }
+}
+
 TEST(Ops, LargeMatmulsAreBlockedWithMaskedEdges) {
-  // Sizes that are not multiples of the 4x16 (f32) / 4x8 (f64) blocks.
-  for (DType dtype : {DType::Float32, DType::Float64}) {
-    Tensor a = random_uniform({37, 53}, 31, -1, 1, dtype), b = random_uniform({53, 29}, 32, -1, 1, dtype);
-    Tensor c = matmul(a, b);
-    ASSERT_EQ(c.shape(), (Shape{37, 29}));
-    std::vector<double> av = a.to_vector<double>(), bv = b.to_vector<double>(), cv = c.to_vector<double>();
-    for (int i = 0; i < 37; ++i)
-      for (int j = 0; j < 29; ++j) {
-        double sum = 0;
-        for (int k = 0; k < 53; ++k)
-          sum += av[i * 53 + k] * bv[k * 29 + j];
-        EXPECT_NEAR(cv[i * 29 + j], sum, 1e-4) << dtypeName(dtype) << " " << i << " " << j;
-      }
+  // Sizes that are and are not multiples of the 6x16 (f32) / 6x8 (f64)
+  // blocks: partial panels are packed, whole ones read in place.
+  for (DType dtype : {DType::Float32, DType::Float64})
+    for (auto [m, k, n] : {std::tuple{37, 53, 29}, {36, 40, 32}, {64, 20, 48}}) {
+      Tensor a = random_uniform({m, k}, 31, -1, 1, dtype), b = random_uniform({k, n}, 32, -1, 1, dtype);
+      Tensor c = matmul(a, b);
+      ASSERT_EQ(c.shape(), (Shape{m, n}));
+      expectMatmul(c, a, false, b, false, std::string(dtypeName(dtype)) + " " + std::to_string(m));
+    }
+}
+
+TEST(Ops, TransposedMatmulOperandsAreReadInPlace) {
+  // Traced, a transpose feeding a large matmul folds into it (A^T read in
+  // place, B^T packed), as in the backward pass of a dense layer.
+  auto lhsT = function([](const Tensor &a, const Tensor &b) { return matmul(transpose(a), b); });
+  auto rhsT = function([](const Tensor &a, const Tensor &b) { return matmul(a, transpose(b)); });
+  auto bothT = function(
+      [](const Tensor &a, const Tensor &b) { return matmul(transpose(a), transpose(b)); });
+  for (auto [m, k, n] : {std::tuple{37, 53, 29}, {36, 40, 32}}) {
+    Tensor at = random_uniform({k, m}, 33, -1, 1), bt = random_uniform({n, k}, 34, -1, 1);
+    Tensor a = random_uniform({m, k}, 35, -1, 1), b = random_uniform({k, n}, 36, -1, 1);
+    expectMatmul(lhsT(at, b), at, true, b, false, "A^T B");
+    expectMatmul(rhsT(a, bt), a, false, bt, true, "A B^T");
+    expectMatmul(bothT(at, bt), at, true, bt, true, "A^T B^T");
   }
+  std::string ir = lhsT.ir_stages(random_uniform({53, 37}, 1), random_uniform({53, 29}, 2)).linalg;
+  EXPECT_EQ(ir.find("linalg.transpose"), std::string::npos) << ir;
 }

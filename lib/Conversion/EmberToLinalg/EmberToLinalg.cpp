@@ -701,49 +701,100 @@ static Value emitMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
       .getResult(0);
 }
 
-/// A register-blocked float matmul for larger sizes: for each block of kRows
-/// rows and kColumns columns of C, kRows vector accumulators run over k
-/// (C[i+r, j:j+kColumns] += A[i+r, k] * B[k, j:j+kColumns]) and are written
-/// once. Transfers past the edges are masked, so any size works. The loops
-/// stay on tensors; bufferization makes them write C in place.
-static Value emitBlockedMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
+/// One operand of a blocked matmul: the tensor as stored, and whether it is
+/// stored transposed (a transpose folded into the matmul, as the backward
+/// pass's A^T @ dC and dC @ B^T are).
+struct MatmulOperand {
+  Value stored;
+  bool transposed = false;
+};
+
+/// The matmul operand `value`, looking through a 2-D transpose so that the
+/// matmul reads the transpose's input in place.
+static MatmulOperand matmulOperand(ConversionPatternRewriter &rewriter, Value original,
+                                   Value converted) {
+  if (auto transpose = original.getDefiningOp<TransposeOp>())
+    if (transpose.getPermutation() == ArrayRef<int64_t>{1, 0})
+      if (Value input = rewriter.getRemappedValue(transpose.getOperand()))
+        return {input, true};
+  return {converted, false};
+}
+
+/// A register-blocked float matmul for larger sizes. The columns of C are
+/// walked in panels of `columns` (two vectors); for each panel every block
+/// of kRows rows keeps kRows vector accumulators over k
+/// (C[i+r, j:j+columns] += A[i+r, k] * B[k, j:j+columns]) and writes them
+/// once. Panel-outer order keeps B's panel in cache while all of A's rows
+/// pass over it. A transposed A is read in place (A[i, k] = At[k, i]); a
+/// transposed B, or one whose columns do not fill whole panels, is first
+/// packed into a contiguous k x columns panel, so that every read of B is a
+/// plain (unmasked) vector load.
+/// Transfers past the edges are masked (rows past the end read A's last
+/// row), so any size works. The loops stay on tensors; bufferization makes
+/// them write C in place.
+static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, MatmulOperand rhs,
                               RankedTensorType resultType) {
-  constexpr int64_t kRows = 4;
+  constexpr int64_t kRows = 6;
   Type element = resultType.getElementType();
   int64_t columns = element.isF64() ? 8 : 16;
   int64_t m = resultType.getDimSize(0), n = resultType.getDimSize(1);
-  int64_t k = cast<RankedTensorType>(lhs.getType()).getDimSize(1);
+  int64_t k = cast<RankedTensorType>(lhs.stored.getType()).getDimSize(lhs.transposed ? 0 : 1);
   auto vectorType = VectorType::get({columns}, element);
   auto blockType = VectorType::get({kRows, columns}, element);
+  auto panelType = RankedTensorType::get({k, columns}, element);
   auto index = [&](OpBuilder &ob, int64_t v) { return arith::ConstantIndexOp::create(ob, loc, v); };
   Value zero = index(b, 0);
   Value padding = arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0));
   Value zeros = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vectorType, b.getFloatAttr(element, 0)));
   Value blockZeros = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(blockType, b.getFloatAttr(element, 0)));
   Value init = emptyTensor(b, loc, resultType);
-  auto rows = scf::ForOp::create(
-      b, loc, zero, index(b, m), index(b, kRows), ValueRange{init},
-      [&](OpBuilder &ib, Location, Value i, ValueRange rowArgs) {
-        auto cols = scf::ForOp::create(
-            ib, loc, index(ib, 0), index(ib, n), index(ib, columns), ValueRange{rowArgs[0]},
-            [&](OpBuilder &jb, Location, Value j, ValueRange colArgs) {
+  auto panels = scf::ForOp::create(
+      b, loc, zero, index(b, n), index(b, columns), ValueRange{init},
+      [&](OpBuilder &jb, Location, Value j, ValueRange panelArgs) {
+        // B's panel: read in place, or packed from the transposed B (columns
+        // past the end repeat B's last row; they are masked when written).
+        Value panel;
+        bool packed = rhs.transposed || n % columns != 0;
+        if (packed) {
+          Value lastColumn = index(jb, n - 1);
+          SmallVector<AffineMap> maps = {jb.getMultiDimIdentityMap(2)};
+          SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::parallel);
+          panel = linalg::GenericOp::create(
+                      jb, loc, panelType, ValueRange{}, emptyTensor(jb, loc, panelType), maps,
+                      iterators,
+                      [&](OpBuilder &pb, Location, ValueRange) {
+                        Value kk = linalg::IndexOp::create(pb, loc, 0);
+                        Value c = linalg::IndexOp::create(pb, loc, 1);
+                        Value column = arith::MinSIOp::create(
+                            pb, loc, arith::AddIOp::create(pb, loc, j, c), lastColumn);
+                        Value element = tensor::ExtractOp::create(
+                            pb, loc, rhs.stored,
+                            rhs.transposed ? ValueRange{column, kk} : ValueRange{kk, column});
+                        linalg::YieldOp::create(pb, loc, element);
+                      })
+                      .getResult(0);
+        }
+        auto rows = scf::ForOp::create(
+            jb, loc, index(jb, 0), index(jb, m), index(jb, kRows), ValueRange{panelArgs[0]},
+            [&](OpBuilder &ib, Location, Value i, ValueRange rowArgs) {
               SmallVector<Value> accInit(kRows, zeros);
-              // Rows past the end of A read its last row; their results are
-              // masked out when written.
               SmallVector<Value> rowIndex;
-              Value lastRow = index(jb, m - 1);
+              Value lastRow = index(ib, m - 1);
               for (int64_t r = 0; r < kRows; ++r)
                 rowIndex.push_back(arith::MinSIOp::create(
-                    jb, loc, arith::AddIOp::create(jb, loc, i, index(jb, r)), lastRow));
+                    ib, loc, arith::AddIOp::create(ib, loc, i, index(ib, r)), lastRow));
               auto reduction = scf::ForOp::create(
-                  jb, loc, index(jb, 0), index(jb, k), index(jb, 1), accInit,
+                  ib, loc, index(ib, 0), index(ib, k), index(ib, 1), accInit,
                   [&](OpBuilder &kb, Location, Value kk, ValueRange acc) {
+                    // In bounds: whole panels of B, or the packed panel.
                     Value bRow = vector::TransferReadOp::create(
-                        kb, loc, vectorType, rhs, ValueRange{kk, j}, padding,
-                        ArrayRef<bool>{false});
+                        kb, loc, vectorType, packed ? panel : rhs.stored,
+                        ValueRange{kk, packed ? index(kb, 0) : j}, padding, ArrayRef<bool>{true});
                     SmallVector<Value> next;
                     for (int64_t r = 0; r < kRows; ++r) {
-                      Value a = tensor::ExtractOp::create(kb, loc, lhs, ValueRange{rowIndex[r], kk});
+                      Value a = tensor::ExtractOp::create(
+                          kb, loc, lhs.stored,
+                          lhs.transposed ? ValueRange{kk, rowIndex[r]} : ValueRange{rowIndex[r], kk});
                       Value aSplat = vector::BroadcastOp::create(kb, loc, vectorType, a);
                       next.push_back(vector::FMAOp::create(kb, loc, aSplat, bRow, acc[r]));
                     }
@@ -751,17 +802,19 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
                   });
               Value block = blockZeros;
               for (int64_t r = 0; r < kRows; ++r)
-                block = vector::InsertOp::create(jb, loc, reduction.getResult(r), block, r);
+                block = vector::InsertOp::create(ib, loc, reduction.getResult(r), block, r);
+              // Rows past the end are skipped (a branch per row, no masks);
+              // columns are masked only when the last panel is partial.
               Value written = vector::TransferWriteOp::create(
-                                  jb, loc, block, colArgs[0], ValueRange{i, j},
-                                  AffineMap::getMultiDimIdentityMap(2, jb.getContext()),
-                                  ArrayRef<bool>{false, false})
+                                  ib, loc, block, rowArgs[0], ValueRange{i, j},
+                                  AffineMap::getMultiDimIdentityMap(2, ib.getContext()),
+                                  ArrayRef<bool>{m % kRows == 0, n % columns == 0})
                                   .getResult();
-              scf::YieldOp::create(jb, loc, written);
+              scf::YieldOp::create(ib, loc, written);
             });
-        scf::YieldOp::create(ib, loc, cols.getResult(0));
+        scf::YieldOp::create(jb, loc, rows.getResult(0));
       });
-  return rows.getResult(0);
+  return panels.getResult(0);
 }
 
 struct MatmulLowering : OpConversionPattern<MatmulOp> {
@@ -774,10 +827,11 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     // LLVM unrolls and vectorizes well; large float ones are blocked.
     bool large = type.getRank() == 2 && isa<FloatType>(type.getElementType()) &&
                  type.getNumElements() * lhsType.getDimSize(1) >= (1 << 15);
-    Value result = large ? emitBlockedMatmul(rewriter, op.getLoc(), adaptor.getLhs(),
-                                             adaptor.getRhs(), type)
-                         : emitMatmul(rewriter, op.getLoc(), adaptor.getLhs(), adaptor.getRhs(),
-                                      type);
+    Value result =
+        large ? emitBlockedMatmul(rewriter, op.getLoc(),
+                                  matmulOperand(rewriter, op.getLhs(), adaptor.getLhs()),
+                                  matmulOperand(rewriter, op.getRhs(), adaptor.getRhs()), type)
+              : emitMatmul(rewriter, op.getLoc(), adaptor.getLhs(), adaptor.getRhs(), type);
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -1,18 +1,50 @@
 // RUN: ember-opt %s --convert-ember-to-linalg | FileCheck %s
 
-// A large float matmul: 4-row blocks of 16-wide vector accumulators over k,
-// written once per block with masked (out-of-bounds-safe) transfers.
+// A large float matmul, panel by panel of 16 columns: 6-row blocks of
+// 16-wide vector accumulators over k, written once per block. 29 columns do
+// not fill whole panels, so each panel of B is packed (columns past the end
+// repeat the last one) and read unmasked; rows past the end are skipped
+// when written, the partial panel's columns masked.
 // CHECK-LABEL: func.func @large(
 // CHECK:         scf.for
+// CHECK:           %[[PANEL:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<53x16xf32>)
+// CHECK:             arith.minsi
+// CHECK:             tensor.extract %{{.*}} : tensor<53x29xf32>
 // CHECK:           scf.for
-// CHECK:             %{{.*}}:4 = scf.for {{.*}} iter_args
-// CHECK:               vector.transfer_read %{{.*}} : tensor<53x29xf32>, vector<16xf32>
-// CHECK-COUNT-4:       vector.fma
-// CHECK:             vector.transfer_write %{{.*}} : vector<4x16xf32>, tensor<37x29xf32>
-// CHECK-NOT:     linalg.generic
+// CHECK:             %{{.*}}:6 = scf.for {{.*}} iter_args
+// CHECK:               vector.transfer_read %[[PANEL]]{{.*}} {in_bounds = [true]} : tensor<53x16xf32>, vector<16xf32>
+// CHECK-COUNT-6:       vector.fma
+// CHECK:             vector.transfer_write %{{.*}} : vector<6x16xf32>, tensor<37x29xf32>
 func.func @large(%a: tensor<37x53xf32>, %b: tensor<53x29xf32>) -> tensor<37x29xf32> {
   %0 = ember.matmul %a, %b : tensor<37x53xf32>, tensor<53x29xf32> -> tensor<37x29xf32>
   return %0 : tensor<37x29xf32>
+}
+
+// Whole panels are read from B in place; whole blocks are written in bounds.
+// CHECK-LABEL: func.func @whole_panels(
+// CHECK-SAME:      %[[A:.*]]: tensor<36x40xf32>, %[[B:.*]]: tensor<40x32xf32>
+// CHECK-NOT:     linalg.generic
+// CHECK:               vector.transfer_read %[[B]]{{.*}} {in_bounds = [true]} : tensor<40x32xf32>, vector<16xf32>
+// CHECK:             vector.transfer_write {{.*}} {in_bounds = [true, true]} : vector<6x16xf32>, tensor<36x32xf32>
+func.func @whole_panels(%a: tensor<36x40xf32>, %b: tensor<40x32xf32>) -> tensor<36x32xf32> {
+  %0 = ember.matmul %a, %b : tensor<36x40xf32>, tensor<40x32xf32> -> tensor<36x32xf32>
+  return %0 : tensor<36x32xf32>
+}
+
+// The backward pass's transposes fold into the matmul: A^T is read in place
+// (A[i, k] = At[k, i]), B^T packed panel by panel; the transposes are left
+// unused (canonicalization then deletes them).
+// CHECK-LABEL: func.func @transposed(
+// CHECK-SAME:      %[[AT:.*]]: tensor<40x36xf32>, %[[BT:.*]]: tensor<32x40xf32>
+// CHECK:           linalg.generic {{.*}} outs(%{{.*}} : tensor<40x16xf32>)
+// CHECK:             tensor.extract %[[BT]]
+// CHECK:               tensor.extract %[[AT]][%{{.*}}, %{{.*}}] : tensor<40x36xf32>
+// CHECK:               vector.fma
+func.func @transposed(%at: tensor<40x36xf32>, %bt: tensor<32x40xf32>) -> tensor<36x32xf32> {
+  %a = ember.transpose %at permutation = [1, 0] : tensor<40x36xf32> -> tensor<36x40xf32>
+  %b = ember.transpose %bt permutation = [1, 0] : tensor<32x40xf32> -> tensor<40x32xf32>
+  %0 = ember.matmul %a, %b : tensor<36x40xf32>, tensor<40x32xf32> -> tensor<36x32xf32>
+  return %0 : tensor<36x32xf32>
 }
 
 // Small ones stay a single loop nest.
