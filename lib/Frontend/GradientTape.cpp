@@ -30,11 +30,19 @@ struct TapeFunction {
   int target = -1;          ///< value id of the target in the function
 };
 
+/// A recording's compiled derivative. It takes the leaves, the cotangent,
+/// then the recorded values of the ops it does not recompute: those of the
+/// needed records at `givenRecords` (ordinals among the needed records).
+struct Derivative {
+  jit::CompiledFunction compiled;
+  std::vector<size_t> givenRecords;
+};
+
 /// Compiled derivatives of recordings, by structure, for all tapes.
 struct DerivativeCache {
   std::mutex mutex;
   uint64_t compiles = 0;
-  std::map<std::vector<int64_t>, std::shared_ptr<jit::CompiledFunction>> functions;
+  std::map<std::vector<int64_t>, std::shared_ptr<const Derivative>> functions;
 };
 DerivativeCache &derivatives() {
   static DerivativeCache *cache = new DerivativeCache();
@@ -206,13 +214,13 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vect
   function.key.push_back(static_cast<int64_t>(wrt.size()));
   function.key.insert(function.key.end(), wrt.begin(), wrt.end());
 
-  std::shared_ptr<jit::CompiledFunction> compiled;
+  std::shared_ptr<const Derivative> derivative;
   {
     std::lock_guard lock(derivatives().mutex);
     if (auto it = derivatives().functions.find(function.key); it != derivatives().functions.end())
-      compiled = it->second;
+      derivative = it->second;
   }
-  if (!compiled) {
+  if (!derivative) {
     // Replay the needed records into a traced function, the recorded values
     // bound to its values (custom gradients trace their backward there).
     Tracer tracer("ember_tape");
@@ -246,22 +254,41 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vect
     jit::FunctionBuilder &builder = tracer.builder();
     auto idOf = [&](int64_t ref) { return valueOf(ref).impl()->traceId; };
     int targetId = idOf(targetRef);
-    compiled = std::make_shared<jit::CompiledFunction>();
+    auto compiled = std::make_shared<Derivative>();
+    // The forward values were computed eagerly and recorded: the derivative
+    // takes them instead of recomputing the forward pass.
+    size_t ordinal = 0;
+    for (size_t r = 0; r < tape.records.size(); ++r) {
+      if (!needed[r])
+        continue;
+      if (!tape.records[r].backward && builder.giveForwardValue(resultValues[r].impl()->traceId) >= 0)
+        compiled->givenRecords.push_back(ordinal);
+      ++ordinal;
+    }
     std::string error;
-    if (!builder.compile({&targetId, 1}, *compiled, error, {}, wrt))
+    if (!builder.compile({&targetId, 1}, compiled->compiled, error, {}, wrt))
       throw OpError("GradientTape: the recorded computation failed to compile:\n" + error);
+    derivative = compiled;
     std::lock_guard lock(derivatives().mutex);
-    derivatives().functions.emplace(function.key, compiled);
+    derivatives().functions.emplace(function.key, derivative);
     ++derivatives().compiles;
   }
 
-  // Run: leaves, the cotangent (ones), then the target and the leaves' gradients.
+  // Run: leaves, the cotangent (ones), the recorded forward values; out come
+  // the target and the sources' gradients.
   Tensor cotangent = ones(target.shape(), target.dtype());
   std::vector<const Tensor *> inputs;
   for (const Tensor &leaf : function.leaves)
     inputs.push_back(&leaf);
   inputs.push_back(&cotangent);
-  std::vector<Tensor> outputs = runCompiled(compiled->entry, inputs, compiled->results);
+  std::vector<size_t> neededRecords;
+  for (size_t r = 0; r < tape.records.size(); ++r)
+    if (needed[r])
+      neededRecords.push_back(r);
+  for (size_t ordinal : derivative->givenRecords)
+    inputs.push_back(&tape.records[neededRecords[ordinal]].result);
+  const jit::CompiledFunction &compiled = derivative->compiled;
+  std::vector<Tensor> outputs = runCompiled(compiled.entry, inputs, compiled.results);
 
   // The gradient of each source: its leaf's, after the target's value.
   std::vector<Tensor> gradients;

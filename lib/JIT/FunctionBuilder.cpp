@@ -186,6 +186,7 @@ struct FunctionBuilder::Impl {
   func::FuncOp func;
   Block *body = nullptr;
   SmallVector<Value> values;
+  int64_t givenForwardValues = 0; ///< ops marked ember.forward_value so far
   SmallVector<Block *> valueBlocks; ///< the block defining each value
   SmallVector<Block *> scopes;      ///< open blocks, innermost last
   /// Regions being built or ended, and what each ended one yields.
@@ -611,6 +612,19 @@ bool FunctionBuilder::compile(std::span<const int> results, CompiledFunction &ou
   out.compileSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return true;
+}
+
+int FunctionBuilder::giveForwardValue(int value) {
+  Impl &impl = *impl_;
+  if (value < 0 || value >= static_cast<int>(impl.values.size()))
+    return -1;
+  Operation *op = impl.values[value].getDefiningOp();
+  if (!op || op->getNumResults() != 1 || op->hasAttr("ember.forward_value") ||
+      op->getParentOp() != impl.func.getOperation())
+    return -1;
+  op->setAttr("ember.forward_value",
+              IntegerAttr::get(IntegerType::get(&impl.context, 64), impl.givenForwardValues));
+  return impl.givenForwardValues++;
 }
 
 int FunctionBuilder::addCustomGradient(int value, std::span<const int> inputs, int backward,

@@ -24,6 +24,10 @@ using namespace mlir::ember;
 
 namespace {
 constexpr llvm::StringLiteral kDifferentiate = "ember.differentiate";
+/// On a forward op: the caller has this op's result already (a GradientTape
+/// recorded it while running eagerly) and passes it to the derivative as its
+/// extra argument number N, after the cotangents, instead of recomputing it.
+constexpr llvm::StringLiteral kForwardValue = "ember.forward_value";
 
 bool isFloatTensor(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
@@ -325,6 +329,28 @@ struct AutodiffPass : ember::impl::AutodiffPassBase<AutodiffPass> {
     inputs.append(type.getResults().begin(), type.getResults().end()); // cotangents
     for (int64_t index : wrt)
       outputs.push_back(type.getInput(index));
+    // Forward values given by the caller: numbered 0..n-1, one result each.
+    Block &original = func.getBody().front();
+    SmallVector<Operation *> given;
+    for (Operation &op : original.without_terminator()) {
+      auto number = op.getAttrOfType<IntegerAttr>(kForwardValue);
+      if (!number)
+        continue;
+      uint64_t n = number.getValue().getZExtValue();
+      if (op.getNumResults() != 1 || n >= original.getOperations().size())
+        return op.emitOpError() << "has " << kForwardValue
+                                << " but is not a single-result op numbered within the function";
+      if (given.size() <= n)
+        given.resize(n + 1);
+      if (given[n])
+        return op.emitOpError() << "repeats " << kForwardValue << " " << n;
+      given[n] = &op;
+    }
+    for (auto [n, op] : llvm::enumerate(given)) {
+      if (!op)
+        return func.emitError() << kForwardValue << " " << n << " is missing";
+      inputs.push_back(op->getResult(0).getType());
+    }
 
     OpBuilder b(context);
     b.setInsertionPointAfter(func);
@@ -337,7 +363,6 @@ struct AutodiffPass : ember::impl::AutodiffPassBase<AutodiffPass> {
     b.setInsertionPointToStart(body);
 
     // Forward: the original ops, on the new arguments.
-    Block &original = func.getBody().front();
     IRMapping mapping;
     for (auto [from, to] : llvm::zip(original.getArguments(), body->getArguments()))
       mapping.map(from, to);
@@ -366,6 +391,14 @@ struct AutodiffPass : ember::impl::AutodiffPassBase<AutodiffPass> {
       returned.push_back(g ? g : zerosOf(b, loc, argument.getType()));
     }
     func::ReturnOp::create(b, loc, returned);
+
+    // Values the caller gives replace their forward ops, which then go away.
+    unsigned firstGiven = numArgs + type.getNumResults();
+    for (auto [n, op] : llvm::enumerate(given)) {
+      Operation *clone = mapping.lookup(op->getResult(0)).getDefiningOp();
+      clone->getResult(0).replaceAllUsesWith(body->getArgument(firstGiven + n));
+      clone->erase();
+    }
     return success();
   }
 };

@@ -146,3 +146,26 @@ func.func @missing_argnum(%w: tensor<3xf32>) -> tensor<3xf32>
     attributes {ember.differentiate = array<i64: 2>} {
   return %w : tensor<3xf32>
 }
+
+// -----
+
+// Forward values the caller already has (a GradientTape's recorded results)
+// are extra arguments after the cotangents; their ops are not recomputed.
+// CHECK-LABEL: func.func @recorded_vjp(
+// CHECK-SAME:      %[[X:[^:]*]]: tensor<3xf32>, %[[G:[^:]*]]: tensor<3xf32>, %[[T:[^:]*]]: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
+// CHECK-NOT:     ember.tanh
+// CHECK:         %[[T2:.*]] = ember.mul %[[T]], %[[T]]
+// CHECK:         return %[[T]], %{{.*}} : tensor<3xf32>, tensor<3xf32>
+func.func @recorded(%x: tensor<3xf32>) -> tensor<3xf32> attributes {ember.differentiate} {
+  %0 = ember.tanh %x {ember.forward_value = 0 : i64} : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func @recorded_twice(%x: tensor<3xf32>) -> tensor<3xf32> attributes {ember.differentiate} {
+  %0 = ember.tanh %x {ember.forward_value = 0 : i64} : tensor<3xf32>
+  // expected-error @+1 {{'ember.exp' op repeats ember.forward_value 0}}
+  %1 = ember.exp %0 {ember.forward_value = 0 : i64} : tensor<3xf32>
+  return %1 : tensor<3xf32>
+}

@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
 
 using namespace ember;
 
@@ -92,4 +95,38 @@ TEST(GradientTape, CustomGradientsApplyOnTapes) {
   GradientTape again;
   Tensor z = log1pexp(x.value());
   EXPECT_FLOAT_EQ(again.gradient(z, std::vector<Variable>{x})[0].item<float>(), 0.5f);
+}
+
+TEST(GradientTape, DerivativeTakesTheRecordedForwardValues) {
+  // The derivative does not recompute the forward ops: it is given what the
+  // tape recorded. Seen in the dumped IR of the derivative (its own shape,
+  // so it is compiled here, not found in the cache).
+  std::string dir = (std::filesystem::temp_directory_path() / "ember-tape-forward-values").string();
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  ::setenv("EMBER_DUMP_DIR", dir.c_str(), 1);
+  Variable x(full({7, 3}, 0.5f), "x");
+  GradientTape tape;
+  Tensor y = tanh(x);
+  Tensor loss = reduce_sum(y * y);
+  std::vector<Tensor> grads = tape.gradient(loss, std::vector<Variable>{x});
+  ::unsetenv("EMBER_DUMP_DIR");
+  float t = std::tanh(0.5f);
+  for (float g : grads[0].to_vector<float>())
+    EXPECT_NEAR(g, 2 * t * (1 - t * t), 1e-6);
+  std::string optimized;
+  for (const auto &entry : std::filesystem::directory_iterator(dir))
+    if (entry.path().filename().string().starts_with("ember_tape") &&
+        entry.path().string().ends_with("-optimized.mlir")) {
+      std::ifstream in(entry.path());
+      optimized.assign(std::istreambuf_iterator<char>(in), {});
+    }
+  std::filesystem::remove_all(dir);
+  size_t vjp = optimized.find("@ember_tape_vjp(");
+  ASSERT_NE(vjp, std::string::npos) << optimized;
+  std::string body = optimized.substr(vjp);
+  EXPECT_EQ(body.find("ember.tanh"), std::string::npos) << body;
+  // Arguments: x, the cotangent, then the recorded tanh(x) (%arg2), y * y
+  // and the loss; 1 - tanh^2 is computed from the recorded tanh.
+  EXPECT_NE(body.find("ember.mul %arg2, %arg2"), std::string::npos) << body;
 }

@@ -84,6 +84,13 @@ public:
               const SourceLocation &loc, std::vector<int> &results,
               std::vector<TensorSpec> &resultTypes, std::string &error);
 
+  /// For a derivative (compile with differentiateWrt): the caller will pass
+  /// `value` itself, so the derivative takes it as an argument instead of
+  /// recomputing it (ember.forward_value). Returns its number among those
+  /// extra arguments (they follow the cotangents), or -1 when `value` cannot
+  /// be given (a function argument, or already given).
+  int giveForwardValue(int value);
+
   /// `value` with a user-defined gradient: `backward` (a region taking the
   /// result's cotangent) yields one cotangent per `inputs` value. Returns the
   /// result's id, or -1 with `error` set.

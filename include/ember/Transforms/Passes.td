@@ -47,6 +47,9 @@ def AutodiffPass : Pass<"ember-autodiff", "::mlir::ModuleOp"> {
     With `ember.differentiate = array<i64: 0, 2>` (JAX's argnums) the gradients
     are those of the listed arguments only, in that order; work that only
     other arguments' gradients need is then pruned by canonicalization.
+    A forward op marked `ember.forward_value = N` is not recomputed: its
+    value is the derivative's extra argument N, after the cotangents (a
+    GradientTape passes the values it recorded while running eagerly).
 
     The forward ops are copied, then each op's vector-Jacobian product
     (`VJPOpInterface`, stated next to the op in EmberVJPs.cpp) is applied in
