@@ -173,6 +173,43 @@ struct FunctionCore::Impl {
     return wrt;
   }
 
+  /// value_and_grad called while another function traces: the function is
+  /// traced into a region, which becomes a function of its own called
+  /// through its derivative (ember-autodiff generates it; the optimizer then
+  /// inlines it into the caller). The caller may itself be differentiated:
+  /// gradients of gradients.
+  std::vector<Tensor> traceGradientCall(Tracer &tracer, const CallKey &key, const Trace &trace) {
+    SourceLoc here = SourceLoc::current();
+    std::vector<jit::TensorSpec> specs;
+    std::vector<int> operands;
+    for (const Tensor *t : key.tensors) {
+      specs.push_back(specOf(t->dtype(), t->shape()));
+      operands.push_back(tracer.valueOf(*t, here));
+    }
+    std::vector<int64_t> wrt = *wrtOf(key);
+    std::vector<int> argumentIds = tracer.builder().beginRegion(specs);
+    std::vector<int> yields;
+    {
+      Tracer::RegionScope scope(tracer);
+      std::vector<Tensor> arguments;
+      for (size_t i = 0; i < specs.size(); ++i)
+        arguments.push_back(newSymbolicTensor(shapeOf(specs[i]), specs[i].dtype, &tracer, argumentIds[i]));
+      for (const Tensor &result : trace(arguments))
+        yields.push_back(tracer.valueOf(result, here));
+    }
+    int region = tracer.builder().endRegion(yields);
+    std::vector<int> ids;
+    std::vector<jit::TensorSpec> resultSpecs;
+    std::string error;
+    jit::SourceLocation where{name.c_str(), 0, 0};
+    if (!tracer.builder().addGradientCall(region, operands, wrt, where, ids, resultSpecs, error))
+      throw OpError("ember::value_and_grad '" + name + "' failed inside a traced function:\n" + error);
+    std::vector<Tensor> results;
+    for (size_t i = 0; i < ids.size(); ++i)
+      results.push_back(newSymbolicTensor(shapeOf(resultSpecs[i]), resultSpecs[i].dtype, &tracer, ids[i]));
+    return results;
+  }
+
   std::shared_ptr<Concrete> traceAndCompile(const CallKey &key, const Trace &trace) {
     auto concrete = std::make_shared<Concrete>();
     Tracer tracer(symbolName(name));
@@ -213,9 +250,7 @@ std::vector<Tensor> FunctionCore::call(const CallKey &key, const Trace &trace) {
   // Called while another function traces: become part of that trace.
   if (currentTracer()) {
     if (impl_->differentiate)
-      throw Error("ember::value_and_grad '" + impl_->name +
-                  "' called while tracing another ember::function: not supported yet; "
-                  "call it outside, or use a GradientTape");
+      return impl_->traceGradientCall(*currentTracer(), key, trace);
     std::vector<Tensor> arguments;
     for (const Tensor *t : key.tensors)
       arguments.push_back(*t);

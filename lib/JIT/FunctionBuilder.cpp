@@ -24,6 +24,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -187,6 +188,7 @@ struct FunctionBuilder::Impl {
   Block *body = nullptr;
   SmallVector<Value> values;
   int64_t givenForwardValues = 0; ///< ops marked ember.forward_value so far
+  int gradientCalls = 0;           ///< value_and_grad calls traced so far
   SmallVector<Block *> valueBlocks; ///< the block defining each value
   SmallVector<Block *> scopes;      ///< open blocks, innermost last
   /// Regions being built or ended, and what each ended one yields.
@@ -611,6 +613,78 @@ bool FunctionBuilder::compile(std::span<const int> results, CompiledFunction &ou
   out.owner = std::shared_ptr<Executable>(std::move(executable));
   out.compileSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return true;
+}
+
+bool FunctionBuilder::addGradientCall(int function, std::span<const int> operands,
+                                      std::span<const int64_t> wrt, const SourceLocation &where,
+                                      std::vector<int> &results,
+                                      std::vector<TensorSpec> &resultTypes, std::string &error) {
+  Impl &impl = *impl_;
+  DiagnosticCollector collector(impl.context, error);
+  Location loc = locationOf(impl.context, where);
+  OpBuilder mb(&impl.context);
+  mb.setInsertionPointToEnd(impl.module->getBody());
+  std::string name = impl.name + "_grad" + std::to_string(impl.gradientCalls++);
+  // Public until ember-autodiff has differentiated it (the inliner would
+  // delete a private function nothing calls yet).
+  auto differentiated = func::FuncOp::create(mb, loc, name, mb.getFunctionType({}, {}));
+  impl.attach(function, differentiated.getBody(),
+              [&](OpBuilder &rb, ValueRange values) { func::ReturnOp::create(rb, loc, values); });
+  Block &entry = differentiated.getBody().front();
+  // What the function reads from this one (captured tensors, variables)
+  // becomes extra arguments, not differentiated.
+  llvm::SetVector<Value> captured;
+  Region &own = differentiated.getBody();
+  differentiated.walk([&](Operation *op) {
+    for (Value operand : op->getOperands())
+      if (!own.isAncestor(operand.getParentRegion()))
+        captured.insert(operand);
+  });
+  for (Value value : captured) {
+    BlockArgument argument = entry.addArgument(value.getType(), loc);
+    value.replaceUsesWithIf(argument, [&](OpOperand &use) {
+      return differentiated->isProperAncestor(use.getOwner());
+    });
+  }
+  auto returned = cast<func::ReturnOp>(entry.getTerminator());
+  SmallVector<Type> returnTypes(returned.getOperandTypes());
+  differentiated.setType(mb.getFunctionType(entry.getArgumentTypes(), returnTypes));
+  differentiated->setAttr("ember.differentiate", DenseI64ArrayAttr::get(&impl.context, wrt));
+
+  SmallVector<Type> vjpInputs(entry.getArgumentTypes()), vjpResults(returnTypes);
+  vjpInputs.append(returnTypes.begin(), returnTypes.end());
+  for (int64_t index : wrt) {
+    if (index < 0 || index >= static_cast<int64_t>(operands.size())) {
+      error += "internal error: differentiating with respect to a missing argument";
+      return false;
+    }
+    vjpResults.push_back(entry.getArgument(index).getType());
+  }
+  auto vjp = func::FuncOp::create(mb, loc, name + "_vjp", mb.getFunctionType(vjpInputs, vjpResults));
+  vjp.setPrivate();
+
+  OpBuilder b = impl.builderAtEnd(impl.current());
+  SmallVector<Value> arguments = impl.valuesOf(operands);
+  arguments.append(captured.begin(), captured.end());
+  for (Type type : returnTypes) { // d(sum of each result) / d(arguments)
+    auto tensor = cast<RankedTensorType>(type);
+    Type element = tensor.getElementType();
+    TypedAttr seed = isa<FloatType>(element) ? TypedAttr(b.getFloatAttr(element, 1))
+                                            : TypedAttr(b.getIntegerAttr(element, 0));
+    arguments.push_back(mlir::ember::ConstantOp::create(b, loc, DenseElementsAttr::get(tensor, seed)));
+  }
+  auto call = func::CallOp::create(b, loc, vjp, arguments);
+  results.clear();
+  resultTypes.clear();
+  for (Value result : call.getResults()) {
+    resultTypes.emplace_back();
+    if (!toSpec(result.getType(), resultTypes.back())) {
+      error += "internal error: unsupported result type";
+      return false;
+    }
+    results.push_back(impl.addValue(result, impl.current()));
+  }
   return true;
 }
 

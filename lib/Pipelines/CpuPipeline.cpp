@@ -19,6 +19,9 @@ static const char *const kOptimizeSteps[] = {
     // Functions marked ember.differentiate get their _vjp (after inlining, so
     // that called functions are differentiated too).
     "ember-autodiff",
+    // ... and the derivatives that value_and_grad traced inside a function
+    // calls are inlined into it.
+    "inline",
     "canonicalize",
     "cse",
     "symbol-dce",

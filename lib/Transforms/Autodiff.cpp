@@ -13,6 +13,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mlir::ember {
 #define GEN_PASS_DEF_AUTODIFFPASS
@@ -42,9 +43,71 @@ Value zerosOf(OpBuilder &b, Location loc, Type type) {
 struct AutodiffPass : ember::impl::AutodiffPassBase<AutodiffPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    for (func::FuncOp func : llvm::to_vector(module.getOps<func::FuncOp>()))
-      if (func->hasAttr(kDifferentiate) && failed(differentiate(module, func)))
+    llvm::DenseSet<Operation *> done, started;
+    // Collected first: generating derivatives erases their declarations.
+    SmallVector<func::FuncOp> marked;
+    for (func::FuncOp func : module.getOps<func::FuncOp>())
+      if (func->hasAttr(kDifferentiate))
+        marked.push_back(func);
+    for (func::FuncOp func : marked)
+      if (failed(process(module, func, done, started)))
         return signalPassFailure();
+  }
+
+  /// Differentiates `func` after the functions whose derivatives it calls (a
+  /// value_and_grad traced inside it calls `<g>_vjp`, declared until g is
+  /// differentiated); those calls are inlined first, so that gradients of
+  /// gradients differentiate the inner derivative's ops.
+  LogicalResult process(ModuleOp module, func::FuncOp func, llvm::DenseSet<Operation *> &done,
+                        llvm::DenseSet<Operation *> &started) {
+    if (done.contains(func))
+      return success();
+    if (!started.insert(func).second)
+      return func.emitError("ember-autodiff: derivatives call each other in a cycle");
+    SmallVector<func::CallOp> calls;
+    func.walk([&](func::CallOp call) { calls.push_back(call); });
+    for (func::CallOp call : calls) {
+      StringRef callee = call.getCallee();
+      if (!callee.ends_with("_vjp"))
+        continue;
+      auto inner = module.lookupSymbol<func::FuncOp>(callee.drop_back(4));
+      if (inner && inner->hasAttr(kDifferentiate) && failed(process(module, inner, done, started)))
+        return failure();
+    }
+    if (failed(inlineDerivativeCalls(module, func)) || failed(differentiate(module, func)))
+      return failure();
+    done.insert(func);
+    return success();
+  }
+
+  /// Inlines the calls in `func` to generated derivatives (single-block
+  /// functions), repeatedly, so that only ember ops remain to differentiate.
+  static LogicalResult inlineDerivativeCalls(ModuleOp module, func::FuncOp func) {
+    for (bool changed = true; changed;) {
+      changed = false;
+      SmallVector<func::CallOp> calls;
+      func.walk([&](func::CallOp call) { calls.push_back(call); });
+      for (func::CallOp call : calls) {
+        auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+        if (!callee || callee.isExternal() || !call.getCallee().ends_with("_vjp"))
+          continue;
+        if (!callee.getBody().hasOneBlock())
+          return call.emitOpError("calls a derivative that is not a single block");
+        Block &calleeBody = callee.getBody().front();
+        IRMapping mapping;
+        for (auto [argument, operand] : llvm::zip(calleeBody.getArguments(), call.getOperands()))
+          mapping.map(argument, operand);
+        OpBuilder b(call);
+        for (Operation &op : calleeBody.without_terminator())
+          b.clone(op, mapping);
+        for (auto [result, returned] :
+             llvm::zip(call.getResults(), calleeBody.getTerminator()->getOperands()))
+          result.replaceAllUsesWith(mapping.lookupOrDefault(returned));
+        call.erase();
+        changed = true;
+      }
+    }
+    return success();
   }
 
   using Adjoints = llvm::DenseMap<Value, Value>;
@@ -301,8 +364,14 @@ struct AutodiffPass : ember::impl::AutodiffPassBase<AutodiffPass> {
     if (func.isExternal() || !func.getBody().hasOneBlock())
       return func.emitError("ember-autodiff needs a function with a single-block body");
     std::string name = (func.getName() + "_vjp").str();
-    if (module.lookupSymbol(name))
-      return success();
+    // Declared by a caller (value_and_grad traced inside another function):
+    // generated here with the declared type.
+    func::FuncOp declared;
+    if (Operation *existing = module.lookupSymbol(name)) {
+      declared = dyn_cast<func::FuncOp>(existing);
+      if (!declared || !declared.isExternal())
+        return success();
+    }
     Location loc = func.getLoc();
     MLIRContext *context = &getContext();
     FunctionType type = func.getFunctionType();
@@ -352,9 +421,21 @@ struct AutodiffPass : ember::impl::AutodiffPassBase<AutodiffPass> {
       inputs.push_back(op->getResult(0).getType());
     }
 
+    auto vjpType = FunctionType::get(context, inputs, outputs);
+    if (declared) {
+      if (declared.getFunctionType() != vjpType)
+        return declared.emitError() << "is declared as " << declared.getFunctionType()
+                                    << " but the derivative of @" << func.getName() << " is "
+                                    << vjpType;
+      declared.erase();
+    }
     OpBuilder b(context);
     b.setInsertionPointAfter(func);
-    auto vjp = func::FuncOp::create(b, loc, name, FunctionType::get(context, inputs, outputs));
+    auto vjp = func::FuncOp::create(b, loc, name, vjpType);
+    if (declared) { // only wanted for its derivative: both go once inlined
+      vjp.setPrivate();
+      func.setPrivate();
+    }
     for (NamedAttribute attr : func->getAttrs())
       if (attr.getName() != kDifferentiate && attr.getName() != func.getSymNameAttrName() &&
           attr.getName() != func.getFunctionTypeAttrName())

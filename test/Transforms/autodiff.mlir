@@ -169,3 +169,40 @@ func.func @recorded_twice(%x: tensor<3xf32>) -> tensor<3xf32> attributes {ember.
   %1 = ember.exp %0 {ember.forward_value = 0 : i64} : tensor<3xf32>
   return %1 : tensor<3xf32>
 }
+
+// -----
+
+// value_and_grad traced inside another function declares the derivative it
+// calls; the pass generates it with that type. A differentiated caller has
+// the call inlined first, so its derivative differentiates the inner
+// derivative's ops (gradients of gradients).
+// CHECK-LABEL: func.func private @cube(
+// CHECK-LABEL: func.func private @cube_vjp(
+// CHECK-SAME:      -> (tensor<f32>, tensor<2xf32>)
+// CHECK-LABEL: func.func @outer(
+// CHECK-NOT:     call
+// CHECK:         ember.reduce_sum
+// CHECK-LABEL: func.func @outer_vjp(
+// CHECK-NOT:     call
+// CHECK:         return
+func.func @cube(%x: tensor<2xf32>) -> tensor<f32> attributes {ember.differentiate = array<i64: 0>} {
+  %0 = ember.mul %x, %x : tensor<2xf32>
+  %1 = ember.mul %0, %x : tensor<2xf32>
+  %2 = ember.reduce_sum %1 axes = [0] : tensor<2xf32> -> tensor<f32>
+  return %2 : tensor<f32>
+}
+func.func private @cube_vjp(tensor<2xf32>, tensor<f32>) -> (tensor<f32>, tensor<2xf32>)
+func.func @outer(%x: tensor<2xf32>) -> tensor<f32> attributes {ember.differentiate} {
+  %one = ember.constant dense<1.0> : tensor<f32>
+  %r:2 = call @cube_vjp(%x, %one) : (tensor<2xf32>, tensor<f32>) -> (tensor<f32>, tensor<2xf32>)
+  %s = ember.reduce_sum %r#1 axes = [0] : tensor<2xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+
+// -----
+
+func.func @mismatched(%x: tensor<2xf32>) -> tensor<2xf32> attributes {ember.differentiate} {
+  return %x : tensor<2xf32>
+}
+// expected-error @+1 {{is declared as '(tensor<2xf32>) -> tensor<2xf32>' but the derivative of @mismatched is '(tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)'}}
+func.func private @mismatched_vjp(tensor<2xf32>) -> tensor<2xf32>

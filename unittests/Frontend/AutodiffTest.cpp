@@ -254,3 +254,69 @@ TEST(Autodiff, StopGradientInTracedFunctions) {
   EXPECT_EQ(r.value.item<float>(), 13.f);
   EXPECT_EQ(r.gradients[0].to_vector<float>(), (std::vector<float>{3.f, -2.f})); // not 2x
 }
+
+TEST(Autodiff, GradientsOfGradients) {
+  // d/dx sum(x^3) = 3x^2; d/dx sum(3x^2) = 6x: value_and_grad traced inside
+  // a differentiated function.
+  auto df = grad([](const Tensor &x) { return reduce_sum(x * x * x); }, "cube");
+  auto d2f = grad([&](const Tensor &x) { return reduce_sum(df(x)[0]); }, "cube_grad");
+  std::vector<Tensor> second = d2f(Tensor({1.f, 2.f, -3.f}));
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0].to_vector<float>(), (std::vector<float>{6, 12, -18}));
+  // Third order, through three nested transforms: 6.
+  auto d3f = grad([&](const Tensor &x) { return reduce_sum(d2f(x)[0]); }, "cube_grad_grad");
+  EXPECT_EQ(d3f(Tensor({1.f, 2.f}))[0].to_vector<float>(), (std::vector<float>{6, 6}));
+}
+
+TEST(Autodiff, HessianVectorProductsThroughMatmulMatchFiniteDifferences) {
+  // hvp(W) = d/dW <grad_W loss(W), v>, against central differences of the
+  // (compiled) gradient itself.
+  Tensor x = uniform({5, 4}, 51), v = uniform({4, 3}, 52), w = uniform({4, 3}, 53);
+  auto loss = [](const Tensor &w, const Tensor &x) {
+    Tensor y = tanh(matmul(x, w));
+    return reduce_sum(y * y * 0.5);
+  };
+  auto gradient = grad(loss, Argnums{0}, "layer");
+  auto hvp = grad([&](const Tensor &w, const Tensor &x) { return reduce_sum(gradient(w, x)[0] * v); },
+                  Argnums{0}, "layer_hvp");
+  std::vector<double> analytic = hvp(w, x)[0].to_vector<double>();
+  std::vector<double> wv = w.to_vector<double>(), vv = v.to_vector<double>();
+  const double h = 1e-6;
+  for (size_t k = 0; k < wv.size(); ++k) {
+    auto at = [&](double delta) {
+      std::vector<double> moved = wv;
+      moved[k] += delta;
+      Tensor g = gradient(Tensor::from_vector(moved, w.shape(), DType::Float64), x)[0];
+      return reduce_sum(g * v).item<double>();
+    };
+    double numeric = (at(h) - at(-h)) / (2 * h);
+    EXPECT_NEAR(analytic[k], numeric, 1e-6 * std::max(1.0, std::fabs(numeric))) << k;
+  }
+}
+
+TEST(Autodiff, ValueAndGradInsideATracedTrainingStep) {
+  // A whole SGD step traced: value_and_grad inside ember::function, the
+  // update assigned to variables; the same numbers as the step done eagerly.
+  Tensor x = uniform({6, 3}, 61), y = uniform({6, 1}, 62);
+  auto loss = [](const Tensor &w, const Tensor &x, const Tensor &y) {
+    Tensor error = matmul(x, w) - y;
+    return reduce_mean(error * error);
+  };
+  auto lossAndGrad = value_and_grad(loss, Argnums{0}, "mse");
+  Variable w(uniform({3, 1}, 63), "w");
+  Tensor w0 = w.value();
+  auto step = function(
+      [&](const Tensor &x, const Tensor &y) {
+        ValueAndGrad r = lossAndGrad(w.value(), x, y);
+        w.assign_sub(r.gradients[0] * 0.1);
+        return r.value;
+      },
+      "sgd_step");
+  Tensor traced = step(x, y);
+  ValueAndGrad eager = lossAndGrad(w0, x, y);
+  EXPECT_NEAR(traced.item<double>(), eager.value.item<double>(), 1e-12);
+  std::vector<double> updated = w.value().to_vector<double>(),
+                      expected = (w0 - eager.gradients[0] * 0.1).to_vector<double>();
+  for (size_t i = 0; i < updated.size(); ++i)
+    EXPECT_NEAR(updated[i], expected[i], 1e-12) << i;
+}
