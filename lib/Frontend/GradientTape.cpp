@@ -8,7 +8,7 @@
 #include "Tracer.h"
 
 #include "ember/CustomGradient.h"
-
+#include "ember/Function.h"
 #include "ember/JIT/FunctionBuilder.h"
 
 #include <algorithm>
@@ -27,7 +27,6 @@ thread_local std::vector<TapeRecording *> tapes;
 struct TapeFunction {
   std::vector<Tensor> leaves;
   std::vector<int64_t> key; ///< the recording's structure
-  int target = -1;          ///< value id of the target in the function
 };
 
 /// A recording's compiled derivative. It takes the leaves, the cotangent,
@@ -98,6 +97,23 @@ void ember::detail::recordCustomGradient(
   }
 }
 
+namespace {
+const OpDef kGradientCallRecord{"ember.gradient_call"};
+} // namespace
+
+void ember::detail::recordGradientCall(const std::vector<Tensor> &inputs, const TapeCall &call,
+                                       int output, const std::vector<int64_t> &structure,
+                                       const Tensor &result, const SourceLoc &loc) {
+  for (TapeRecording *tape : tapes) {
+    if (!tape->recording)
+      continue;
+    TapeRecord record{&kGradientCallRecord, structure, inputs, std::nullopt, result, loc};
+    record.call = call;
+    record.callOutput = output;
+    tape->records.push_back(std::move(record));
+  }
+}
+
 void ember::detail::noteVariableRead(const VariableState *variable, const Tensor &value) {
   for (TapeRecording *tape : tapes)
     if (tape->recording)
@@ -133,6 +149,87 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vect
   return gradient(target, tensors, loc);
 }
 
+namespace {
+/// The part of a recording that a gradient needs, as a function of its
+/// leaves: the needed records in order, each operand a reference (2 * the
+/// ordinal of a record, or 2 * leaf + 1).
+struct RecordedFunction {
+  std::vector<TapeRecord> records;
+  std::vector<std::vector<int64_t>> operandRefs;
+  int64_t targetRef = -1;
+
+  /// Replays the records into `tracer` on `leaves` (the leaves' values
+  /// there), binding the recorded tensors to the traced values while it runs
+  /// (so that custom gradients' backward closures see traced values);
+  /// returns the traced value of each record. With `restore`, the bindings
+  /// are undone afterwards (a replay inside another one).
+  std::vector<Tensor> replay(Tracer &tracer, const std::vector<Tensor> &recordedLeaves,
+                             const std::vector<Tensor> &leaves, bool restore) const {
+    std::vector<std::pair<const TensorImpl *, int>> previous;
+    auto bind = [&](const Tensor &recorded, const Tensor &traced) {
+      if (restore)
+        previous.emplace_back(recorded.impl(), tracer.bound(recorded.impl()));
+      tracer.bind(recorded.impl(), traced.impl()->traceId);
+    };
+    for (size_t l = 0; l < leaves.size(); ++l)
+      bind(recordedLeaves[l], leaves[l]);
+    std::vector<Tensor> results(records.size());
+    auto valueOf = [&](int64_t ref) -> const Tensor & {
+      return ref & 1 ? leaves[ref >> 1] : results[ref >> 1];
+    };
+    for (size_t r = 0; r < records.size(); ++r) {
+      const TapeRecord &record = records[r];
+      std::vector<const Tensor *> operands;
+      for (int64_t ref : operandRefs[r])
+        operands.push_back(&valueOf(ref));
+      if (record.backward || record.call) {
+        TracingScope scope(&tracer);
+        std::vector<Tensor> inputs;
+        for (const Tensor *operand : operands)
+          inputs.push_back(*operand);
+        if (record.call) { // a gradient taken while recording (gradients of gradients)
+          results[r] = record.call(inputs)[record.callOutput];
+        } else {
+          inputs.erase(inputs.begin());
+          results[r] = attachGradient(WithGradient{*operands[0], record.backward}, inputs, record.loc);
+        }
+      } else {
+        results[r] = tracer.addOp(*record.op, record.attrWords, operands,
+                                  record.resultType ? &*record.resultType : nullptr, record.loc);
+      }
+      bind(record.result, results[r]);
+    }
+    for (auto it = previous.rbegin(); it != previous.rend(); ++it)
+      tracer.rebind(it->first, it->second);
+    return results;
+  }
+
+  const Tensor &target(const std::vector<Tensor> &leaves, const std::vector<Tensor> &results) const {
+    return targetRef & 1 ? leaves[targetRef >> 1] : results[targetRef >> 1];
+  }
+};
+
+/// The gradient of `function`'s target with respect to the leaves at `wrt`
+/// as a traceable call on the leaves: value_and_grad traced inside the
+/// function being traced (an outer tape replaying a recording in which this
+/// gradient was taken). Returns the target, then the gradients.
+std::vector<Tensor> traceRecordedGradient(const std::shared_ptr<const RecordedFunction> &function,
+                                          const std::vector<Tensor> &recordedLeaves,
+                                          const std::vector<int64_t> &wrt,
+                                          const std::vector<Tensor> &leaves) {
+  FunctionCore core("tape_gradient", /*differentiate=*/true,
+                    std::vector<int>(wrt.begin(), wrt.end()));
+  CallKey key;
+  for (const Tensor &leaf : leaves)
+    collectArg(key, leaf);
+  return core.call(key, [&](const std::vector<Tensor> &symbolic) {
+    Tracer &tracer = *currentTracer();
+    std::vector<Tensor> results = function->replay(tracer, recordedLeaves, symbolic, /*restore=*/true);
+    return std::vector<Tensor>{function->target(symbolic, results)};
+  });
+}
+} // namespace
+
 std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vector<Tensor> &sources,
                                            SourceLoc loc) {
   TapeRecording &tape = *recording_;
@@ -158,15 +255,6 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vect
   std::unordered_map<const TensorImpl *, bool> isSource;
   for (const Tensor &source : sources)
     isSource[source.impl()] = true;
-  auto reference = [&](const Tensor &t, size_t before) -> int64_t {
-    auto it = produced.find(t.impl());
-    if (it != produced.end() && static_cast<size_t>(it->second) < before && !isSource.count(t.impl()))
-      return it->second * 2; // a recorded result
-    auto [leaf, inserted] = leafIndex.try_emplace(t.impl(), static_cast<int64_t>(function.leaves.size()));
-    if (inserted)
-      function.leaves.push_back(t);
-    return leaf->second * 2 + 1;
-  };
   // Only the records the target depends on, found backwards.
   std::vector<bool> needed(tape.records.size(), false);
   if (auto it = produced.find(target.impl()); it != produced.end() && !isSource.count(target.impl())) {
@@ -180,6 +268,22 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vect
           needed[p->second] = true;
     }
   }
+  std::vector<int64_t> ordinal(tape.records.size(), -1); // among the needed records
+  auto recorded = std::make_shared<RecordedFunction>();
+  for (size_t r = 0; r < tape.records.size(); ++r)
+    if (needed[r]) {
+      ordinal[r] = static_cast<int64_t>(recorded->records.size());
+      recorded->records.push_back(tape.records[r]);
+    }
+  auto reference = [&](const Tensor &t, size_t before) -> int64_t {
+    auto it = produced.find(t.impl());
+    if (it != produced.end() && static_cast<size_t>(it->second) < before && !isSource.count(t.impl()))
+      return ordinal[it->second] * 2; // a recorded result
+    auto [leaf, inserted] = leafIndex.try_emplace(t.impl(), static_cast<int64_t>(function.leaves.size()));
+    if (inserted)
+      function.leaves.push_back(t);
+    return leaf->second * 2 + 1;
+  };
   // Sources are leaves even if unused, in the order given; the derivative is
   // taken with respect to the float ones only (not the other leaves: inputs,
   // labels), so nothing computes gradients no one asked for.
@@ -190,7 +294,6 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vect
     if (function.leaves.size() > before && isFloatingPoint(source.dtype()))
       wrt.push_back(leaf);
   }
-  std::vector<std::vector<int64_t>> operandRefs(tape.records.size());
   for (size_t r = 0; r < tape.records.size(); ++r) {
     if (!needed[r])
       continue;
@@ -198,17 +301,17 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vect
     function.key.push_back(reinterpret_cast<intptr_t>(record.op));
     function.key.push_back(static_cast<int64_t>(record.attrWords.size()));
     function.key.insert(function.key.end(), record.attrWords.begin(), record.attrWords.end());
+    recorded->operandRefs.emplace_back();
     for (const Tensor &input : record.inputs) {
-      operandRefs[r].push_back(reference(input, r));
-      function.key.push_back(operandRefs[r].back());
+      recorded->operandRefs.back().push_back(reference(input, r));
+      function.key.push_back(recorded->operandRefs.back().back());
     }
     if (record.resultType)
-      pushSpec(function.key, record.resultType->dtype,
-               shapeOf(*record.resultType));
+      pushSpec(function.key, record.resultType->dtype, shapeOf(*record.resultType));
     function.key.push_back(-1);
   }
-  int64_t targetRef = reference(target, tape.records.size());
-  function.key.push_back(targetRef);
+  recorded->targetRef = reference(target, tape.records.size());
+  function.key.push_back(recorded->targetRef);
   for (const Tensor &leaf : function.leaves)
     pushSpec(function.key, leaf.dtype(), leaf.shape());
   function.key.push_back(static_cast<int64_t>(wrt.size()));
@@ -224,46 +327,21 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vect
     // Replay the needed records into a traced function, the recorded values
     // bound to its values (custom gradients trace their backward there).
     Tracer tracer("ember_tape");
-    std::vector<Tensor> leafValues, resultValues(tape.records.size());
-    for (const Tensor &leaf : function.leaves) {
+    std::vector<Tensor> leafValues;
+    for (const Tensor &leaf : function.leaves)
       leafValues.push_back(tracer.argument(leaf.dtype(), leaf.shape()));
-      tracer.bind(leaf.impl(), leafValues.back().impl()->traceId);
-    }
-    auto valueOf = [&](int64_t ref) -> const Tensor & {
-      return ref & 1 ? leafValues[ref >> 1] : resultValues[ref >> 1];
-    };
-    for (size_t r = 0; r < tape.records.size(); ++r) {
-      if (!needed[r])
-        continue;
-      const TapeRecord &record = tape.records[r];
-      std::vector<const Tensor *> operands;
-      for (int64_t ref : operandRefs[r])
-        operands.push_back(&valueOf(ref));
-      if (record.backward) {
-        TracingScope scope(&tracer);
-        std::vector<Tensor> inputs;
-        for (size_t i = 1; i < operands.size(); ++i)
-          inputs.push_back(*operands[i]);
-        resultValues[r] = attachGradient(WithGradient{*operands[0], record.backward}, inputs, record.loc);
-      } else {
-        resultValues[r] = tracer.addOp(*record.op, record.attrWords, operands,
-                                       record.resultType ? &*record.resultType : nullptr, record.loc);
-      }
-      tracer.bind(record.result.impl(), resultValues[r].impl()->traceId);
-    }
+    std::vector<Tensor> resultValues =
+        recorded->replay(tracer, function.leaves, leafValues, /*restore=*/false);
     jit::FunctionBuilder &builder = tracer.builder();
-    auto idOf = [&](int64_t ref) { return valueOf(ref).impl()->traceId; };
-    int targetId = idOf(targetRef);
+    int targetId = recorded->target(leafValues, resultValues).impl()->traceId;
     auto compiled = std::make_shared<Derivative>();
     // The forward values were computed eagerly and recorded: the derivative
     // takes them instead of recomputing the forward pass.
-    size_t ordinal = 0;
-    for (size_t r = 0; r < tape.records.size(); ++r) {
-      if (!needed[r])
-        continue;
-      if (!tape.records[r].backward && builder.giveForwardValue(resultValues[r].impl()->traceId) >= 0)
-        compiled->givenRecords.push_back(ordinal);
-      ++ordinal;
+    for (size_t r = 0; r < recorded->records.size(); ++r) {
+      const TapeRecord &record = recorded->records[r];
+      if (!record.backward && !record.call &&
+          builder.giveForwardValue(resultValues[r].impl()->traceId) >= 0)
+        compiled->givenRecords.push_back(r);
     }
     std::string error;
     if (!builder.compile({&targetId, 1}, compiled->compiled, error, {}, wrt))
@@ -281,12 +359,8 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vect
   for (const Tensor &leaf : function.leaves)
     inputs.push_back(&leaf);
   inputs.push_back(&cotangent);
-  std::vector<size_t> neededRecords;
-  for (size_t r = 0; r < tape.records.size(); ++r)
-    if (needed[r])
-      neededRecords.push_back(r);
-  for (size_t ordinal : derivative->givenRecords)
-    inputs.push_back(&tape.records[neededRecords[ordinal]].result);
+  for (size_t r : derivative->givenRecords)
+    inputs.push_back(&recorded->records[r].result);
   const jit::CompiledFunction &compiled = derivative->compiled;
   std::vector<Tensor> outputs = runCompiled(compiled.entry, inputs, compiled.results);
 
@@ -301,6 +375,24 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vect
     size_t slot = 1 + static_cast<size_t>(std::find(wrt.begin(), wrt.end(), leaf) - wrt.begin());
     gradients.push_back(outputs[slot]);
   }
+  // Taken while other tapes record (or this one, if persistent): they record
+  // each gradient as a call on the leaves that computes it, so that they can
+  // differentiate it in turn (gradients of gradients).
+  if (tape.persistent)
+    tape.recording = wasRecording;
+  std::vector<int64_t> structure = function.key;
+  std::vector<Tensor> recordedLeaves = function.leaves;
+  auto call = [recorded, recordedLeaves, wrt](const std::vector<Tensor> &leaves) {
+    return traceRecordedGradient(recorded, recordedLeaves, wrt, leaves);
+  };
+  for (size_t i = 0; i < sources.size(); ++i)
+    if (gradients[i].impl()) {
+      int64_t leaf = leafIndex.at(sources[i].impl());
+      int output = 1 + static_cast<int>(std::find(wrt.begin(), wrt.end(), leaf) - wrt.begin());
+      structure.push_back(output);
+      recordGradientCall(function.leaves, call, output, structure, gradients[i], loc);
+      structure.pop_back();
+    }
   tape.recording = wasRecording;
   return gradients;
 }

@@ -24,7 +24,14 @@ struct TapeRecord {
   /// Set for a custom gradient: inputs are the value, then the inputs the
   /// backward yields cotangents for.
   std::function<std::vector<Tensor>(const Tensor &)> backward;
+  /// Set for a gradient taken while this tape recorded: traced on the
+  /// inputs, `call` gives the target and gradients; the result is output
+  /// number `callOutput`.
+  std::function<std::vector<Tensor>(const std::vector<Tensor> &)> call;
+  int callOutput = 0;
 };
+
+using TapeCall = std::function<std::vector<Tensor>(const std::vector<Tensor> &)>;
 
 struct TapeRecording {
   bool persistent = false;
@@ -46,6 +53,11 @@ void recordOnTapes(const OpDef &op, std::span<const int64_t> attrWords,
 void recordCustomGradient(const Tensor &value, const std::vector<Tensor> &inputs,
                           const std::function<std::vector<Tensor>(const Tensor &)> &backward,
                           const Tensor &result, const SourceLoc &loc);
+/// Records `result`, output `output` of `call` on `inputs` (a gradient taken
+/// by another tape), on every active tape; `structure` identifies the call.
+void recordGradientCall(const std::vector<Tensor> &inputs, const TapeCall &call, int output,
+                        const std::vector<int64_t> &structure, const Tensor &result,
+                        const SourceLoc &loc);
 /// How many GradientTape derivatives were compiled so far.
 uint64_t tapeCompiles();
 /// Notes that `variable` was read as `value` (for automatic watching).

@@ -33,6 +33,18 @@ public:
   /// Makes the concrete tensor `impl` stand for value `id` (a GradientTape
   /// replaying its recording binds the values it recorded).
   void bind(const TensorImpl *impl, int id) { bindings_[impl] = id; }
+  /// The value `impl` is bound to, or -1.
+  int bound(const TensorImpl *impl) const {
+    auto it = bindings_.find(impl);
+    return it == bindings_.end() ? -1 : it->second;
+  }
+  /// Restores what bound() returned (-1: unbound).
+  void rebind(const TensorImpl *impl, int id) {
+    if (id < 0)
+      bindings_.erase(impl);
+    else
+      bindings_[impl] = id;
+  }
   /// The value id of `tensor` in this function (a constant if it is concrete
   /// and not bound).
   int valueOf(const Tensor &tensor, const SourceLoc &loc);

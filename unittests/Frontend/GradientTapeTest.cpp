@@ -130,3 +130,40 @@ TEST(GradientTape, DerivativeTakesTheRecordedForwardValues) {
   // and the loss; 1 - tanh^2 is computed from the recorded tanh.
   EXPECT_NE(body.find("ember.mul %arg2, %arg2"), std::string::npos) << body;
 }
+
+TEST(GradientTape, GradientsOfGradientsWithNestedTapes) {
+  // As in TensorFlow: the outer tape records the inner tape's gradient.
+  Variable x(Tensor({1.f, 2.f}), "x");
+  GradientTape outer;
+  std::vector<Tensor> first;
+  {
+    GradientTape inner;
+    Tensor y = x * x * x;
+    first = inner.gradient(reduce_sum(y), std::vector<Variable>{x}); // 3x^2
+  }
+  EXPECT_EQ(first[0].to_vector<float>(), (std::vector<float>{3, 12}));
+  std::vector<Tensor> second = outer.gradient(reduce_sum(first[0]), std::vector<Variable>{x});
+  EXPECT_EQ(second[0].to_vector<float>(), (std::vector<float>{6, 12})); // 6x
+}
+
+TEST(GradientTape, HessianVectorProductThroughMatmulMatchesTheTracedOne) {
+  Tensor x = random_uniform({5, 4}, 71, -1, 1, DType::Float64);
+  Tensor v = random_uniform({4, 3}, 72, -1, 1, DType::Float64);
+  Tensor w0 = random_uniform({4, 3}, 73, -1, 1, DType::Float64);
+  auto loss = [](const Tensor &w, const Tensor &x) { return reduce_sum(tanh(matmul(x, w))); };
+  Variable w(w0, "w");
+  GradientTape outer;
+  std::vector<Tensor> g;
+  {
+    GradientTape inner;
+    g = inner.gradient(loss(w.value(), x), std::vector<Variable>{w});
+  }
+  std::vector<Tensor> hvp = outer.gradient(reduce_sum(g[0] * v), std::vector<Variable>{w});
+  auto gradient = grad(loss, Argnums{0});
+  auto traced = grad([&](const Tensor &w, const Tensor &x) { return reduce_sum(gradient(w, x)[0] * v); },
+                     Argnums{0});
+  std::vector<double> expected = traced(w0, x)[0].to_vector<double>(), got = hvp[0].to_vector<double>();
+  ASSERT_EQ(got.size(), expected.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(got[i], expected[i], 1e-12) << i;
+}
