@@ -221,7 +221,7 @@ TEST(Ops, LargeMatmulsAreBlockedWithMaskedEdges) {
   // Sizes that are and are not multiples of the 6x16 (f32) / 6x8 (f64)
   // blocks: partial panels are packed, whole ones read in place.
   for (DType dtype : {DType::Float32, DType::Float64})
-    for (auto [m, k, n] : {std::tuple{37, 53, 29}, {36, 40, 32}, {64, 20, 48}}) {
+    for (auto [m, k, n] : {std::tuple{37, 53, 29}, {36, 40, 32}, {64, 20, 48}, {8, 300, 32}}) {
       Tensor a = random_uniform({m, k}, 31, -1, 1, dtype), b = random_uniform({k, n}, 32, -1, 1, dtype);
       Tensor c = matmul(a, b);
       ASSERT_EQ(c.shape(), (Shape{m, n}));

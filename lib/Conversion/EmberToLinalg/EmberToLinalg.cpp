@@ -726,9 +726,10 @@ static MatmulOperand matmulOperand(ConversionPatternRewriter &rewriter, Value or
 /// (C[i+r, j:j+columns] += A[i+r, k] * B[k, j:j+columns]) and writes them
 /// once. Panel-outer order keeps B's panel in cache while all of A's rows
 /// pass over it. A transposed A is read in place (A[i, k] = At[k, i]); a
-/// transposed B, or one whose columns do not fill whole panels, is first
-/// packed into a contiguous k x columns panel, so that every read of B is a
-/// plain (unmasked) vector load.
+/// transposed B, one whose columns do not fill whole panels, or one whose
+/// panels are larger than L1 is first packed into a contiguous k x columns
+/// panel, so that every read of B is a plain (unmasked) vector load from
+/// one stream.
 /// Transfers past the edges are masked (rows past the end read A's last
 /// row), so any size works. The loops stay on tensors; bufferization makes
 /// them write C in place.
@@ -754,8 +755,27 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
         // B's panel: read in place, or packed from the transposed B (columns
         // past the end repeat B's last row; they are masked when written).
         Value panel;
-        bool packed = rhs.transposed || n % columns != 0;
-        if (packed) {
+        // Packed when B^T, when the last panel is partial, or when a panel
+        // would not stay in L1 (its rows are a row of B apart: packing
+        // makes it one contiguous stream).
+        int64_t panelBytes = k * columns * element.getIntOrFloatBitWidth() / 8;
+        bool packed = rhs.transposed || n % columns != 0 || panelBytes > (16 << 10);
+        if (packed && !rhs.transposed) { // row by row, vector copies
+          auto copy = scf::ForOp::create(
+              jb, loc, index(jb, 0), index(jb, k), index(jb, 1),
+              ValueRange{emptyTensor(jb, loc, panelType)},
+              [&](OpBuilder &cb, Location, Value kk, ValueRange copyArgs) {
+                Value row = vector::TransferReadOp::create(cb, loc, vectorType, rhs.stored,
+                                                           ValueRange{kk, j}, padding,
+                                                           ArrayRef<bool>{n % columns == 0});
+                Value written = vector::TransferWriteOp::create(
+                                    cb, loc, row, copyArgs[0], ValueRange{kk, index(cb, 0)},
+                                    ArrayRef<bool>{true})
+                                    .getResult();
+                scf::YieldOp::create(cb, loc, written);
+              });
+          panel = copy.getResult(0);
+        } else if (packed) { // B^T: element by element
           Value lastColumn = index(jb, n - 1);
           SmallVector<AffineMap> maps = {jb.getMultiDimIdentityMap(2)};
           SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::parallel);

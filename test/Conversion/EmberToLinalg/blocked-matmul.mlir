@@ -2,14 +2,14 @@
 
 // A large float matmul, panel by panel of 16 columns: 6-row blocks of
 // 16-wide vector accumulators over k, written once per block. 29 columns do
-// not fill whole panels, so each panel of B is packed (columns past the end
-// repeat the last one) and read unmasked; rows past the end are skipped
+// not fill whole panels, so each panel of B is packed row by row (masked
+// past the last column) and read unmasked; rows past the end are skipped
 // when written, the partial panel's columns masked.
 // CHECK-LABEL: func.func @large(
 // CHECK:         scf.for
-// CHECK:           %[[PANEL:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<53x16xf32>)
-// CHECK:             arith.minsi
-// CHECK:             tensor.extract %{{.*}} : tensor<53x29xf32>
+// CHECK:           %[[PANEL:.*]] = scf.for {{.*}} -> (tensor<53x16xf32>)
+// CHECK:             vector.transfer_read %{{.*}} : tensor<53x29xf32>, vector<16xf32>
+// CHECK:             vector.transfer_write {{.*}} : vector<16xf32>, tensor<53x16xf32>
 // CHECK:           scf.for
 // CHECK:             %{{.*}}:6 = scf.for {{.*}} iter_args
 // CHECK:               vector.transfer_read %[[PANEL]]{{.*}} {in_bounds = [true]} : tensor<53x16xf32>, vector<16xf32>
@@ -18,6 +18,14 @@
 func.func @large(%a: tensor<37x53xf32>, %b: tensor<53x29xf32>) -> tensor<37x29xf32> {
   %0 = ember.matmul %a, %b : tensor<37x53xf32>, tensor<53x29xf32> -> tensor<37x29xf32>
   return %0 : tensor<37x29xf32>
+}
+
+// Panels longer than L1 holds (300 x 16 f32) are packed too.
+// CHECK-LABEL: func.func @long_panels(
+// CHECK:           scf.for {{.*}} -> (tensor<300x16xf32>)
+func.func @long_panels(%a: tensor<8x300xf32>, %b: tensor<300x32xf32>) -> tensor<8x32xf32> {
+  %0 = ember.matmul %a, %b : tensor<8x300xf32>, tensor<300x32xf32> -> tensor<8x32xf32>
+  return %0 : tensor<8x32xf32>
 }
 
 // Whole panels are read from B in place; whole blocks are written in bounds.
