@@ -27,6 +27,7 @@ out=$(mktemp)
   "$build/bin/ember_bench"
   "$build/bin/function_bench"
   "$build/bin/train_bench"
+  "$build/bin/matmul_bench"
   "$build/bin/hand_loops"
   cacheOnly=$(mktemp -d)
   EMBER_CACHE_DIR=$cacheOnly "$build/bin/cache_bench" # compiles, fills the cache
@@ -67,7 +68,15 @@ printf "%-36s %.1f ms compiling, %.1f ms from the disk cache (second process)\n"
 echo
 echo "Training (issue 4): MLP 784-256-256-10, batch 64, SGD step"
 mt=$(value ember.mlp_traced_step); mg=$(value ember.mlp_tape_step); mT=$(value torch.mlp_step)
+mu=$(value ember.mlp_grad_eager_update_step)
 printf "%-36s traced %.2f ms, tape %.2f ms, LibTorch autograd %.2f ms\n" "step time" "$mt" "$mg" "$mT"
 printf "%-36s traced/LibTorch %sx, tape/LibTorch %sx, compiles after the first tape step: %.0f\n" "" \
   "$(ratio "$mt" "$mT")" "$(ratio "$mg" "$mT")" "$(value ember.mlp_tape_compiles_after_first_step)"
+printf "%-36s %.2f ms (%sx LibTorch)\n" "value_and_grad, then eager update" "$mu" "$(ratio "$mu" "$mT")"
+echo
+echo "Float32 matmuls of that step, GFLOP/s (m x k x n)"
+for shape in 64x784x256 64x256x256 64x256x10 784x64x256 256x64x256 64x256x784; do
+  e=$(value "ember.matmul_gflops_$shape"); t=$(value "torch.matmul_gflops_$shape")
+  printf "%-36s ember %6.1f, LibTorch %6.1f, ember/LibTorch %sx\n" "$shape" "$e" "$t" "$(ratio "$e" "$t")"
+done
 rm -f "$out"

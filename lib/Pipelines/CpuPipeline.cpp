@@ -41,6 +41,10 @@ static const char *const kToLinalgSteps[] = {
     "func.func(linalg-generalize-named-ops)",
     "func.func(linalg-fuse-elementwise-ops)",
     "canonicalize",
+    // ... and the elementwise consumer of a blocked matmul (bias and
+    // activation, an SGD update) into its block writes.
+    "func.func(ember-fuse-matmul-epilogues)",
+    "canonicalize",
 };
 
 // Stage 3: buffers, loops and the LLVM dialect.
@@ -53,6 +57,10 @@ static const char *const kToLLVMSteps[] = {
     // Loops (traced while_loop/fori_loop) may yield new buffers each step.
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map allow-return-allocs-from-loops}",
+    // Loops that only write into their buffer (a blocked matmul) stop carrying
+    // it, so that a returned loop result is the allocation itself...
+    "canonicalize",
+    // ... which the caller's buffer then replaces (no copy).
     "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}",
     "canonicalize",
     // Small temporaries live on the stack: no malloc/free per op inside a

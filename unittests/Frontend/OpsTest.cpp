@@ -229,6 +229,27 @@ TEST(Ops, LargeMatmulsAreBlockedWithMaskedEdges) {
     }
 }
 
+TEST(Ops, MatmulConsumersFusedIntoTheBlocksComputeWhatEagerOpsDo) {
+  // Traced, the bias, the activation and an update run on each block of the
+  // product (ember-fuse-matmul-epilogues); eagerly each is its own kernel.
+  auto dense = [](const Tensor &x, const Tensor &w, const Tensor &b, const Tensor &c) {
+    return relu(matmul(x, w) + b) - c * 0.5f;
+  };
+  auto traced = function(dense, "dense");
+  for (auto [m, k, n] : {std::tuple{37, 53, 29}, {36, 40, 32}}) {
+    Tensor x = random_uniform({m, k}, 81, -1, 1), w = random_uniform({k, n}, 82, -1, 1);
+    Tensor b = random_uniform({n}, 83, -1, 1), c = random_uniform({m, n}, 84, -1, 1);
+    std::vector<float> got = traced(x, w, b, c).to_vector<float>(), expected = dense(x, w, b, c).to_vector<float>();
+    ASSERT_EQ(got.size(), expected.size());
+    for (size_t i = 0; i < got.size(); ++i)
+      ASSERT_NEAR(got[i], expected[i], 1e-5) << m << " " << i;
+  }
+  std::string ir = traced.ir_stages(random_uniform({37, 53}, 1), random_uniform({53, 29}, 2),
+                                    random_uniform({29}, 3), random_uniform({37, 29}, 4))
+                       .linalg;
+  EXPECT_EQ(ir.find("linalg.generic"), std::string::npos) << ir;
+}
+
 TEST(Ops, TransposedMatmulOperandsAreReadInPlace) {
   // Traced, a transpose feeding a large matmul folds into it (A^T read in
   // place, B^T packed), as in the backward pass of a dense layer.

@@ -37,6 +37,29 @@ def OutlineLoopNestsPass : Pass<"ember-outline-loop-nests", "::mlir::ModuleOp"> 
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def FuseMatmulEpiloguesPass : Pass<"ember-fuse-matmul-epilogues", "::mlir::func::FuncOp"> {
+  let summary = "Fuse the elementwise consumer of a blocked matmul into its block writes";
+  let description = [{
+    A register-blocked matmul (convert-ember-to-linalg marks its loop nest
+    `ember.blocked_matmul` and its block write `ember.matmul_block_write`)
+    whose only user is an elementwise `linalg.generic` of the same shape and
+    type (a bias and activation, an SGD update, a ReLU's backward mask)
+    applies that generic to each block of accumulators while they are still
+    in registers: the generic's other inputs are read block by block (with
+    its broadcasts), its body runs on vectors, and the result is written
+    once instead of writing the product and reading it back.
+
+    ```mlir
+    %c = scf.for ... {ember.blocked_matmul} // ... vector.transfer_write %acc, ...
+    %r = linalg.generic ... ins(%c, %bias) { addf, maximumf }
+    // becomes
+    %r = scf.for ... // ... %b = vector.transfer_read %bias ...; %v = addf %acc, %b;
+                     //     %w = maximumf %v, ...; vector.transfer_write %w, ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect"];
+}
+
 def AutodiffPass : Pass<"ember-autodiff", "::mlir::ModuleOp"> {
   let summary = "Reverse-mode differentiation of functions marked ember.differentiate";
   let description = [{

@@ -825,15 +825,18 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
                 block = vector::InsertOp::create(ib, loc, reduction.getResult(r), block, r);
               // Rows past the end are skipped (a branch per row, no masks);
               // columns are masked only when the last panel is partial.
-              Value written = vector::TransferWriteOp::create(
-                                  ib, loc, block, rowArgs[0], ValueRange{i, j},
-                                  AffineMap::getMultiDimIdentityMap(2, ib.getContext()),
-                                  ArrayRef<bool>{m % kRows == 0, n % columns == 0})
-                                  .getResult();
+              auto write = vector::TransferWriteOp::create(
+                  ib, loc, block, rowArgs[0], ValueRange{i, j},
+                  AffineMap::getMultiDimIdentityMap(2, ib.getContext()),
+                  ArrayRef<bool>{m % kRows == 0, n % columns == 0});
+              // Where ember-fuse-matmul-epilogues applies a consumer.
+              write->setAttr("ember.matmul_block_write", ib.getUnitAttr());
+              Value written = write.getResult();
               scf::YieldOp::create(ib, loc, written);
             });
         scf::YieldOp::create(jb, loc, rows.getResult(0));
       });
+  panels->setAttr("ember.blocked_matmul", b.getUnitAttr());
   return panels.getResult(0);
 }
 

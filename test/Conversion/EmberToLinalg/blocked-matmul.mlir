@@ -33,7 +33,7 @@ func.func @long_panels(%a: tensor<8x300xf32>, %b: tensor<300x32xf32>) -> tensor<
 // CHECK-SAME:      %[[A:.*]]: tensor<36x40xf32>, %[[B:.*]]: tensor<40x32xf32>
 // CHECK-NOT:     linalg.generic
 // CHECK:               vector.transfer_read %[[B]]{{.*}} {in_bounds = [true]} : tensor<40x32xf32>, vector<16xf32>
-// CHECK:             vector.transfer_write {{.*}} {in_bounds = [true, true]} : vector<6x16xf32>, tensor<36x32xf32>
+// CHECK:             vector.transfer_write {{.*}} {ember.matmul_block_write, in_bounds = [true, true]} : vector<6x16xf32>, tensor<36x32xf32>
 func.func @whole_panels(%a: tensor<36x40xf32>, %b: tensor<40x32xf32>) -> tensor<36x32xf32> {
   %0 = ember.matmul %a, %b : tensor<36x40xf32>, tensor<40x32xf32> -> tensor<36x32xf32>
   return %0 : tensor<36x32xf32>

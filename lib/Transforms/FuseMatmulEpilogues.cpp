@@ -1,0 +1,186 @@
+//===- FuseMatmulEpilogues.cpp - consumers applied to matmul blocks -------===//
+//
+// A blocked matmul writes each block of C from vector accumulators. When C's
+// only user is an elementwise linalg.generic, that generic runs on the block
+// (its body on vectors, its other inputs read block by block) before the one
+// write, so the product never goes to memory and back.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ember/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::ember {
+#define GEN_PASS_DEF_FUSEMATMULEPILOGUESPASS
+#include "ember/Transforms/Passes.h.inc"
+} // namespace mlir::ember
+
+using namespace mlir;
+
+namespace {
+
+/// How an input of the consumer is read for the block at (i, j): the
+/// generic's indexing map gives, for each of the input's dims, the loop dim
+/// it follows (`dims`, -1 for a broadcast size-1 dim, read at 0).
+struct BlockRead {
+  SmallVector<int> dims;
+  AffineMap permutation; // input dims -> block dims (constant 0: broadcast)
+};
+
+std::optional<BlockRead> blockRead(AffineMap map) {
+  if (map.getNumDims() != 2 || map.getNumSymbols() != 0)
+    return std::nullopt;
+  MLIRContext *context = map.getContext();
+  BlockRead read;
+  SmallVector<AffineExpr> vectorDims(2, getAffineConstantExpr(0, context));
+  SmallVector<bool> found(2, false);
+  for (auto [position, expr] : llvm::enumerate(map.getResults())) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+      unsigned d = dim.getPosition();
+      if (found[d])
+        return std::nullopt; // a diagonal
+      found[d] = true;
+      read.dims.push_back(static_cast<int>(d));
+      vectorDims[d] = getAffineDimExpr(position, context);
+    } else if (auto constant = dyn_cast<AffineConstantExpr>(expr);
+               constant && constant.getValue() == 0) {
+      read.dims.push_back(-1);
+    } else {
+      return std::nullopt;
+    }
+  }
+  read.permutation = AffineMap::get(map.getNumResults(), 0, vectorDims, context);
+  return read;
+}
+
+/// Whether `generic` can run on blocks: elementwise over C's shape, one
+/// result of C's type, no index ops, its output only written.
+bool isFusableConsumer(linalg::GenericOp generic, Value product) {
+  if (generic.getNumDpsInits() != 1 || generic.getNumResults() != 1 ||
+      generic.getResult(0).getType() != product.getType() || generic.getNumLoops() != 2 ||
+      generic.getNumReductionLoops() != 0)
+    return false;
+  OpOperand *init = generic.getDpsInitOperand(0);
+  if (!generic.getIndexingMapMatchingResult(generic->getResult(0)).isIdentity() ||
+      !generic.getMatchingBlockArgument(init).use_empty())
+    return false;
+  bool readsProduct = false;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    if (input->get() != product)
+      continue;
+    if (!generic.getMatchingIndexingMap(input).isIdentity())
+      return false;
+    readsProduct = true;
+  }
+  if (!readsProduct)
+    return false;
+  for (Operation &op : generic.getBody()->without_terminator())
+    if (isa<linalg::IndexOp>(op) || op.getNumRegions() != 0 || op.getNumResults() != 1)
+      return false;
+  return true;
+}
+
+struct FuseMatmulEpiloguesPass
+    : ember::impl::FuseMatmulEpiloguesPassBase<FuseMatmulEpiloguesPass> {
+  void runOnOperation() override {
+    SmallVector<scf::ForOp> matmuls;
+    getOperation().walk([&](scf::ForOp loop) {
+      if (loop->hasAttr("ember.blocked_matmul"))
+        matmuls.push_back(loop);
+    });
+    for (scf::ForOp matmul : matmuls)
+      fuse(matmul);
+  }
+
+  void fuse(scf::ForOp matmul) {
+    Value product = matmul.getResult(0);
+    if (!product.hasOneUse())
+      return;
+    auto consumer = dyn_cast<linalg::GenericOp>(*product.getUsers().begin());
+    if (!consumer || !isFusableConsumer(consumer, product))
+      return;
+    vector::TransferWriteOp write;
+    matmul.walk([&](vector::TransferWriteOp op) {
+      if (op->hasAttr("ember.matmul_block_write"))
+        write = op;
+    });
+    if (!write || write.getIndices().size() != 2)
+      return;
+    // The consumer's other inputs are read inside the matmul's loops, and its
+    // output becomes the loops' buffer: they must exist before the loops (an
+    // empty output made after them moves up).
+    DominanceInfo dominance(getOperation());
+    SmallVector<std::optional<BlockRead>> reads;
+    for (OpOperand *input : consumer.getDpsInputOperands()) {
+      reads.push_back(input->get() == product ? std::nullopt
+                                              : blockRead(consumer.getMatchingIndexingMap(input)));
+      if (input->get() != product &&
+          (!reads.back() || !dominance.properlyDominates(input->get(), matmul)))
+        return;
+    }
+    Value output = consumer.getDpsInits()[0];
+    auto empty = output.getDefiningOp<tensor::EmptyOp>();
+    if (!dominance.properlyDominates(output, matmul) &&
+        !(empty && empty->getNumOperands() == 0 && empty->getBlock() == matmul->getBlock()))
+      return;
+    if (!dominance.properlyDominates(output, matmul))
+      empty->moveBefore(matmul);
+
+    Location loc = consumer.getLoc();
+    OpBuilder b(write);
+    auto blockType = cast<VectorType>(write.getVector().getType());
+    auto vectorOf = [&](Type scalar) { return VectorType::get(blockType.getShape(), scalar); };
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    SmallVector<Value> blockIndices(write.getIndices());
+    SmallVector<bool> blockInBounds(write.getInBoundsValues());
+    IRMapping mapping;
+    Block *body = consumer.getBody();
+    for (auto [input, read] : llvm::zip(consumer.getDpsInputOperands(), reads)) {
+      BlockArgument argument = consumer.getMatchingBlockArgument(input);
+      if (input->get() == product) {
+        mapping.map(argument, write.getVector());
+        continue;
+      }
+      SmallVector<Value> indices;
+      SmallVector<bool> inBounds(2, true); // broadcast dims are in bounds
+      for (int d : read->dims) {
+        indices.push_back(d < 0 ? zero : blockIndices[d]);
+        if (d >= 0)
+          inBounds[d] = blockInBounds[d];
+      }
+      Type element = argument.getType();
+      Value padding = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+      mapping.map(argument, vector::TransferReadOp::create(b, loc, vectorOf(element), input->get(),
+                                                           indices, read->permutation, padding,
+                                                           /*mask=*/Value(),
+                                                           b.getBoolArrayAttr(inBounds)));
+    }
+    // The body on vectors: each op with its scalar types made block-shaped;
+    // scalars from outside the body are broadcast, constants splatted.
+    for (Operation &op : body->without_terminator()) {
+      if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+        auto splat = SplatElementsAttr::get(vectorOf(constant.getType()), constant.getValue());
+        mapping.map(constant.getResult(), arith::ConstantOp::create(b, loc, splat));
+        continue;
+      }
+      for (Value operand : op.getOperands())
+        if (!mapping.contains(operand) && operand.getParentBlock() != body)
+          mapping.map(operand,
+                      vector::BroadcastOp::create(b, loc, vectorOf(operand.getType()), operand));
+      Operation *clone = b.clone(op, mapping);
+      for (Value result : clone->getResults())
+        result.setType(vectorOf(result.getType()));
+    }
+    write.getValueToStoreMutable().assign(mapping.lookupOrDefault(body->getTerminator()->getOperand(0)));
+    write->removeAttr("ember.matmul_block_write");
+    // C's buffer is now the consumer's output.
+    matmul.getInitArgsMutable()[0].assign(output);
+    consumer.getResult(0).replaceAllUsesWith(product);
+    consumer.erase();
+  }
+};
+} // namespace

@@ -1,0 +1,48 @@
+// RUN: ember-opt %s --convert-ember-to-linalg --canonicalize --linalg-generalize-named-ops --linalg-fuse-elementwise-ops --ember-fuse-matmul-epilogues --canonicalize | FileCheck %s
+
+// Bias and ReLU run on each block of accumulators: the bias is read block by
+// block (broadcast over the rows), the product is never written on its own.
+// CHECK-LABEL: func.func @dense_relu(
+// CHECK-SAME:      %[[A:.*]]: tensor<37x53xf32>, %[[B:.*]]: tensor<53x32xf32>, %[[BIAS:.*]]: tensor<32xf32>
+// CHECK-NOT:     linalg.generic
+// CHECK:         scf.for
+// CHECK:             vector.fma
+// CHECK:           %[[BLOCK:.*]] = vector.from_elements
+// CHECK:           %[[B2:.*]] = vector.transfer_read %[[BIAS]]{{.*}}permutation_map = #{{.*}}} : tensor<32xf32>, vector<6x16xf32>
+// CHECK:           %[[SUM:.*]] = arith.addf %[[BLOCK]], %[[B2]] : vector<6x16xf32>
+// CHECK:           %[[RELU:.*]] = arith.maximumf %[[SUM]], %{{.*}} : vector<6x16xf32>
+// CHECK:           vector.transfer_write %[[RELU]]
+// CHECK-NOT:     linalg.generic
+func.func @dense_relu(%a: tensor<37x53xf32>, %b: tensor<53x32xf32>, %bias: tensor<32xf32>) -> tensor<37x32xf32> {
+  %0 = ember.matmul %a, %b : tensor<37x53xf32>, tensor<53x32xf32> -> tensor<37x32xf32>
+  %1 = ember.broadcast_to %bias : tensor<32xf32> -> tensor<37x32xf32>
+  %2 = ember.add %0, %1 : tensor<37x32xf32>
+  %3 = ember.relu %2 : tensor<37x32xf32>
+  return %3 : tensor<37x32xf32>
+}
+
+// An SGD update of the weights by their gradient x^T @ dz: w - 0.1 * g.
+// CHECK-LABEL: func.func @sgd_update(
+// CHECK-SAME:      %[[W:.*]]: tensor<48x32xf32>
+// CHECK-NOT:     linalg.generic
+// CHECK:           vector.transfer_read %[[W]]
+// CHECK:           arith.mulf {{.*}} : vector<6x16xf32>
+// CHECK:           arith.subf {{.*}} : vector<6x16xf32>
+func.func @sgd_update(%w: tensor<48x32xf32>, %x: tensor<64x48xf32>, %dz: tensor<64x32xf32>) -> tensor<48x32xf32> {
+  %xt = ember.transpose %x permutation = [1, 0] : tensor<64x48xf32> -> tensor<48x64xf32>
+  %g = ember.matmul %xt, %dz : tensor<48x64xf32>, tensor<64x32xf32> -> tensor<48x32xf32>
+  %lr = ember.constant dense<0.1> : tensor<48x32xf32>
+  %step = ember.mul %g, %lr : tensor<48x32xf32>
+  %new = ember.sub %w, %step : tensor<48x32xf32>
+  return %new : tensor<48x32xf32>
+}
+
+// A product used twice keeps its own write; so does one whose consumer
+// reduces.
+// CHECK-LABEL: func.func @used_twice(
+// CHECK:         linalg.generic
+func.func @used_twice(%a: tensor<37x53xf32>, %b: tensor<53x32xf32>) -> (tensor<37x32xf32>, tensor<37x32xf32>) {
+  %0 = ember.matmul %a, %b : tensor<37x53xf32>, tensor<53x32xf32> -> tensor<37x32xf32>
+  %1 = ember.relu %0 : tensor<37x32xf32>
+  return %0, %1 : tensor<37x32xf32>, tensor<37x32xf32>
+}
