@@ -26,8 +26,13 @@ out=$(mktemp)
   env "${peer_env[@]}" "$build/bin/torch_bench"
   "$build/bin/ember_bench"
   "$build/bin/function_bench"
-  "$build/bin/train_bench"
   "$build/bin/matmul_bench"
+  # The training step, alternating with LibTorch's so that both see the same
+  # load; the figures are the medians of 5 rounds, the ratios per round.
+  for round in 1 2 3 4 5; do
+    env "${peer_env[@]}" "$build/bin/torch_bench" mlp | sed "s/^/round$round./"
+    "$build/bin/train_bench" | sed "s/^/round$round./"
+  done
   "$build/bin/hand_loops"
   cacheOnly=$(mktemp -d)
   EMBER_CACHE_DIR=$cacheOnly "$build/bin/cache_bench" # compiles, fills the cache
@@ -37,6 +42,13 @@ out=$(mktemp)
 rm -rf "$cache"
 
 value() { awk -v k="$1" '$1 == k { print $2 }' "$out"; }
+# The median over the rounds of `name`, or of the ratio `name` / `peer`.
+median() {
+  for round in 1 2 3 4 5; do
+    a=$(value "round$round.$1")
+    if [ -n "${2:-}" ]; then awk -v a="$a" -v b="$(value "round$round.$2")" 'BEGIN { print a / b }'; else echo "$a"; fi
+  done | sort -g | sed -n 3p
+}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 echo "CPU: $cpu; AVX-512: $(grep -q avx512f /proc/cpuinfo && echo yes || echo no)"
@@ -66,13 +78,15 @@ printf "%-36s traced/hand %sx, LibTorch/traced %sx\n" "" "$(ratio "$ct" "$ch")" 
 printf "%-36s %.1f ms compiling, %.1f ms from the disk cache (second process)\n" "first call of power() in a process" \
   "$(value ember.first_call_compiled)" "$(value ember.first_call_disk_cache)"
 echo
-echo "Training (issue 4): MLP 784-256-256-10, batch 64, SGD step"
-mt=$(value ember.mlp_traced_step); mg=$(value ember.mlp_tape_step); mT=$(value torch.mlp_step)
-mu=$(value ember.mlp_grad_eager_update_step)
+echo "Training (issue 4): MLP 784-256-256-10, batch 64, SGD step (medians of 5 alternating rounds)"
+mt=$(median ember.mlp_traced_step); mg=$(median ember.mlp_tape_step); mT=$(median torch.mlp_step)
+mu=$(median ember.mlp_grad_eager_update_step)
 printf "%-36s traced %.2f ms, tape %.2f ms, LibTorch autograd %.2f ms\n" "step time" "$mt" "$mg" "$mT"
-printf "%-36s traced/LibTorch %sx, tape/LibTorch %sx, compiles after the first tape step: %.0f\n" "" \
-  "$(ratio "$mt" "$mT")" "$(ratio "$mg" "$mT")" "$(value ember.mlp_tape_compiles_after_first_step)"
-printf "%-36s %.2f ms (%sx LibTorch)\n" "value_and_grad, then eager update" "$mu" "$(ratio "$mu" "$mT")"
+printf "%-36s traced/LibTorch %.2fx, tape/LibTorch %.2fx, compiles after the first tape step: %.0f\n" "" \
+  "$(median ember.mlp_traced_step torch.mlp_step)" "$(median ember.mlp_tape_step torch.mlp_step)" \
+  "$(median ember.mlp_tape_compiles_after_first_step)"
+printf "%-36s %.2f ms (%.2fx LibTorch)\n" "value_and_grad, then eager update" "$mu" \
+  "$(median ember.mlp_grad_eager_update_step torch.mlp_step)"
 echo
 echo "Float32 matmuls of that step, GFLOP/s (m x k x n)"
 for shape in 64x784x256 64x256x256 64x256x10 784x64x256 256x64x256 64x256x784; do
