@@ -61,6 +61,7 @@ tools = [
     ToolSubst("b1_gradient_tape", unresolved="fatal"),
     ToolSubst("b3_line_search", unresolved="fatal"),
     ToolSubst("b4_custom_gradient", unresolved="fatal"),
+    ToolSubst("b5_higher_order", unresolved="fatal"),
     ToolSubst("c1_linear_regression", unresolved="fatal"),
     ToolSubst("d1_traced_function", unresolved="fatal"),
     ToolSubst("d6_control_flow", unresolved="fatal"),

@@ -1,0 +1,47 @@
+// Story B5: stop_gradient, and gradients of gradients — traced (grad of grad,
+// a Hessian-vector product through matmul) and on nested GradientTapes.
+#include "ember/ember.h"
+
+#include <iostream>
+
+using namespace ember;
+
+int main() {
+  // f(x) = sum(x^3): f' = 3x^2, f'' = 6x, f''' = 6.
+  auto f = [](const Tensor &x) { return reduce_sum(x * x * x); };
+  auto df = grad(f, "f");
+  auto d2f = grad([&](const Tensor &x) { return reduce_sum(df(x)[0]); }, "df");
+  auto d3f = grad([&](const Tensor &x) { return reduce_sum(d2f(x)[0]); }, "d2f");
+  Tensor x({1.f, 2.f, 3.f});
+  std::cout << "f'(x)   = " << df(x)[0].values_string() << "\n";
+  std::cout << "f''(x)  = " << d2f(x)[0].values_string() << "\n";
+  std::cout << "f'''(x) = " << d3f(x)[0].values_string() << "\n";
+
+  // The same with tapes: the outer tape records the inner tape's gradient.
+  Variable v(x, "v");
+  GradientTape outer;
+  std::vector<Tensor> first;
+  {
+    GradientTape inner;
+    first = inner.gradient(reduce_sum(v * v * v), std::vector<Variable>{v});
+  }
+  std::cout << "tapes: f''(x) = "
+            << outer.gradient(reduce_sum(first[0]), std::vector<Variable>{v})[0].values_string() << "\n";
+
+  // A Hessian-vector product of a layer's loss with respect to its weights:
+  // d/dW <dL/dW, u>, for L(W) = sum(relu(x @ W)^2) / 2 (Hessian = x^T x per
+  // active column).
+  Tensor input({{1.f, 2.f}, {3.f, 4.f}}), w({{1.f, -1.f}, {0.5f, 1.f}}), u({{1.f, 0.f}, {0.f, 1.f}});
+  auto loss = [](const Tensor &w, const Tensor &x) {
+    Tensor h = relu(matmul(x, w));
+    return reduce_sum(h * h) * 0.5f;
+  };
+  auto gradient = grad(loss, Argnums{0}, "layer");
+  auto hvp = grad([&](const Tensor &w, const Tensor &x) { return reduce_sum(gradient(w, x)[0] * u); },
+                  Argnums{0}, "layer_hvp");
+  std::cout << "Hessian-vector product: " << hvp(w, input)[0].values_string() << "\n";
+
+  // stop_gradient: x * stop_gradient(x) differentiates as x * c.
+  auto stopped = grad([](const Tensor &x) { return reduce_sum(x * stop_gradient(x)); }, "stopped");
+  std::cout << "d/dx sum(x * stop_gradient(x)) = " << stopped(x)[0].values_string() << "\n";
+}
