@@ -59,6 +59,20 @@ static void initializeNativeTarget() {
   });
 }
 
+/// The width of the host's vector registers, which blocked matmuls are
+/// sized to (the disk cache's key holds the CPU features it follows from).
+static unsigned hostVectorBits() {
+  static const unsigned bits = [] {
+    llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+    if (features.lookup("avx512f"))
+      return 512u;
+    if (features.lookup("avx"))
+      return 256u;
+    return 128u;
+  }();
+  return bits;
+}
+
 static std::unique_ptr<llvm::TargetMachine> hostTargetMachine(std::string &error) {
   initializeNativeTarget();
   auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
@@ -342,7 +356,7 @@ ember::jit::compileModule(ModuleOp module, std::string &error,
   static constexpr llvm::StringLiteral kStageNames[] = {"optimized", "linalg", "llvm"};
   for (auto [stage, name] : llvm::zip(kLoweringStages, kStageNames)) {
     PassManager pm(module.getContext());
-    if (failed(ember::buildStagePipeline(pm, stage))) {
+    if (failed(ember::buildStagePipeline(pm, stage, hostVectorBits()))) {
       error += "internal error: cannot build the ember-lower-to-llvm pipeline";
       return nullptr;
     }

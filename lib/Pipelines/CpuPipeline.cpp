@@ -123,25 +123,43 @@ const std::string &ember::lowerToLLVMPipelineText() {
   return text;
 }
 
-LogicalResult ember::buildStagePipeline(OpPassManager &pm, LoweringStage stage) {
-  return parsePassPipeline(stageSteps(stage), pm);
+LogicalResult ember::buildStagePipeline(OpPassManager &pm, LoweringStage stage,
+                                       unsigned vectorBits) {
+  std::string steps = stageSteps(stage);
+  if (stage == LoweringStage::Linalg && vectorBits != 256) {
+    llvm::StringRef pass = "convert-ember-to-linalg";
+    steps.insert(steps.find(pass.str()) + pass.size(),
+                 "{vector-bits=" + std::to_string(vectorBits) + "}");
+  }
+  return parsePassPipeline(steps, pm);
 }
 
-LogicalResult ember::buildLowerToLLVMPipeline(OpPassManager &pm) {
+LogicalResult ember::buildLowerToLLVMPipeline(OpPassManager &pm, unsigned vectorBits) {
   for (LoweringStage stage : kLoweringStages)
-    if (failed(buildStagePipeline(pm, stage)))
+    if (failed(buildStagePipeline(pm, stage, vectorBits)))
       return failure();
   return success();
 }
+
+namespace {
+struct LowerToLLVMOptions : PassPipelineOptions<LowerToLLVMOptions> {
+  Option<unsigned> vectorBits{*this, "vector-bits",
+                              llvm::cl::desc("Width of the target's vector registers (the JIT "
+                                             "uses the host's: 512 with AVX-512)"),
+                              llvm::cl::init(256)};
+};
+} // namespace
 
 void ember::registerPipelines() {
   PassPipelineRegistration<>(
       "ember-optimize",
       "Graph optimizations on ember ops: inline, fold and prune (canonicalize), CSE",
       [](OpPassManager &pm) { (void)ember::buildStagePipeline(pm, LoweringStage::Optimized); });
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<LowerToLLVMOptions>(
       "ember-lower-to-llvm",
       "Lower a module of ember, func, arith, tensor, scf and bufferization ops on "
       "tensors to the LLVM dialect",
-      [](OpPassManager &pm) { (void)ember::buildLowerToLLVMPipeline(pm); });
+      [](OpPassManager &pm, const LowerToLLVMOptions &options) {
+        (void)ember::buildLowerToLLVMPipeline(pm, options.vectorBits);
+      });
 }

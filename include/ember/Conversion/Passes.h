@@ -14,8 +14,9 @@ namespace ember {
 #define GEN_PASS_DECL
 #include "ember/Conversion/Passes.h.inc"
 
-/// Adds the patterns that lower every ember op to linalg/tensor/arith/math.
-void populateEmberToLinalgPatterns(RewritePatternSet &patterns);
+/// Adds the patterns that lower every ember op to linalg/tensor/arith/math;
+/// blocked matmuls use vector registers of `vectorBits`.
+void populateEmberToLinalgPatterns(RewritePatternSet &patterns, unsigned vectorBits = 256);
 
 #define GEN_PASS_REGISTRATION
 #include "ember/Conversion/Passes.h.inc"

@@ -24,6 +24,11 @@ def ConvertEmberToLinalgPass : Pass<"convert-ember-to-linalg"> {
     } -> tensor<4xf32>
     ```
   }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "unsigned", "256",
+           "Width of the target's vector registers: a blocked matmul's rows of "
+           "accumulators are two registers wide (256: AVX2, 512: AVX-512)">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect", "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",

@@ -24,8 +24,11 @@ enum class LoweringStage { Optimized, Linalg, LLVMDialect };
 inline constexpr LoweringStage kLoweringStages[] = {
     LoweringStage::Optimized, LoweringStage::Linalg, LoweringStage::LLVMDialect};
 
-/// Adds the passes that produce `stage` from the previous stage.
-llvm::LogicalResult buildStagePipeline(mlir::OpPassManager &pm, LoweringStage stage);
+/// Adds the passes that produce `stage` from the previous stage, for a
+/// target whose vector registers are `vectorBits` wide (blocked matmuls are
+/// sized to them; the JIT passes the host's).
+llvm::LogicalResult buildStagePipeline(mlir::OpPassManager &pm, LoweringStage stage,
+                                       unsigned vectorBits = 256);
 
 /// The textual form of `ember-lower-to-llvm`: any module mixing ember with
 /// func, arith, tensor, scf and bufferization on tensors, down to the LLVM
@@ -34,7 +37,7 @@ llvm::LogicalResult buildStagePipeline(mlir::OpPassManager &pm, LoweringStage st
 const std::string &lowerToLLVMPipelineText();
 
 /// Adds `ember-lower-to-llvm` to `pm` (a module pass manager).
-llvm::LogicalResult buildLowerToLLVMPipeline(mlir::OpPassManager &pm);
+llvm::LogicalResult buildLowerToLLVMPipeline(mlir::OpPassManager &pm, unsigned vectorBits = 256);
 
 /// Registers `ember-optimize` and `ember-lower-to-llvm` with the global
 /// pipeline registry.

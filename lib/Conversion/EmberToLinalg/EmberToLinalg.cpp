@@ -734,10 +734,12 @@ static MatmulOperand matmulOperand(ConversionPatternRewriter &rewriter, Value or
 /// row), so any size works. The loops stay on tensors; bufferization makes
 /// them write C in place.
 static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, MatmulOperand rhs,
-                              RankedTensorType resultType) {
+                              RankedTensorType resultType, unsigned vectorBits) {
+  // 6 rows of two registers: 12 accumulators, two B vectors and a broadcast
+  // of A fit the 16 registers of AVX2 (AVX-512 has room to spare).
   constexpr int64_t kRows = 6;
   Type element = resultType.getElementType();
-  int64_t columns = element.isF64() ? 8 : 16;
+  int64_t columns = 2 * std::max<int64_t>(1, vectorBits / element.getIntOrFloatBitWidth());
   int64_t m = resultType.getDimSize(0), n = resultType.getDimSize(1);
   int64_t k = cast<RankedTensorType>(lhs.stored.getType()).getDimSize(lhs.transposed ? 0 : 1);
   auto vectorType = VectorType::get({columns}, element);
@@ -841,7 +843,9 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
 }
 
 struct MatmulLowering : OpConversionPattern<MatmulOp> {
-  using OpConversionPattern::OpConversionPattern;
+  MatmulLowering(MLIRContext *context, unsigned vectorBits)
+      : OpConversionPattern(context), vectorBits(vectorBits) {}
+  unsigned vectorBits;
   LogicalResult matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = op.getType();
@@ -853,7 +857,8 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     Value result =
         large ? emitBlockedMatmul(rewriter, op.getLoc(),
                                   matmulOperand(rewriter, op.getLhs(), adaptor.getLhs()),
-                                  matmulOperand(rewriter, op.getRhs(), adaptor.getRhs()), type)
+                                  matmulOperand(rewriter, op.getRhs(), adaptor.getRhs()), type,
+                                  vectorBits)
               : emitMatmul(rewriter, op.getLoc(), adaptor.getLhs(), adaptor.getRhs(), type);
     rewriter.replaceOp(op, result);
     return success();
@@ -862,12 +867,13 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
 
 struct ConvertEmberToLinalgPass
     : ember::impl::ConvertEmberToLinalgPassBase<ConvertEmberToLinalgPass> {
+  using ConvertEmberToLinalgPassBase::ConvertEmberToLinalgPassBase;
   void runOnOperation() override {
     ConversionTarget target(getContext());
     target.addIllegalDialect<EmberDialect>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());
-    populateEmberToLinalgPatterns(patterns);
+    populateEmberToLinalgPatterns(patterns, vectorBits);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       signalPassFailure();
   }
@@ -875,7 +881,8 @@ struct ConvertEmberToLinalgPass
 
 } // namespace
 
-void mlir::ember::populateEmberToLinalgPatterns(RewritePatternSet &patterns) {
+void mlir::ember::populateEmberToLinalgPatterns(RewritePatternSet &patterns,
+                                                unsigned vectorBits) {
   MLIRContext *context = patterns.getContext();
   patterns.add<ElementwiseToGeneric<AddOp>, ElementwiseToGeneric<SubOp>,
                ElementwiseToGeneric<MulOp>, ElementwiseToGeneric<DivOp>,
@@ -893,8 +900,9 @@ void mlir::ember::populateEmberToLinalgPatterns(RewritePatternSet &patterns) {
                ElementwiseToGeneric<CosOp>, ElementwiseToGeneric<NotOp>,
                ElementwiseToGeneric<CastOp>>(context);
   patterns.add<ConstantLowering, CustomGradientLowering, PrintLowering, BroadcastToLowering, ReshapeLowering, TransposeLowering,
-               SliceLowering, ConcatLowering, GatherLowering, ArgMaxLowering, MatmulLowering,
+               SliceLowering, ConcatLowering, GatherLowering, ArgMaxLowering,
                ReduceLowering<ReduceSumOp>, ReduceLowering<ReduceMaxOp>,
                ReduceLowering<ReduceMinOp>, ReduceLowering<ReduceProdOp>,
                ReduceLowering<ReduceMeanOp>>(context);
+  patterns.add<MatmulLowering>(context, vectorBits);
 }

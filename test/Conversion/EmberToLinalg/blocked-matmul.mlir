@@ -1,4 +1,5 @@
 // RUN: ember-opt %s --convert-ember-to-linalg | FileCheck %s
+// RUN: ember-opt %s --convert-ember-to-linalg=vector-bits=512 | FileCheck %s --check-prefix=AVX512
 
 // A large float matmul, panel by panel of 16 columns: 6-row blocks of
 // 16-wide vector accumulators over k, written once per block. 29 columns do
@@ -15,6 +16,10 @@
 // CHECK:               vector.transfer_read %[[PANEL]]{{.*}} {in_bounds = [true]} : tensor<53x16xf32>, vector<16xf32>
 // CHECK-COUNT-6:       vector.fma
 // CHECK:             vector.transfer_write %{{.*}} : vector<6x16xf32>, tensor<37x29xf32>
+// With 512-bit registers (AVX-512) the rows are 32 floats wide.
+// AVX512-LABEL: func.func @large(
+// AVX512:         %{{.*}}:6 = scf.for {{.*}} -> (vector<32xf32>, vector<32xf32>
+// AVX512:         vector.transfer_write %{{.*}} : vector<6x32xf32>, tensor<37x29xf32>
 func.func @large(%a: tensor<37x53xf32>, %b: tensor<53x29xf32>) -> tensor<37x29xf32> {
   %0 = ember.matmul %a, %b : tensor<37x53xf32>, tensor<53x29xf32> -> tensor<37x29xf32>
   return %0 : tensor<37x29xf32>
