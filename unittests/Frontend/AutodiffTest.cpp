@@ -320,3 +320,18 @@ TEST(Autodiff, ValueAndGradInsideATracedTrainingStep) {
   for (size_t i = 0; i < updated.size(); ++i)
     EXPECT_NEAR(updated[i], expected[i], 1e-12) << i;
 }
+
+TEST(Autodiff, InnerGradientsOfClosuresOverOuterValues) {
+  // As in JAX: the inner function closes over the outer argument w; its
+  // gradient with respect to u is w, and the outer gradient of sum(w) is 1
+  // (the captured w is differentiated through, not taken as a constant).
+  auto outer = grad(
+      [](const Tensor &w, const Tensor &x) {
+        auto inner = grad([&](const Tensor &u) { return reduce_sum(u * w * w); }, "inner");
+        return reduce_sum(inner(x)[0]);
+      },
+      Argnums{0}, "outer");
+  // d/dw sum(w^2) = 2w.
+  EXPECT_EQ(outer(Tensor({1.f, -2.f}), Tensor({5.f, 7.f}))[0].to_vector<float>(),
+            (std::vector<float>{2, -4}));
+}
