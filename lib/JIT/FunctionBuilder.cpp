@@ -622,6 +622,11 @@ bool FunctionBuilder::addGradientCall(int function, std::span<const int> operand
                                       std::vector<TensorSpec> &resultTypes, std::string &error) {
   Impl &impl = *impl_;
   DiagnosticCollector collector(impl.context, error);
+  for (int64_t index : wrt)
+    if (index < 0 || index >= static_cast<int64_t>(operands.size())) {
+      error += "internal error: differentiating with respect to a missing argument";
+      return false;
+    }
   Location loc = locationOf(impl.context, where);
   OpBuilder mb(&impl.context);
   mb.setInsertionPointToEnd(impl.module->getBody());
@@ -654,13 +659,8 @@ bool FunctionBuilder::addGradientCall(int function, std::span<const int> operand
 
   SmallVector<Type> vjpInputs(entry.getArgumentTypes()), vjpResults(returnTypes);
   vjpInputs.append(returnTypes.begin(), returnTypes.end());
-  for (int64_t index : wrt) {
-    if (index < 0 || index >= static_cast<int64_t>(operands.size())) {
-      error += "internal error: differentiating with respect to a missing argument";
-      return false;
-    }
+  for (int64_t index : wrt)
     vjpResults.push_back(entry.getArgument(index).getType());
-  }
   auto vjp = func::FuncOp::create(mb, loc, name + "_vjp", mb.getFunctionType(vjpInputs, vjpResults));
   vjp.setPrivate();
 
@@ -698,6 +698,13 @@ int FunctionBuilder::giveForwardValue(int value) {
     return -1;
   op->setAttr("ember.forward_value",
               IntegerAttr::get(IntegerType::get(&impl.context, 64), impl.givenForwardValues));
+  // Listed on the function too: clean-ups before ember-autodiff may fold the
+  // op away, and the derivative must still take every value it is given.
+  SmallVector<Attribute> types;
+  if (auto listed = impl.func->getAttrOfType<ArrayAttr>("ember.forward_value_types"))
+    types.assign(listed.begin(), listed.end());
+  types.push_back(TypeAttr::get(op->getResult(0).getType()));
+  impl.func->setAttr("ember.forward_value_types", ArrayAttr::get(&impl.context, types));
   return impl.givenForwardValues++;
 }
 

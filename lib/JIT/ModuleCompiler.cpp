@@ -215,6 +215,10 @@ const std::string &compilerIdentity() {
   return identity;
 }
 
+/// malloc for compiled code, from the same cache as its aligned_alloc, so
+/// that the one `free` it calls is right for either.
+void *scratchMalloc(size_t size) { return emberrt_scratch_allocate(16, size); }
+
 /// EMBER_PERF_MAP=1: appends every linked function (internal ones too, e.g.
 /// outlined loop nests) to /tmp/perf-<pid>.map, so that `perf report` names
 /// compiled code instead of showing raw addresses.
@@ -280,6 +284,7 @@ std::unique_ptr<ember::jit::Executable> link(std::unique_ptr<llvm::MemoryBuffer>
   // caller-provided) come from the runtime's per-thread cache, so a function
   // called in a loop does not map and unmap its large temporaries each time.
   provide("aligned_alloc", &emberrt_scratch_allocate);
+  provide("malloc", &scratchMalloc); // not emitted today; must pair with free
   provide("free", &emberrt_scratch_free);
   provide("emberrt_print_i1", &emberrt_print_i1);
   provide("emberrt_print_i32", &emberrt_print_i32);

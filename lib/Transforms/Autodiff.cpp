@@ -29,6 +29,10 @@ constexpr llvm::StringLiteral kDifferentiate = "ember.differentiate";
 /// recorded it while running eagerly) and passes it to the derivative as its
 /// extra argument number N, after the cotangents, instead of recomputing it.
 constexpr llvm::StringLiteral kForwardValue = "ember.forward_value";
+/// On the function: the types of all the values the caller gives, in order.
+constexpr llvm::StringLiteral kForwardValueTypes = "ember.forward_value_types";
+/// On a generated derivative (what a caller's derivative calls get inlined from).
+constexpr llvm::StringLiteral kDerivative = "ember.derivative";
 
 bool isFloatTensor(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
@@ -89,7 +93,7 @@ struct AutodiffPass : ember::impl::AutodiffPassBase<AutodiffPass> {
       func.walk([&](func::CallOp call) { calls.push_back(call); });
       for (func::CallOp call : calls) {
         auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
-        if (!callee || callee.isExternal() || !call.getCallee().ends_with("_vjp"))
+        if (!callee || callee.isExternal() || !callee->hasAttr(kDerivative))
           continue;
         if (!callee.getBody().hasOneBlock())
           return call.emitOpError("calls a derivative that is not a single block");
@@ -399,14 +403,19 @@ struct AutodiffPass : ember::impl::AutodiffPassBase<AutodiffPass> {
     for (int64_t index : wrt)
       outputs.push_back(type.getInput(index));
     // Forward values given by the caller: numbered 0..n-1, one result each.
+    // With `ember.forward_value_types` on the function the caller passes one
+    // value of each listed type, whether or not its op survived the
+    // clean-ups before this pass (a folded-away op's value goes unused).
     Block &original = func.getBody().front();
-    SmallVector<Operation *> given;
+    auto givenTypes = func->getAttrOfType<ArrayAttr>(kForwardValueTypes);
+    SmallVector<Operation *> given(givenTypes ? givenTypes.size() : 0);
     for (Operation &op : original.without_terminator()) {
       auto number = op.getAttrOfType<IntegerAttr>(kForwardValue);
       if (!number)
         continue;
       uint64_t n = number.getValue().getZExtValue();
-      if (op.getNumResults() != 1 || n >= original.getOperations().size())
+      if (op.getNumResults() != 1 ||
+          n >= (givenTypes ? givenTypes.size() : original.getOperations().size()))
         return op.emitOpError() << "has " << kForwardValue
                                 << " but is not a single-result op numbered within the function";
       if (given.size() <= n)
@@ -416,9 +425,14 @@ struct AutodiffPass : ember::impl::AutodiffPassBase<AutodiffPass> {
       given[n] = &op;
     }
     for (auto [n, op] : llvm::enumerate(given)) {
-      if (!op)
+      Type listed = givenTypes ? cast<TypeAttr>(givenTypes[n]).getValue() : Type();
+      if (!op && !listed)
         return func.emitError() << kForwardValue << " " << n << " is missing";
-      inputs.push_back(op->getResult(0).getType());
+      if (op && listed && op->getResult(0).getType() != listed)
+        return op->emitOpError() << "has " << kForwardValue << " " << n << " of type "
+                                 << op->getResult(0).getType() << " but the function lists "
+                                 << listed;
+      inputs.push_back(listed ? listed : op->getResult(0).getType());
     }
 
     auto vjpType = FunctionType::get(context, inputs, outputs);
@@ -432,12 +446,14 @@ struct AutodiffPass : ember::impl::AutodiffPassBase<AutodiffPass> {
     OpBuilder b(context);
     b.setInsertionPointAfter(func);
     auto vjp = func::FuncOp::create(b, loc, name, vjpType);
+    vjp->setAttr(kDerivative, b.getUnitAttr());
     if (declared) { // only wanted for its derivative: both go once inlined
       vjp.setPrivate();
       func.setPrivate();
     }
     for (NamedAttribute attr : func->getAttrs())
-      if (attr.getName() != kDifferentiate && attr.getName() != func.getSymNameAttrName() &&
+      if (attr.getName() != kDifferentiate && attr.getName() != kForwardValueTypes &&
+          attr.getName() != func.getSymNameAttrName() &&
           attr.getName() != func.getFunctionTypeAttrName())
         vjp->setAttr(attr.getName(), attr.getValue());
     Block *body = vjp.addEntryBlock();
@@ -476,6 +492,8 @@ struct AutodiffPass : ember::impl::AutodiffPassBase<AutodiffPass> {
     // Values the caller gives replace their forward ops, which then go away.
     unsigned firstGiven = numArgs + type.getNumResults();
     for (auto [n, op] : llvm::enumerate(given)) {
+      if (!op)
+        continue;
       Operation *clone = mapping.lookup(op->getResult(0)).getDefiningOp();
       clone->getResult(0).replaceAllUsesWith(body->getArgument(firstGiven + n));
       clone->erase();

@@ -10,6 +10,7 @@
 #include "ember/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
@@ -78,9 +79,21 @@ bool isFusableConsumer(linalg::GenericOp generic, Value product) {
   }
   if (!readsProduct)
     return false;
-  for (Operation &op : generic.getBody()->without_terminator())
-    if (isa<linalg::IndexOp>(op) || op.getNumRegions() != 0 || op.getNumResults() != 1)
+  // Only elementwise arith and math on scalars (their vector forms are the
+  // same ops), and no integer division: lanes past the edges read padding
+  // zeros, and a vector division by zero traps.
+  for (Operation &op : generic.getBody()->without_terminator()) {
+    if (isa<arith::ConstantOp>(op))
+      continue; // splatted
+    if (!isa<arith::ArithDialect, math::MathDialect>(op.getDialect()) ||
+        !op.hasTrait<OpTrait::Elementwise>() || op.getNumResults() != 1 ||
+        isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp, arith::FloorDivSIOp,
+            arith::CeilDivSIOp, arith::CeilDivUIOp>(op))
       return false;
+    for (Type type : llvm::concat<const Type>(op.getOperandTypes(), op.getResultTypes()))
+      if (!type.isIntOrIndexOrFloat())
+        return false;
+  }
   return true;
 }
 
@@ -122,6 +135,15 @@ struct FuseMatmulEpiloguesPass
           (!reads.back() || !dominance.properlyDominates(input->get(), matmul)))
         return;
     }
+    // Scalars the body uses from outside it (constants, in practice).
+    Block *body = consumer.getBody();
+    for (Operation &op : body->without_terminator())
+      for (Value operand : op.getOperands())
+        if (operand.getParentBlock() != body && !dominance.properlyDominates(operand, matmul))
+          return;
+    Value yielded = body->getTerminator()->getOperand(0);
+    if (yielded.getParentBlock() != body && !dominance.properlyDominates(yielded, matmul))
+      return;
     Value output = consumer.getDpsInits()[0];
     auto empty = output.getDefiningOp<tensor::EmptyOp>();
     if (!dominance.properlyDominates(output, matmul) &&
@@ -138,7 +160,6 @@ struct FuseMatmulEpiloguesPass
     SmallVector<Value> blockIndices(write.getIndices());
     SmallVector<bool> blockInBounds(write.getInBoundsValues());
     IRMapping mapping;
-    Block *body = consumer.getBody();
     for (auto [input, read] : llvm::zip(consumer.getDpsInputOperands(), reads)) {
       BlockArgument argument = consumer.getMatchingBlockArgument(input);
       if (input->get() == product) {
@@ -175,7 +196,10 @@ struct FuseMatmulEpiloguesPass
       for (Value result : clone->getResults())
         result.setType(vectorOf(result.getType()));
     }
-    write.getValueToStoreMutable().assign(mapping.lookupOrDefault(body->getTerminator()->getOperand(0)));
+    Value result = mapping.lookupOrDefault(yielded);
+    if (!isa<VectorType>(result.getType())) // a value from outside the body
+      result = vector::BroadcastOp::create(b, loc, vectorOf(result.getType()), result);
+    write.getValueToStoreMutable().assign(result);
     write->removeAttr("ember.matmul_block_write");
     // C's buffer is now the consumer's output.
     matmul.getInitArgsMutable()[0].assign(output);

@@ -119,6 +119,8 @@ extern "C" void *emberrt_scratch_allocate(size_t alignment, size_t size) {
   if (alignment == 0 || (alignment & (alignment - 1)) != 0)
     return nullptr;
   size_t extra = alignment > EMBERRT_BUFFER_ALIGNMENT ? alignment : 0;
+  if (size > SIZE_MAX - extra)
+    return nullptr;
   emberrt_buffer_t *buffer;
   if (emberrt_buffer_allocate(size + extra, &buffer) != EMBERRT_OK)
     return nullptr;

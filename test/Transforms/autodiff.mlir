@@ -206,3 +206,26 @@ func.func @mismatched(%x: tensor<2xf32>) -> tensor<2xf32> attributes {ember.diff
 }
 // expected-error @+1 {{is declared as '(tensor<2xf32>) -> tensor<2xf32>' but the derivative of @mismatched is '(tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)'}}
 func.func private @mismatched_vjp(tensor<2xf32>) -> tensor<2xf32>
+
+// -----
+
+// The function lists the types of all the values its caller gives; one whose
+// op was folded away before this pass is still an argument, unused.
+// CHECK-LABEL: func.func @listed_vjp(
+// CHECK-SAME:      %{{[^:]*}}: tensor<3xf32>, %{{[^:]*}}: tensor<3xf32>, %{{[^:]*}}: tensor<3xf32>, %[[T:[^:]*]]: tensor<3xf32>)
+// CHECK-NOT:     ember.tanh
+// CHECK:         return %[[T]]
+func.func @listed(%x: tensor<3xf32>) -> tensor<3xf32>
+    attributes {ember.differentiate, ember.forward_value_types = [tensor<3xf32>, tensor<3xf32>]} {
+  %0 = ember.tanh %x {ember.forward_value = 1 : i64} : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func @listed_mismatch(%x: tensor<3xf32>) -> tensor<3xf32>
+    attributes {ember.differentiate, ember.forward_value_types = [tensor<3xf64>]} {
+  // expected-error @+1 {{'ember.tanh' op has ember.forward_value 0 of type 'tensor<3xf32>' but the function lists 'tensor<3xf64>'}}
+  %0 = ember.tanh %x {ember.forward_value = 0 : i64} : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}

@@ -37,6 +37,20 @@ func.func @sgd_update(%w: tensor<48x32xf32>, %x: tensor<64x48xf32>, %dz: tensor<
   return %new : tensor<48x32xf32>
 }
 
+// ReLU's backward: the cotangent of the product kept where the forward
+// pre-activation was positive (a compare and a select, on vectors).
+// CHECK-LABEL: func.func @relu_backward(
+// CHECK-NOT:     linalg.generic
+// CHECK:           arith.cmpf ogt, {{.*}} : vector<6x16xf32>
+// CHECK:           arith.select {{.*}} : vector<6x16xi1>, vector<6x16xf32>
+func.func @relu_backward(%dz: tensor<37x53xf32>, %w: tensor<53x32xf32>, %pre: tensor<37x32xf32>) -> tensor<37x32xf32> {
+  %dh = ember.matmul %dz, %w : tensor<37x53xf32>, tensor<53x32xf32> -> tensor<37x32xf32>
+  %zero = ember.constant dense<0.0> : tensor<37x32xf32>
+  %positive = ember.compare gt, %pre, %zero : tensor<37x32xf32>
+  %0 = ember.select %positive, %dh, %zero : tensor<37x32xi1>, tensor<37x32xf32>
+  return %0 : tensor<37x32xf32>
+}
+
 // A product used twice keeps its own write; so does one whose consumer
 // reduces.
 // CHECK-LABEL: func.func @used_twice(

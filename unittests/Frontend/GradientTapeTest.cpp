@@ -167,3 +167,14 @@ TEST(GradientTape, HessianVectorProductThroughMatmulMatchesTheTracedOne) {
   for (size_t i = 0; i < got.size(); ++i)
     EXPECT_NEAR(got[i], expected[i], 1e-12) << i;
 }
+
+TEST(GradientTape, RecordedValuesOfOpsFoldedAwayAreStillAccepted) {
+  // reshape(reshape(x)) folds to one reshape before differentiation: the
+  // value recorded for the inner one is given to the derivative and unused.
+  Variable x(Tensor({{1.f, 2.f, 3.f}, {4.f, 5.f, 6.f}}), "x");
+  GradientTape tape;
+  Tensor y = reshape(reshape(x, {6}), {3, 2});
+  Tensor t = transpose(transpose(y));
+  std::vector<Tensor> grads = tape.gradient(reduce_sum(t * t), std::vector<Variable>{x});
+  EXPECT_EQ(grads[0].to_vector<float>(), (std::vector<float>{2, 4, 6, 8, 10, 12}));
+}
