@@ -81,6 +81,10 @@ static const char *const kToLLVMSteps[] = {
     "convert-scf-to-cf",
     "expand-strided-metadata",
     "lower-affine",
+    // float32 exp/log/tanh as polynomials LLVM vectorizes, not libm calls;
+    // their fma/floor/abs become LLVM intrinsics (instructions), not calls.
+    "func.func(ember-approximate-math)",
+    "convert-math-to-llvm",
     "convert-math-to-funcs",
     "convert-math-to-libm",
     // aligned_alloc rather than malloc plus pointer arithmetic: LLVM then knows

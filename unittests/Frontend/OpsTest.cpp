@@ -40,6 +40,39 @@ TEST(Ops, Arithmetic) {
   EXPECT_TRUE(std::isnan(floats(maximum(Tensor({nan}), Tensor({1.f})))[0]));
 }
 
+TEST(Ops, Float32TranscendentalsMatchLibmOverTheirRange) {
+  // exp, log, log1p, tanh and sigmoid on float32 run as polynomial
+  // approximations (ember-approximate-math): within a few ulp of libm over
+  // the range, and the same special values.
+  float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> x;
+  for (float v = -100.f; v <= 100.f; v += 0.37f)
+    x.push_back(v);
+  for (float v : {0.f, -0.f, 1e-30f, -1e-30f, 1e-6f, 88.f, 89.f, -87.f, -104.f, inf, -inf, nan})
+    x.push_back(v);
+  Tensor t = Tensor::from_vector(x, {static_cast<int64_t>(x.size())});
+  Tensor positive = abs(t);
+  auto check = [&](const char *name, const Tensor &got, const Tensor &input, auto reference) {
+    std::vector<float> values = got.to_vector<float>(), inputs = input.to_vector<float>();
+    for (size_t i = 0; i < values.size(); ++i) {
+      float expected = reference(inputs[i]);
+      if (std::isnan(expected)) {
+        EXPECT_TRUE(std::isnan(values[i])) << name << "(" << inputs[i] << ") = " << values[i];
+      } else if (std::isinf(expected) || expected == 0) {
+        EXPECT_EQ(values[i], expected) << name << "(" << inputs[i] << ")";
+      } else {
+        EXPECT_NEAR(values[i], expected, 4e-6f * std::fabs(expected) + 1e-37f)
+            << name << "(" << inputs[i] << ")";
+      }
+    }
+  };
+  check("exp", exp(t), t, [](float v) { return std::exp(v); });
+  check("log", log(positive), positive, [](float v) { return std::log(v); });
+  check("log1p", log1p(positive), positive, [](float v) { return std::log1p(v); });
+  check("tanh", tanh(t), t, [](float v) { return std::tanh(v); });
+  check("sigmoid", sigmoid(t), t, [](float v) { return 1 / (1 + std::exp(-v)); });
+}
+
 TEST(Ops, IntegerDivisionFollowsCppAndNumpy) {
   Tensor a = {7, -7, 7, -7}, b = {2, 2, -2, -2};
   EXPECT_EQ(ints(a / b), (std::vector<int>{3, -3, -3, 3}));       // truncates (C++)

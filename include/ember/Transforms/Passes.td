@@ -60,6 +60,20 @@ def FuseMatmulEpiloguesPass : Pass<"ember-fuse-matmul-epilogues", "::mlir::func:
   let dependentDialects = ["::mlir::vector::VectorDialect"];
 }
 
+def ApproximateMathPass : Pass<"ember-approximate-math", "::mlir::func::FuncOp"> {
+  let summary = "Rewrite float32 transcendentals as polynomial approximations";
+  let description = [{
+    `math.exp`, `math.expm1`, `math.log`, `math.log1p`, `math.log2` and
+    `math.tanh` on f32 (scalars or vectors) become MLIR's polynomial
+    approximations (a few ulp, with the special values of the libm
+    functions: inf, nan, -0), plain arithmetic that LLVM vectorizes, where a
+    libm call per element would not be. float64 and the other math ops keep
+    their libm calls (sin and cos lose accuracy for large arguments when
+    approximated).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect"];
+}
+
 def AutodiffPass : Pass<"ember-autodiff", "::mlir::ModuleOp"> {
   let summary = "Reverse-mode differentiation of functions marked ember.differentiate";
   let description = [{
