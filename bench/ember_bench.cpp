@@ -55,6 +55,12 @@ int main() {
   seconds = bench::medianSeconds(11, 1, [&] { z = x * y; });
   bench::report("ember.mul_f32_16M", seconds * 1e3, "ms");
 
+  // float32 transcendentals (polynomial approximations, vectorized), 16M.
+  seconds = bench::medianSeconds(11, 1, [&] { z = exp(x); });
+  bench::report("ember.exp_f32_16M", seconds * 1e3, "ms");
+  seconds = bench::medianSeconds(11, 1, [&] { z = tanh(x); });
+  bench::report("ember.tanh_f32_16M", seconds * 1e3, "ms");
+
   KernelCacheStats stats = kernel_cache_stats();
   bench::report("ember.cache_hits", static_cast<double>(stats.hits), "calls");
   bench::report("ember.cache_misses", static_cast<double>(stats.misses), "calls");

@@ -2,6 +2,7 @@
 // preallocated outputs.
 #include "bench_util.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -54,6 +55,15 @@ __attribute__((noinline)) void chain(const float *__restrict x, const float *__r
       out[r * cols + c] = t / 3.f;
     }
 }
+// libm's, one call per element (what a plain C++ loop gets).
+__attribute__((noinline)) void expLoop(const float *__restrict a, float *__restrict c, long n) {
+  for (long i = 0; i < n; ++i)
+    c[i] = std::exp(a[i]);
+}
+__attribute__((noinline)) void tanhLoop(const float *__restrict a, float *__restrict c, long n) {
+  for (long i = 0; i < n; ++i)
+    c[i] = std::tanh(a[i]);
+}
 } // namespace
 
 int main() {
@@ -69,6 +79,10 @@ int main() {
   bench::report("hand.add_f32_16M", bench::medianSeconds(11, 1, [&] { add(a, b, c, n); }) * 1e3,
                 "ms");
   bench::report("hand.mul_f32_16M", bench::medianSeconds(11, 1, [&] { mul(a, b, c, n); }) * 1e3,
+                "ms");
+  bench::report("hand.exp_f32_16M", bench::medianSeconds(11, 1, [&] { expLoop(a, c, n); }) * 1e3,
+                "ms");
+  bench::report("hand.tanh_f32_16M", bench::medianSeconds(11, 1, [&] { tanhLoop(a, c, n); }) * 1e3,
                 "ms");
   static int32_t m[10][10], p[10][10];
   for (int i = 0; i < 10; ++i)

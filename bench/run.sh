@@ -59,7 +59,7 @@ for op in add_f32_1 add_f32_10x10 matmul_f32_10x10; do
   e=$(value "ember.$op"); t=$(value "torch.$op")
   printf "%-36s %9.3f us %9.3f us %9sx\n" "eager dispatch $op" "$e" "$t" "$(ratio "$t" "$e")"
 done
-for op in add_f32_16M mul_f32_16M; do
+for op in add_f32_16M mul_f32_16M exp_f32_16M tanh_f32_16M; do
   e=$(value "ember.$op"); h=$(value "hand.$op"); t=$(value "torch.$op")
   printf "%-36s %9.2f ms %9.2f ms %9sx  (hand loop %.2f ms: ember/hand %sx)\n" \
     "elementwise $op" "$e" "$t" "$(ratio "$t" "$e")" "$h" "$(ratio "$e" "$h")"
