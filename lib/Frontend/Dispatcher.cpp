@@ -119,7 +119,8 @@ KernelCache &cache() {
 KernelEntry &findOrCompile(const Signature &signature, const OpDef &op,
                            std::span<const int64_t> attrWords,
                            std::span<const Tensor *const> inputs,
-                           const jit::TensorSpec *resultType, const SourceLoc &loc) {
+                           const jit::TensorSpec *resultType, std::span<const int64_t> broadcast,
+                           const SourceLoc &loc) {
   KernelCache &kc = cache();
   KeyView view{signature.words(), signature.size, signature.hash};
   std::shared_ptr<KernelEntry> entry;
@@ -156,7 +157,7 @@ KernelEntry &findOrCompile(const Signature &signature, const OpDef &op,
     }
   }
   if (!compileHere)
-    return findOrCompile(signature, op, attrWords, inputs, resultType, loc);
+    return findOrCompile(signature, op, attrWords, inputs, resultType, broadcast, loc);
 
   kc.misses.fetch_add(1, std::memory_order_relaxed);
   std::vector<jit::TensorSpec> specs;
@@ -169,6 +170,7 @@ KernelEntry &findOrCompile(const Signature &signature, const OpDef &op,
   request.inputs = specs;
   request.resultType = resultType;
   request.loc = {loc.file_name(), loc.line(), loc.column()};
+  request.broadcastShape = broadcast;
   std::string error;
   bool ok = jit::compileKernel(request, entry->kernel, error);
   kc.compileNanos.fetch_add(static_cast<int64_t>(entry->kernel.compileSeconds * 1e9),
@@ -240,18 +242,11 @@ void ember::detail::throwOpError(std::string_view opName, const std::string &mes
                 message);
 }
 
-Tensor ember::detail::dispatch(const OpDef &op, std::span<const int64_t> attrWords,
-                               std::initializer_list<const Tensor *> inputs,
-                               const jit::TensorSpec *resultType, const SourceLoc &loc) {
-  return dispatch(op, attrWords, std::span<const Tensor *const>(inputs.begin(), inputs.size()),
-                  resultType, loc);
-}
-
-Tensor ember::detail::dispatch(const OpDef &op, std::span<const int64_t> attrWords,
-                               std::span<const Tensor *const> inputs,
-                               const jit::TensorSpec *resultType, const SourceLoc &loc) {
-  if (Tracer *tracer = currentTracer())
-    return tracer->addOp(op, attrWords, inputs, resultType, loc);
+namespace {
+/// Runs `op` through the kernel cache (`broadcast`: see dispatchBroadcast).
+Tensor run(const OpDef &op, std::span<const int64_t> attrWords,
+           std::span<const Tensor *const> inputs, const jit::TensorSpec *resultType,
+           std::span<const int64_t> broadcast, const SourceLoc &loc) {
   if (inputs.size() + 1 > 64)
     throwOpError(op.name, "takes at most 63 operands, got " + std::to_string(inputs.size()), loc);
   Signature signature;
@@ -270,9 +265,14 @@ Tensor ember::detail::dispatch(const OpDef &op, std::span<const int64_t> attrWor
     for (int d = 0; d < resultType->rank; ++d)
       signature.push(resultType->dims[d]);
   }
+  if (!broadcast.empty()) {
+    signature.push(0xb40adca57); // operands broadcast inside the kernel, to:
+    for (int64_t dim : broadcast)
+      signature.push(dim);
+  }
   signature.finish();
 
-  KernelEntry &entry = findOrCompile(signature, op, attrWords, inputs, resultType, loc);
+  KernelEntry &entry = findOrCompile(signature, op, attrWords, inputs, resultType, broadcast, loc);
 
   Tensor result = newTensor(entry.resultShape, entry.kernel.result.dtype);
   emberrt_memref_t descriptors[64];
@@ -293,6 +293,42 @@ Tensor ember::detail::dispatch(const OpDef &op, std::span<const int64_t> attrWor
     recordOnTapes(op, attrWords, inputs, resultType, result, loc);
   return result;
 }
+} // namespace
+
+Tensor ember::detail::dispatch(const OpDef &op, std::span<const int64_t> attrWords,
+                               std::initializer_list<const Tensor *> inputs,
+                               const jit::TensorSpec *resultType, const SourceLoc &loc) {
+  return dispatch(op, attrWords, std::span<const Tensor *const>(inputs.begin(), inputs.size()),
+                  resultType, loc);
+}
+
+Tensor ember::detail::dispatch(const OpDef &op, std::span<const int64_t> attrWords,
+                               std::span<const Tensor *const> inputs,
+                               const jit::TensorSpec *resultType, const SourceLoc &loc) {
+  if (Tracer *tracer = currentTracer())
+    return tracer->addOp(op, attrWords, inputs, resultType, loc);
+  return run(op, attrWords, inputs, resultType, {}, loc);
+}
+
+Tensor ember::detail::dispatchBroadcast(const OpDef &op, std::span<const int64_t> attrWords,
+                                        std::initializer_list<const Tensor *> inputs,
+                                        const Shape &shape, const SourceLoc &loc) {
+  // Traced or recorded, the broadcasts are ops of their own: the graph and
+  // the gradient need them.
+  if (currentTracer() || activeTape()) {
+    std::vector<Tensor> broadcast;
+    for (const Tensor *input : inputs)
+      broadcast.push_back(input->shape() == shape ? *input : broadcast_to(*input, shape, loc));
+    std::vector<const Tensor *> operands;
+    for (const Tensor &t : broadcast)
+      operands.push_back(&t);
+    return dispatch(op, attrWords, operands, nullptr, loc);
+  }
+  return run(op, attrWords, std::span<const Tensor *const>(inputs.begin(), inputs.size()),
+             nullptr, {shape.begin(), shape.end()}, loc);
+}
+
+
 
 KernelCacheStats ember::kernel_cache_stats() {
   KernelCache &kc = cache();

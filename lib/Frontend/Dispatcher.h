@@ -33,6 +33,13 @@ Tensor dispatch(const OpDef &op, std::span<const int64_t> attrWords,
                 std::span<const Tensor *const> inputs, const jit::TensorSpec *resultType,
                 const SourceLoc &loc);
 
+/// `op` on `inputs` broadcast (numpy rules) to `shape`. Eagerly one kernel
+/// broadcasts and computes, so no broadcast operand is written to memory;
+/// traced or under a GradientTape the broadcasts are ops of their own.
+Tensor dispatchBroadcast(const OpDef &op, std::span<const int64_t> attrWords,
+                         std::initializer_list<const Tensor *> inputs, const Shape &shape,
+                         const SourceLoc &loc);
+
 /// The static type of a tensor as the compiler sees it.
 jit::TensorSpec specOf(DType dtype, const Shape &shape);
 

@@ -107,10 +107,6 @@ Shape broadcastShapes(std::string_view opName, const Shape &a, const Shape &b,
   return out;
 }
 
-Tensor broadcastIfNeeded(const Tensor &x, const Shape &shape, const SourceLoc &loc) {
-  return x.shape() == shape ? x : broadcast_to(x, shape, loc);
-}
-
 void checkSameDType(std::string_view opName, const Tensor &a, const Tensor &b,
                     const SourceLoc &loc) {
   if (a.dtype() != b.dtype())
@@ -125,9 +121,8 @@ Tensor binary(const OpDef &op, const Tensor &a, const Tensor &b, const SourceLoc
   checkSameDType(op.name, a, b, loc);
   if (a.shape() == b.shape())
     return dispatch(op, attrs, {&a, &b}, nullptr, loc);
-  Shape shape = broadcastShapes(op.name, a.shape(), b.shape(), loc);
-  Tensor ab = broadcastIfNeeded(a, shape, loc), bb = broadcastIfNeeded(b, shape, loc);
-  return dispatch(op, attrs, {&ab, &bb}, nullptr, loc);
+  return dispatchBroadcast(op, attrs, {&a, &b}, broadcastShapes(op.name, a.shape(), b.shape(), loc),
+                           loc);
 }
 
 Tensor compare(Direction direction, const Tensor &a, const Tensor &b, const SourceLoc &loc) {
@@ -228,9 +223,9 @@ Tensor ember::where(const Tensor &condition, const Tensor &a, const Tensor &b, S
   checkSameDType(kSelect.name, a, b, loc);
   Shape shape = broadcastShapes(kSelect.name, condition.shape(),
                                 broadcastShapes(kSelect.name, a.shape(), b.shape(), loc), loc);
-  Tensor cb = broadcastIfNeeded(condition, shape, loc), ab = broadcastIfNeeded(a, shape, loc),
-         bb = broadcastIfNeeded(b, shape, loc);
-  return dispatch(kSelect, {}, {&cb, &ab, &bb}, nullptr, loc);
+  if (condition.shape() == shape && a.shape() == shape && b.shape() == shape)
+    return dispatch(kSelect, {}, {&condition, &a, &b}, nullptr, loc);
+  return dispatchBroadcast(kSelect, {}, {&condition, &a, &b}, shape, loc);
 }
 
 Tensor ember::cast(const Tensor &x, DType dtype, SourceLoc loc) {

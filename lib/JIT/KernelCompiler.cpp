@@ -10,6 +10,7 @@
 
 #include "ember/JIT/FunctionBuilder.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace ember::jit {
@@ -25,6 +26,22 @@ static std::unique_ptr<FunctionBuilder> buildKernel(const KernelRequest &request
   std::vector<int> operands;
   for (const TensorSpec &spec : request.inputs)
     operands.push_back(builder->addArgument(spec));
+  if (!request.broadcastShape.empty()) {
+    TensorSpec target;
+    target.rank = static_cast<int>(request.broadcastShape.size());
+    std::copy(request.broadcastShape.begin(), request.broadcastShape.end(), target.dims);
+    for (size_t i = 0; i < operands.size(); ++i) {
+      const TensorSpec &spec = request.inputs[i];
+      if (spec.rank == target.rank && std::equal(spec.dims, spec.dims + spec.rank, target.dims))
+        continue;
+      target.dtype = spec.dtype;
+      OpCall broadcast{"ember.broadcast_to", {}, {}, &target, request.loc};
+      TensorSpec unused;
+      operands[i] = builder->addOp(broadcast, {&operands[i], 1}, unused, error);
+      if (operands[i] < 0)
+        return nullptr;
+    }
+  }
   OpCall call{request.opName, request.attrSchema, request.attrWords, request.resultType,
               request.loc};
   TensorSpec spec;

@@ -49,9 +49,28 @@ TEST(KernelCache, ConcurrentMissesCompileOnce) {
     thread.join();
   for (float sum : sums)
     EXPECT_EQ(sum, 13 * 17 * 2);
-  // broadcast_to (of the scalar), mul, maximum and reduce_sum: one kernel
-  // each, whatever the thread count.
-  EXPECT_EQ(kernel_cache_stats().misses, misses + 4);
+  // mul (with the scalar's broadcast inside it), maximum and reduce_sum: one
+  // kernel each, whatever the thread count.
+  EXPECT_EQ(kernel_cache_stats().misses, misses + 3);
+}
+
+TEST(KernelCache, EagerBroadcastsHappenInsideTheOpsKernel) {
+  // x + 1 and a [3, 1] + [1, 4] outer sum are one kernel each: no broadcast
+  // operand is materialized (numpy semantics kept).
+  Tensor x = ones({5, 7});
+  uint64_t misses = kernel_cache_stats().misses;
+  EXPECT_EQ((x + 1.f).to_vector<float>(), std::vector<float>(35, 2.f));
+  EXPECT_EQ(kernel_cache_stats().misses, misses + 1);
+  Tensor column = Tensor({{1}, {2}, {3}}), row = Tensor({{10, 20, 30, 40}});
+  misses = kernel_cache_stats().misses;
+  Tensor outer = column + row;
+  EXPECT_EQ(kernel_cache_stats().misses, misses + 1);
+  EXPECT_EQ(outer.shape(), (Shape{3, 4}));
+  EXPECT_EQ(outer.to_vector<int>(),
+            (std::vector<int>{11, 21, 31, 41, 12, 22, 32, 42, 13, 23, 33, 43}));
+  // where(): condition, and both branches, broadcast in one kernel.
+  Tensor picked = where(Tensor({true, false, true}), Tensor({{1.f}, {2.f}}), Tensor(0.f));
+  EXPECT_EQ(picked.to_vector<float>(), (std::vector<float>{1, 0, 1, 2, 0, 2}));
 }
 
 TEST(KernelCache, DifferentSignaturesCompileInParallelThreads) {

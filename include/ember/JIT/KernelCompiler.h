@@ -65,6 +65,9 @@ struct KernelRequest {
   std::span<const TensorSpec> inputs;
   const TensorSpec *resultType = nullptr; ///< null: inferred by the op
   SourceLocation loc;
+  /// When set, inputs of another shape are first broadcast (numpy rules) to
+  /// this shape inside the kernel: one kernel, no broadcast operand in memory.
+  std::span<const int64_t> broadcastShape;
 };
 
 /// A compiled kernel: call `entry` with pointers to the memref descriptors of
