@@ -187,27 +187,14 @@ struct FunctionCore::Impl {
       operands.push_back(tracer.valueOf(*t, here));
     }
     std::vector<int64_t> wrt = *wrtOf(key);
-    std::vector<int> argumentIds = tracer.builder().beginRegion(specs);
-    std::vector<int> yields;
-    {
-      Tracer::RegionScope scope(tracer);
-      std::vector<Tensor> arguments;
-      for (size_t i = 0; i < specs.size(); ++i)
-        arguments.push_back(newSymbolicTensor(shapeOf(specs[i]), specs[i].dtype, &tracer, argumentIds[i]));
-      for (const Tensor &result : trace(arguments))
-        yields.push_back(tracer.valueOf(result, here));
-    }
-    int region = tracer.builder().endRegion(yields);
+    int region = traceRegion(tracer, specs, trace, here);
     std::vector<int> ids;
     std::vector<jit::TensorSpec> resultSpecs;
     std::string error;
     jit::SourceLocation where{name.c_str(), 0, 0};
     if (!tracer.builder().addGradientCall(region, operands, wrt, where, ids, resultSpecs, error))
       throw OpError("ember::value_and_grad '" + name + "' failed inside a traced function:\n" + error);
-    std::vector<Tensor> results;
-    for (size_t i = 0; i < ids.size(); ++i)
-      results.push_back(newSymbolicTensor(shapeOf(resultSpecs[i]), resultSpecs[i].dtype, &tracer, ids[i]));
-    return results;
+    return symbolic(tracer, ids, resultSpecs);
   }
 
   std::shared_ptr<Concrete> traceAndCompile(const CallKey &key, const Trace &trace) {

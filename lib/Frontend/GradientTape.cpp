@@ -269,12 +269,20 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vect
     }
   }
   std::vector<int64_t> ordinal(tape.records.size(), -1); // among the needed records
-  auto recorded = std::make_shared<RecordedFunction>();
+  std::vector<size_t> neededRecords;
   for (size_t r = 0; r < tape.records.size(); ++r)
     if (needed[r]) {
-      ordinal[r] = static_cast<int64_t>(recorded->records.size());
-      recorded->records.push_back(tape.records[r]);
+      ordinal[r] = static_cast<int64_t>(neededRecords.size());
+      neededRecords.push_back(r);
     }
+  // The records themselves are copied only when replayed (compiling the
+  // derivative) or kept (another tape records this gradient), not per step.
+  auto recorded = std::make_shared<RecordedFunction>();
+  auto copyRecords = [&] {
+    if (recorded->records.size() != neededRecords.size())
+      for (size_t r : neededRecords)
+        recorded->records.push_back(tape.records[r]);
+  };
   auto reference = [&](const Tensor &t, size_t before) -> int64_t {
     auto it = produced.find(t.impl());
     if (it != produced.end() && static_cast<size_t>(it->second) < before && !isSource.count(t.impl()))
@@ -326,6 +334,7 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vect
   if (!derivative) {
     // Replay the needed records into a traced function, the recorded values
     // bound to its values (custom gradients trace their backward there).
+    copyRecords();
     Tracer tracer("ember_tape");
     std::vector<Tensor> leafValues;
     for (const Tensor &leaf : function.leaves)
@@ -360,39 +369,42 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vect
     inputs.push_back(&leaf);
   inputs.push_back(&cotangent);
   for (size_t r : derivative->givenRecords)
-    inputs.push_back(&recorded->records[r].result);
+    inputs.push_back(&tape.records[neededRecords[r]].result);
   const jit::CompiledFunction &compiled = derivative->compiled;
   std::vector<Tensor> outputs = runCompiled(compiled.entry, inputs, compiled.results);
 
   // The gradient of each source: its leaf's, after the target's value.
   std::vector<Tensor> gradients;
+  std::vector<int> slots; // each source's output (0: no gradient)
   for (const Tensor &source : sources) {
+    slots.push_back(0);
     if (!isFloatingPoint(source.dtype())) {
       gradients.push_back(Tensor());
       continue;
     }
     int64_t leaf = leafIndex.at(source.impl());
-    size_t slot = 1 + static_cast<size_t>(std::find(wrt.begin(), wrt.end(), leaf) - wrt.begin());
-    gradients.push_back(outputs[slot]);
+    slots.back() = 1 + static_cast<int>(std::find(wrt.begin(), wrt.end(), leaf) - wrt.begin());
+    gradients.push_back(outputs[slots.back()]);
   }
   // Taken while other tapes record (or this one, if persistent): they record
   // each gradient as a call on the leaves that computes it, so that they can
   // differentiate it in turn (gradients of gradients).
   if (tape.persistent)
     tape.recording = wasRecording;
-  std::vector<int64_t> structure = function.key;
-  std::vector<Tensor> recordedLeaves = function.leaves;
-  auto call = [recorded, recordedLeaves, wrt](const std::vector<Tensor> &leaves) {
-    return traceRecordedGradient(recorded, recordedLeaves, wrt, leaves);
-  };
-  for (size_t i = 0; i < sources.size(); ++i)
-    if (gradients[i].impl()) {
-      int64_t leaf = leafIndex.at(sources[i].impl());
-      int output = 1 + static_cast<int>(std::find(wrt.begin(), wrt.end(), leaf) - wrt.begin());
-      structure.push_back(output);
-      recordGradientCall(function.leaves, call, output, structure, gradients[i], loc);
-      structure.pop_back();
-    }
+  if (activeTape()) {
+    copyRecords();
+    std::vector<int64_t> structure = function.key;
+    std::vector<Tensor> recordedLeaves = function.leaves;
+    auto call = [recorded, recordedLeaves, wrt](const std::vector<Tensor> &leaves) {
+      return traceRecordedGradient(recorded, recordedLeaves, wrt, leaves);
+    };
+    for (size_t i = 0; i < sources.size(); ++i)
+      if (slots[i] > 0) {
+        structure.push_back(slots[i]);
+        recordGradientCall(function.leaves, call, slots[i], structure, gradients[i], loc);
+        structure.pop_back();
+      }
+  }
   tape.recording = wasRecording;
   return gradients;
 }

@@ -92,6 +92,30 @@ private:
   int regionDepth_ = 0;
 };
 
+/// Symbolic tensors for the ids of a region's arguments or an op's results.
+inline std::vector<Tensor> symbolic(Tracer &tracer, const std::vector<int> &ids,
+                                    const std::vector<jit::TensorSpec> &specs) {
+  std::vector<Tensor> tensors;
+  for (size_t i = 0; i < ids.size(); ++i)
+    tensors.push_back(newSymbolicTensor(shapeOf(specs[i]), specs[i].dtype, &tracer, ids[i]));
+  return tensors;
+}
+
+/// Traces `region` (called with the region's argument tensors) into a new
+/// region of the builder (control-flow bodies, functions differentiated
+/// inside a trace); returns its handle.
+template <typename Body>
+int traceRegion(Tracer &tracer, const std::vector<jit::TensorSpec> &argumentTypes, Body &&region,
+                const SourceLoc &loc) {
+  std::vector<int> argumentIds = tracer.builder().beginRegion(argumentTypes);
+  Tracer::RegionScope scope(tracer);
+  std::vector<Tensor> yields = region(symbolic(tracer, argumentIds, argumentTypes));
+  std::vector<int> yieldIds;
+  for (const Tensor &t : yields)
+    yieldIds.push_back(tracer.valueOf(t, loc));
+  return tracer.builder().endRegion(yieldIds);
+}
+
 /// The tracer of the function being traced on this thread, or null.
 Tracer *currentTracer();
 

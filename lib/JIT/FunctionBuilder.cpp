@@ -675,16 +675,7 @@ bool FunctionBuilder::addGradientCall(int function, std::span<const int> operand
     arguments.push_back(mlir::ember::ConstantOp::create(b, loc, DenseElementsAttr::get(tensor, seed)));
   }
   auto call = func::CallOp::create(b, loc, vjp, arguments);
-  results.clear();
-  resultTypes.clear();
-  for (Value result : call.getResults()) {
-    resultTypes.emplace_back();
-    if (!toSpec(result.getType(), resultTypes.back())) {
-      error += "internal error: unsupported result type";
-      return false;
-    }
-    results.push_back(impl.addValue(result, impl.current()));
-  }
+  collectResults(impl, call, results, resultTypes);
   return true;
 }
 
