@@ -33,6 +33,7 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -60,7 +61,7 @@ static void initializeNativeTarget() {
 }
 
 /// The width of the host's vector registers, which blocked matmuls are
-/// sized to (the disk cache's key holds the CPU features it follows from).
+/// sized to by default.
 static unsigned hostVectorBits() {
   static const unsigned bits = [] {
     llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
@@ -71,6 +72,24 @@ static unsigned hostVectorBits() {
     return 128u;
   }();
   return bits;
+}
+
+static std::atomic<unsigned> chosenVectorBits{0};
+
+unsigned ember::jit::vectorBits() {
+  if (unsigned chosen = chosenVectorBits.load(std::memory_order_relaxed))
+    return chosen;
+  static const unsigned fromEnvironment = [] {
+    const char *text = std::getenv("EMBER_VECTOR_BITS");
+    unsigned bits = text ? static_cast<unsigned>(std::strtoul(text, nullptr, 10)) : 0;
+    return bits == 128 || bits == 256 || bits == 512 ? bits : 0u;
+  }();
+  return fromEnvironment ? fromEnvironment : hostVectorBits();
+}
+
+void ember::jit::setVectorBits(unsigned bits) {
+  chosenVectorBits.store(bits == 128 || bits == 256 || bits == 512 ? bits : 0,
+                         std::memory_order_relaxed);
 }
 
 static std::unique_ptr<llvm::TargetMachine> hostTargetMachine(std::string &error) {
@@ -328,7 +347,7 @@ ember::jit::compileModule(ModuleOp module, std::string &error,
   std::string cacheDir = diskCacheDirectory(), key, path;
   if (!cacheDir.empty()) {
     llvm::raw_string_ostream os(key);
-    os << compilerIdentity();
+    os << compilerIdentity() << "vector-bits " << vectorBits() << "\n";
     module->print(os, OpPrintingFlags().printGenericOpForm());
     path = cachePath(cacheDir, key);
     if (!observeStage)
@@ -361,7 +380,7 @@ ember::jit::compileModule(ModuleOp module, std::string &error,
   static constexpr llvm::StringLiteral kStageNames[] = {"optimized", "linalg", "llvm"};
   for (auto [stage, name] : llvm::zip(kLoweringStages, kStageNames)) {
     PassManager pm(module.getContext());
-    if (failed(ember::buildStagePipeline(pm, stage, hostVectorBits()))) {
+    if (failed(ember::buildStagePipeline(pm, stage, vectorBits()))) {
       error += "internal error: cannot build the ember-lower-to-llvm pipeline";
       return nullptr;
     }

@@ -97,31 +97,58 @@ bool isFusableConsumer(linalg::GenericOp generic, Value product) {
   return true;
 }
 
+/// A blocked matmul found from its tagged block write: the outermost op whose
+/// result is the product, that result, and the operand holding C's buffer.
+/// Canonicalization folds loops of one iteration (one panel when C has no
+/// more columns than a panel, one block of rows), so the root is the panel
+/// loop, the rows loop or the write itself.
+struct BlockedMatmul {
+  Operation *root;
+  Value product;
+  OpOperand *buffer;
+};
+
+std::optional<BlockedMatmul> blockedMatmulOf(vector::TransferWriteOp write) {
+  BlockedMatmul matmul{write, write.getResult(), &write.getBaseMutable()};
+  // Up through the loops that carry C: the buffer is a loop's iteration
+  // argument, and the loop yields what the level below produced.
+  while (auto argument = dyn_cast<BlockArgument>(matmul.buffer->get())) {
+    auto loop = dyn_cast<scf::ForOp>(argument.getOwner()->getParentOp());
+    if (!loop)
+      return std::nullopt;
+    OpOperand *init = loop.getTiedLoopInit(argument);
+    if (!init)
+      return std::nullopt;
+    unsigned position = argument.getArgNumber() - loop.getNumInductionVars();
+    if (loop.getYieldedValues()[position] != matmul.product)
+      return std::nullopt;
+    matmul = {loop, loop.getResult(position), init};
+  }
+  return matmul;
+}
+
 struct FuseMatmulEpiloguesPass
     : ember::impl::FuseMatmulEpiloguesPassBase<FuseMatmulEpiloguesPass> {
   void runOnOperation() override {
-    SmallVector<scf::ForOp> matmuls;
-    getOperation().walk([&](scf::ForOp loop) {
-      if (loop->hasAttr("ember.blocked_matmul"))
-        matmuls.push_back(loop);
+    SmallVector<vector::TransferWriteOp> writes;
+    getOperation().walk([&](vector::TransferWriteOp write) {
+      if (write->hasAttr("ember.matmul_block_write"))
+        writes.push_back(write);
     });
-    for (scf::ForOp matmul : matmuls)
-      fuse(matmul);
+    for (vector::TransferWriteOp write : writes)
+      fuse(write);
   }
 
-  void fuse(scf::ForOp matmul) {
-    Value product = matmul.getResult(0);
+  void fuse(vector::TransferWriteOp write) {
+    std::optional<BlockedMatmul> found = blockedMatmulOf(write);
+    if (!found || write.getIndices().size() != 2)
+      return;
+    Operation *matmul = found->root;
+    Value product = found->product;
     if (!product.hasOneUse())
       return;
     auto consumer = dyn_cast<linalg::GenericOp>(*product.getUsers().begin());
     if (!consumer || !isFusableConsumer(consumer, product))
-      return;
-    vector::TransferWriteOp write;
-    matmul.walk([&](vector::TransferWriteOp op) {
-      if (op->hasAttr("ember.matmul_block_write"))
-        write = op;
-    });
-    if (!write || write.getIndices().size() != 2)
       return;
     // The consumer's other inputs are read inside the matmul's loops, and its
     // output becomes the loops' buffer: they must exist before the loops (an
@@ -202,7 +229,7 @@ struct FuseMatmulEpiloguesPass
     write.getValueToStoreMutable().assign(result);
     write->removeAttr("ember.matmul_block_write");
     // C's buffer is now the consumer's output.
-    matmul.getInitArgsMutable()[0].assign(output);
+    found->buffer->assign(output);
     consumer.getResult(0).replaceAllUsesWith(product);
     consumer.erase();
   }

@@ -1,5 +1,6 @@
 // Every eager op computes what numpy computes, through the real JIT.
 #include "ember/ember.h"
+#include "ember/JIT/ModuleCompiler.h"
 
 #include <gtest/gtest.h>
 
@@ -262,25 +263,67 @@ TEST(Ops, LargeMatmulsAreBlockedWithMaskedEdges) {
     }
 }
 
+/// Compiles what follows for vector registers of `bits` (blocked matmuls are
+/// sized to them), whatever the host has; the default comes back after.
+struct VectorBitsScope {
+  explicit VectorBitsScope(unsigned bits) { jit::setVectorBits(bits); }
+  ~VectorBitsScope() { jit::setVectorBits(0); }
+};
+
 TEST(Ops, MatmulConsumersFusedIntoTheBlocksComputeWhatEagerOpsDo) {
   // Traced, the bias, the activation and an update run on each block of the
   // product (ember-fuse-matmul-epilogues); eagerly each is its own kernel.
+  // At 512 bits a 29-column product is one panel (whose loop folds away).
   auto dense = [](const Tensor &x, const Tensor &w, const Tensor &b, const Tensor &c) {
     return relu(matmul(x, w) + b) - c * 0.5f;
   };
-  auto traced = function(dense, "dense");
-  for (auto [m, k, n] : {std::tuple{37, 53, 29}, {36, 40, 32}}) {
-    Tensor x = random_uniform({m, k}, 81, -1, 1), w = random_uniform({k, n}, 82, -1, 1);
-    Tensor b = random_uniform({n}, 83, -1, 1), c = random_uniform({m, n}, 84, -1, 1);
-    std::vector<float> got = traced(x, w, b, c).to_vector<float>(), expected = dense(x, w, b, c).to_vector<float>();
-    ASSERT_EQ(got.size(), expected.size());
-    for (size_t i = 0; i < got.size(); ++i)
-      ASSERT_NEAR(got[i], expected[i], 1e-5) << m << " " << i;
+  for (unsigned bits : {256u, 512u}) {
+    VectorBitsScope scope(bits);
+    auto traced = function(dense, "dense");
+    for (auto [m, k, n] : {std::tuple{37, 53, 29}, {36, 40, 32}, {4, 300, 29}}) {
+      Tensor x = random_uniform({m, k}, 81, -1, 1), w = random_uniform({k, n}, 82, -1, 1);
+      Tensor b = random_uniform({n}, 83, -1, 1), c = random_uniform({m, n}, 84, -1, 1);
+      std::vector<float> got = traced(x, w, b, c).to_vector<float>(), expected = dense(x, w, b, c).to_vector<float>();
+      ASSERT_EQ(got.size(), expected.size());
+      for (size_t i = 0; i < got.size(); ++i)
+        ASSERT_NEAR(got[i], expected[i], 1e-5) << bits << " bits, " << m << " " << i;
+      std::string ir = traced.ir_stages(x, w, b, c).linalg;
+      EXPECT_EQ(ir.find("linalg.generic"), std::string::npos) << bits << " bits\n" << ir;
+      EXPECT_NE(ir.find(bits == 512 ? "vector<6x32xf32>" : "vector<6x16xf32>"), std::string::npos)
+          << bits << " bits\n" << ir;
+    }
   }
-  std::string ir = traced.ir_stages(random_uniform({37, 53}, 1), random_uniform({53, 29}, 2),
-                                    random_uniform({29}, 3), random_uniform({37, 29}, 4))
-                       .linalg;
-  EXPECT_EQ(ir.find("linalg.generic"), std::string::npos) << ir;
+}
+
+TEST(Ops, BlockedMatmulsAgreeAt256And512Bits) {
+  // The same traced functions compiled for AVX2-wide and AVX-512-wide
+  // registers (blocks of 16 and 32 f32 columns) give the same results, on
+  // any host: plain, transposed operands, fused epilogues, f64, edge sizes.
+  auto plain = [](const Tensor &a, const Tensor &b) { return matmul(a, b); };
+  auto lhsT = [](const Tensor &a, const Tensor &b) { return matmul(transpose(a), b); };
+  auto rhsT = [](const Tensor &a, const Tensor &b) { return matmul(a, transpose(b)); };
+  auto epilogue = [](const Tensor &a, const Tensor &b) { return tanh(matmul(a, b)) * 2.0; };
+  std::vector<std::function<Tensor(const Tensor &, const Tensor &)>> bodies = {plain, lhsT, rhsT,
+                                                                                epilogue};
+  for (DType dtype : {DType::Float32, DType::Float64})
+    for (auto [m, k, n] : {std::tuple{37, 53, 29}, {64, 20, 48}, {5, 400, 70}, {100, 33, 33}})
+      for (size_t f = 0; f < bodies.size(); ++f) {
+        bool transposeA = f == 1, transposeB = f == 2;
+        Tensor a = random_uniform(transposeA ? Shape{k, m} : Shape{m, k}, 41, -1, 1, dtype);
+        Tensor b = random_uniform(transposeB ? Shape{n, k} : Shape{k, n}, 42, -1, 1, dtype);
+        std::vector<double> results[2];
+        for (unsigned bits : {256u, 512u}) {
+          VectorBitsScope scope(bits);
+          auto traced = function(bodies[f], "blocked");
+          results[bits == 512] = cast(traced(a, b), DType::Float64).to_vector<double>();
+        }
+        ASSERT_EQ(results[0].size(), static_cast<size_t>(m * n));
+        ASSERT_EQ(results[0].size(), results[1].size());
+        for (size_t i = 0; i < results[0].size(); ++i)
+          ASSERT_NEAR(results[0][i], results[1][i], dtype == DType::Float32 ? 1e-4 : 1e-10)
+              << dtypeName(dtype) << " function " << f << " " << m << "x" << k << "x" << n
+              << " element " << i;
+      }
 }
 
 TEST(Ops, TransposedMatmulOperandsAreReadInPlace) {

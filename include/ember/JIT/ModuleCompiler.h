@@ -57,6 +57,16 @@ std::unique_ptr<Executable> compileModule(mlir::ModuleOp module, std::string &er
                                           StageObserver observeStage = {},
                                           const std::string &objectPath = "");
 
+/// The width of the vector registers that blocked matmuls are sized to: the
+/// host's (512 with AVX-512, 256 with AVX2) unless $EMBER_VECTOR_BITS or
+/// setVectorBits names one (128, 256 or 512). Code for a wider width still
+/// runs on a narrower host (LLVM splits the vectors), so tests name the width
+/// they check instead of depending on the machine.
+unsigned vectorBits();
+/// Sets the width for code compiled from now on; 0 goes back to the default.
+/// Kernels already cached in memory keep the width they were compiled for.
+void setVectorBits(unsigned bits);
+
 /// The disk cache's directory: $EMBER_CACHE_DIR, else $XDG_CACHE_HOME/ember,
 /// else ~/.cache/ember; empty when EMBER_CACHE_DIR is set but empty
 /// (caching off).

@@ -37,11 +37,32 @@ def OutlineLoopNestsPass : Pass<"ember-outline-loop-nests", "::mlir::ModuleOp"> 
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def CopyRepeatedResultsPass : Pass<"ember-copy-repeated-results", "::mlir::func::FuncOp"> {
+  let summary = "Give a buffer returned more than once a copy for each repeat";
+  let description = [{
+    After bufferization, a `func.return` that returns one buffer twice (a
+    traced function returning a tensor twice, a value assigned to two
+    variables) returns a fresh copy for every repeat, so that each result can
+    become its own caller-provided buffer in buffer-results-to-out-params.
+
+    ```mlir
+    return %0, %0 : memref<2xf32>, memref<2xf32>
+    // becomes
+    %1 = memref.alloc() : memref<2xf32>
+    memref.copy %0, %1 : memref<2xf32> to memref<2xf32>
+    return %0, %1 : memref<2xf32>, memref<2xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def FuseMatmulEpiloguesPass : Pass<"ember-fuse-matmul-epilogues", "::mlir::func::FuncOp"> {
   let summary = "Fuse the elementwise consumer of a blocked matmul into its block writes";
   let description = [{
     A register-blocked matmul (convert-ember-to-linalg marks its loop nest
-    `ember.blocked_matmul` and its block write `ember.matmul_block_write`)
+    `ember.blocked_matmul` and its block write `ember.matmul_block_write`;
+    the pass starts from the write, since loops of one iteration may have
+    been folded away, e.g. the panel loop when C is one panel wide)
     whose only user is an elementwise `linalg.generic` of the same shape and
     type (a bias and activation, an SGD update, a ReLU's backward mask)
     applies that generic to each block of accumulators while they are still
