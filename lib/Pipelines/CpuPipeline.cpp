@@ -60,7 +60,9 @@ static const char *const kToLLVMSteps[] = {
     // Loops that only write into their buffer (a blocked matmul) stop carrying
     // it, so that a returned loop result is the allocation itself...
     "canonicalize",
-    // ... which the caller's buffer then replaces (no copy).
+    // ... which the caller's buffer then replaces (no copy); a buffer
+    // returned twice gets a copy for the repeat first.
+    "func.func(ember-copy-repeated-results)",
     "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}",
     "canonicalize",
     // Small temporaries live on the stack: no malloc/free per op inside a

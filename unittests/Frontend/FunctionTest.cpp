@@ -178,6 +178,34 @@ TEST(Function, VariablesAreInputsAndOutputsWrittenBackAfterEachCall) {
   EXPECT_EQ(w.value().to_vector<float>(), (std::vector<float>{4, 3}));
 }
 
+TEST(Function, OneValueReturnedOrAssignedTwice) {
+  // Each result and each variable gets its own buffer (this crashed in
+  // buffer-results-to-out-params).
+  auto twice = function([](const Tensor &x) { return std::make_tuple(x * 2.f, x * 2.f); });
+  auto [a, b] = twice(Tensor({1.f, 2.f}));
+  EXPECT_EQ(a.to_vector<float>(), (std::vector<float>{2, 4}));
+  EXPECT_EQ(b.to_vector<float>(), (std::vector<float>{2, 4}));
+
+  Variable v(Tensor({1.f, 1.f}), "v"), u(Tensor({0.f, 0.f}), "u");
+  auto accumulate = function([&](const Tensor &x) {
+    v.assign_add(x);
+    return v.value();
+  });
+  EXPECT_EQ(accumulate(Tensor({1.f, 2.f})).to_vector<float>(), (std::vector<float>{2, 3}));
+  EXPECT_EQ(accumulate(Tensor({1.f, 2.f})).to_vector<float>(), (std::vector<float>{3, 5}));
+  EXPECT_EQ(v.value().to_vector<float>(), (std::vector<float>{3, 5}));
+
+  auto both = function([&](const Tensor &x) {
+    Tensor y = x + 1.f;
+    v.assign(y);
+    u.assign(y);
+    return y;
+  });
+  EXPECT_EQ(both(Tensor({4.f, 5.f})).to_vector<float>(), (std::vector<float>{5, 6}));
+  EXPECT_EQ(v.value().to_vector<float>(), (std::vector<float>{5, 6}));
+  EXPECT_EQ(u.value().to_vector<float>(), (std::vector<float>{5, 6}));
+}
+
 TEST(Function, VariableReadsSeeTheValueAtCallTime) {
   Variable scale(Tensor(2.f), "scale");
   auto f = function([&](const Tensor &x) { return x * scale; });
