@@ -70,3 +70,11 @@ tools = [
     ToolSubst("llvm-objdump", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# The CUDA toolkit's ptxas (CUDA 13 on ember's machines): PTX checks need it
+# and are reported unsupported without it.
+cuda_root = os.environ.get("CUDA_ROOT", "/usr/local/cuda")
+if os.path.exists(os.path.join(cuda_root, "bin", "ptxas")):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%cuda_root", cuda_root))
+    config.substitutions.append(("%ptxas", os.path.join(cuda_root, "bin", "ptxas")))

@@ -2,6 +2,7 @@
 
 #include "ember/InitAll.h"
 
+#include "ember/Codegen/CUDA/Passes.h"
 #include "ember/Conversion/Passes.h"
 #include "ember/Dialect/Ember/IR/EmberOps.h"
 #include "ember/Pipelines/Pipelines.h"
@@ -32,6 +33,7 @@ void ember::registerAllPasses() {
     mlir::registerAllPasses();
     mlir::ember::registerEmberConversionPasses();
     mlir::ember::registerEmberTransformsPasses();
+    mlir::ember::registerEmberCUDACodegenPasses();
     ember::registerPipelines();
   });
 }

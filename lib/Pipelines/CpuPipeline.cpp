@@ -129,15 +129,19 @@ const std::string &ember::lowerToLLVMPipelineText() {
   return text;
 }
 
-LogicalResult ember::buildStagePipeline(OpPassManager &pm, LoweringStage stage,
-                                       unsigned vectorBits) {
+std::string ember::stagePipelineText(LoweringStage stage, unsigned vectorBits) {
   std::string steps = stageSteps(stage);
   if (stage == LoweringStage::Linalg && vectorBits != 256) {
     llvm::StringRef pass = "convert-ember-to-linalg";
     steps.insert(steps.find(pass.str()) + pass.size(),
                  "{vector-bits=" + std::to_string(vectorBits) + "}");
   }
-  return parsePassPipeline(steps, pm);
+  return steps;
+}
+
+LogicalResult ember::buildStagePipeline(OpPassManager &pm, LoweringStage stage,
+                                       unsigned vectorBits) {
+  return parsePassPipeline(stagePipelineText(stage, vectorBits), pm);
 }
 
 LogicalResult ember::buildLowerToLLVMPipeline(OpPassManager &pm, unsigned vectorBits) {
@@ -168,4 +172,5 @@ void ember::registerPipelines() {
       [](OpPassManager &pm, const LowerToLLVMOptions &options) {
         (void)ember::buildLowerToLLVMPipeline(pm, options.vectorBits);
       });
+  registerCudaPipeline();
 }

@@ -27,7 +27,8 @@ def ConvertEmberToLinalgPass : Pass<"convert-ember-to-linalg"> {
   let options = [
     Option<"vectorBits", "vector-bits", "unsigned", "256",
            "Width of the target's vector registers: a blocked matmul's rows of "
-           "accumulators are two registers wide (256: AVX2, 512: AVX-512)">
+           "accumulators are two registers wide (256: AVX2, 512: AVX-512); 0: no "
+           "blocked matmuls (GPUs)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect", "::mlir::linalg::LinalgDialect",

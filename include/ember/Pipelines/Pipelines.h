@@ -9,6 +9,7 @@
 
 #include "llvm/Support/LogicalResult.h"
 
+#include <cstdint>
 #include <string>
 
 namespace mlir {
@@ -30,6 +31,10 @@ inline constexpr LoweringStage kLoweringStages[] = {
 llvm::LogicalResult buildStagePipeline(mlir::OpPassManager &pm, LoweringStage stage,
                                        unsigned vectorBits = 256);
 
+/// The steps of `stage` as pass-pipeline text (the contents of a module pass
+/// manager); vectorBits 0 means no CPU-blocked matmuls (GPU targets).
+std::string stagePipelineText(LoweringStage stage, unsigned vectorBits = 256);
+
 /// The textual form of `ember-lower-to-llvm`: any module mixing ember with
 /// func, arith, tensor, scf and bufferization on tensors, down to the LLVM
 /// dialect. Functions carrying `llvm.emit_c_interface` also get the packed
@@ -39,9 +44,31 @@ const std::string &lowerToLLVMPipelineText();
 /// Adds `ember-lower-to-llvm` to `pm` (a module pass manager).
 llvm::LogicalResult buildLowerToLLVMPipeline(mlir::OpPassManager &pm, unsigned vectorBits = 256);
 
-/// Registers `ember-optimize` and `ember-lower-to-llvm` with the global
-/// pipeline registry.
+/// An NVIDIA GPU target: its architecture, the PTX version, and the binary
+/// embedded in the host code ("isa": PTX, compiled by the driver when
+/// loaded; "bin": a cubin, through ptxas, which must be installed).
+struct CudaTargetOptions {
+  std::string chip = "sm_90";
+  std::string features = "+ptx80";
+  std::string format = "isa";
+  int64_t blockSize = 256;
+};
+
+/// The textual form of `ember-lower-to-nvvm`: ember-optimize, ember to
+/// linalg, buffers, one kernel per loop nest (ember-map-to-gpu-kernels),
+/// NVVM and the binary, host code that launches through the `mgpu*`
+/// functions of ember's runtime, and `ember_entry_<f>` entry points whose
+/// memref arguments hold device pointers.
+std::string lowerToNVVMPipelineText(const CudaTargetOptions &options);
+
+/// Adds `ember-lower-to-nvvm` to `pm` (a module pass manager).
+llvm::LogicalResult buildLowerToNVVMPipeline(mlir::OpPassManager &pm,
+                                             const CudaTargetOptions &options);
+
+/// Registers `ember-optimize`, `ember-lower-to-llvm` and `ember-lower-to-nvvm`
+/// with the global pipeline registry.
 void registerPipelines();
+void registerCudaPipeline();
 
 } // namespace ember
 

@@ -851,8 +851,9 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     RankedTensorType type = op.getType();
     auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
     // Small matmuls (and integers, and batches) stay one loop nest, which
-    // LLVM unrolls and vectorizes well; large float ones are blocked.
-    bool large = type.getRank() == 2 && isa<FloatType>(type.getElementType()) &&
+    // LLVM unrolls and vectorizes well; large float ones are blocked for
+    // CPUs (vectorBits 0: a target without CPU vector registers, a GPU).
+    bool large = vectorBits != 0 && type.getRank() == 2 && isa<FloatType>(type.getElementType()) &&
                  type.getNumElements() * lhsType.getDimSize(1) >= (1 << 15);
     Value result =
         large ? emitBlockedMatmul(rewriter, op.getLoc(),

@@ -23,6 +23,7 @@ typedef enum emberrt_status {
   EMBERRT_OK = 0,
   EMBERRT_OUT_OF_MEMORY = 1,
   EMBERRT_INVALID_ARGUMENT = 2,
+  EMBERRT_DEVICE_ERROR = 3, /* the GPU driver failed; see emberrt_cuda_last_error() */
 } emberrt_status_t;
 
 /* Alignment of every buffer's data, in bytes (one cache line, one zmm). */

@@ -1,0 +1,57 @@
+//===- Passes.td - CUDA code generation passes ------------*- tablegen -*-===//
+#ifndef EMBER_CODEGEN_CUDA_PASSES_TD
+#define EMBER_CODEGEN_CUDA_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def MapToGpuKernelsPass : Pass<"ember-map-to-gpu-kernels", "::mlir::func::FuncOp"> {
+  let summary = "Map the loop nests of host functions onto GPU blocks and threads";
+  let description = [{
+    Runs on bufferized host functions whose linalg ops have become loops
+    (`convert-linalg-to-parallel-loops`), before `convert-parallel-loops-to-gpu`:
+    - Every outermost `scf.parallel` is collapsed to one dimension (the
+      row-major linear index), tiled by `block-size` and mapped: tiles to
+      `blockIdx.x`, the elements of a tile to `threadIdx.x`. Neighbouring
+      threads then touch neighbouring elements of every operand with the
+      result's layout, so loads and stores are coalesced whatever the rank
+      (upstream's mapper gives dimension 0, the strided one, to threadIdx.x).
+      Tiles past the end are guarded by an `scf.if`, so the block size is a
+      constant.
+    - A host `scf.for` that reads or writes memory itself (a reduction to a
+      scalar, a sequential loop nest), or a store on its own (the initial
+      value of such a reduction), becomes a kernel of one thread.
+    - `memref.copy` (results that alias arguments, repeated results) becomes
+      a parallel copy loop, mapped like the others: buffers are device memory
+      that the host cannot touch.
+    Loads or stores left in host code are errors that name the op.
+
+    ```mlir
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c256, %c1024) step (%c1, %c1) { ... }
+    // becomes
+    scf.parallel (%b) = (%c0) to (%c1024) step (%c1) {
+      scf.parallel (%t) = (%c0) to (%c256) step (%c1) {
+        scf.if %in_bounds { %i, %j = delinearized (%b * 256 + %t); ... }
+      } {mapping = [#gpu.loop_dim_map<processor = thread_x, ...>]}
+    } {mapping = [#gpu.loop_dim_map<processor = block_x, ...>]}
+    ```
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", "256", "Threads per block">
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::affine::AffineDialect"];
+}
+
+def DeviceAllocationsPass : Pass<"ember-device-allocations", "::mlir::ModuleOp"> {
+  let summary = "Host code allocates buffers from ember's CUDA runtime";
+  let description = [{
+    On the LLVM dialect after the GPU lowering: calls that host functions
+    make to `malloc`, `aligned_alloc` and `free` (from memref allocations)
+    are renamed to `emberrt_cuda_host_malloc`, `emberrt_cuda_aligned_alloc`
+    and `emberrt_cuda_free_any`, the runtime's caching device allocator, so
+    the temporaries of compiled GPU code live in device memory and are
+    recycled without cuMemAlloc. Kernels (inside `gpu.module`) are untouched.
+  }];
+}
+
+#endif // EMBER_CODEGEN_CUDA_PASSES_TD

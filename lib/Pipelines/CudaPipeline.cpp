@@ -1,0 +1,108 @@
+//===- CudaPipeline.cpp - ember-lower-to-nvvm ------------------------------===//
+//
+// ember to NVIDIA GPUs: the same graph optimizations and linalg lowering as
+// the CPU (without CPU-blocked matmuls), then buffers, one kernel per loop
+// nest mapped onto blocks and threads, NVVM, and a GPU binary (PTX or cubin)
+// embedded in host code that launches it through ember's runtime.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ember/Pipelines/Pipelines.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+
+// Buffers and kernels, then the upstream NVVM lowering.
+static const char *const kToGpuSteps[] = {
+    "eliminate-empty-tensors",
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map allow-return-allocs-from-loops}",
+    "canonicalize",
+    "func.func(ember-copy-repeated-results)",
+    // Results written straight into the caller's (device) buffers.
+    "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}",
+    "canonicalize",
+    "func.func(buffer-loop-hoisting)",
+    "buffer-deallocation-pipeline",
+    "convert-bufferization-to-memref",
+    // Every linalg op a parallel loop nest (reductions inside as scf.for),
+    // every nest a kernel.
+    "func.func(convert-linalg-to-parallel-loops)",
+    "func.func(ember-map-to-gpu-kernels{block-size=%BLOCK%})",
+    "func.func(convert-parallel-loops-to-gpu)",
+    "lower-affine",
+    "canonicalize",
+    // f32 exp/log/tanh as polynomials in the kernels too: no libdevice needed.
+    "func.func(ember-approximate-math)",
+};
+
+static const char *const kToNVVMSteps[] = {
+    // Outlining, NVVM, the host's launches (mgpu* calls, which ember's runtime
+    // provides) and the binary; kernels take bare pointers (static shapes).
+    "gpu-lower-to-nvvm-pipeline{cubin-chip=%CHIP% cubin-features=%FEATURES% "
+    "cubin-format=%FORMAT% opt-level=3 kernel-bare-ptr-calling-convention=true}",
+    // Host temporaries from the runtime's device allocator.
+    "ember-device-allocations",
+    "ember-emit-entry-points",
+};
+
+template <size_t N>
+static std::string join(const char *const (&steps)[N]) {
+  std::string joined;
+  for (const char *step : steps)
+    joined += (joined.empty() ? "" : ",") + std::string(step);
+  return joined;
+}
+
+static void substitute(std::string &text, llvm::StringRef name, const std::string &value) {
+  for (size_t at; (at = text.find(name.str())) != std::string::npos;)
+    text.replace(at, name.size(), value);
+}
+
+std::string ember::lowerToNVVMPipelineText(const CudaTargetOptions &options) {
+  std::string gpu = join(kToGpuSteps), nvvm = join(kToNVVMSteps);
+  substitute(gpu, "%BLOCK%", std::to_string(options.blockSize));
+  substitute(nvvm, "%CHIP%", options.chip);
+  substitute(nvvm, "%FEATURES%", options.features);
+  substitute(nvvm, "%FORMAT%", options.format);
+  std::string text = "builtin.module(" + stagePipelineText(LoweringStage::Optimized, 0) + "," +
+                     stagePipelineText(LoweringStage::Linalg, 0) + "," + gpu + "," + nvvm + ")";
+  return text;
+}
+
+LogicalResult ember::buildLowerToNVVMPipeline(OpPassManager &pm,
+                                              const CudaTargetOptions &options) {
+  std::string text = lowerToNVVMPipelineText(options);
+  llvm::StringRef inner = llvm::StringRef(text).drop_front(strlen("builtin.module(")).drop_back();
+  return parsePassPipeline(inner, pm);
+}
+
+namespace {
+struct LowerToNVVMOptions : PassPipelineOptions<LowerToNVVMOptions> {
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("The GPU's architecture"),
+                           llvm::cl::init("sm_90")};
+  Option<std::string> features{*this, "features",
+                               llvm::cl::desc("PTX features (the ISA version)"),
+                               llvm::cl::init("+ptx80")};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("The binary: isa (PTX, compiled by the driver), bin (cubin, through "
+                     "ptxas) or fatbin"),
+      llvm::cl::init("isa")};
+  Option<int64_t> blockSize{*this, "block-size", llvm::cl::desc("Threads per block"),
+                            llvm::cl::init(256)};
+};
+} // namespace
+
+void ember::registerCudaPipeline() {
+  PassPipelineRegistration<LowerToNVVMOptions>(
+      "ember-lower-to-nvvm",
+      "Lower a module of ember and upstream ops on tensors to host code in the LLVM dialect "
+      "that launches NVVM kernels (embedded as PTX or cubin) through ember's runtime",
+      [](OpPassManager &pm, const LowerToNVVMOptions &options) {
+        (void)ember::buildLowerToNVVMPipeline(
+            pm, {options.chip, options.features, options.format, options.blockSize});
+      });
+}

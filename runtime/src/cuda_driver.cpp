@@ -1,0 +1,659 @@
+//===- cuda_driver.cpp - the CUDA driver, device memory and modules -------===//
+//
+// Opens libcuda.so.1 on first use and keeps, for the whole process, the
+// primary context of device 0, one stream, a caching allocator for device
+// memory and a cache of loaded modules. The state is created once and never
+// destroyed: compiled code unloads its modules from global destructors, which
+// may run after this file's static objects would have been.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cuda_driver.h"
+
+#include <dlfcn.h>
+
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+using namespace emberrt::cuda;
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+namespace {
+// Trivially destructible, so it can be written from destructors at exit.
+thread_local char lastError[2048];
+
+struct State {
+  DriverApi api;
+  bool available = false;
+  char status[512] = "";
+  CUcontext context = nullptr;
+  CUstream stream = nullptr;
+  int major = 0, minor = 0;
+};
+
+State *state = nullptr;
+std::once_flag initOnce;
+
+// "CUDA_ERROR_NO_DEVICE (no CUDA-capable device is detected)".
+void describe(const DriverApi &api, CUresult result, char *out, size_t size) {
+  const char *name = nullptr, *description = nullptr;
+  if (api.cuGetErrorName && api.cuGetErrorName(result, &name) != CUDA_SUCCESS)
+    name = nullptr;
+  if (api.cuGetErrorString && api.cuGetErrorString(result, &description) != CUDA_SUCCESS)
+    description = nullptr;
+  if (name)
+    std::snprintf(out, size, "%s (%s)", name, description ? description : "no description");
+  else
+    std::snprintf(out, size, "CUDA error %d", result);
+}
+} // namespace
+
+void emberrt::cuda::recordError(const char *format, ...) {
+  if (lastError[0])
+    return;
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(lastError, sizeof(lastError), format, args);
+  va_end(args);
+  if (!lastError[0])
+    std::snprintf(lastError, sizeof(lastError), "unknown CUDA error");
+}
+
+bool emberrt::cuda::check(CUresult result, const char *function, const char *detail) {
+  if (result == CUDA_SUCCESS)
+    return true;
+  if (lastError[0])
+    return false;
+  const char *name = nullptr, *description = nullptr;
+  char code[32];
+  if (state->api.cuGetErrorName(result, &name) != CUDA_SUCCESS || !name) {
+    std::snprintf(code, sizeof(code), "CUDA error %d", result);
+    name = code;
+  }
+  if (state->api.cuGetErrorString(result, &description) != CUDA_SUCCESS || !description)
+    description = "no description";
+  if (detail && *detail)
+    recordError("%s: %s (in %s): %s", name, description, function, detail);
+  else
+    recordError("%s: %s (in %s)", name, description, function);
+  return false;
+}
+
+extern "C" const char *emberrt_cuda_last_error(void) { return lastError; }
+
+extern "C" void emberrt_cuda_clear_error(void) { lastError[0] = '\0'; }
+
+//===----------------------------------------------------------------------===//
+// Initialization
+//===----------------------------------------------------------------------===//
+
+namespace {
+// Fills `api` from the library; on failure names the missing symbol.
+bool loadSymbols(void *library, DriverApi &api, char *status, size_t size) {
+  const char *missing = nullptr;
+  auto find = [&](const char *name, const char *older) -> void * {
+    void *address = dlsym(library, name);
+    if (!address && older)
+      address = dlsym(library, older);
+    if (!address && !missing)
+      missing = name;
+    return address;
+  };
+  // POSIX guarantees that a dlsym result converts to a function pointer.
+#define EMBERRT_CUDA_LOAD(member, name, parameters)                                           \
+  api.member = reinterpret_cast<decltype(api.member)>(find(name, nullptr));
+#define EMBERRT_CUDA_LOAD_OR_OLDER(member, name, older, parameters)                           \
+  api.member = reinterpret_cast<decltype(api.member)>(find(name, older));
+  EMBERRT_CUDA_SYMBOLS(EMBERRT_CUDA_LOAD, EMBERRT_CUDA_LOAD_OR_OLDER)
+#undef EMBERRT_CUDA_LOAD_OR_OLDER
+#undef EMBERRT_CUDA_LOAD
+  if (missing)
+    std::snprintf(status, size, "the CUDA driver lacks %s (older than ember needs)", missing);
+  return !missing;
+}
+
+void initialize(State &s) {
+  const char *path = std::getenv("EMBERRT_CUDA_DRIVER");
+  if (!path || !*path)
+    path = "libcuda.so.1";
+  // The driver stays loaded for the life of the process, so never dlclose.
+  void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    const char *why = dlerror();
+    std::snprintf(s.status, sizeof(s.status), "%s not found: %s", path, why ? why : "");
+    return;
+  }
+  if (!loadSymbols(library, s.api, s.status, sizeof(s.status)))
+    return;
+
+  char why[256];
+  auto failed = [&](const char *function, CUresult result) {
+    describe(s.api, result, why, sizeof(why));
+    std::snprintf(s.status, sizeof(s.status), "%s failed: %s", function, why);
+  };
+  CUresult result = s.api.cuInit(0);
+  if (result != CUDA_SUCCESS)
+    return failed("cuInit", result);
+  int count = 0;
+  if ((result = s.api.cuDeviceGetCount(&count)) != CUDA_SUCCESS)
+    return failed("cuDeviceGetCount", result);
+  if (count == 0) {
+    std::snprintf(s.status, sizeof(s.status), "no CUDA device (cuDeviceGetCount found none)");
+    return;
+  }
+  CUdevice device = 0;
+  if ((result = s.api.cuDeviceGet(&device, 0)) != CUDA_SUCCESS)
+    return failed("cuDeviceGet", result);
+  char name[256] = "";
+  if ((result = s.api.cuDeviceGetName(name, sizeof(name), device)) != CUDA_SUCCESS)
+    return failed("cuDeviceGetName", result);
+  if ((result = s.api.cuDeviceGetAttribute(&s.major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                           device)) != CUDA_SUCCESS ||
+      (result = s.api.cuDeviceGetAttribute(&s.minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                           device)) != CUDA_SUCCESS)
+    return failed("cuDeviceGetAttribute", result);
+  int version = 0;
+  if ((result = s.api.cuDriverGetVersion(&version)) != CUDA_SUCCESS)
+    return failed("cuDriverGetVersion", result);
+  // The primary context is the one the CUDA runtime (and so PyTorch, cuBLAS)
+  // uses too: retained once, never released.
+  if ((result = s.api.cuDevicePrimaryCtxRetain(&s.context, device)) != CUDA_SUCCESS)
+    return failed("cuDevicePrimaryCtxRetain", result);
+  if ((result = s.api.cuCtxSetCurrent(s.context)) != CUDA_SUCCESS)
+    return failed("cuCtxSetCurrent", result);
+  // Non-blocking: work other libraries put on the legacy default stream does
+  // not serialize with ours.
+  if ((result = s.api.cuStreamCreate(&s.stream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS)
+    return failed("cuStreamCreate", result);
+  std::snprintf(s.status, sizeof(s.status), "%s (sm_%d%d, driver %d.%d)", name, s.major, s.minor,
+                version / 1000, version % 1000 / 10);
+  s.available = true;
+}
+
+State &initialized() {
+  std::call_once(initOnce, [] {
+    auto *s = new State; // never deleted, see the file comment
+    initialize(*s);
+    state = s;
+  });
+  return *state;
+}
+} // namespace
+
+const DriverApi *emberrt::cuda::enter(const char *where) {
+  State &s = initialized();
+  if (!s.available) {
+    recordError("CUDA unavailable: %s (in %s)", s.status, where);
+    return nullptr;
+  }
+  // A thread's current context is the driver's per-thread state; setting it
+  // once per thread is enough as long as nothing else on the thread switches
+  // contexts (the CUDA runtime uses the same primary context).
+  thread_local bool current = false;
+  if (!current) {
+    if (!check(s.api.cuCtxSetCurrent(s.context), "cuCtxSetCurrent"))
+      return nullptr;
+    current = true;
+  }
+  return &s.api;
+}
+
+CUstream emberrt::cuda::runtimeStream() { return state->stream; }
+
+extern "C" int emberrt_cuda_available(void) { return initialized().available ? 1 : 0; }
+
+extern "C" const char *emberrt_cuda_status(void) { return initialized().status; }
+
+extern "C" int emberrt_cuda_compute_capability(int *major, int *minor) {
+  State &s = initialized();
+  if (major)
+    *major = s.available ? s.major : 0;
+  if (minor)
+    *minor = s.available ? s.minor : 0;
+  return s.available ? 1 : 0;
+}
+
+//===----------------------------------------------------------------------===//
+// The caching allocator
+//===----------------------------------------------------------------------===//
+
+namespace {
+constexpr size_t kSmallLimit = size_t(1) << 20;
+constexpr size_t kSmallGranule = 512;
+constexpr size_t kLargeGranule = size_t(2) << 20;
+
+// 0 when the rounded size would overflow.
+size_t roundedSize(size_t size) {
+  size_t granule = size < kSmallLimit ? kSmallGranule : kLargeGranule;
+  if (size > SIZE_MAX - granule)
+    return 0;
+  size_t rounded = (size + granule - 1) / granule * granule;
+  return rounded ? rounded : kSmallGranule;
+}
+
+struct Block {
+  size_t size;
+  bool managed;
+};
+
+struct Allocator {
+  std::mutex mutex;
+  std::unordered_map<CUdeviceptr, Block> live;
+  std::unordered_map<size_t, std::vector<CUdeviceptr>> cached; // by rounded size
+  uint64_t allocations = 0, cacheHits = 0, bytesReserved = 0;
+};
+
+Allocator &allocator() {
+  static Allocator *instance = new Allocator; // never deleted, see the file comment
+  return *instance;
+}
+
+// Returns every cached block to the driver.
+void freeCached(const DriverApi &api) {
+  Allocator &a = allocator();
+  std::vector<CUdeviceptr> blocks;
+  {
+    std::lock_guard<std::mutex> lock(a.mutex);
+    for (auto &[size, list] : a.cached) {
+      blocks.insert(blocks.end(), list.begin(), list.end());
+      a.bytesReserved -= size * list.size();
+    }
+    a.cached.clear();
+  }
+  if (blocks.empty())
+    return;
+  // A cached block's last use was queued before it was freed, so once the
+  // stream is idle no work touches it.
+  check(api.cuStreamSynchronize(runtimeStream()), "cuStreamSynchronize");
+  for (CUdeviceptr block : blocks)
+    check(api.cuMemFree(block), "cuMemFree");
+}
+} // namespace
+
+emberrt_status_t emberrt::cuda::allocate(size_t size, bool hostShared, const char *where,
+                                         void **out) {
+  *out = nullptr;
+  const DriverApi *api = enter(where);
+  if (!api)
+    return EMBERRT_DEVICE_ERROR;
+  Allocator &a = allocator();
+  CUdeviceptr ptr = 0;
+  if (hostShared) {
+    // Managed memory migrates between host and device; it is rare and not
+    // worth caching.
+    CUresult result = api->cuMemAllocManaged(&ptr, size ? size : 1, CU_MEM_ATTACH_GLOBAL);
+    if (!check(result, "cuMemAllocManaged"))
+      return result == CUDA_ERROR_OUT_OF_MEMORY ? EMBERRT_OUT_OF_MEMORY : EMBERRT_DEVICE_ERROR;
+    std::lock_guard<std::mutex> lock(a.mutex);
+    a.live[ptr] = {size, true};
+    *out = reinterpret_cast<void *>(static_cast<uintptr_t>(ptr));
+    return EMBERRT_OK;
+  }
+  size_t rounded = roundedSize(size);
+  if (rounded == 0) {
+    recordError("CUDA_ERROR_OUT_OF_MEMORY: %zu bytes cannot be allocated (in %s)", size, where);
+    return EMBERRT_OUT_OF_MEMORY;
+  }
+  {
+    std::lock_guard<std::mutex> lock(a.mutex);
+    auto it = a.cached.find(rounded);
+    if (it != a.cached.end() && !it->second.empty()) {
+      ptr = it->second.back();
+      it->second.pop_back();
+      a.live[ptr] = {rounded, false};
+      ++a.cacheHits;
+      *out = reinterpret_cast<void *>(static_cast<uintptr_t>(ptr));
+      return EMBERRT_OK;
+    }
+  }
+  // The driver call runs unlocked so that other threads' cache hits do not
+  // wait for it.
+  CUresult result = api->cuMemAlloc(&ptr, rounded);
+  if (result == CUDA_ERROR_OUT_OF_MEMORY) {
+    freeCached(*api);
+    result = api->cuMemAlloc(&ptr, rounded);
+  }
+  if (!check(result, "cuMemAlloc"))
+    return result == CUDA_ERROR_OUT_OF_MEMORY ? EMBERRT_OUT_OF_MEMORY : EMBERRT_DEVICE_ERROR;
+  std::lock_guard<std::mutex> lock(a.mutex);
+  a.live[ptr] = {rounded, false};
+  ++a.allocations;
+  a.bytesReserved += rounded;
+  *out = reinterpret_cast<void *>(static_cast<uintptr_t>(ptr));
+  return EMBERRT_OK;
+}
+
+void emberrt::cuda::release(void *pointer, const char *where) {
+  if (!pointer)
+    return;
+  auto ptr = static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(pointer));
+  Allocator &a = allocator();
+  Block block;
+  {
+    std::lock_guard<std::mutex> lock(a.mutex);
+    auto it = a.live.find(ptr);
+    if (it == a.live.end()) {
+      recordError("CUDA_ERROR_INVALID_VALUE: %p is not memory from emberrt_cuda_malloc (in %s)",
+                  pointer, where);
+      return;
+    }
+    block = it->second;
+    a.live.erase(it);
+    // Reuse is safe without waiting: everything runs on one stream, so the
+    // block's next use is queued after its last one.
+    if (!block.managed) {
+      a.cached[block.size].push_back(ptr);
+      return;
+    }
+  }
+  if (const DriverApi *api = enter(where))
+    check(api->cuMemFree(ptr), "cuMemFree");
+}
+
+extern "C" emberrt_status_t emberrt_cuda_malloc(size_t size, void **out) {
+  if (!out)
+    return EMBERRT_INVALID_ARGUMENT;
+  return allocate(size, false, "emberrt_cuda_malloc", out);
+}
+
+extern "C" void emberrt_cuda_free(void *ptr) { release(ptr, "emberrt_cuda_free"); }
+
+extern "C" void emberrt_cuda_empty_cache(void) {
+  if (!initialized().available)
+    return;
+  if (const DriverApi *api = enter("emberrt_cuda_empty_cache"))
+    freeCached(*api);
+}
+
+extern "C" void emberrt_cuda_allocator_stats(uint64_t *allocations, uint64_t *cache_hits,
+                                             uint64_t *bytes_reserved) {
+  Allocator &a = allocator();
+  std::lock_guard<std::mutex> lock(a.mutex);
+  if (allocations)
+    *allocations = a.allocations;
+  if (cache_hits)
+    *cache_hits = a.cacheHits;
+  if (bytes_reserved)
+    *bytes_reserved = a.bytesReserved;
+}
+
+//===----------------------------------------------------------------------===//
+// Copies and synchronization
+//===----------------------------------------------------------------------===//
+
+namespace {
+CUdeviceptr device(const void *ptr) {
+  return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(ptr));
+}
+} // namespace
+
+extern "C" emberrt_status_t emberrt_cuda_memcpy_htod(void *dst, const void *src, size_t n) {
+  if (n == 0)
+    return EMBERRT_OK;
+  if (!dst || !src)
+    return EMBERRT_INVALID_ARGUMENT;
+  const DriverApi *api = enter("emberrt_cuda_memcpy_htod");
+  if (!api)
+    return EMBERRT_DEVICE_ERROR;
+  // Waiting makes `src` reusable on return even when it is pinned memory,
+  // which the driver would read later.
+  if (!check(api->cuMemcpyHtoDAsync(device(dst), src, n, runtimeStream()), "cuMemcpyHtoDAsync") ||
+      !check(api->cuStreamSynchronize(runtimeStream()), "cuStreamSynchronize"))
+    return EMBERRT_DEVICE_ERROR;
+  return EMBERRT_OK;
+}
+
+extern "C" emberrt_status_t emberrt_cuda_memcpy_dtoh(void *dst, const void *src, size_t n) {
+  if (n == 0)
+    return EMBERRT_OK;
+  if (!dst || !src)
+    return EMBERRT_INVALID_ARGUMENT;
+  const DriverApi *api = enter("emberrt_cuda_memcpy_dtoh");
+  if (!api)
+    return EMBERRT_DEVICE_ERROR;
+  if (!check(api->cuMemcpyDtoHAsync(dst, device(src), n, runtimeStream()), "cuMemcpyDtoHAsync") ||
+      !check(api->cuStreamSynchronize(runtimeStream()), "cuStreamSynchronize"))
+    return EMBERRT_DEVICE_ERROR;
+  return EMBERRT_OK;
+}
+
+extern "C" emberrt_status_t emberrt_cuda_memcpy_dtod(void *dst, const void *src, size_t n) {
+  if (n == 0)
+    return EMBERRT_OK;
+  if (!dst || !src)
+    return EMBERRT_INVALID_ARGUMENT;
+  const DriverApi *api = enter("emberrt_cuda_memcpy_dtod");
+  if (!api)
+    return EMBERRT_DEVICE_ERROR;
+  return check(api->cuMemcpyDtoDAsync(device(dst), device(src), n, runtimeStream()),
+               "cuMemcpyDtoDAsync")
+             ? EMBERRT_OK
+             : EMBERRT_DEVICE_ERROR;
+}
+
+extern "C" emberrt_status_t emberrt_cuda_memset(void *dst, int value, size_t n) {
+  if (n == 0)
+    return EMBERRT_OK;
+  if (!dst)
+    return EMBERRT_INVALID_ARGUMENT;
+  const DriverApi *api = enter("emberrt_cuda_memset");
+  if (!api)
+    return EMBERRT_DEVICE_ERROR;
+  return check(api->cuMemsetD8Async(device(dst), static_cast<unsigned char>(value), n,
+                                    runtimeStream()),
+               "cuMemsetD8Async")
+             ? EMBERRT_OK
+             : EMBERRT_DEVICE_ERROR;
+}
+
+extern "C" emberrt_status_t emberrt_cuda_synchronize(void) {
+  const DriverApi *api = enter("emberrt_cuda_synchronize");
+  if (!api)
+    return EMBERRT_DEVICE_ERROR;
+  return check(api->cuStreamSynchronize(runtimeStream()), "cuStreamSynchronize")
+             ? EMBERRT_OK
+             : EMBERRT_DEVICE_ERROR;
+}
+
+//===----------------------------------------------------------------------===//
+// Modules and kernels
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct LoadedModule {
+  CUmodule module;
+  size_t loads;
+};
+
+struct ModuleCache {
+  std::mutex mutex;
+  std::unordered_map<const void *, LoadedModule> byImage;
+  std::unordered_map<CUmodule, const void *> imageOf;
+};
+
+ModuleCache &modules() {
+  static ModuleCache *instance = new ModuleCache; // never deleted, see the file comment
+  return *instance;
+}
+
+// The JIT's log without trailing newlines.
+void trimLog(char *log) {
+  size_t n = std::strlen(log);
+  while (n > 0 && (log[n - 1] == '\n' || log[n - 1] == '\r' || log[n - 1] == ' '))
+    log[--n] = '\0';
+}
+} // namespace
+
+CUmodule emberrt::cuda::loadModule(const void *image, int optLevel, const char *where) {
+  const DriverApi *api = enter(where);
+  if (!api)
+    return nullptr;
+  if (!image) {
+    recordError("CUDA_ERROR_INVALID_VALUE: no module image (in %s)", where);
+    return nullptr;
+  }
+  ModuleCache &cache = modules();
+  // Held while the driver loads, so that two threads loading one image get
+  // one module. Loads are rare: once per compiled object.
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  auto it = cache.byImage.find(image);
+  if (it != cache.byImage.end()) {
+    ++it->second.loads;
+    return it->second.module;
+  }
+  char log[4096] = "";
+  CUjit_option options[3] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                             CU_JIT_OPTIMIZATION_LEVEL};
+  void *values[3] = {log, reinterpret_cast<void *>(uintptr_t(sizeof(log))),
+                     reinterpret_cast<void *>(uintptr_t(optLevel < 0 ? 0 : optLevel))};
+  CUmodule module = nullptr;
+  CUresult result =
+      api->cuModuleLoadDataEx(&module, image, optLevel < 0 ? 2 : 3, options, values);
+  if (result != CUDA_SUCCESS) {
+    trimLog(log);
+    check(result, "cuModuleLoadDataEx", log);
+    return nullptr;
+  }
+  cache.byImage[image] = {module, 1};
+  cache.imageOf[module] = image;
+  return module;
+}
+
+void emberrt::cuda::unloadModule(CUmodule module, const char *where) {
+  if (!module)
+    return;
+  ModuleCache &cache = modules();
+  {
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    auto it = cache.imageOf.find(module);
+    if (it == cache.imageOf.end()) {
+      recordError("CUDA_ERROR_INVALID_HANDLE: %p is not a module the runtime loaded (in %s)",
+                  static_cast<void *>(module), where);
+      return;
+    }
+    LoadedModule &loaded = cache.byImage[it->second];
+    if (--loaded.loads > 0)
+      return;
+    cache.byImage.erase(it->second);
+    cache.imageOf.erase(it);
+  }
+  const DriverApi *api = enter(where);
+  if (!api)
+    return;
+  // Kernels of the module may still be queued.
+  if (check(api->cuStreamSynchronize(runtimeStream()), "cuStreamSynchronize"))
+    check(api->cuModuleUnload(module), "cuModuleUnload");
+}
+
+bool emberrt::cuda::launch(const DriverApi &api, CUfunction function, const unsigned grid[3],
+                           const unsigned block[3], unsigned sharedBytes, CUstream stream,
+                           void **params, void **extra) {
+  for (int d = 0; d < 3; ++d)
+    if (grid[d] == 0 || block[d] == 0)
+      return true;
+  // Dynamic shared memory beyond the default 48 KiB must be opted into.
+  constexpr unsigned kDefaultSharedLimit = 48 * 1024;
+  if (sharedBytes > kDefaultSharedLimit &&
+      !check(api.cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                    static_cast<int>(sharedBytes)),
+             "cuFuncSetAttribute"))
+    return false;
+  return check(api.cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0], block[1],
+                                  block[2], sharedBytes, stream, params, extra),
+               "cuLaunchKernel");
+}
+
+extern "C" emberrt_status_t emberrt_cuda_module_load(const void *image, void **module) {
+  if (!module)
+    return EMBERRT_INVALID_ARGUMENT;
+  *module = loadModule(image, -1, "emberrt_cuda_module_load");
+  return *module ? EMBERRT_OK : EMBERRT_DEVICE_ERROR;
+}
+
+extern "C" void emberrt_cuda_module_unload(void *module) {
+  unloadModule(static_cast<CUmodule>(module), "emberrt_cuda_module_unload");
+}
+
+extern "C" emberrt_status_t emberrt_cuda_function(void *module, const char *name,
+                                                  void **function) {
+  if (!module || !name || !function)
+    return EMBERRT_INVALID_ARGUMENT;
+  *function = nullptr;
+  const DriverApi *api = enter("emberrt_cuda_function");
+  if (!api)
+    return EMBERRT_DEVICE_ERROR;
+  CUfunction found = nullptr;
+  if (!check(api->cuModuleGetFunction(&found, static_cast<CUmodule>(module), name),
+             "cuModuleGetFunction", name))
+    return EMBERRT_DEVICE_ERROR;
+  *function = found;
+  return EMBERRT_OK;
+}
+
+extern "C" emberrt_status_t emberrt_cuda_launch(void *function, unsigned grid_x, unsigned grid_y,
+                                                unsigned grid_z, unsigned block_x,
+                                                unsigned block_y, unsigned block_z,
+                                                unsigned shared_bytes, void **params) {
+  if (!function)
+    return EMBERRT_INVALID_ARGUMENT;
+  const DriverApi *api = enter("emberrt_cuda_launch");
+  if (!api)
+    return EMBERRT_DEVICE_ERROR;
+  const unsigned grid[3] = {grid_x, grid_y, grid_z}, block[3] = {block_x, block_y, block_z};
+  return launch(*api, static_cast<CUfunction>(function), grid, block, shared_bytes,
+                runtimeStream(), params, nullptr)
+             ? EMBERRT_OK
+             : EMBERRT_DEVICE_ERROR;
+}
+
+//===----------------------------------------------------------------------===//
+// Timing
+//===----------------------------------------------------------------------===//
+
+extern "C" emberrt_status_t emberrt_cuda_event_record(void **event) {
+  if (!event)
+    return EMBERRT_INVALID_ARGUMENT;
+  *event = nullptr;
+  const DriverApi *api = enter("emberrt_cuda_event_record");
+  if (!api)
+    return EMBERRT_DEVICE_ERROR;
+  CUevent created = nullptr;
+  if (!check(api->cuEventCreate(&created, CU_EVENT_DEFAULT), "cuEventCreate"))
+    return EMBERRT_DEVICE_ERROR;
+  if (!check(api->cuEventRecord(created, runtimeStream()), "cuEventRecord")) {
+    api->cuEventDestroy(created);
+    return EMBERRT_DEVICE_ERROR;
+  }
+  *event = created;
+  return EMBERRT_OK;
+}
+
+extern "C" emberrt_status_t emberrt_cuda_event_elapsed_ms(void *start, void *end,
+                                                          float *milliseconds) {
+  if (!start || !end || !milliseconds)
+    return EMBERRT_INVALID_ARGUMENT;
+  const DriverApi *api = enter("emberrt_cuda_event_elapsed_ms");
+  if (!api)
+    return EMBERRT_DEVICE_ERROR;
+  auto first = static_cast<CUevent>(start), last = static_cast<CUevent>(end);
+  if (!check(api->cuEventSynchronize(last), "cuEventSynchronize") ||
+      !check(api->cuEventElapsedTime(milliseconds, first, last), "cuEventElapsedTime"))
+    return EMBERRT_DEVICE_ERROR;
+  return EMBERRT_OK;
+}
+
+extern "C" void emberrt_cuda_event_destroy(void *event) {
+  if (!event)
+    return;
+  if (const DriverApi *api = enter("emberrt_cuda_event_destroy"))
+    check(api->cuEventDestroy(static_cast<CUevent>(event)), "cuEventDestroy");
+}
