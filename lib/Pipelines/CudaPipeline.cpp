@@ -30,7 +30,7 @@ static const char *const kToGpuSteps[] = {
     // Every linalg op a parallel loop nest (reductions inside as scf.for),
     // every nest a kernel.
     "func.func(convert-linalg-to-parallel-loops)",
-    "func.func(ember-map-to-gpu-kernels{block-size=%BLOCK%})",
+    "ember-map-to-gpu-kernels{block-size=%BLOCK%}",
     "func.func(convert-parallel-loops-to-gpu)",
     "lower-affine",
     "canonicalize",

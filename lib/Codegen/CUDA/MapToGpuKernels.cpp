@@ -12,6 +12,9 @@
 
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/EquivalenceClasses.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/PatternMatch.h"
@@ -45,17 +48,75 @@ void mapNestedSequential(Operation *root) {
   });
 }
 
-/// Whether `op`, or an op nested in it outside any parallel loop, reads or
-/// writes memory.
-bool touchesMemoryOutsideParallelLoops(Operation *op) {
-  WalkResult result = op->walk<WalkOrder::PreOrder>([&](Operation *nested) {
+/// The memory each memref lives in. Buffers are device memory when they are
+/// arguments of public functions (ember's ABI) or reach a kernel; the rest
+/// (the ownership flags of buffer deallocation, pointers compared on the
+/// host) stay on the host. Memrefs are followed through views, casts, loops
+/// and calls, so an alias of a device buffer is one too.
+class DeviceMemory {
+public:
+  explicit DeviceMemory(ModuleOp module) {
+    SymbolTable symbols(module);
+    module.walk([&](Operation *op) {
+      if (auto view = dyn_cast<ViewLikeOpInterface>(op))
+        join(view.getViewSource(), op->getResult(0));
+      else if (auto cast = dyn_cast<memref::CastOp>(op))
+        join(cast.getSource(), cast.getResult());
+      else if (auto metadata = dyn_cast<memref::ExtractStridedMetadataOp>(op))
+        join(metadata.getSource(), metadata.getBaseBuffer());
+      else if (auto loop = dyn_cast<scf::ForOp>(op))
+        for (auto [init, argument, yielded, result] :
+             llvm::zip(loop.getInitArgs(), loop.getRegionIterArgs(), loop.getYieldedValues(),
+                       loop.getResults())) {
+          join(init, argument);
+          join(argument, result);
+          join(yielded, result);
+        }
+      else if (auto branch = dyn_cast<scf::IfOp>(op))
+        for (Region *region : {&branch.getThenRegion(), &branch.getElseRegion()})
+          if (!region->empty())
+            for (auto [yielded, result] :
+                 llvm::zip(region->front().getTerminator()->getOperands(), branch.getResults()))
+              join(yielded, result);
+      else if (auto call = dyn_cast<func::CallOp>(op))
+        if (auto callee = symbols.lookup<func::FuncOp>(call.getCallee()); callee && !callee.isDeclaration())
+          for (auto [operand, argument] : llvm::zip(call.getOperands(), callee.getArguments()))
+            join(operand, argument);
+    });
+  }
+
+  void markDevice(Value value) {
+    if (isa<MemRefType>(value.getType()))
+      device.insert(aliases.getOrInsertLeaderValue(value));
+  }
+  bool isDevice(Value value) {
+    return isa<MemRefType>(value.getType()) &&
+           device.contains(aliases.getOrInsertLeaderValue(value));
+  }
+
+private:
+  void join(Value a, Value b) {
+    if (isa<MemRefType>(a.getType()) && isa<MemRefType>(b.getType()))
+      aliases.unionSets(a, b);
+  }
+  llvm::EquivalenceClasses<Value> aliases;
+  DenseSet<Value> device;
+};
+
+/// The memrefs that `op` and the ops nested in it load from or store to,
+/// outside parallel loops (kernels of their own).
+SmallVector<Value> accessedOutsideParallelLoops(Operation *op) {
+  SmallVector<Value> accessed;
+  op->walk<WalkOrder::PreOrder>([&](Operation *nested) {
     if (isa<scf::ParallelOp>(nested))
       return WalkResult::skip();
-    if (isa<memref::LoadOp, memref::StoreOp>(nested))
-      return WalkResult::interrupt();
+    if (auto load = dyn_cast<memref::LoadOp>(nested))
+      accessed.push_back(load.getMemRef());
+    else if (auto store = dyn_cast<memref::StoreOp>(nested))
+      accessed.push_back(store.getMemRef());
     return WalkResult::advance();
   });
-  return result.wasInterrupted();
+  return accessed;
 }
 
 /// `memref.copy %from, %to` as a parallel loop of loads and stores (a loop of
@@ -91,61 +152,111 @@ struct MapToGpuKernelsPass : ember::impl::MapToGpuKernelsPassBase<MapToGpuKernel
   using MapToGpuKernelsPassBase::MapToGpuKernelsPassBase;
 
   void runOnOperation() override {
-    func::FuncOp function = getOperation();
-    if (function.isDeclaration() || function->getParentOfType<gpu::GPUModuleOp>())
-      return;
-    SmallVector<memref::CopyOp> copies;
-    function.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
-    for (memref::CopyOp copy : copies)
-      copyAsLoop(copy);
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> functions;
+    for (auto function : module.getOps<func::FuncOp>())
+      if (!function.isDeclaration())
+        functions.push_back(function);
+    for (func::FuncOp function : functions) {
+      SmallVector<memref::CopyOp> copies;
+      function.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
+      for (memref::CopyOp copy : copies)
+        copyAsLoop(copy);
+    }
 
-    // Outermost parallel loops become kernels of many threads; sequential
-    // loops that touch memory on their own, kernels of one thread.
+    // Device memory: public functions' arguments and what linalg's parallel
+    // loops touch; then, until nothing changes, what host loops and stores
+    // touching device memory touch too (those run as kernels of one thread).
+    DeviceMemory memory(module);
     SmallVector<scf::ParallelOp> parallel;
-    SmallVector<Operation *> sequential;
-    function.walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
+    for (func::FuncOp function : functions) {
+      if (function.isPublic())
+        for (Value argument : function.getArguments())
+          memory.markDevice(argument);
+      function.walk<WalkOrder::PreOrder>([&](scf::ParallelOp loop) {
         parallel.push_back(loop);
+        loop.walk([&](Operation *op) {
+          if (auto load = dyn_cast<memref::LoadOp>(op))
+            memory.markDevice(load.getMemRef());
+          else if (auto store = dyn_cast<memref::StoreOp>(op))
+            memory.markDevice(store.getMemRef());
+        });
         return WalkResult::skip();
-      }
-      // (a store on its own: the initial value of a reduction to a scalar)
-      if ((isa<scf::ForOp, scf::WhileOp>(op) && touchesMemoryOutsideParallelLoops(op)) ||
-          isa<memref::StoreOp>(op)) {
-        sequential.push_back(op);
-        return WalkResult::skip();
-      }
-      return WalkResult::advance();
-    });
+      });
+    }
+    SmallVector<Operation *> sequential;
+    for (bool changed = true; changed;) {
+      changed = false;
+      sequential.clear();
+      for (func::FuncOp function : functions)
+        function.walk<WalkOrder::PreOrder>([&](Operation *op) {
+          if (isa<scf::ParallelOp>(op))
+            return WalkResult::skip();
+          if (!isa<scf::ForOp, scf::WhileOp, memref::LoadOp, memref::StoreOp>(op))
+            return WalkResult::advance();
+          SmallVector<Value> accessed = accessedOutsideParallelLoops(op);
+          if (llvm::none_of(accessed, [&](Value v) { return memory.isDevice(v); }))
+            return WalkResult::advance();
+          for (Value value : accessed)
+            if (!memory.isDevice(value)) {
+              memory.markDevice(value);
+              changed = true;
+            }
+          sequential.push_back(op);
+          return WalkResult::skip();
+        });
+    }
+
     for (scf::ParallelOp loop : parallel)
       if (failed(mapParallel(loop)))
         return signalPassFailure();
     for (Operation *op : sequential) {
       if (op->getNumResults()) {
         op->emitError() << "'" << op->getName()
-                        << "' with results touches device memory from the host: not supported "
-                           "on the GPU yet";
+                        << "' reads device memory into host code: not supported on the GPU yet";
         return signalPassFailure();
       }
       runOnOneThread(op);
     }
+    for (func::FuncOp function : functions)
+      if (failed(keepHostBuffersOnTheHost(function, memory)))
+        return signalPassFailure();
 
-    // Anything else touching buffers would run on the host.
-    WalkResult left = function.walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (auto loop = dyn_cast<scf::ParallelOp>(op); loop && loop->hasAttr(gpu::getMappingAttrName()))
-        return WalkResult::skip();
-      if (isa<memref::LoadOp, memref::StoreOp, memref::GetGlobalOp>(op)) {
-        op->emitError() << "'" << op->getName()
-                        << "' would run on the host, where buffers are device memory: "
-                        << (isa<memref::GetGlobalOp>(op)
-                                ? "constant tensors other than splats are not supported on the "
-                                  "GPU yet"
-                                : "this op is not supported on the GPU yet");
-        return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
+    WalkResult constants = module.walk([&](memref::GetGlobalOp global) {
+      global.emitError() << "constant tensors other than splats are not supported on the GPU "
+                            "yet (the host's global '"
+                         << global.getName() << "' would be read by a kernel)";
+      return WalkResult::interrupt();
     });
-    if (left.wasInterrupted())
+    if (constants.wasInterrupted())
       signalPassFailure();
+  }
+
+  /// Host buffers (small, static: the ownership flags of buffer
+  /// deallocation) go on the host's stack; every other allocation becomes
+  /// device memory (see ember-device-allocations).
+  static LogicalResult keepHostBuffersOnTheHost(func::FuncOp function, DeviceMemory &memory) {
+    SmallVector<memref::AllocOp> allocations;
+    SmallVector<memref::DeallocOp> deallocations;
+    function.walk([&](memref::AllocOp alloc) {
+      if (!memory.isDevice(alloc.getResult()))
+        allocations.push_back(alloc);
+    });
+    function.walk([&](memref::DeallocOp dealloc) {
+      if (!memory.isDevice(dealloc.getMemref()))
+        deallocations.push_back(dealloc);
+    });
+    for (memref::AllocOp alloc : allocations) {
+      if (!alloc.getType().hasStaticShape() || alloc->getParentOfType<LoopLikeOpInterface>())
+        return alloc.emitError("internal error: a host buffer of dynamic size or in a loop");
+      OpBuilder b(alloc);
+      auto onStack = memref::AllocaOp::create(b, alloc.getLoc(), alloc.getType());
+      alloc.replaceAllUsesWith(onStack.getResult());
+      alloc.erase();
+    }
+    for (memref::DeallocOp dealloc : deallocations)
+      dealloc.erase();
+    return success();
   }
 
   /// Linearizes `loop`, tiles it into blocks and maps it onto the grid.

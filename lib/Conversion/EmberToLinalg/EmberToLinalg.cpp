@@ -668,14 +668,18 @@ struct ArgMaxLowering : OpConversionPattern<ArgMaxOp> {
   }
 };
 
-/// C[b..., i, j] += A[b..., i, k] * B[b..., k, j] as a linalg.generic whose
-/// loops run (b..., i, k, j): the innermost loop walks rows of B and C
-/// contiguously, so it vectorizes, where linalg.matmul's (i, j, k) order would
-/// reduce a strided column in the innermost loop.
+/// C[b..., i, j] += A[b..., i, k] * B[b..., k, j] as a linalg.generic. For
+/// CPUs its loops run (b..., i, k, j): the innermost loop walks rows of B and
+/// C contiguously, so it vectorizes, where linalg.matmul's (i, j, k) order
+/// would reduce a strided column in the innermost loop. For GPUs
+/// (`reductionInnermost`) they run (b..., i, j, k): the parallel loops are
+/// outermost, so every element of C is a thread of its own.
 static Value emitMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
-                        RankedTensorType resultType) {
+                        RankedTensorType resultType, bool reductionInnermost = false) {
   int64_t batch = resultType.getRank() - 2;
   int64_t i = batch, k = batch + 1, j = batch + 2, loops = batch + 3;
+  if (reductionInnermost)
+    std::swap(k, j);
   auto map = [&](std::initializer_list<int64_t> dims) {
     SmallVector<AffineExpr> exprs;
     for (int64_t d = 0; d < batch; ++d)
@@ -860,7 +864,8 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
                                   matmulOperand(rewriter, op.getLhs(), adaptor.getLhs()),
                                   matmulOperand(rewriter, op.getRhs(), adaptor.getRhs()), type,
                                   vectorBits)
-              : emitMatmul(rewriter, op.getLoc(), adaptor.getLhs(), adaptor.getRhs(), type);
+              : emitMatmul(rewriter, op.getLoc(), adaptor.getLhs(), adaptor.getRhs(), type,
+                           /*reductionInnermost=*/vectorBits == 0);
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -4,7 +4,7 @@
 
 include "mlir/Pass/PassBase.td"
 
-def MapToGpuKernelsPass : Pass<"ember-map-to-gpu-kernels", "::mlir::func::FuncOp"> {
+def MapToGpuKernelsPass : Pass<"ember-map-to-gpu-kernels", "::mlir::ModuleOp"> {
   let summary = "Map the loop nests of host functions onto GPU blocks and threads";
   let description = [{
     Runs on bufferized host functions whose linalg ops have become loops
@@ -23,7 +23,13 @@ def MapToGpuKernelsPass : Pass<"ember-map-to-gpu-kernels", "::mlir::func::FuncOp
     - `memref.copy` (results that alias arguments, repeated results) becomes
       a parallel copy loop, mapped like the others: buffers are device memory
       that the host cannot touch.
-    Loads or stores left in host code are errors that name the op.
+    - Which buffers are device memory is found by following memrefs through
+      views, casts, loops and calls from the arguments of public functions and
+      from what kernels touch. Other allocations (the ownership flags of
+      buffer deallocation) move to the host's stack; host code keeps its
+      loads and stores of them.
+    Device memory read into host code (a loop's result, a scalar load) and
+    host constants read by kernels are errors that name the op.
 
     ```mlir
     scf.parallel (%i, %j) = (%c0, %c0) to (%c256, %c1024) step (%c1, %c1) { ... }
@@ -39,7 +45,8 @@ def MapToGpuKernelsPass : Pass<"ember-map-to-gpu-kernels", "::mlir::func::FuncOp
     Option<"blockSize", "block-size", "int64_t", "256", "Threads per block">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
-                           "::mlir::arith::ArithDialect", "::mlir::affine::AffineDialect"];
+                           "::mlir::arith::ArithDialect", "::mlir::affine::AffineDialect",
+                           "::mlir::memref::MemRefDialect"];
 }
 
 def DeviceAllocationsPass : Pass<"ember-device-allocations", "::mlir::ModuleOp"> {

@@ -1,0 +1,85 @@
+"""PyTorch on the problems of ember-gpu-bench, timed the same way (host wall
+time per call, a synchronize after each call), in the same run on the GPU
+machine. Prints "<name> <value> <unit>" lines like ember's benchmarks."""
+import time
+
+import torch
+
+
+def median_seconds(fn, repeats, iterations):
+    samples = []
+    for _ in range(repeats):
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for _ in range(iterations):
+            fn()
+        samples.append((time.perf_counter() - start) / iterations)
+    samples.sort()
+    return samples[len(samples) // 2]
+
+
+def report(name, value, unit):
+    print(f"{name} {value:.6g} {unit}", flush=True)
+
+
+def chain(x):
+    t = x
+    for op in range(8):
+        t = t * 1.0001 if op % 3 == 0 else (t + 0.5 if op % 3 == 1 else torch.maximum(t, x))
+    return t
+
+
+def main():
+    device = torch.device("cuda")
+    a = torch.ones(10, 10, device=device)
+    b = torch.ones(10, 10, device=device)
+
+    def add():
+        torch.add(a, b)
+        torch.cuda.synchronize()
+
+    report("torch.gpu.add10_eager", median_seconds(add, 5, 5000) * 1e6, "us/call")
+
+    x = torch.eye(10, device=device) * 0.9
+
+    def power():
+        r = torch.eye(10, device=device)
+        for _ in range(100):
+            r = r @ x
+        torch.cuda.synchronize()
+
+    report("torch.gpu.power100_eager", median_seconds(power, 5, 20) * 1e6, "us/call")
+
+    big = torch.full((16384, 4096), 0.25, device=device)
+
+    def chain_eager():
+        chain(big)
+        torch.cuda.synchronize()
+
+    compiled = torch.compile(chain)
+    compiled(big)
+
+    def chain_compiled():
+        compiled(big)
+        torch.cuda.synchronize()
+
+    report("torch.gpu.chain8_eager", median_seconds(chain_eager, 7, 20) * 1e3, "ms/call")
+    seconds = median_seconds(chain_compiled, 7, 20)
+    report("torch.gpu.chain8_compiled", seconds * 1e3, "ms/call")
+    report("torch.gpu.chain8_compiled_bandwidth", 2 * big.numel() * 4 / seconds / 1e12, "TB/s")
+
+    ga = torch.full((4096, 4096), 0.5, device=device)
+    gb = torch.full((4096, 4096), 0.5, device=device)
+    torch.backends.cuda.matmul.allow_tf32 = False
+
+    def sgemm():
+        ga @ gb
+        torch.cuda.synchronize()
+
+    seconds = median_seconds(sgemm, 5, 10)
+    report("torch.gpu.sgemm4096_cublas", seconds * 1e3, "ms/call")
+    report("torch.gpu.sgemm4096_cublas_rate", 2 * 4096**3 / seconds / 1e12, "TFLOP/s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds what the GPU machine runs (it has CUDA and the driver but no
+# LLVM/MLIR): the GPU tests and the GPU benchmark, compiled ahead of time
+# here and linked with ember's runtime alone, into gpu-bundle/ (ignored by
+# git; carry it with the device tool's `carry: ["gpu-bundle"]`). There:
+#   gpu-bundle/run.sh            the tests, the benchmark, the PyTorch peer
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${EMBER_BUILD_DIR:-$root/build}
+"$root/scripts/build.sh" >/dev/null
+cmake --build "$build" --target ember-gpu-tests ember-gpu-bench
+bundle="$root/gpu-bundle"
+rm -rf "$bundle.tmp" && mkdir -p "$bundle.tmp"
+cp "$build/bin/ember-gpu-tests" "$build/bin/ember-gpu-bench" "$root/bench/gpu/torch_peer.py" "$bundle.tmp/"
+strip "$bundle.tmp/ember-gpu-tests" "$bundle.tmp/ember-gpu-bench"
+cat > "$bundle.tmp/run.sh" <<'RUN'
+#!/usr/bin/env bash
+# On the GPU machine: tests, then ember's figures and PyTorch's in one run.
+here=$(cd "$(dirname "$0")" && pwd)
+out=${OUT:-$here}
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+"$here/ember-gpu-tests" 2>&1 | tee "$out/gpu-tests.log" | tail -25
+"$here/ember-gpu-bench" 2>&1 | tee "$out/gpu-bench.log"
+python3 "$here/torch_peer.py" 2>&1 | grep -v Warning | tee "$out/torch-peer.log"
+RUN
+chmod +x "$bundle.tmp/run.sh"
+rm -rf "$bundle" && mv "$bundle.tmp" "$bundle"
+du -sh "$bundle"
