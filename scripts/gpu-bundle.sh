@@ -8,18 +8,19 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${EMBER_BUILD_DIR:-$root/build}
 "$root/scripts/build.sh" >/dev/null
-cmake --build "$build" --target ember-gpu-tests ember-gpu-bench
+cmake --build "$build" --target emberrt-tests ember-gpu-tests ember-gpu-bench
 bundle="$root/gpu-bundle"
 rm -rf "$bundle.tmp" && mkdir -p "$bundle.tmp"
-cp "$build/bin/ember-gpu-tests" "$build/bin/ember-gpu-bench" "$root/bench/gpu/torch_peer.py" "$bundle.tmp/"
-strip "$bundle.tmp/ember-gpu-tests" "$bundle.tmp/ember-gpu-bench"
+cp "$build/bin/emberrt-tests" "$build/bin/ember-gpu-tests" "$build/bin/ember-gpu-bench" "$root/bench/gpu/torch_peer.py" "$bundle.tmp/"
+strip "$bundle.tmp/emberrt-tests" "$bundle.tmp/ember-gpu-tests" "$bundle.tmp/ember-gpu-bench"
 cat > "$bundle.tmp/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # On the GPU machine: tests, then ember's figures and PyTorch's in one run.
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$here}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-"$here/ember-gpu-tests" 2>&1 | tee "$out/gpu-tests.log" | tail -25
+"$here/emberrt-tests" 2>&1 | tee "$out/runtime-tests.log" | tail -3
+"$here/ember-gpu-tests" 2>&1 | tee "$out/gpu-tests.log" | tail -3
 "$here/ember-gpu-bench" 2>&1 | tee "$out/gpu-bench.log"
 python3 "$here/torch_peer.py" 2>&1 | grep -v Warning | tee "$out/torch-peer.log"
 RUN

@@ -19,6 +19,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
 
 using namespace emberrt::cuda;
 
@@ -94,9 +95,27 @@ extern "C" void *mgpuStreamCreate(void) {
 
 extern "C" void mgpuStreamDestroy(void * /*stream*/) {}
 
+// Compiled functions are asynchronous, as eager ops are in TensorFlow and
+// PyTorch: the synchronize that MLIR's host code emits after each launch on
+// the runtime's stream is skipped, so calls queue their kernels and return.
+// The host waits where it reads (copies to the host, emberrt_cuda_synchronize),
+// and kernel errors surface there. Temporaries freed meanwhile are safe to
+// reuse: every kernel runs on the one stream, in order.
+// EMBERRT_CUDA_LAUNCH_BLOCKING=1 (like CUDA_LAUNCH_BLOCKING) waits after
+// every launch, so that an error names the launch that caused it.
+static bool launchBlocking() {
+  static const bool blocking = [] {
+    const char *value = std::getenv("EMBERRT_CUDA_LAUNCH_BLOCKING");
+    return value && value[0] == '1';
+  }();
+  return blocking;
+}
+
 extern "C" void mgpuStreamSynchronize(void *stream) {
-  if (const DriverApi *api = enter("mgpuStreamSynchronize"))
-    check(api->cuStreamSynchronize(streamOr(stream)), "cuStreamSynchronize");
+  const DriverApi *api = enter("mgpuStreamSynchronize");
+  if (!api || (streamOr(stream) == runtimeStream() && !launchBlocking()))
+    return;
+  check(api->cuStreamSynchronize(streamOr(stream)), "cuStreamSynchronize");
 }
 
 extern "C" void mgpuStreamWaitEvent(void *stream, void *event) {
@@ -142,12 +161,15 @@ extern "C" void mgpuMemFree(void *ptr, void * /*stream*/) { release(ptr, "mgpuMe
 
 // Either side may be host or device memory: with unified addressing the
 // driver tells them apart.
+// Either side may be host memory, which the host may read or reuse on
+// return (stream synchronizes are skipped, see above): the copy waits.
 extern "C" void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream) {
   if (sizeBytes == 0)
     return;
   if (const DriverApi *api = enter("mgpuMemcpy"))
-    check(api->cuMemcpyAsync(device(dst), device(src), sizeBytes, streamOr(stream)),
-          "cuMemcpyAsync");
+    if (check(api->cuMemcpyAsync(device(dst), device(src), sizeBytes, streamOr(stream)),
+              "cuMemcpyAsync"))
+      check(api->cuStreamSynchronize(streamOr(stream)), "cuStreamSynchronize");
 }
 
 extern "C" void mgpuMemset32(void *dst, unsigned int value, size_t count, void *stream) {

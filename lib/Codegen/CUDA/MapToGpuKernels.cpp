@@ -17,6 +17,8 @@
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -130,7 +132,9 @@ void copyAsLoop(memref::CopyOp copy) {
   SmallVector<Value> lower, upper, steps;
   for (int64_t d = 0; d < type.getRank(); ++d) {
     lower.push_back(zero);
-    upper.push_back(memref::DimOp::create(b, loc, copy.getTarget(), d));
+    upper.push_back(type.isDynamicDim(d)
+                        ? Value(memref::DimOp::create(b, loc, copy.getTarget(), d))
+                        : Value(arith::ConstantIndexOp::create(b, loc, type.getDimSize(d))));
     steps.push_back(one);
   }
   if (type.getRank() == 0) {
@@ -146,6 +150,121 @@ void copyAsLoop(memref::CopyOp copy) {
                             memref::StoreOp::create(lb, lloc, element, copy.getTarget(), indices);
                           });
   copy.erase();
+}
+
+/// Accesses of `vectorWidth` neighbouring elements per thread: when every
+/// load and store of `loop`'s body reads along the innermost dimension (or
+/// not at all: a broadcast), the body is plain arithmetic, and rows are a
+/// multiple of 16 bytes, the innermost loop steps by `vectorWidth` and the
+/// body works on vectors (16-byte loads and stores, ld.global.v4 for f32).
+/// More bytes in flight per thread is what a memory-bound kernel needs.
+/// Returns false, changing nothing, when the body does not qualify.
+bool vectorizeInnermost(scf::ParallelOp loop, int64_t vectorBytes) {
+  unsigned rank = loop.getNumLoops();
+  Block *body = loop.getBody();
+  Value innermost = loop.getInductionVars().back();
+  auto constant = [](Value v) { return getConstantIntValue(v); };
+  for (unsigned d = 0; d < rank; ++d)
+    if (constant(loop.getLowerBound()[d]) != 0 || constant(loop.getStep()[d]) != 1 ||
+        !constant(loop.getUpperBound()[d]))
+      return false;
+  int64_t extent = *constant(loop.getUpperBound().back());
+  // Every element of one width; accesses index with plain induction
+  // variables or constants; the innermost one only as the last index.
+  unsigned elementBits = 0;
+  auto accessQualifies = [&](MemRefType type, ValueRange indices, bool isStore) {
+    unsigned bits = type.getElementTypeBitWidth();
+    if (!type.getLayout().isIdentity() || !type.hasStaticShape() || type.getRank() == 0 ||
+        (elementBits && bits != elementBits) || !type.getElementType().isIntOrFloat() ||
+        bits < 8)
+      return false;
+    elementBits = bits;
+    for (auto [position, index] : llvm::enumerate(indices)) {
+      bool isIv = llvm::is_contained(loop.getInductionVars(), index);
+      if (!isIv && !constant(index))
+        return false;
+      if (index == innermost && position + 1 != indices.size())
+        return false;
+    }
+    bool alongRows = indices.back() == innermost;
+    return alongRows ? type.getShape().back() * bits % (vectorBytes * 8) == 0 : !isStore;
+  };
+  for (Operation &op : body->without_terminator()) {
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      if (!accessQualifies(load.getMemRefType(), load.getIndices(), false))
+        return false;
+    } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      if (!accessQualifies(store.getMemRefType(), store.getIndices(), true))
+        return false;
+    } else if (!isa<arith::ArithDialect>(op.getDialect()) || op.getNumRegions() ||
+               (!op.hasTrait<OpTrait::Elementwise>() && !isa<arith::ConstantOp>(op)) ||
+               isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
+                   arith::FloorDivSIOp, arith::CeilDivSIOp, arith::CeilDivUIOp>(op)) {
+      return false;
+    } else {
+      for (Type type : llvm::concat<const Type>(op.getOperandTypes(), op.getResultTypes()))
+        if (!type.isIntOrFloat())
+          return false;
+      for (Value operand : op.getOperands())
+        if (llvm::is_contained(loop.getInductionVars(), operand))
+          return false;
+    }
+  }
+  if (!elementBits)
+    return false;
+  int64_t width = vectorBytes * 8 / elementBits;
+  if (width < 2 || extent % width != 0)
+    return false;
+
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  SmallVector<Value> steps(loop.getStep());
+  steps.back() = arith::ConstantIndexOp::create(b, loc, width);
+  loop.getStepMutable().assign(steps);
+  b.setInsertionPoint(body->getTerminator());
+  auto vectorOf = [&](Type scalar) { return VectorType::get({width}, scalar); };
+  IRMapping mapping;
+  auto vectorValue = [&](Value scalar) -> Value {
+    if (Value mapped = mapping.lookupOrNull(scalar); mapped && isa<VectorType>(mapped.getType()))
+      return mapped;
+    return vector::BroadcastOp::create(b, loc, vectorOf(scalar.getType()),
+                                       mapping.lookupOrDefault(scalar));
+  };
+  IntegerAttr alignment = b.getI64IntegerAttr(vectorBytes);
+  SmallVector<Operation *> scalarOps;
+  for (Operation &op : body->without_terminator())
+    scalarOps.push_back(&op);
+  for (Operation *op : scalarOps) {
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      if (load.getIndices().back() == innermost) {
+        auto vectorLoad = vector::LoadOp::create(b, loc, vectorOf(load.getType()),
+                                                 load.getMemRef(), load.getIndices());
+        vectorLoad.setAlignmentAttr(alignment);
+        mapping.map(load.getResult(), vectorLoad.getResult());
+      } else { // the same element for the whole vector
+        mapping.map(load.getResult(), b.clone(*load)->getResult(0));
+      }
+    } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      auto vectorStore = vector::StoreOp::create(b, loc, vectorValue(store.getValueToStore()),
+                                                 store.getMemRef(), store.getIndices());
+      vectorStore.setAlignmentAttr(alignment);
+    } else if (auto scalarConstant = dyn_cast<arith::ConstantOp>(op)) {
+      mapping.map(scalarConstant.getResult(), b.clone(*op)->getResult(0));
+    } else {
+      SmallVector<Value> operands;
+      for (Value operand : op->getOperands())
+        operands.push_back(vectorValue(operand));
+      SmallVector<Type> types;
+      for (Type type : op->getResultTypes())
+        types.push_back(vectorOf(type));
+      Operation *vectorOp = b.create(loc, op->getName().getIdentifier(), operands, types,
+                                     op->getAttrs());
+      mapping.map(op->getResults(), vectorOp->getResults());
+    }
+  }
+  for (Operation *op : llvm::reverse(scalarOps))
+    op->erase();
+  return true;
 }
 
 struct MapToGpuKernelsPass : ember::impl::MapToGpuKernelsPassBase<MapToGpuKernelsPass> {
@@ -262,6 +381,9 @@ struct MapToGpuKernelsPass : ember::impl::MapToGpuKernelsPassBase<MapToGpuKernel
   /// Linearizes `loop`, tiles it into blocks and maps it onto the grid.
   LogicalResult mapParallel(scf::ParallelOp loop) {
     IRRewriter rewriter(loop.getContext());
+    if (vectorBytes > 0)
+      (void)vectorizeInnermost(loop, vectorBytes);
+    std::optional<int64_t> trips = constantTripCount(loop);
     if (loop.getNumLoops() > 1) {
       Operation *next = loop->getNextNode();
       std::vector<unsigned> all(loop.getNumLoops());
@@ -274,7 +396,7 @@ struct MapToGpuKernelsPass : ember::impl::MapToGpuKernelsPassBase<MapToGpuKernel
     }
     // Small loops get one block just large enough (whole warps).
     int64_t threads = blockSize;
-    if (std::optional<int64_t> trips = constantTripCount(loop))
+    if (trips)
       threads = std::min<int64_t>(threads, std::max<int64_t>(32, (*trips + 31) / 32 * 32));
     auto [blocks, elements] = scf::tileParallelLoop(loop, {threads}, /*noMinMaxBounds=*/true);
     MLIRContext *context = loop.getContext();
@@ -285,13 +407,18 @@ struct MapToGpuKernelsPass : ember::impl::MapToGpuKernelsPassBase<MapToGpuKernel
     return success();
   }
 
+  /// The number of iterations of all of `loop`'s dimensions, if constant.
   static std::optional<int64_t> constantTripCount(scf::ParallelOp loop) {
-    auto lower = getConstantIntValue(loop.getLowerBound()[0]);
-    auto upper = getConstantIntValue(loop.getUpperBound()[0]);
-    auto step = getConstantIntValue(loop.getStep()[0]);
-    if (!lower || !upper || !step || *step <= 0)
-      return std::nullopt;
-    return (*upper - *lower + *step - 1) / *step;
+    int64_t trips = 1;
+    for (unsigned d = 0; d < loop.getNumLoops(); ++d) {
+      auto lower = getConstantIntValue(loop.getLowerBound()[d]);
+      auto upper = getConstantIntValue(loop.getUpperBound()[d]);
+      auto step = getConstantIntValue(loop.getStep()[d]);
+      if (!lower || !upper || !step || *step <= 0)
+        return std::nullopt;
+      trips *= (*upper - *lower + *step - 1) / *step;
+    }
+    return trips;
   }
 
   /// Wraps `op` in a kernel of one block of one thread.

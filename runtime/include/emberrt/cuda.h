@@ -138,6 +138,11 @@ void emberrt_cuda_event_destroy(void *event);
  * NULL / do nothing and record the error like the functions above.
  *  - mgpuStreamCreate returns the runtime's stream and mgpuStreamDestroy
  *    ignores it: creating a stream per launch would cost microseconds.
+ *  - mgpuStreamSynchronize of the runtime's stream returns at once: compiled
+ *    functions are asynchronous (their launches queue on the stream; copies
+ *    to the host and emberrt_cuda_synchronize wait, and report kernel
+ *    errors). EMBERRT_CUDA_LAUNCH_BLOCKING=1 makes it wait after every
+ *    launch (debugging, like CUDA_LAUNCH_BLOCKING).
  *  - mgpuMemAlloc / mgpuMemFree go through the caching allocator (host-shared
  *    memory, cuMemAllocManaged, is not cached).
  *  - mgpuModuleLoad / mgpuModuleLoadJIT / mgpuModuleUnload go through the

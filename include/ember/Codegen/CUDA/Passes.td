@@ -20,6 +20,10 @@ def MapToGpuKernelsPass : Pass<"ember-map-to-gpu-kernels", "::mlir::ModuleOp"> {
     - A host `scf.for` that reads or writes memory itself (a reduction to a
       scalar, a sequential loop nest), or a store on its own (the initial
       value of such a reduction), becomes a kernel of one thread.
+    - Bodies of plain arithmetic whose loads and stores run along rows (or
+      broadcast along them) work on `vector-bytes` per access: the innermost
+      loop steps by that many elements and the body works on vectors, so
+      each thread moves 16-byte vectors (more bytes in flight).
     - `memref.copy` (results that alias arguments, repeated results) becomes
       a parallel copy loop, mapped like the others: buffers are device memory
       that the host cannot touch.
@@ -42,11 +46,13 @@ def MapToGpuKernelsPass : Pass<"ember-map-to-gpu-kernels", "::mlir::ModuleOp"> {
     ```
   }];
   let options = [
-    Option<"blockSize", "block-size", "int64_t", "256", "Threads per block">
+    Option<"blockSize", "block-size", "int64_t", "256", "Threads per block">,
+    Option<"vectorBytes", "vector-bytes", "int64_t", "16",
+           "Bytes each thread loads and stores at once along rows (0: scalars)">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect", "::mlir::affine::AffineDialect",
-                           "::mlir::memref::MemRefDialect"];
+                           "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect"];
 }
 
 def DeviceAllocationsPass : Pass<"ember-device-allocations", "::mlir::ModuleOp"> {

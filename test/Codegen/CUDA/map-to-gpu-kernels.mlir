@@ -1,0 +1,116 @@
+// RUN: ember-opt %s --ember-map-to-gpu-kernels --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: ember-opt %s "--ember-map-to-gpu-kernels=vector-bytes=0" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=SCALAR
+
+// A 2-D elementwise nest: linearized, 16-byte vectors along rows, tiled into
+// blocks of 256 threads (block_x) over threads (thread_x), tail guarded.
+// CHECK-LABEL: func.func @elementwise(
+// CHECK:         %[[THREADS:.*]] = arith.muli %{{.*}}, %c256 : index
+// CHECK:         scf.parallel (%[[B:.*]]) =
+// CHECK:           scf.parallel (%[[T:.*]]) = (%{{.*}}) to (%[[THREADS]])
+// CHECK:             scf.if
+// CHECK:               %[[V:.*]] = vector.load %{{.*}} {alignment = 16 : i64} : memref<64x1000xf32>, vector<4xf32>
+// CHECK:               %[[S:.*]] = arith.addf %[[V]], %{{.*}} : vector<4xf32>
+// CHECK:               vector.store %[[S]], %{{.*}} {alignment = 16 : i64} : memref<64x1000xf32>, vector<4xf32>
+// CHECK:           } {mapping = [#gpu.loop_dim_map<processor = thread_x
+// CHECK:         } {mapping = [#gpu.loop_dim_map<processor = block_x
+// SCALAR-LABEL: func.func @elementwise(
+// SCALAR-NOT:     vector.load
+// SCALAR:         memref.load %{{.*}} : memref<64x1000xf32>
+func.func @elementwise(%a: memref<64x1000xf32>, %b: memref<64x1000xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c1000 = arith.constant 1000 : index
+  %one = arith.constant 1.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c1000) step (%c1, %c1) {
+    %x = memref.load %a[%i, %j] : memref<64x1000xf32>
+    %y = arith.addf %x, %one : f32
+    memref.store %y, %b[%i, %j] : memref<64x1000xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A transposed read stays scalar (not along rows); a small loop gets one
+// block of whole warps (100 elements: 128 threads).
+// CHECK-LABEL: func.func @transpose(
+// CHECK-NOT:     vector.load
+// CHECK:         %[[THREADS:.*]] = arith.muli %{{.*}}, %c128 : index
+// CHECK:         scf.parallel
+// CHECK:           scf.parallel (%{{.*}}) = (%{{.*}}) to (%[[THREADS]])
+func.func @transpose(%a: memref<10x10xf32>, %b: memref<10x10xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c10 = arith.constant 10 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c10, %c10) step (%c1, %c1) {
+    %x = memref.load %a[%j, %i] : memref<10x10xf32>
+    memref.store %x, %b[%i, %j] : memref<10x10xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A reduction to a scalar: its initial store and its loop nest are kernels
+// of one thread; the ownership flags of buffer deallocation stay on the
+// host's stack, and their loads stay in host code.
+// CHECK-LABEL: func.func @reduce(
+// CHECK:         scf.parallel
+// CHECK:           memref.store %{{.*}}, %{{.*}}[] : memref<f32>
+// CHECK:         } {mapping = [#gpu.loop_dim_map<processor = block_x
+// CHECK:         scf.parallel
+// CHECK:           scf.for
+// CHECK:         } {mapping = [#gpu.loop_dim_map<processor = block_x
+// CHECK:         %[[FLAGS:.*]] = memref.alloca() : memref<2xi1>
+// CHECK:         memref.store %{{.*}}, %[[FLAGS]]
+// CHECK:         memref.load %[[FLAGS]]
+// CHECK-NOT:     memref.dealloc %[[FLAGS]]
+// CHECK:         return
+func.func @reduce(%a: memref<32xf32>, %out: memref<f32>) -> i1 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  %true = arith.constant true
+  memref.store %zero, %out[] : memref<f32>
+  scf.for %i = %c0 to %c32 step %c1 {
+    %x = memref.load %a[%i] : memref<32xf32>
+    %s = memref.load %out[] : memref<f32>
+    %y = arith.addf %x, %s : f32
+    memref.store %y, %out[] : memref<f32>
+  }
+  %flags = memref.alloc() : memref<2xi1>
+  memref.store %true, %flags[%c0] : memref<2xi1>
+  %f = memref.load %flags[%c0] : memref<2xi1>
+  memref.dealloc %flags : memref<2xi1>
+  return %f : i1
+}
+
+// -----
+
+// Device memory read into host code is refused, naming the op.
+func.func @host_read(%a: memref<4xi1>) -> i1 {
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{'memref.load' reads device memory into host code: not supported on the GPU yet}}
+  %x = memref.load %a[%c0] : memref<4xi1>
+  return %x : i1
+}
+
+// -----
+
+// Copies (a result that is an argument) become copy kernels: 16 bytes per
+// thread, 32 threads for 64 f64.
+// CHECK-LABEL: func.func @copy(
+// CHECK-NOT:     memref.copy
+// CHECK:         arith.muli %{{.*}}, %c32 : index
+// CHECK:         %[[V:.*]] = vector.load %{{.*}} : memref<8x8xf64>, vector<2xf64>
+// CHECK:         vector.store %[[V]]
+// CHECK:         {mapping = [#gpu.loop_dim_map<processor = thread_x
+// CHECK:         return
+func.func @copy(%a: memref<8x8xf64>, %b: memref<8x8xf64>) {
+  memref.copy %a, %b : memref<8x8xf64> to memref<8x8xf64>
+  return
+}
