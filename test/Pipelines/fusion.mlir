@@ -32,7 +32,7 @@ func.func @square_then_sum(%x: tensor<8x16xf32>) -> tensor<8xf32> {
 
 // ... and into a matmul.
 // CHECK-LABEL: func.func @relu_then_matmul(
-// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
 // CHECK:           arith.maximumf
 // CHECK:           arith.mulf
 // CHECK-NOT:     linalg.generic

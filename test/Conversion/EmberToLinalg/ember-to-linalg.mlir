@@ -264,17 +264,18 @@ func.func @argmax_keepdims(%x: tensor<2x3xi32>) -> tensor<1x3xi64> {
 
 // -----
 
-// C[i, j] += A[i, k] * B[k, j] as a linalg.generic over (i, k, j): the
-// innermost loop walks rows of B and C.
-// CHECK-DAG:   #[[$A:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
-// CHECK-DAG:   #[[$B:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
-// CHECK-DAG:   #[[$C:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// C[i, j] += A[i, k] * B[k, j] as a linalg.generic. A short reduction (up
+// to 16) runs innermost, over (i, j, k), as in a hand-written loop: LLVM
+// unrolls it and vectorizes j.
+// CHECK-DAG:   #[[$A:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG:   #[[$B:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-DAG:   #[[$C:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-LABEL: func.func @matmul(
 // CHECK-SAME:      %[[A:.*]]: tensor<2x3xf32>, %[[B:.*]]: tensor<3x4xf32>)
 // CHECK:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK:         %[[E:.*]] = tensor.empty() : tensor<2x4xf32>
 // CHECK:         %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<2x4xf32>) -> tensor<2x4xf32>
-// CHECK:         %[[M:.*]] = linalg.generic {indexing_maps = [#[[$A]], #[[$B]], #[[$C]]], iterator_types = ["parallel", "reduction", "parallel"]}
+// CHECK:         %[[M:.*]] = linalg.generic {indexing_maps = [#[[$A]], #[[$B]], #[[$C]]], iterator_types = ["parallel", "parallel", "reduction"]}
 // CHECK-SAME:        ins(%[[A]], %[[B]] : tensor<2x3xf32>, tensor<3x4xf32>) outs(%[[INIT]] : tensor<2x4xf32>)
 // CHECK-NEXT:    ^bb0(%[[X:.*]]: f32, %[[Y:.*]]: f32, %[[ACC:.*]]: f32):
 // CHECK-NEXT:      %[[P:.*]] = arith.mulf %[[X]], %[[Y]] : f32
@@ -288,15 +289,15 @@ func.func @matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
 
 // -----
 
-// Batched: the batch dims lead every map; loops (b0, b1, i, k, j).
-// CHECK-DAG:   #[[$A:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
-// CHECK-DAG:   #[[$B:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>
-// CHECK-DAG:   #[[$C:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+// Batched: the batch dims lead every map; loops (b0, b1, i, j, k).
+// CHECK-DAG:   #[[$A:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+// CHECK-DAG:   #[[$B:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>
+// CHECK-DAG:   #[[$C:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
 // CHECK-LABEL: func.func @batch_matmul_rank4(
 // CHECK-SAME:      %[[A:.*]]: tensor<5x2x3x4xi64>, %[[B:.*]]: tensor<5x2x4x6xi64>)
 // CHECK:         %[[ZERO:.*]] = arith.constant 0 : i64
 // CHECK:         %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : i64) outs(%{{.*}} : tensor<5x2x3x6xi64>) -> tensor<5x2x3x6xi64>
-// CHECK:         %[[M:.*]] = linalg.generic {indexing_maps = [#[[$A]], #[[$B]], #[[$C]]], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]}
+// CHECK:         %[[M:.*]] = linalg.generic {indexing_maps = [#[[$A]], #[[$B]], #[[$C]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
 // CHECK-SAME:        ins(%[[A]], %[[B]] : tensor<5x2x3x4xi64>, tensor<5x2x4x6xi64>) outs(%[[INIT]] : tensor<5x2x3x6xi64>)
 // CHECK-NEXT:    ^bb0(%[[X:.*]]: i64, %[[Y:.*]]: i64, %[[ACC:.*]]: i64):
 // CHECK-NEXT:      %[[P:.*]] = arith.muli %[[X]], %[[Y]] : i64
@@ -306,6 +307,20 @@ func.func @matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
 func.func @batch_matmul_rank4(%a: tensor<5x2x3x4xi64>, %b: tensor<5x2x4x6xi64>) -> tensor<5x2x3x6xi64> {
   %0 = ember.matmul %a, %b : tensor<5x2x3x4xi64>, tensor<5x2x4x6xi64> -> tensor<5x2x3x6xi64>
   return %0 : tensor<5x2x3x6xi64>
+}
+
+// -----
+
+// A longer reduction runs in the middle, over (i, k, j): the innermost loop
+// walks rows of B and C, which vectorizes.
+// CHECK-DAG:   #[[$A:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG:   #[[$B:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG:   #[[$C:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-LABEL: func.func @matmul_long_reduction(
+// CHECK:         linalg.generic {indexing_maps = [#[[$A]], #[[$B]], #[[$C]]], iterator_types = ["parallel", "reduction", "parallel"]}
+func.func @matmul_long_reduction(%a: tensor<3x40xi32>, %b: tensor<40x5xi32>) -> tensor<3x5xi32> {
+  %0 = ember.matmul %a, %b : tensor<3x40xi32>, tensor<40x5xi32> -> tensor<3x5xi32>
+  return %0 : tensor<3x5xi32>
 }
 
 // -----
