@@ -11,6 +11,10 @@
 // (or made inside by host fills such as zeros()) become constants of the
 // compiled function, with the values they had when it was traced.
 //
+// Functions may be called from several threads: the first call with a new
+// signature traces and compiles it while the others with that signature wait
+// for it (one trace per signature); other signatures are not held up.
+//
 //===----------------------------------------------------------------------===//
 #ifndef EMBER_FUNCTION_H
 #define EMBER_FUNCTION_H

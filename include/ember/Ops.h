@@ -23,7 +23,11 @@ namespace ember {
 using SourceLoc = std::source_location;
 #define EMBER_LOC SourceLoc loc = SourceLoc::current()
 
-/// True: ops run at once (tracing, which changes this, comes with functions).
+/// Whether ops run at once on this thread: true, except while an
+/// ember::function traces (its body, and the cond / while_loop / fori_loop
+/// bodies traced in it), as tf.executing_eagerly() is false inside a
+/// tf.function. With run_functions_eagerly(true) function bodies run eagerly,
+/// so it is true there.
 bool executing_eagerly();
 
 //===----------------------------------------------------------------------===//

@@ -10,8 +10,11 @@
 #include <atomic>
 #include <cctype>
 #include <chrono>
+#include <exception>
+#include <future>
 #include <iostream>
 #include <mutex>
+#include <shared_mutex>
 #include <unordered_map>
 
 using namespace ember;
@@ -49,6 +52,18 @@ struct Concrete {
   ConcreteFunctionInfo info;
 };
 
+/// A signature's concrete function. The first call with the signature traces
+/// and compiles it; calls that find it in flight wait for that one (one trace
+/// per signature, as tf.function does), then all share it. Published slots
+/// are never removed, so a ready slot is read without copying a pointer.
+struct Slot {
+  std::atomic<bool> ready{false};
+  std::shared_ptr<Concrete> concrete; ///< set before `ready`
+  std::exception_ptr error;           ///< the trace or compile failed (set before `done`)
+  std::promise<void> finished;
+  std::shared_future<void> done = finished.get_future().share();
+};
+
 struct WordsHash {
   size_t operator()(const std::vector<int64_t> &words) const {
     uint64_t h = 0x9e3779b97f4a7c15ull;
@@ -66,24 +81,40 @@ struct FunctionCore::Impl {
   std::string name;
   bool differentiate = false; ///< compile the reverse-mode derivative
   std::optional<std::vector<int>> argnums; ///< ... with respect to these arguments
-  mutable std::mutex mutex;
-  std::unordered_map<std::vector<int64_t>, std::shared_ptr<Concrete>, WordsHash> concretes;
+  /// Guards `slots` and `order`: shared to look a signature up, exclusive to
+  /// add (or drop a failed) one; never held while tracing or compiling, so
+  /// signatures trace concurrently.
+  mutable std::shared_mutex mutex;
+  std::unordered_map<std::vector<int64_t>, std::shared_ptr<Slot>, WordsHash> slots;
   std::vector<std::shared_ptr<Concrete>> order; // for listing, in trace order
-  uint32_t recentTraces = 0; ///< bit i: whether the i-th most recent call traced
-  uint64_t calls = 0;
+  std::atomic<uint32_t> recentTraces{0}; ///< bit i: whether the i-th most recent call traced
+  std::mutex noteMutex; ///< orders updates of recentTraces (and the warning)
   bool warned = false;
 
   /// Records whether this call traced; warns (once) when the last 5 calls all
-  /// did, as tf.function does: tracing costs far more than running.
+  /// did, as tf.function does: tracing costs far more than running. A call
+  /// that did not trace, with no trace among the last 5, changes nothing and
+  /// takes no lock.
   void noteCall(bool traced) {
-    std::lock_guard lock(mutex);
-    recentTraces = ((recentTraces << 1) | (traced ? 1u : 0u)) & 0x1fu;
-    if (++calls < 5 || recentTraces != 0x1fu || warned)
+    if (!traced && recentTraces.load(std::memory_order_relaxed) == 0)
+      return;
+    std::lock_guard<std::mutex> lock(noteMutex);
+    uint32_t recent =
+        ((recentTraces.load(std::memory_order_relaxed) << 1) | (traced ? 1u : 0u)) & 0x1fu;
+    recentTraces.store(recent, std::memory_order_relaxed);
+    if (recent != 0x1fu || warned)
       return;
     warned = true;
+    size_t count;
+    std::string newest;
+    {
+      std::shared_lock<std::shared_mutex> listing(mutex);
+      count = order.size();
+      newest = order.back()->info.signature;
+    }
     std::cerr << "ember warning: ember::function '" << name
-              << "' traced on each of its last 5 calls (" << concretes.size()
-              << " concrete functions; the newest: " << order.back()->info.signature
+              << "' traced on each of its last 5 calls (" << count
+              << " concrete functions; the newest: " << newest
               << "). Tracing and compiling cost far more than running. Likely causes: host "
                  "arguments (numbers, strings) with a new value on every call (pass a tensor "
                  "instead), tensor arguments whose shape or dtype keeps changing, or an "
@@ -221,6 +252,57 @@ struct FunctionCore::Impl {
     concrete->info.from_disk_cache = concrete->compiled.fromDiskCache;
     return concrete;
   }
+
+  /// The concrete function for `signature`: the published one, or the one a
+  /// concurrent first call is tracing (waited for), or one traced here.
+  /// `traced` tells whether this call traced.
+  const Concrete &concreteFor(const std::vector<int64_t> &signature, const CallKey &key,
+                              const Trace &trace, bool &traced) {
+    traced = false;
+    std::shared_ptr<Slot> slot;
+    {
+      std::shared_lock<std::shared_mutex> lock(mutex);
+      if (auto it = slots.find(signature); it != slots.end()) {
+        if (it->second->ready.load(std::memory_order_acquire))
+          return *it->second->concrete; // the steady state
+        slot = it->second;
+      }
+    }
+    if (!slot) {
+      std::unique_lock<std::shared_mutex> lock(mutex);
+      auto [it, inserted] = slots.try_emplace(signature);
+      if (inserted)
+        it->second = std::make_shared<Slot>();
+      slot = it->second;
+      traced = inserted;
+    }
+    if (!traced) { // another thread traces this signature: wait for it
+      slot->done.wait();
+      if (slot->error)
+        std::rethrow_exception(slot->error);
+      return *slot->concrete;
+    }
+    try {
+      std::shared_ptr<Concrete> concrete = traceAndCompile(key, trace);
+      {
+        std::unique_lock<std::shared_mutex> lock(mutex);
+        slot->concrete = concrete;
+        order.push_back(concrete);
+        slot->ready.store(true, std::memory_order_release);
+      }
+      slot->finished.set_value();
+      return *concrete;
+    } catch (...) {
+      // The waiting calls get the same error; the next call traces again.
+      slot->error = std::current_exception();
+      {
+        std::unique_lock<std::shared_mutex> lock(mutex);
+        slots.erase(signature);
+      }
+      slot->finished.set_value();
+      throw;
+    }
+  }
 };
 
 FunctionCore::FunctionCore(std::string name, bool differentiate,
@@ -245,21 +327,8 @@ std::vector<Tensor> FunctionCore::call(const CallKey &key, const Trace &trace) {
   }
   Impl &impl = *impl_;
   std::vector<int64_t> signature = Impl::signatureOf(key);
-  std::shared_ptr<Concrete> concrete;
-  {
-    std::lock_guard lock(impl.mutex);
-    if (auto it = impl.concretes.find(signature); it != impl.concretes.end())
-      concrete = it->second;
-  }
-  bool traced = !concrete;
-  if (!concrete) {
-    concrete = impl.traceAndCompile(key, trace);
-    std::lock_guard lock(impl.mutex);
-    auto [it, inserted] = impl.concretes.emplace(signature, concrete);
-    if (inserted)
-      impl.order.push_back(concrete);
-    concrete = it->second; // a concurrent first call may have won
-  }
+  bool traced = false;
+  const Concrete *concrete = &impl.concreteFor(signature, key, trace, traced);
   impl.noteCall(traced);
 
   // Run: descriptors for the arguments (the call's tensors, then the values
@@ -289,7 +358,7 @@ std::vector<Tensor> FunctionCore::call(const CallKey &key, const Trace &trace) {
 }
 
 std::vector<ConcreteFunctionInfo> FunctionCore::concreteFunctions() const {
-  std::lock_guard lock(impl_->mutex);
+  std::shared_lock<std::shared_mutex> lock(impl_->mutex);
   std::vector<ConcreteFunctionInfo> infos;
   for (const auto &concrete : impl_->order)
     infos.push_back(concrete->info);

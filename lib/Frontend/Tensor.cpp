@@ -416,5 +416,3 @@ std::string Tensor::to_string() const {
 std::ostream &ember::operator<<(std::ostream &os, const Tensor &tensor) {
   return os << tensor.to_string();
 }
-
-bool ember::executing_eagerly() { return true; }

@@ -3,6 +3,7 @@
 #include "Tracer.h"
 
 #include "Dispatcher.h"
+#include "ember/Ops.h"
 
 #include <algorithm>
 
@@ -14,6 +15,11 @@ thread_local Tracer *activeTracer = nullptr;
 } // namespace
 
 Tracer *ember::detail::currentTracer() { return activeTracer; }
+
+// Ops run at once unless this thread is tracing (an ember::function, the
+// branches and loop bodies traced inside it, the derivative a GradientTape
+// builds): tf.executing_eagerly() is false inside a tf.function too.
+bool ember::executing_eagerly() { return activeTracer == nullptr; }
 
 TracingScope::TracingScope(Tracer *tracer) : previous_(activeTracer) { activeTracer = tracer; }
 TracingScope::~TracingScope() { activeTracer = previous_; }

@@ -269,25 +269,35 @@ struct AutodiffPass : ember::impl::AutodiffPassBase<AutodiffPass> {
     SmallVector<Value> saveInits(loop.getInitArgs());
     llvm::append_range(saveInits, stacks);
     unsigned numVars = loop.getInitArgs().size();
-    auto saving = scf::ForOp::create(
-        b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(), saveInits,
-        [&](OpBuilder &fb, Location, Value iv, ValueRange args) {
-          IRMapping mapping;
-          mapping.map(body.getArgument(0), iv);
-          for (unsigned v = 0; v < numVars; ++v)
-            mapping.map(body.getArgument(1 + v), args[v]);
-          Value slot = arith::SubIOp::create(fb, loc, iv, index(fb, *lower));
-          SmallVector<Value> next;
-          for (Operation &op : body.without_terminator())
-            fb.clone(op, mapping);
-          for (Value y : body.getTerminator()->getOperands())
-            next.push_back(mapping.lookupOrDefault(y));
-          for (unsigned v = 0; v < numVars; ++v)
-            next.push_back(insertRow(fb, loc, args[v], args[numVars + v], slot));
-          scf::YieldOp::create(fb, loc, next);
-        });
+    // The loops are created first and their bodies filled afterwards (not
+    // from ForOp::create's body callback): while that callback runs, the
+    // body's region has no parent op yet, and sweeping a nested scf.if or
+    // scf.for there walks up the regions (getUsedValuesDefinedAbove) into
+    // a null op.
+    scf::ForOp saving = createLoop(b, loc, loop.getLowerBound(), loop.getUpperBound(),
+                                   loop.getStep(), saveInits);
+    {
+      Block *inner = saving.getBody();
+      OpBuilder fb = OpBuilder::atBlockEnd(inner);
+      Value iv = saving.getInductionVar();
+      ValueRange args = saving.getRegionIterArgs();
+      IRMapping mapping;
+      mapping.map(body.getArgument(0), iv);
+      for (unsigned v = 0; v < numVars; ++v)
+        mapping.map(body.getArgument(1 + v), args[v]);
+      Value slot = arith::SubIOp::create(fb, loc, iv, index(fb, *lower));
+      SmallVector<Value> next;
+      for (Operation &op : body.without_terminator())
+        fb.clone(op, mapping);
+      for (Value y : body.getTerminator()->getOperands())
+        next.push_back(mapping.lookupOrDefault(y));
+      for (unsigned v = 0; v < numVars; ++v)
+        next.push_back(insertRow(fb, loc, args[v], args[numVars + v], slot));
+      scf::YieldOp::create(fb, loc, next);
+    }
 
     // 2. Backward, last iteration first.
+    b.setInsertionPointAfter(saving);
     SmallVector<Value> inits;
     for (Value r : loop.getResults()) {
       Value g = adjoint.lookup(r);
@@ -295,52 +305,62 @@ struct AutodiffPass : ember::impl::AutodiffPassBase<AutodiffPass> {
     }
     for (Value v : captured)
       inits.push_back(zerosOf(b, loc, v.getType()));
-    LogicalResult status = success();
-    auto reverse = scf::ForOp::create(
-        b, loc, index(b, 0), index(b, count), index(b, 1), inits,
-        [&](OpBuilder &rb, Location, Value t, ValueRange carried) {
-          Value slot = arith::SubIOp::create(rb, loc, index(rb, count - 1), t);
-          Value iv = arith::AddIOp::create(rb, loc, slot, index(rb, *lower));
-          IRMapping recompute;
-          recompute.map(body.getArgument(0), iv);
-          SmallVector<Value> states;
-          for (unsigned v = 0; v < numVars; ++v) {
-            Value state = extractRow(rb, loc, saving.getResult(numVars + v), slot,
-                                     cast<RankedTensorType>(loop.getInitArgs()[v].getType()));
-            recompute.map(body.getArgument(1 + v), state);
-            states.push_back(state);
-          }
-          SmallVector<Operation *> clones;
-          for (Operation &op : body.without_terminator())
-            clones.push_back(rb.clone(op, recompute));
-          Adjoints local;
-          for (unsigned v = 0; v < numVars; ++v)
-            accumulate(rb, local, recompute.lookupOrDefault(body.getTerminator()->getOperand(v)),
-                       carried[v]);
-          Block *inner = rb.getInsertionBlock();
-          if (failed(sweep(rb, inner, clones, local)))
-            status = failure();
-          rb.setInsertionPointToEnd(inner);
-          SmallVector<Value> next;
-          for (unsigned v = 0; v < numVars; ++v) {
-            Value g = local.lookup(states[v]);
-            next.push_back(g ? g : zerosOf(rb, loc, states[v].getType()));
-          }
-          for (auto [c, v] : llvm::enumerate(captured)) {
-            Value g = local.lookup(v);
-            next.push_back(g ? (Value)AddOp::create(rb, loc, carried[numVars + c], g)
-                             : carried[numVars + c]);
-          }
-          scf::YieldOp::create(rb, loc, next);
-        });
-    if (failed(status))
-      return failure();
+    scf::ForOp reverse = createLoop(b, loc, index(b, 0), index(b, count), index(b, 1), inits);
+    {
+      Block *inner = reverse.getBody();
+      OpBuilder rb = OpBuilder::atBlockEnd(inner);
+      Value t = reverse.getInductionVar();
+      ValueRange carried = reverse.getRegionIterArgs();
+      Value slot = arith::SubIOp::create(rb, loc, index(rb, count - 1), t);
+      Value iv = arith::AddIOp::create(rb, loc, slot, index(rb, *lower));
+      IRMapping recompute;
+      recompute.map(body.getArgument(0), iv);
+      SmallVector<Value> states;
+      for (unsigned v = 0; v < numVars; ++v) {
+        Value state = extractRow(rb, loc, saving.getResult(numVars + v), slot,
+                                 cast<RankedTensorType>(loop.getInitArgs()[v].getType()));
+        recompute.map(body.getArgument(1 + v), state);
+        states.push_back(state);
+      }
+      SmallVector<Operation *> clones;
+      for (Operation &op : body.without_terminator())
+        clones.push_back(rb.clone(op, recompute));
+      Adjoints local;
+      for (unsigned v = 0; v < numVars; ++v)
+        accumulate(rb, local, recompute.lookupOrDefault(body.getTerminator()->getOperand(v)),
+                   carried[v]);
+      if (failed(sweep(rb, inner, clones, local)))
+        return failure();
+      rb.setInsertionPointToEnd(inner);
+      SmallVector<Value> next;
+      for (unsigned v = 0; v < numVars; ++v) {
+        Value g = local.lookup(states[v]);
+        next.push_back(g ? g : zerosOf(rb, loc, states[v].getType()));
+      }
+      for (auto [c, v] : llvm::enumerate(captured)) {
+        Value g = local.lookup(v);
+        next.push_back(g ? (Value)AddOp::create(rb, loc, carried[numVars + c], g)
+                         : carried[numVars + c]);
+      }
+      scf::YieldOp::create(rb, loc, next);
+    }
     b.setInsertionPointToEnd(block);
     for (unsigned v = 0; v < numVars; ++v)
       accumulate(b, adjoint, loop.getInitArgs()[v], reverse.getResult(v));
     for (auto [c, v] : llvm::enumerate(captured))
       accumulate(b, adjoint, v, reverse.getResult(numVars + c));
     return success();
+  }
+
+  /// An scf.for with an empty body (no terminator): the caller fills it in
+  /// once the loop is an operation of its own.
+  static scf::ForOp createLoop(OpBuilder &b, Location loc, Value lower, Value upper, Value step,
+                               ValueRange inits) {
+    auto loop = scf::ForOp::create(b, loc, lower, upper, step, inits);
+    Block *inner = loop.getBody();
+    if (!inner->empty() && inner->back().hasTrait<OpTrait::IsTerminator>())
+      inner->back().erase();
+    return loop;
   }
 
   /// stack[slot] = value, for a stack of shape [n, value's shape...].

@@ -248,6 +248,35 @@ TEST(Autodiff, ThroughCountedLoops) {
   checkGradients("fori_loop", f, {uniform({3}, 44), uniform({3}, 45)});
 }
 
+TEST(Autodiff, ThroughBranchesInsideCountedLoops) {
+  // ember::cond inside ember::fori_loop (scf.if inside scf.for): the reverse
+  // loop recomputes each iteration's branch and sweeps it (this crashed
+  // ember-autodiff). The branch taken changes from one iteration to the next,
+  // by the loop index and by the carried state.
+  auto byIndex = [](auto &v) {
+    Tensor x = v[0], w = v[1];
+    return fori_loop(0, 5, [&](const Tensor &i, const std::vector<Tensor> &s) {
+      Tensor next = cond(i % 2 == 0, [&] { return tanh(s[0] * w) + s[0]; },
+                         [&] { return s[0] * w * 0.5 - x; });
+      return std::vector<Tensor>{next};
+    }, {x})[0];
+  };
+  checkGradients("cond by index in fori_loop", byIndex, {uniform({3}, 46), uniform({3}, 47)});
+  // The state's sum alternates in sign: 2, -1, 0.5, -0.25 (the negation
+  // branch, then the scaling one), far from the branch boundary at 0.
+  auto byState = [](auto &v) {
+    Tensor x = v[0], w = v[1];
+    return fori_loop(0, 4, [&](const Tensor &, const std::vector<Tensor> &s) {
+      Tensor next = cond(reduce_sum(s[0]) > 0.0, [&] { return -(s[0] * 0.5); },
+                         [&] { return s[0] * w * w * -0.5; });
+      return std::vector<Tensor>{next};
+    }, {x})[0];
+  };
+  Tensor x = Tensor::from_vector(std::vector<double>{1.5, 0.5}, {2}, DType::Float64);
+  Tensor w = Tensor::from_vector(std::vector<double>{1.0, -1.0}, {2}, DType::Float64);
+  checkGradients("cond by state in fori_loop", byState, {x, w});
+}
+
 TEST(Autodiff, StopGradientInTracedFunctions) {
   auto vg = value_and_grad([](const Tensor &x) { return reduce_sum(x * stop_gradient(x)); });
   ValueAndGrad r = vg(Tensor({3.f, -2.f}));

@@ -3,10 +3,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <iostream>
+#include <latch>
 #include <string>
+#include <thread>
 
 using namespace ember;
 
@@ -135,6 +141,53 @@ TEST(Function, RunEagerlySwitch) {
   EXPECT_EQ(runs, 3);
 }
 
+TEST(Function, ExecutingEagerlyIsFalseOnlyWhileTracing) {
+  // tf.executing_eagerly(): false inside a tf.function, also in the branches
+  // and loop bodies traced there; true eagerly and with functions run eagerly.
+  std::vector<std::pair<std::string, bool>> seen;
+  auto note = [&](const std::string &where) { seen.emplace_back(where, executing_eagerly()); };
+  auto inner = function([&](const Tensor &x) {
+    note("inner function");
+    return x * 2.f;
+  }, "inner");
+  auto f = function([&](const Tensor &x) {
+    note("body");
+    Tensor y = cond(reduce_sum(x) > 0.f, [&] { note("then"); return inner(x); },
+                    [&] { note("else"); return -x; });
+    auto counted = fori_loop(0, 2, [&](const Tensor &, const std::vector<Tensor> &v) {
+      note("fori_loop body");
+      return std::vector<Tensor>{v[0] + 1.f};
+    }, {y});
+    auto looped = while_loop(
+        [&](const std::vector<Tensor> &v) { note("while_loop condition"); return reduce_sum(v[0]) < 100.f; },
+        [&](const std::vector<Tensor> &v) { note("while_loop body"); return std::vector<Tensor>{v[0] * 2.f}; },
+        counted);
+    return looped[0];
+  }, "eagerness");
+  EXPECT_TRUE(executing_eagerly());
+  Tensor x({1.f, 2.f});
+  std::vector<float> traced = f(x).to_vector<float>();
+  std::vector<std::pair<std::string, bool>> expected = {
+      {"body", false}, {"then", false}, {"inner function", false}, {"else", false},
+      {"fori_loop body", false}, {"while_loop condition", false}, {"while_loop body", false}};
+  EXPECT_EQ(seen, expected);
+  EXPECT_TRUE(executing_eagerly()); // after the trace
+
+  seen.clear();
+  f(x); // the compiled function: the C++ body does not run
+  EXPECT_TRUE(seen.empty());
+
+  // Eagerly (the body run as plain C++), every op runs at once.
+  run_functions_eagerly(true);
+  std::vector<float> eager = f(x).to_vector<float>();
+  run_functions_eagerly(false);
+  EXPECT_EQ(eager, traced);
+  ASSERT_FALSE(seen.empty());
+  for (const auto &[where, eagerly] : seen)
+    EXPECT_TRUE(eagerly) << where;
+  EXPECT_TRUE(executing_eagerly());
+}
+
 TEST(Function, FunctionsCalledWhileTracingJoinTheTrace) {
   auto inner = function([](const Tensor &x) { return x * x; }, "inner");
   auto outer = function([&](const Tensor &x) { return inner(x) + inner(x + 1); }, "outer");
@@ -239,6 +292,108 @@ TEST(Function, FrequentRetracingIsReported) {
   for (int i = 0; i < 6; ++i)
     g(ones({2}));
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+TEST(Function, RacingFirstCallsTraceOnce) {
+  // 8 threads call a fresh function with one signature at once: one traces
+  // and compiles, the others wait for it (tf.function); no retrace warning.
+  constexpr int kThreads = 8;
+  std::atomic<int> traces{0};
+  auto f = function([&](const Tensor &x) {
+    ++traces; // the C++ body runs only while tracing
+    // A slow trace, so that every thread arrives while it is in flight.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    return x * 2.f + 1.f;
+  }, "raced");
+  std::latch start(kThreads);
+  std::vector<std::vector<float>> results(kThreads);
+  std::vector<std::string> errors(kThreads);
+  testing::internal::CaptureStderr();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      Tensor x({float(t), float(-t), 0.5f});
+      start.arrive_and_wait();
+      try {
+        results[t] = f(x).to_vector<float>();
+      } catch (const std::exception &e) {
+        errors[t] = e.what();
+      }
+    });
+  for (auto &thread : threads)
+    thread.join();
+  std::string warnings = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(traces.load(), 1);
+  EXPECT_EQ(f.concrete_functions().size(), 1u);
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(errors[t], "") << "thread " << t;
+    EXPECT_EQ(results[t], (std::vector<float>{2.f * t + 1.f, -2.f * t + 1.f, 2.f})) << "thread " << t;
+  }
+  EXPECT_EQ(warnings, "");
+  // The steady state: no more traces.
+  EXPECT_EQ(f(Tensor({1.f, 2.f, 3.f})).to_vector<float>(), (std::vector<float>{3.f, 5.f, 7.f}));
+  EXPECT_EQ(traces.load(), 1);
+}
+
+TEST(Function, RacingCallsShareAFailedTraceAndTheNextCallTracesAgain) {
+  // The first trace throws: the calls that waited for it get its error, and
+  // nothing is cached, so a later call traces again.
+  constexpr int kThreads = 8;
+  std::atomic<int> traces{0};
+  auto f = function([&](const Tensor &x) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (++traces == 1)
+      throw Error("first trace fails");
+    return x + 1.f;
+  }, "fails_once");
+  std::latch start(kThreads);
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      Tensor x({1.f, 2.f});
+      start.arrive_and_wait();
+      try {
+        f(x);
+      } catch (const Error &e) {
+        errors[t] = e.what();
+      }
+    });
+  for (auto &thread : threads)
+    thread.join();
+  // Threads that came after the failure was published trace again; the
+  // ones that waited on the failing trace share its error.
+  int failed = static_cast<int>(std::count(errors.begin(), errors.end(), "first trace fails"));
+  EXPECT_GE(failed, 1);
+  for (const std::string &error : errors)
+    EXPECT_TRUE(error.empty() || error == "first trace fails") << error;
+  EXPECT_EQ(traces.load(), failed == kThreads ? 1 : 2);
+  EXPECT_EQ(f(Tensor({1.f, 2.f})).to_vector<float>(), (std::vector<float>{2.f, 3.f}));
+  EXPECT_EQ(f.concrete_functions().size(), 1u);
+}
+
+TEST(Function, ASignatureInFlightDoesNotBlockOthers) {
+  // While one signature traces (held here until released), a call with
+  // another signature traces, compiles and runs.
+  std::atomic<bool> release{false}, holding{false};
+  auto f = function([&](const Tensor &x) {
+    if (x.numel() == 2) {
+      holding = true;
+      while (!release)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return x * 3.f;
+  }, "two_signatures");
+  std::thread held([&] { f(Tensor({1.f, 2.f})); });
+  while (!holding)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  auto other = std::async(std::launch::async, [&] { return f(Tensor({1.f, 2.f, 3.f})).to_vector<float>(); });
+  bool finished = other.wait_for(std::chrono::seconds(60)) == std::future_status::ready;
+  release = true;
+  held.join();
+  ASSERT_TRUE(finished) << "a call with another signature waited for the one in flight";
+  EXPECT_EQ(other.get(), (std::vector<float>{3.f, 6.f, 9.f}));
+  EXPECT_EQ(f.concrete_functions().size(), 2u);
 }
 
 TEST(Function, CompiledCodeIsCachedOnDisk) {
