@@ -92,7 +92,47 @@ int main() {
   bench::report("ember.gpu.chain8_bandwidth", 2.0 * big.size() * sizeof(float) / chain / 1e12,
                 "TB/s");
 
+  std::vector<float> ones(size_t(1) << 24, 1.f);
+  DeviceArray vector16m = DeviceArray::from(ones, {int64_t(1) << 24}), sum({}, sizeof(float));
+  call(ember_entry_sum16m, {&vector16m, &sum});
+  double summed = asyncSeconds(7, 20, [&] { call(ember_entry_sum16m, {&vector16m, &sum}); });
+  bench::report("ember.gpu.reduce_sum_16m", summed * 1e3, "ms/call");
+  bench::report("ember.gpu.reduce_sum_16m_bandwidth", 4.0 * ones.size() / summed / 1e12, "TB/s");
+
   std::vector<float> square(size_t(4096) * 4096, 0.5f);
+  DeviceArray rows = DeviceArray::from(square, {4096, 4096}), maxima({4096}, sizeof(float));
+  call(ember_entry_row_max, {&rows, &maxima});
+  double rowMax = asyncSeconds(7, 20, [&] { call(ember_entry_row_max, {&rows, &maxima}); });
+  bench::report("ember.gpu.row_max_4096x4096", rowMax * 1e3, "ms/call");
+  bench::report("ember.gpu.row_max_bandwidth", 4.0 * square.size() / rowMax / 1e12, "TB/s");
+
+  {
+    // The MLP 784-256-256-10 training step, batch 64 (weights 0.01, x 0.5).
+    const int64_t sizes[] = {784, 256, 256, 10};
+    std::vector<DeviceArray> arrays;
+    for (int l = 0; l < 3; ++l) {
+      arrays.push_back(DeviceArray::from(std::vector<float>(sizes[l] * sizes[l + 1], 0.01f),
+                                         {sizes[l], sizes[l + 1]}));
+      arrays.push_back(DeviceArray::from(std::vector<float>(sizes[l + 1], 0.f), {sizes[l + 1]}));
+    }
+    arrays.push_back(DeviceArray::from(std::vector<float>(64 * 784, 0.5f), {64, 784}));
+    std::vector<float> labels(64 * 10, 0.f);
+    for (int r = 0; r < 64; ++r)
+      labels[r * 10 + r % 10] = 1.f;
+    arrays.push_back(DeviceArray::from(labels, {64, 10}));
+    arrays.emplace_back(std::vector<int64_t>{}, sizeof(float));
+    for (int l = 0; l < 3; ++l) {
+      arrays.emplace_back(std::vector<int64_t>{sizes[l], sizes[l + 1]}, sizeof(float));
+      arrays.emplace_back(std::vector<int64_t>{sizes[l + 1]}, sizeof(float));
+    }
+    std::vector<DeviceArray *> args;
+    for (DeviceArray &a : arrays)
+      args.push_back(&a);
+    call(ember_entry_mlp_step, args);
+    bench::report("ember.gpu.mlp_step_batch64",
+                  asyncSeconds(7, 50, [&] { call(ember_entry_mlp_step, args); }) * 1e6, "us/step");
+  }
+
   DeviceArray ga = DeviceArray::from(square, {4096, 4096}), gb = DeviceArray::from(square, {4096, 4096});
   DeviceArray gc({4096, 4096}, sizeof(float));
   call(ember_entry_sgemm4096, {&ga, &gb, &gc});

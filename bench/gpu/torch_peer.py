@@ -72,6 +72,33 @@ def main():
     report("torch.gpu.chain8_compiled", seconds * 1e3, "ms/call")
     report("torch.gpu.chain8_compiled_bandwidth", 2 * big.numel() * 4 / seconds / 1e12, "TB/s")
 
+    ones = torch.ones(1 << 24, device=device)
+    seconds = median_seconds(lambda: torch.sum(ones), 7, 20)
+    report("torch.gpu.reduce_sum_16m", seconds * 1e3, "ms/call")
+    report("torch.gpu.reduce_sum_16m_bandwidth", 4 * ones.numel() / seconds / 1e12, "TB/s")
+    square = torch.full((4096, 4096), 0.5, device=device)
+    seconds = median_seconds(lambda: torch.amax(square, dim=1), 7, 20)
+    report("torch.gpu.row_max_4096x4096", seconds * 1e3, "ms/call")
+    report("torch.gpu.row_max_bandwidth", 4 * square.numel() / seconds / 1e12, "TB/s")
+
+    # The MLP 784-256-256-10 training step, batch 64, eager (autograd + SGD).
+    params = [torch.full(shape, 0.01, device=device, requires_grad=True)
+              for shape in [(784, 256), (256,), (256, 256), (256,), (256, 10), (10,)]]
+    xb = torch.full((64, 784), 0.5, device=device)
+    yb = torch.arange(64, device=device) % 10
+
+    def step():
+        w1, b1, w2, b2, w3, b3 = params
+        h = torch.relu(xb @ w1 + b1)
+        h = torch.relu(h @ w2 + b2)
+        loss = torch.nn.functional.cross_entropy(h @ w3 + b3, yb)
+        grads = torch.autograd.grad(loss, params)
+        with torch.no_grad():
+            for p, g in zip(params, grads):
+                p -= 0.1 * g
+
+    report("torch.gpu.mlp_step_batch64_eager", median_seconds(step, 7, 50) * 1e6, "us/step")
+
     ga = torch.full((4096, 4096), 0.5, device=device)
     gb = torch.full((4096, 4096), 0.5, device=device)
     torch.backends.cuda.matmul.allow_tf32 = False

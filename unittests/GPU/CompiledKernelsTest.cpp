@@ -165,4 +165,133 @@ TEST(GpuKernels, PowerLoopOfMatmulsWithTemporaries) {
   EXPECT_EQ(allocationsAfter, allocationsBefore) << "temporaries must come from the cache";
 }
 
+TEST(GpuKernels, ReductionsAsBlockTrees) {
+  REQUIRE_GPU();
+  // 16M elements: blocks share the output (atomic adds of block totals).
+  std::vector<float> x = randomValues<float>(size_t(1) << 24, 11, -1, 1);
+  double sum = 0;
+  for (float v : x)
+    sum += v;
+  DeviceArray dx = DeviceArray::from(x, {int64_t(1) << 24}), dsum({}, sizeof(float));
+  call(ember_entry_sum16m, {&dx, &dsum});
+  EXPECT_NEAR(dsum.toHost<float>()[0], sum, 1e-5 * (1 << 24) * 0.1);
+  // A block per row.
+  std::vector<float> m = randomValues<float>(size_t(4096) * 4096, 12, -100, 100);
+  std::vector<float> expected(4096);
+  for (int r = 0; r < 4096; ++r)
+    expected[r] = *std::max_element(&m[size_t(r) * 4096], &m[size_t(r) * 4096] + 4096);
+  DeviceArray dm = DeviceArray::from(m, {4096, 4096}), dmax({4096}, sizeof(float));
+  call(ember_entry_row_max, {&dm, &dmax});
+  EXPECT_EQ(dmax.toHost<float>(), expected);
+}
+
+/// C = A^T B for A [k, m], B [k, n] (row-major).
+std::vector<float> transposedTimes(const std::vector<float> &a, const std::vector<float> &b, int k,
+                                   int m, int n) {
+  std::vector<float> c(size_t(m) * n, 0.f);
+  for (int kk = 0; kk < k; ++kk)
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j)
+        c[size_t(i) * n + j] += a[size_t(kk) * m + i] * b[size_t(kk) * n + j];
+  return c;
+}
+
+/// C = A B^T for A [m, k], B [n, k].
+std::vector<float> timesTransposed(const std::vector<float> &a, const std::vector<float> &b, int m,
+                                   int k, int n) {
+  std::vector<float> c(size_t(m) * n, 0.f);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j)
+      for (int kk = 0; kk < k; ++kk)
+        c[size_t(i) * n + j] += a[size_t(i) * k + kk] * b[size_t(j) * k + kk];
+  return c;
+}
+
+TEST(GpuKernels, MlpTrainingStepMatchesHandWrittenBackprop) {
+  REQUIRE_GPU();
+  const int batch = 64, sizes[] = {784, 256, 256, 10};
+  std::vector<std::vector<float>> w, b;
+  for (int l = 0; l < 3; ++l) {
+    float scale = std::sqrt(6.f / float(sizes[l] + sizes[l + 1]));
+    w.push_back(randomValues<float>(size_t(sizes[l]) * sizes[l + 1], 20 + l, -scale, scale));
+    b.push_back(randomValues<float>(sizes[l + 1], 30 + l, -0.1f, 0.1f));
+  }
+  std::vector<float> x = randomValues<float>(size_t(batch) * 784, 40, 0, 1), y(batch * 10, 0.f);
+  for (int r = 0; r < batch; ++r)
+    y[r * 10 + (r * 7) % 10] = 1.f;
+
+  // Forward, softmax cross-entropy, backward, SGD (lr 0.1), by hand.
+  std::vector<std::vector<float>> pre(3), act(4);
+  act[0] = x;
+  for (int l = 0; l < 3; ++l) {
+    pre[l] = referenceMatmul(act[l], w[l], batch, sizes[l], sizes[l + 1]);
+    for (int r = 0; r < batch; ++r)
+      for (int c = 0; c < sizes[l + 1]; ++c)
+        pre[l][r * sizes[l + 1] + c] += b[l][c];
+    act[l + 1] = pre[l];
+    if (l < 2)
+      for (float &v : act[l + 1])
+        v = std::max(v, 0.f);
+  }
+  double loss = 0;
+  std::vector<float> delta(batch * 10);
+  for (int r = 0; r < batch; ++r) {
+    float *logits = &act[3][r * 10];
+    float m = *std::max_element(logits, logits + 10);
+    double sum = 0;
+    for (int c = 0; c < 10; ++c)
+      sum += std::exp(double(logits[c]) - m);
+    for (int c = 0; c < 10; ++c) {
+      double logp = double(logits[c]) - m - std::log(sum);
+      loss -= y[r * 10 + c] * logp / batch;
+      delta[r * 10 + c] = float((std::exp(logp) - y[r * 10 + c]) / batch);
+    }
+  }
+  std::vector<std::vector<float>> newW(3), newB(3);
+  for (int l = 2; l >= 0; --l) {
+    std::vector<float> gw = transposedTimes(act[l], delta, batch, sizes[l], sizes[l + 1]);
+    std::vector<float> gb(sizes[l + 1], 0.f);
+    for (int r = 0; r < batch; ++r)
+      for (int c = 0; c < sizes[l + 1]; ++c)
+        gb[c] += delta[r * sizes[l + 1] + c];
+    if (l > 0) {
+      std::vector<float> back = timesTransposed(delta, w[l], batch, sizes[l + 1], sizes[l]);
+      for (size_t i = 0; i < back.size(); ++i)
+        back[i] = pre[l - 1][i] > 0 ? back[i] : 0.f;
+      delta = back;
+    }
+    newW[l] = w[l];
+    for (size_t i = 0; i < gw.size(); ++i)
+      newW[l][i] -= 0.1f * gw[i];
+    newB[l] = b[l];
+    for (size_t i = 0; i < gb.size(); ++i)
+      newB[l][i] -= 0.1f * gb[i];
+  }
+
+  std::vector<DeviceArray> in;
+  for (int l = 0; l < 3; ++l) {
+    in.push_back(DeviceArray::from(w[l], {sizes[l], sizes[l + 1]}));
+    in.push_back(DeviceArray::from(b[l], {sizes[l + 1]}));
+  }
+  in.push_back(DeviceArray::from(x, {batch, 784}));
+  in.push_back(DeviceArray::from(y, {batch, 10}));
+  std::vector<DeviceArray> out;
+  out.emplace_back(std::vector<int64_t>{}, sizeof(float));
+  for (int l = 0; l < 3; ++l) {
+    out.emplace_back(std::vector<int64_t>{sizes[l], sizes[l + 1]}, sizeof(float));
+    out.emplace_back(std::vector<int64_t>{sizes[l + 1]}, sizeof(float));
+  }
+  std::vector<DeviceArray *> args;
+  for (DeviceArray &a : in)
+    args.push_back(&a);
+  for (DeviceArray &a : out)
+    args.push_back(&a);
+  call(ember_entry_mlp_step, args);
+  EXPECT_NEAR(out[0].toHost<float>()[0], loss, 1e-4 * std::max(1.0, loss));
+  for (int l = 0; l < 3; ++l) {
+    expectNear(out[1 + 2 * l].toHost<float>(), newW[l], 1e-4, "updated weights");
+    expectNear(out[2 + 2 * l].toHost<float>(), newB[l], 1e-4, "updated biases");
+  }
+}
+
 } // namespace

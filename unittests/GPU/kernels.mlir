@@ -95,3 +95,78 @@ func.func @power100(%x: tensor<10x10xf32>) -> tensor<10x10xf32> attributes {llvm
   }
   return %r : tensor<10x10xf32>
 }
+
+// Reductions of many elements: a sum of 16M (blocks share the output,
+// combined atomically), the max of each row of 4096x4096.
+func.func @sum16m(%x: tensor<16777216xf32>) -> tensor<f32> attributes {llvm.emit_c_interface} {
+  %0 = ember.reduce_sum %x axes = [0] : tensor<16777216xf32> -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+func.func @row_max(%x: tensor<4096x4096xf32>) -> tensor<4096xf32> attributes {llvm.emit_c_interface} {
+  %0 = ember.reduce_max %x axes = [1] : tensor<4096x4096xf32> -> tensor<4096xf32>
+  return %0 : tensor<4096xf32>
+}
+
+// A training step of the MLP 784-256-256-10 (batch 64): softmax
+// cross-entropy, gradients by ember-autodiff, SGD updates; the whole step is
+// one function, as a traced value_and_grad + assign_sub step is.
+func.func @mlp_loss(%w1: tensor<784x256xf32>, %b1: tensor<256xf32>, %w2: tensor<256x256xf32>, %b2: tensor<256xf32>,
+                            %w3: tensor<256x10xf32>, %b3: tensor<10xf32>, %x: tensor<64x784xf32>, %y: tensor<64x10xf32>)
+    -> tensor<f32> attributes {ember.differentiate = array<i64: 0, 1, 2, 3, 4, 5>} {
+  %0 = ember.matmul %x, %w1 : tensor<64x784xf32>, tensor<784x256xf32> -> tensor<64x256xf32>
+  %1 = ember.broadcast_to %b1 : tensor<256xf32> -> tensor<64x256xf32>
+  %2 = ember.add %0, %1 : tensor<64x256xf32>
+  %h1 = ember.relu %2 : tensor<64x256xf32>
+  %3 = ember.matmul %h1, %w2 : tensor<64x256xf32>, tensor<256x256xf32> -> tensor<64x256xf32>
+  %4 = ember.broadcast_to %b2 : tensor<256xf32> -> tensor<64x256xf32>
+  %5 = ember.add %3, %4 : tensor<64x256xf32>
+  %h2 = ember.relu %5 : tensor<64x256xf32>
+  %6 = ember.matmul %h2, %w3 : tensor<64x256xf32>, tensor<256x10xf32> -> tensor<64x10xf32>
+  %7 = ember.broadcast_to %b3 : tensor<10xf32> -> tensor<64x10xf32>
+  %logits = ember.add %6, %7 : tensor<64x10xf32>
+  %m = ember.reduce_max %logits axes = [1] keepdims : tensor<64x10xf32> -> tensor<64x1xf32>
+  %mb = ember.broadcast_to %m : tensor<64x1xf32> -> tensor<64x10xf32>
+  %z = ember.sub %logits, %mb : tensor<64x10xf32>
+  %e = ember.exp %z : tensor<64x10xf32>
+  %s = ember.reduce_sum %e axes = [1] keepdims : tensor<64x10xf32> -> tensor<64x1xf32>
+  %ls = ember.log %s : tensor<64x1xf32>
+  %lsb = ember.broadcast_to %ls : tensor<64x1xf32> -> tensor<64x10xf32>
+  %logp = ember.sub %z, %lsb : tensor<64x10xf32>
+  %t = ember.mul %y, %logp : tensor<64x10xf32>
+  %total = ember.reduce_sum %t axes = [0, 1] : tensor<64x10xf32> -> tensor<f32>
+  %scale = ember.constant dense<-0.015625> : tensor<f32>
+  %loss = ember.mul %total, %scale : tensor<f32>
+  return %loss : tensor<f32>
+}
+func.func private @mlp_loss_vjp(tensor<784x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>,
+                                tensor<256x10xf32>, tensor<10xf32>, tensor<64x784xf32>, tensor<64x10xf32>, tensor<f32>)
+    -> (tensor<f32>, tensor<784x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x10xf32>, tensor<10xf32>)
+
+func.func @mlp_step(%w1: tensor<784x256xf32>, %b1: tensor<256xf32>, %w2: tensor<256x256xf32>, %b2: tensor<256xf32>,
+                    %w3: tensor<256x10xf32>, %b3: tensor<10xf32>, %x: tensor<64x784xf32>, %y: tensor<64x10xf32>)
+    -> (tensor<f32>, tensor<784x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x10xf32>, tensor<10xf32>)
+    attributes {llvm.emit_c_interface} {
+  %one = ember.constant dense<1.0> : tensor<f32>
+  %r:7 = call @mlp_loss_vjp(%w1, %b1, %w2, %b2, %w3, %b3, %x, %y, %one)
+      : (tensor<784x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x10xf32>, tensor<10xf32>, tensor<64x784xf32>, tensor<64x10xf32>, tensor<f32>)
+      -> (tensor<f32>, tensor<784x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x10xf32>, tensor<10xf32>)
+  %lr1 = ember.constant dense<0.1> : tensor<784x256xf32>
+  %lr2 = ember.constant dense<0.1> : tensor<256xf32>
+  %lr3 = ember.constant dense<0.1> : tensor<256x256xf32>
+  %lr4 = ember.constant dense<0.1> : tensor<256x10xf32>
+  %lr5 = ember.constant dense<0.1> : tensor<10xf32>
+  %u1 = ember.mul %r#1, %lr1 : tensor<784x256xf32>
+  %n1 = ember.sub %w1, %u1 : tensor<784x256xf32>
+  %u2 = ember.mul %r#2, %lr2 : tensor<256xf32>
+  %n2 = ember.sub %b1, %u2 : tensor<256xf32>
+  %u3 = ember.mul %r#3, %lr3 : tensor<256x256xf32>
+  %n3 = ember.sub %w2, %u3 : tensor<256x256xf32>
+  %u4 = ember.mul %r#4, %lr2 : tensor<256xf32>
+  %n4 = ember.sub %b2, %u4 : tensor<256xf32>
+  %u5 = ember.mul %r#5, %lr4 : tensor<256x10xf32>
+  %n5 = ember.sub %w3, %u5 : tensor<256x10xf32>
+  %u6 = ember.mul %r#6, %lr5 : tensor<10xf32>
+  %n6 = ember.sub %b3, %u6 : tensor<10xf32>
+  return %r#0, %n1, %n2, %n3, %n4, %n5, %n6 : tensor<f32>, tensor<784x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x10xf32>, tensor<10xf32>
+}

@@ -10,11 +10,15 @@
 
 #include "ember/Codegen/CUDA/Passes.h"
 
+#include "BlockReductions.h"
+
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/SetVector.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -60,13 +64,13 @@ public:
   explicit DeviceMemory(ModuleOp module) {
     SymbolTable symbols(module);
     module.walk([&](Operation *op) {
-      if (auto view = dyn_cast<ViewLikeOpInterface>(op))
+      if (auto view = dyn_cast<ViewLikeOpInterface>(op)) {
         join(view.getViewSource(), op->getResult(0));
-      else if (auto cast = dyn_cast<memref::CastOp>(op))
+      } else if (auto cast = dyn_cast<memref::CastOp>(op)) {
         join(cast.getSource(), cast.getResult());
-      else if (auto metadata = dyn_cast<memref::ExtractStridedMetadataOp>(op))
+      } else if (auto metadata = dyn_cast<memref::ExtractStridedMetadataOp>(op)) {
         join(metadata.getSource(), metadata.getBaseBuffer());
-      else if (auto loop = dyn_cast<scf::ForOp>(op))
+      } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
         for (auto [init, argument, yielded, result] :
              llvm::zip(loop.getInitArgs(), loop.getRegionIterArgs(), loop.getYieldedValues(),
                        loop.getResults())) {
@@ -74,16 +78,20 @@ public:
           join(argument, result);
           join(yielded, result);
         }
-      else if (auto branch = dyn_cast<scf::IfOp>(op))
-        for (Region *region : {&branch.getThenRegion(), &branch.getElseRegion()})
-          if (!region->empty())
-            for (auto [yielded, result] :
-                 llvm::zip(region->front().getTerminator()->getOperands(), branch.getResults()))
-              join(yielded, result);
-      else if (auto call = dyn_cast<func::CallOp>(op))
-        if (auto callee = symbols.lookup<func::FuncOp>(call.getCallee()); callee && !callee.isDeclaration())
+      } else if (auto branch = dyn_cast<scf::IfOp>(op)) {
+        for (Region *region : {&branch.getThenRegion(), &branch.getElseRegion()}) {
+          if (region->empty())
+            continue;
+          for (auto [yielded, result] :
+               llvm::zip(region->front().getTerminator()->getOperands(), branch.getResults()))
+            join(yielded, result);
+        }
+      } else if (auto call = dyn_cast<func::CallOp>(op)) {
+        auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
+        if (callee && !callee.isDeclaration())
           for (auto [operand, argument] : llvm::zip(call.getOperands(), callee.getArguments()))
             join(operand, argument);
+      }
     });
   }
 
@@ -119,6 +127,24 @@ SmallVector<Value> accessedOutsideParallelLoops(Operation *op) {
     return WalkResult::advance();
   });
   return accessed;
+}
+
+/// The ops in `store`'s block that compute what it stores and where (loads
+/// and pure ops, in block order): the body of a 0-d elementwise op, which
+/// linalg's lowering leaves without a loop.
+SmallVector<Operation *> scalarSlice(memref::StoreOp store) {
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> pending(store->getOperands().begin(), store->getOperands().end());
+  while (!pending.empty()) {
+    Operation *def = pending.pop_back_val().getDefiningOp();
+    if (!def || def->getBlock() != store->getBlock() || def->getNumRegions() ||
+        (!isPure(def) && !isa<memref::LoadOp>(def)) || !slice.insert(def))
+      continue;
+    llvm::append_range(pending, def->getOperands());
+  }
+  SmallVector<Operation *> ordered(slice.begin(), slice.end());
+  llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return ordered;
 }
 
 /// `memref.copy %from, %to` as a parallel loop of loads and stores (a loop of
@@ -267,6 +293,72 @@ bool vectorizeInnermost(scf::ParallelOp loop, int64_t vectorBytes) {
   return true;
 }
 
+/// Constant tensors live in host globals. Each use becomes a device buffer:
+/// a splat filled by a kernel (a parallel loop mapped like the others), other
+/// values uploaded from the global by the runtime (emberrt_cuda_upload) on
+/// each call. The buffer is freed at the end of the block. Returns the
+/// uploaded buffers, which only the runtime's copy writes.
+SmallVector<Value> constantsToDevice(func::FuncOp function, SymbolTable &symbols) {
+  SmallVector<Value> uploaded;
+  SmallVector<memref::GetGlobalOp> uses;
+  function.walk([&](memref::GetGlobalOp use) { uses.push_back(use); });
+  for (memref::GetGlobalOp use : uses) {
+    auto global = symbols.lookup<memref::GlobalOp>(use.getName());
+    auto value = global ? dyn_cast_or_null<DenseElementsAttr>(global.getConstantInitValue())
+                        : DenseElementsAttr();
+    MemRefType type = use.getType();
+    if (!value || !global.getConstant() || !type.getLayout().isIdentity() || !type.hasStaticShape())
+      continue;
+    OpBuilder b(use);
+    Location loc = use.getLoc();
+    Value buffer = memref::AllocOp::create(b, loc, type);
+    if (value.isSplat()) {
+      Value element = arith::ConstantOp::create(b, loc, value.getSplatValue<TypedAttr>());
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      SmallVector<Value> lower, upper, steps;
+      for (int64_t size : type.getShape()) {
+        lower.push_back(zero);
+        upper.push_back(arith::ConstantIndexOp::create(b, loc, size));
+        steps.push_back(one);
+      }
+      bool scalar = type.getRank() == 0;
+      scf::ParallelOp::create(b, loc, scalar ? ValueRange{zero} : ValueRange(lower),
+                              scalar ? ValueRange{one} : ValueRange(upper),
+                              scalar ? ValueRange{one} : ValueRange(steps),
+                              [&](OpBuilder &lb, Location lloc, ValueRange ivs) {
+                                memref::StoreOp::create(lb, lloc, element, buffer,
+                                                        scalar ? ValueRange{} : ivs);
+                              });
+    } else {
+      ModuleOp module = function->getParentOfType<ModuleOp>();
+      StringRef name = "emberrt_cuda_upload";
+      Type indexType = b.getIndexType();
+      if (!symbols.lookup(name)) {
+        OpBuilder mb(module.getBodyRegion());
+        auto declaration = func::FuncOp::create(
+            mb, loc, name, mb.getFunctionType({indexType, indexType, indexType}, {}));
+        declaration.setPrivate();
+        symbols.insert(declaration);
+      }
+      Value to = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+      auto from = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, use.getResult());
+      int64_t bytes = type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
+      func::CallOp::create(b, loc, name, TypeRange{},
+                           ValueRange{to, from, arith::ConstantIndexOp::create(b, loc, bytes)});
+      uploaded.push_back(buffer);
+      use.getResult().replaceAllUsesExcept(buffer, from);
+    }
+    if (value.isSplat()) {
+      use.getResult().replaceAllUsesWith(buffer);
+      use.erase();
+    }
+    OpBuilder end(buffer.getParentBlock()->getTerminator());
+    memref::DeallocOp::create(end, loc, buffer);
+  }
+  return uploaded;
+}
+
 struct MapToGpuKernelsPass : ember::impl::MapToGpuKernelsPassBase<MapToGpuKernelsPass> {
   using MapToGpuKernelsPassBase::MapToGpuKernelsPassBase;
 
@@ -283,10 +375,17 @@ struct MapToGpuKernelsPass : ember::impl::MapToGpuKernelsPassBase<MapToGpuKernel
         copyAsLoop(copy);
     }
 
+    SymbolTable symbols(module);
+    SmallVector<Value> uploaded;
+    for (func::FuncOp function : functions)
+      llvm::append_range(uploaded, constantsToDevice(function, symbols));
+
     // Device memory: public functions' arguments and what linalg's parallel
     // loops touch; then, until nothing changes, what host loops and stores
     // touching device memory touch too (those run as kernels of one thread).
     DeviceMemory memory(module);
+    for (Value buffer : uploaded)
+      memory.markDevice(buffer);
     SmallVector<scf::ParallelOp> parallel;
     for (func::FuncOp function : functions) {
       if (function.isPublic())
@@ -311,9 +410,13 @@ struct MapToGpuKernelsPass : ember::impl::MapToGpuKernelsPassBase<MapToGpuKernel
         function.walk<WalkOrder::PreOrder>([&](Operation *op) {
           if (isa<scf::ParallelOp>(op))
             return WalkResult::skip();
-          if (!isa<scf::ForOp, scf::WhileOp, memref::LoadOp, memref::StoreOp>(op))
+          if (!isa<scf::ForOp, scf::WhileOp, memref::StoreOp>(op))
             return WalkResult::advance();
           SmallVector<Value> accessed = accessedOutsideParallelLoops(op);
+          if (auto store = dyn_cast<memref::StoreOp>(op))
+            for (Operation *computed : scalarSlice(store))
+              if (auto load = dyn_cast<memref::LoadOp>(computed))
+                accessed.push_back(load.getMemRef());
           if (llvm::none_of(accessed, [&](Value v) { return memory.isDevice(v); }))
             return WalkResult::advance();
           for (Value value : accessed)
@@ -326,10 +429,14 @@ struct MapToGpuKernelsPass : ember::impl::MapToGpuKernelsPassBase<MapToGpuKernel
         });
     }
 
+    // Reductions get a block per output element (with at least a warp's
+    // worth of elements to reduce); other nests a thread per element.
     for (scf::ParallelOp loop : parallel)
-      if (failed(mapParallel(loop)))
+      if (!ember::mapReductionToBlocks(loop, blockSize, /*minReduced=*/32) && failed(mapParallel(loop)))
         return signalPassFailure();
     for (Operation *op : sequential) {
+      if (isa<scf::ForOp>(op) && ember::mapReductionToBlocks(op, blockSize, /*minReduced=*/32))
+        continue;
       if (op->getNumResults()) {
         op->emitError() << "'" << op->getName()
                         << "' reads device memory into host code: not supported on the GPU yet";
@@ -337,14 +444,33 @@ struct MapToGpuKernelsPass : ember::impl::MapToGpuKernelsPassBase<MapToGpuKernel
       }
       runOnOneThread(op);
     }
+    // A load of device memory left in host code: its value is needed there.
+    for (func::FuncOp function : functions) {
+      WalkResult hostRead = function.walk<WalkOrder::PreOrder>([&](Operation *op) {
+        if (isa<scf::ParallelOp, gpu::LaunchOp>(op))
+          return WalkResult::skip();
+        auto load = dyn_cast<memref::LoadOp>(op);
+        if (!load || !memory.isDevice(load.getMemRef()))
+          return WalkResult::advance();
+        load.emitError() << "'memref.load' reads device memory into host code (a tensor value "
+                            "that host control flow needs): not supported on the GPU yet";
+        return WalkResult::interrupt();
+      });
+      if (hostRead.wasInterrupted())
+        return signalPassFailure();
+    }
     for (func::FuncOp function : functions)
       if (failed(keepHostBuffersOnTheHost(function, memory)))
         return signalPassFailure();
 
+    // Globals left (not constant, or strided) would be read by kernels.
     WalkResult constants = module.walk([&](memref::GetGlobalOp global) {
-      global.emitError() << "constant tensors other than splats are not supported on the GPU "
-                            "yet (the host's global '"
-                         << global.getName() << "' would be read by a kernel)";
+      if (llvm::all_of(global->getUsers(), [](Operation *user) {
+            return isa<memref::ExtractAlignedPointerAsIndexOp>(user);
+          }))
+        return WalkResult::advance();
+      global.emitError() << "the host's global '" << global.getName()
+                         << "' would be read by a kernel: not supported on the GPU yet";
       return WalkResult::interrupt();
     });
     if (constants.wasInterrupted())
@@ -422,14 +548,29 @@ struct MapToGpuKernelsPass : ember::impl::MapToGpuKernelsPassBase<MapToGpuKernel
   }
 
   /// Wraps `op` in a kernel of one block of one thread.
+  /// Wraps `op` in a kernel of one block of one thread; a store takes the
+  /// scalar computation it stores along (copies of it: what the host still
+  /// uses stays, what it no longer uses goes).
   static void runOnOneThread(Operation *op) {
     OpBuilder b(op);
     Location loc = op->getLoc();
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    SmallVector<Operation *> slice;
+    if (auto store = dyn_cast<memref::StoreOp>(op))
+      slice = scalarSlice(store);
     auto kernel = scf::ParallelOp::create(b, loc, ValueRange{zero}, ValueRange{one},
                                           ValueRange{one});
+    OpBuilder inside = OpBuilder::atBlockTerminator(kernel.getBody());
+    IRMapping mapping;
+    for (Operation *computed : slice)
+      inside.clone(*computed, mapping);
+    for (OpOperand &operand : op->getOpOperands())
+      operand.set(mapping.lookupOrDefault(operand.get()));
     op->moveBefore(kernel.getBody()->getTerminator());
+    for (Operation *computed : llvm::reverse(slice))
+      if (computed->use_empty())
+        computed->erase();
     (void)gpu::setMappingAttr(kernel, {dimMapping(op->getContext(), gpu::Processor::BlockX)});
     mapNestedSequential(kernel);
   }

@@ -182,6 +182,10 @@ EMBERRT_EXPORT void mgpuSetDefaultDevice(int32_t device);
 EMBERRT_EXPORT void *emberrt_cuda_host_malloc(size_t size);
 EMBERRT_EXPORT void *emberrt_cuda_aligned_alloc(size_t alignment, size_t size);
 EMBERRT_EXPORT void emberrt_cuda_free_any(void *ptr);
+/* Copies a constant tensor from the host (`source`, a global of the compiled
+ * code) to device memory (`destination`), addresses as integers, as the
+ * compiled code has them (memref.extract_aligned_pointer_as_index). */
+EMBERRT_EXPORT void emberrt_cuda_upload(int64_t destination, int64_t source, int64_t bytes);
 
 #ifdef __cplusplus
 } /* extern "C" */

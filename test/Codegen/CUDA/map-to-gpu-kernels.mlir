@@ -54,16 +54,25 @@ func.func @transpose(%a: memref<10x10xf32>, %b: memref<10x10xf32>) {
 
 // -----
 
-// A reduction to a scalar: its initial store and its loop nest are kernels
-// of one thread; the ownership flags of buffer deallocation stay on the
-// host's stack, and their loads stay in host code.
+// A reduction to a scalar: its initial store is a kernel of one thread, its
+// loop one block whose 32 threads fold strided shares and combine them with
+// gpu.all_reduce; thread 0 adds the total to the initial value. The
+// ownership flags of buffer deallocation stay on the host's stack, and their
+// loads stay in host code.
 // CHECK-LABEL: func.func @reduce(
 // CHECK:         scf.parallel
 // CHECK:           memref.store %{{.*}}, %{{.*}}[] : memref<f32>
 // CHECK:         } {mapping = [#gpu.loop_dim_map<processor = block_x
-// CHECK:         scf.parallel
-// CHECK:           scf.for
-// CHECK:         } {mapping = [#gpu.loop_dim_map<processor = block_x
+// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{.*}}, {{.*}}) threads(%{{.*}}, %{{.*}}, %{{.*}}) in ({{.*}} = %c32{{.*}}, {{.*}})
+// CHECK:           %[[PARTIAL:.*]] = scf.for %{{.*}} = %{{.*}} to %c32{{.*}} step %c32{{.*}} iter_args(%[[P:.*]] = %{{.*}}) -> (f32)
+// CHECK:             memref.load
+// CHECK:             %[[SUM:.*]] = arith.addf %[[P]], %{{.*}} : f32
+// CHECK:             scf.yield %[[SUM]]
+// CHECK:           %[[TOTAL:.*]] = gpu.all_reduce add %[[PARTIAL]] uniform
+// CHECK:           scf.if
+// CHECK:             %[[OLD:.*]] = memref.load %{{.*}}[] : memref<f32>
+// CHECK:             %[[NEW:.*]] = arith.addf %[[TOTAL]], %[[OLD]] : f32
+// CHECK:             memref.store %[[NEW]], %{{.*}}[] : memref<f32>
 // CHECK:         %[[FLAGS:.*]] = memref.alloca() : memref<2xi1>
 // CHECK:         memref.store %{{.*}}, %[[FLAGS]]
 // CHECK:         memref.load %[[FLAGS]]
@@ -91,10 +100,47 @@ func.func @reduce(%a: memref<32xf32>, %out: memref<f32>) -> i1 {
 
 // -----
 
+// A row reduction (max over rows): a block per row. A reduction over fewer
+// than 32 elements stays a thread per output.
+// CHECK-LABEL: func.func @row_max(
+// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %c64{{.*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}})
+// CHECK:           gpu.all_reduce maximumf
+// CHECK:         scf.parallel
+// CHECK:           scf.for %{{.*}} = %c0{{.*}} to %c8
+// CHECK:         } {mapping = [#gpu.loop_dim_map<processor = block_x
+func.func @row_max(%a: memref<64x100xf32>, %m: memref<64xf32>, %b: memref<64x8xi32>, %s: memref<64xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %c100 = arith.constant 100 : index
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    scf.for %k = %c0 to %c100 step %c1 {
+      %x = memref.load %a[%i, %k] : memref<64x100xf32>
+      %acc = memref.load %m[%i] : memref<64xf32>
+      %y = arith.maximumf %acc, %x : f32
+      memref.store %y, %m[%i] : memref<64xf32>
+    }
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    scf.for %k = %c0 to %c8 step %c1 {
+      %x = memref.load %b[%i, %k] : memref<64x8xi32>
+      %acc = memref.load %s[%i] : memref<64xi32>
+      %y = arith.addi %acc, %x : i32
+      memref.store %y, %s[%i] : memref<64xi32>
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // Device memory read into host code is refused, naming the op.
 func.func @host_read(%a: memref<4xi1>) -> i1 {
   %c0 = arith.constant 0 : index
-  // expected-error @below {{'memref.load' reads device memory into host code: not supported on the GPU yet}}
+  // expected-error @below {{'memref.load' reads device memory into host code (a tensor value that host control flow needs): not supported on the GPU yet}}
   %x = memref.load %a[%c0] : memref<4xi1>
   return %x : i1
 }

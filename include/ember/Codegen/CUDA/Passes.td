@@ -17,6 +17,11 @@ def MapToGpuKernelsPass : Pass<"ember-map-to-gpu-kernels", "::mlir::ModuleOp"> {
       (upstream's mapper gives dimension 0, the strided one, to threadIdx.x).
       Tiles past the end are guarded by an `scf.if`, so the block size is a
       constant.
+    - Reductions (a parallel loop over outputs around loops that fold
+      elements into each output with one associative op, or such loops
+      alone) with at least 32 elements to reduce get a block per output:
+      threads fold strided shares privately, `gpu.all_reduce` (warp
+      shuffles, shared memory) combines them, thread 0 writes.
     - A host `scf.for` that reads or writes memory itself (a reduction to a
       scalar, a sequential loop nest), or a store on its own (the initial
       value of such a reduction), becomes a kernel of one thread.
@@ -32,8 +37,11 @@ def MapToGpuKernelsPass : Pass<"ember-map-to-gpu-kernels", "::mlir::ModuleOp"> {
       from what kernels touch. Other allocations (the ownership flags of
       buffer deallocation) move to the host's stack; host code keeps its
       loads and stores of them.
-    Device memory read into host code (a loop's result, a scalar load) and
-    host constants read by kernels are errors that name the op.
+    - Constant tensors (host globals) become device buffers: splats filled
+      by a kernel, other values uploaded by the runtime on each call
+      (`emberrt_cuda_upload`).
+    Device memory read into host code (a loop's result, a scalar load) is
+    an error that names the op.
 
     ```mlir
     scf.parallel (%i, %j) = (%c0, %c0) to (%c256, %c1024) step (%c1, %c1) { ... }

@@ -1,0 +1,290 @@
+//===- BlockReductions.cpp - reductions as GPU block trees ----------------===//
+//
+// A linalg reduction lowered to loops reads its output, combines, and
+// writes it back once per reduced element: sequential. On a GPU each output
+// element gets a block instead; its threads each fold a strided share of the
+// reduced elements into a private partial, and gpu.all_reduce combines the
+// partials (warp shuffles, then shared memory across warps).
+//
+//===----------------------------------------------------------------------===//
+
+#include "BlockReductions.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace {
+
+/// The gpu.all_reduce operation and the identity of a combining op.
+struct Combiner {
+  gpu::AllReduceOperation operation;
+  arith::AtomicRMWKind kind;
+};
+
+std::optional<Combiner> combinerOf(Operation *op) {
+  using gpu::AllReduceOperation;
+  using arith::AtomicRMWKind;
+  return llvm::TypeSwitch<Operation *, std::optional<Combiner>>(op)
+      .Case([](arith::AddFOp) { return Combiner{AllReduceOperation::ADD, AtomicRMWKind::addf}; })
+      .Case([](arith::AddIOp) { return Combiner{AllReduceOperation::ADD, AtomicRMWKind::addi}; })
+      .Case([](arith::MulFOp) { return Combiner{AllReduceOperation::MUL, AtomicRMWKind::mulf}; })
+      .Case([](arith::MulIOp) { return Combiner{AllReduceOperation::MUL, AtomicRMWKind::muli}; })
+      .Case([](arith::MaximumFOp) {
+        return Combiner{AllReduceOperation::MAXIMUMF, AtomicRMWKind::maximumf};
+      })
+      .Case([](arith::MinimumFOp) {
+        return Combiner{AllReduceOperation::MINIMUMF, AtomicRMWKind::minimumf};
+      })
+      .Case([](arith::MaxNumFOp) {
+        return Combiner{AllReduceOperation::MAXNUMF, AtomicRMWKind::maxnumf};
+      })
+      .Case([](arith::MinNumFOp) {
+        return Combiner{AllReduceOperation::MINNUMF, AtomicRMWKind::minnumf};
+      })
+      .Case([](arith::MaxSIOp) { return Combiner{AllReduceOperation::MAXSI, AtomicRMWKind::maxs}; })
+      .Case([](arith::MinSIOp) { return Combiner{AllReduceOperation::MINSI, AtomicRMWKind::mins}; })
+      .Case([](arith::MaxUIOp) { return Combiner{AllReduceOperation::MAXUI, AtomicRMWKind::maxu}; })
+      .Case([](arith::MinUIOp) { return Combiner{AllReduceOperation::MINUI, AtomicRMWKind::minu}; })
+      .Case([](arith::AndIOp) { return Combiner{AllReduceOperation::AND, AtomicRMWKind::andi}; })
+      .Case([](arith::OrIOp) { return Combiner{AllReduceOperation::OR, AtomicRMWKind::ori}; })
+      .Case([](arith::XOrIOp) { return Combiner{AllReduceOperation::XOR, AtomicRMWKind::xori}; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+std::optional<int64_t> constantIndex(Value value) { return getConstantIntValue(value); }
+
+/// About 8 blocks for each of an H100's 132 multiprocessors.
+constexpr int64_t kBlocksToFillTheGpu = 1024;
+/// About the threads an H100 keeps resident (132 x 2048).
+constexpr int64_t kThreadsToFillTheGpu = 270336;
+
+/// Whether `kind` lowers to one LLVM atomicrmw (NVPTX expands what PTX lacks
+/// into a compare-and-swap loop).
+bool hasAtomic(arith::AtomicRMWKind kind) {
+  using arith::AtomicRMWKind;
+  switch (kind) {
+  case AtomicRMWKind::addf:
+  case AtomicRMWKind::addi:
+  case AtomicRMWKind::maximumf:
+  case AtomicRMWKind::minimumf:
+  case AtomicRMWKind::maxnumf:
+  case AtomicRMWKind::minnumf:
+  case AtomicRMWKind::maxs:
+  case AtomicRMWKind::mins:
+  case AtomicRMWKind::maxu:
+  case AtomicRMWKind::minu:
+  case AtomicRMWKind::andi:
+  case AtomicRMWKind::ori:
+  case AtomicRMWKind::xori:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// Row-major indices of `linear` in a space of `extents`.
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
+                               ArrayRef<int64_t> extents) {
+  SmallVector<Value> indices(extents.size());
+  for (int64_t d = static_cast<int64_t>(extents.size()) - 1; d >= 0; --d) {
+    Value extent = arith::ConstantIndexOp::create(b, loc, extents[d]);
+    indices[d] = d == 0 ? linear : arith::RemUIOp::create(b, loc, linear, extent).getResult();
+    if (d > 0)
+      linear = arith::DivUIOp::create(b, loc, linear, extent);
+  }
+  return indices;
+}
+
+/// A matched reduction: the parallel loop over outputs (or null), the nest of
+/// reduction loops, and the output's load, combining op and store.
+struct Reduction {
+  scf::ParallelOp outputs;
+  SmallVector<scf::ForOp> loops;
+  memref::LoadOp accumulator;
+  Operation *combine = nullptr;
+  Value element; // the value combined into the output
+  memref::StoreOp store;
+  Combiner combiner;
+};
+
+std::optional<Reduction> match(Operation *nest) {
+  Reduction reduction;
+  Operation *first = nest;
+  if (auto parallel = dyn_cast<scf::ParallelOp>(nest)) {
+    reduction.outputs = parallel;
+    for (unsigned d = 0; d < parallel.getNumLoops(); ++d)
+      if (constantIndex(parallel.getLowerBound()[d]) != 0 ||
+          constantIndex(parallel.getStep()[d]) != 1 || !constantIndex(parallel.getUpperBound()[d]))
+        return std::nullopt;
+    Block *body = parallel.getBody();
+    if (!llvm::hasSingleElement(body->without_terminator()))
+      return std::nullopt;
+    first = &body->front();
+  }
+  // A perfect nest of counted loops without loop-carried values.
+  for (Operation *op = first;;) {
+    auto loop = dyn_cast<scf::ForOp>(op);
+    if (!loop || loop.getNumResults() || constantIndex(loop.getLowerBound()) != 0 ||
+        constantIndex(loop.getStep()) != 1 || !constantIndex(loop.getUpperBound()))
+      return std::nullopt;
+    reduction.loops.push_back(loop);
+    Block *body = loop.getBody();
+    if (llvm::hasSingleElement(body->without_terminator()) && isa<scf::ForOp>(body->front())) {
+      op = &body->front();
+      continue;
+    }
+    break;
+  }
+  Block *body = reduction.loops.back().getBody();
+  for (Operation &op : body->without_terminator()) {
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      if (reduction.store)
+        return std::nullopt;
+      reduction.store = store;
+    } else if (op.getNumRegions() || (!isPure(&op) && !isa<memref::LoadOp>(op))) {
+      return std::nullopt;
+    }
+  }
+  if (!reduction.store)
+    return std::nullopt;
+  // store (combine (load out[idx]), element), out[idx], idx invariant in
+  // the reduction loops.
+  reduction.combine = reduction.store.getValueToStore().getDefiningOp();
+  if (!reduction.combine || reduction.combine->getBlock() != body ||
+      reduction.combine->getNumOperands() != 2)
+    return std::nullopt;
+  std::optional<Combiner> combiner = combinerOf(reduction.combine);
+  if (!combiner)
+    return std::nullopt;
+  reduction.combiner = *combiner;
+  for (unsigned side : {0u, 1u}) {
+    auto load = reduction.combine->getOperand(side).getDefiningOp<memref::LoadOp>();
+    if (load && load.getMemRef() == reduction.store.getMemRef() &&
+        load.getIndices() == reduction.store.getIndices() && load->hasOneUse()) {
+      reduction.accumulator = load;
+      reduction.element = reduction.combine->getOperand(1 - side);
+    }
+  }
+  if (!reduction.accumulator)
+    return std::nullopt;
+  for (Value index : reduction.store.getIndices())
+    for (scf::ForOp loop : reduction.loops)
+      if (loop->isAncestor(index.getParentBlock()->getParentOp()))
+        return std::nullopt;
+  // Nothing else reads the output inside the loop (the element must not
+  // depend on it).
+  for (Operation &op : body->without_terminator())
+    if (auto load = dyn_cast<memref::LoadOp>(op);
+        load && load != reduction.accumulator && load.getMemRef() == reduction.store.getMemRef())
+      return std::nullopt;
+  return reduction;
+}
+
+} // namespace
+
+bool mlir::ember::mapReductionToBlocks(Operation *nest, int64_t maxThreads, int64_t minReduced) {
+  std::optional<Reduction> reduction = match(nest);
+  if (!reduction)
+    return false;
+  SmallVector<int64_t> outputExtents, reducedExtents;
+  int64_t outputs = 1, reduced = 1;
+  if (reduction->outputs)
+    for (Value upper : reduction->outputs.getUpperBound()) {
+      outputExtents.push_back(*constantIndex(upper));
+      outputs *= outputExtents.back();
+    }
+  for (scf::ForOp loop : reduction->loops) {
+    reducedExtents.push_back(*constantIndex(loop.getUpperBound()));
+    reduced *= reducedExtents.back();
+  }
+  // With enough outputs a thread per output already fills the GPU (and a
+  // matmul's threads then read B coalesced): blocks are for few outputs.
+  if (reduced < minReduced || outputs <= 0 || outputs > kThreadsToFillTheGpu)
+    return false;
+  int64_t threads = std::min<int64_t>(maxThreads, (reduced + 31) / 32 * 32);
+  // Few outputs with many elements each (a sum of 16M): several blocks per
+  // output, each folding a share (at least 16 elements a thread), combined
+  // into the output atomically, so that the whole GPU works on it. Only for
+  // combining ops that have an atomic read-modify-write.
+  int64_t blocksPerOutput = 1;
+  if (hasAtomic(reduction->combiner.kind)) {
+    int64_t wanted = std::max<int64_t>(1, kBlocksToFillTheGpu / outputs);
+    blocksPerOutput = std::clamp<int64_t>(reduced / (threads * 16), 1, wanted);
+  }
+
+  OpBuilder b(nest);
+  Location loc = nest->getLoc();
+  auto index = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, loc, v); };
+  Value one = index(1);
+  auto launch = gpu::LaunchOp::create(b, loc, index(outputs * blocksPerOutput), one, one,
+                                      index(threads), one, one);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  Value block = launch.getBlockIds().x, output = block, share = index(0);
+  if (blocksPerOutput > 1) {
+    output = arith::DivUIOp::create(b, loc, block, index(blocksPerOutput));
+    share = arith::RemUIOp::create(b, loc, block, index(blocksPerOutput));
+  }
+  IRMapping mapping;
+  if (reduction->outputs)
+    mapping.map(reduction->outputs.getInductionVars(),
+                delinearize(b, loc, output, outputExtents));
+  Type type = reduction->element.getType();
+  Value identity = arith::ConstantOp::create(
+      b, loc, arith::getIdentityValueAttr(reduction->combiner.kind, type, b, loc));
+  // Each thread folds elements t, t + stride, ... into its partial, where t
+  // is its index among the output's blocksPerOutput x threads threads.
+  Value start = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, share, index(threads)), launch.getThreadIds().x);
+  auto strided = scf::ForOp::create(
+      b, loc, start, index(reduced), index(threads * blocksPerOutput), ValueRange{identity},
+      [&](OpBuilder &lb, Location lloc, Value linear, ValueRange partial) {
+        SmallVector<Value> ivs = delinearize(lb, lloc, linear, reducedExtents);
+        for (auto [loop, iv] : llvm::zip(reduction->loops, ivs))
+          mapping.map(loop.getInductionVar(), iv);
+        for (Operation &op : reduction->loops.back().getBody()->without_terminator())
+          if (&op != reduction->accumulator && &op != reduction->combine && &op != reduction->store)
+            lb.clone(op, mapping);
+        IRMapping combine;
+        combine.map(reduction->combine->getOperand(0), partial[0]);
+        combine.map(reduction->combine->getOperand(1), mapping.lookupOrDefault(reduction->element));
+        scf::YieldOp::create(lb, lloc, lb.clone(*reduction->combine, combine)->getResult(0));
+      });
+  Value total = gpu::AllReduceOp::create(
+      b, loc, strided.getResult(0),
+      gpu::AllReduceOperationAttr::get(b.getContext(), reduction->combiner.operation),
+      b.getUnitAttr());
+  // Thread 0 folds the block's total into the output (its initial value),
+  // atomically when several blocks share the output.
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, launch.getThreadIds().x,
+                                      index(0));
+  scf::IfOp::create(b, loc, first, [&](OpBuilder &ib, Location iloc) {
+    if (blocksPerOutput > 1) {
+      SmallVector<Value> indices;
+      for (Value i : reduction->store.getIndices())
+        indices.push_back(mapping.lookupOrDefault(i));
+      memref::AtomicRMWOp::create(ib, iloc, reduction->combiner.kind, total,
+                                  reduction->store.getMemRef(), indices);
+      scf::YieldOp::create(ib, iloc);
+      return;
+    }
+    Operation *initial = ib.clone(*reduction->accumulator, mapping);
+    IRMapping combine;
+    combine.map(reduction->accumulator.getResult(), initial->getResult(0));
+    combine.map(reduction->element, total);
+    Operation *folded = ib.clone(*reduction->combine, combine);
+    IRMapping store(mapping);
+    store.map(reduction->store.getValueToStore(), folded->getResult(0));
+    ib.clone(*reduction->store, store);
+    scf::YieldOp::create(ib, iloc);
+  });
+  gpu::TerminatorOp::create(b, loc);
+  nest->erase();
+  return true;
+}
