@@ -34,13 +34,17 @@ config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
-# The JIT runtime libraries mlir-runner loads for printMemref* and friends.
+# The JIT runtime libraries mlir-runner loads for printMemref* and friends,
+# and ember's runtime, for what compiled ember code calls (emberrt_report_fault).
 config.substitutions.append(
     (
         "%mlir_runner_utils",
         ",".join(
-            os.path.join(config.mlir_runner_utils_dir, lib + config.llvm_shlib_ext)
-            for lib in ("libmlir_runner_utils", "libmlir_c_runner_utils")
+            [
+                os.path.join(config.mlir_runner_utils_dir, lib + config.llvm_shlib_ext)
+                for lib in ("libmlir_runner_utils", "libmlir_c_runner_utils")
+            ]
+            + [os.path.join(config.ember_obj_root, "lib", "libemberrt_runner" + config.llvm_shlib_ext)]
         ),
     )
 )

@@ -55,7 +55,10 @@ Tensor random_normal(const Shape &shape, uint64_t seed, double mean = 0, double 
 Tensor add(const Tensor &a, const Tensor &b, EMBER_LOC);
 Tensor sub(const Tensor &a, const Tensor &b, EMBER_LOC);
 Tensor mul(const Tensor &a, const Tensor &b, EMBER_LOC);
-/// Division; integers truncate toward zero (C++), floats are IEEE.
+/// Division; integers truncate toward zero (C++), floats are IEEE (x / 0 is
+/// inf or nan). Integer division by zero, or of the most negative integer by
+/// -1, throws OpError ("integer division by zero"), eagerly and from traced
+/// code, as TensorFlow does; so do floordiv and mod (mod by -1 is 0).
 Tensor div(const Tensor &a, const Tensor &b, EMBER_LOC);
 /// numpy `//`: floor(a / b).
 Tensor floordiv(const Tensor &a, const Tensor &b, EMBER_LOC);
@@ -111,6 +114,7 @@ Tensor slice(const Tensor &x, const std::vector<int64_t> &start,
              EMBER_LOC);
 Tensor concat(const std::vector<Tensor> &tensors, int64_t axis = 0, EMBER_LOC);
 /// numpy take: indices (int32/int64, negative counts from the end) along axis.
+/// An index out of range throws OpError, eagerly and from traced code.
 Tensor gather(const Tensor &x, const Tensor &indices, int64_t axis = 0, EMBER_LOC);
 
 //===----------------------------------------------------------------------===//

@@ -205,7 +205,8 @@ Shape ember::detail::shapeOf(const jit::TensorSpec &spec) {
 
 std::vector<Tensor> ember::detail::runCompiled(emberrt_entry_fn entry,
                                                std::span<const Tensor *const> inputs,
-                                               std::span<const jit::TensorSpec> results) {
+                                               std::span<const jit::TensorSpec> results,
+                                               std::span<const jit::FaultSite> faultSites) {
   std::vector<Tensor> outputs;
   outputs.reserve(results.size());
   for (const jit::TensorSpec &spec : results)
@@ -223,7 +224,22 @@ std::vector<Tensor> ember::detail::runCompiled(emberrt_entry_fn entry,
   for (const Tensor &t : outputs)
     pass(t);
   entry(args.data());
+  throwIfFaulted(faultSites);
   return outputs;
+}
+
+void ember::detail::throwIfFaulted(std::span<const jit::FaultSite> sites) {
+  emberrt_fault_t fault = emberrt_take_fault();
+  if (fault.kind == EMBERRT_FAULT_NONE)
+    return;
+  const jit::FaultSite *site =
+      fault.site >= 0 && static_cast<size_t>(fault.site) < sites.size() ? &sites[fault.site]
+                                                                         : nullptr;
+  std::string message = jit::faultMessage(fault.kind, site);
+  if (!site) // an op the compiler made itself, which has no number
+    throw OpError("error: compiled code: " + message);
+  throw OpError((site->location.empty() ? "" : site->location + ": ") + "error: '" +
+                site->opName + "' op " + message);
 }
 
 jit::TensorSpec ember::detail::specOf(DType dtype, const Shape &shape) {
@@ -289,6 +305,16 @@ Tensor run(const OpDef &op, std::span<const int64_t> attrWords,
                       entry.resultShape.data());
   args[n] = &descriptors[n];
   entry.kernel.entry(args);
+  // Integer division by zero, a gather index out of range: the kernel
+  // computed a guarded result and reported the fault; raise it at the
+  // caller's line (a cached kernel serves every caller).
+  if (!entry.kernel.faultSites.empty())
+    if (emberrt_fault_t fault = emberrt_take_fault(); fault.kind != EMBERRT_FAULT_NONE) {
+      const jit::FaultSite *site = static_cast<size_t>(fault.site) < entry.kernel.faultSites.size()
+                                       ? &entry.kernel.faultSites[fault.site]
+                                       : nullptr;
+      throwOpError(op.name, jit::faultMessage(fault.kind, site), loc);
+    }
   if (activeTape())
     recordOnTapes(op, attrWords, inputs, resultType, result, loc);
   return result;

@@ -48,9 +48,16 @@ Shape shapeOf(const jit::TensorSpec &spec);
 
 /// Calls a compiled function `entry` on `inputs` and returns fresh tensors
 /// for its `results` (the calling convention: one memref descriptor per
-/// input, then one per result).
+/// input, then one per result). Throws OpError if the code reported a fault
+/// (see throwIfFaulted).
 std::vector<Tensor> runCompiled(emberrt_entry_fn entry, std::span<const Tensor *const> inputs,
-                                std::span<const jit::TensorSpec> results);
+                                std::span<const jit::TensorSpec> results,
+                                std::span<const jit::FaultSite> faultSites = {});
+
+/// Takes the fault compiled code reported on this thread, if any, and throws
+/// it as an OpError naming the faulting op and its source line from
+/// `sites`: "file:line:col: error: 'ember.div' op integer division by zero".
+void throwIfFaulted(std::span<const jit::FaultSite> sites);
 
 /// "file:line:col: error: 'ember.add' op " + message, as an OpError.
 [[noreturn]] void throwOpError(std::string_view opName, const std::string &message,

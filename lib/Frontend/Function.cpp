@@ -346,7 +346,8 @@ std::vector<Tensor> FunctionCore::call(const CallKey &key, const Trace &trace) {
                                 compiled.results[r].dtype));
   for (const Tensor &t : cotangents)
     inputs.push_back(&t);
-  std::vector<Tensor> outputs = runCompiled(compiled.entry, inputs, compiled.results);
+  std::vector<Tensor> outputs =
+      runCompiled(compiled.entry, inputs, compiled.results, compiled.faultSites);
   // Write the assigned variables back; return the function's own results
   // (then, for a derivative, the gradients of the call's float tensors).
   for (size_t v = 0; v < concrete->variableOutputs.size(); ++v)

@@ -371,7 +371,8 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vect
   for (size_t r : derivative->givenRecords)
     inputs.push_back(&tape.records[neededRecords[r]].result);
   const jit::CompiledFunction &compiled = derivative->compiled;
-  std::vector<Tensor> outputs = runCompiled(compiled.entry, inputs, compiled.results);
+  std::vector<Tensor> outputs =
+      runCompiled(compiled.entry, inputs, compiled.results, compiled.faultSites);
 
   // The gradient of each source: its leaf's, after the target's value.
   std::vector<Tensor> gradients;

@@ -307,11 +307,12 @@ Tensor ember::gather(const Tensor &x, const Tensor &indices, int64_t axis, Sourc
   int64_t a = normalizeAxis(kGather.name, axis, x.rank(), x, loc);
   if (indices.dtype() != DType::Int32 && indices.dtype() != DType::Int64)
     throwOpError(kGather.name, "indices must be int32 or int64, got " + typeText(indices), loc);
-  // The compiled kernel clamps; eagerly, an out-of-range index is the user's
-  // error and is reported (numpy and TensorFlow raise too).
+  // An out-of-range index is the user's error (numpy and TensorFlow raise
+  // too). Eagerly it is checked here, naming the index.
   int64_t size = x.shape()[static_cast<int>(a)];
   // While tracing, nothing runs yet (and an unused gather is pruned, as
-  // TensorFlow's non-strict graphs do): traced code clamps, like the kernel.
+  // TensorFlow's non-strict graphs do): the compiled code reports the fault
+  // (reading a clamped index, never out of bounds) and the call raises it.
   if (!currentTracer())
     for (int64_t index : indices.to_vector<int64_t>())
       if (index < -size || index >= size)

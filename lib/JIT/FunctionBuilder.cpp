@@ -10,6 +10,7 @@
 
 #include "ember/JIT/FunctionBuilder.h"
 
+#include "ember/Conversion/Passes.h"
 #include "ember/Dialect/Ember/IR/EmberOps.h"
 #include "ember/JIT/ModuleCompiler.h"
 
@@ -22,6 +23,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "llvm/ADT/SetVector.h"
@@ -155,6 +157,46 @@ NamedAttrList decodeAttributes(MLIRContext &context, const OpCall &request) {
     }
   }
   return attrs;
+}
+
+static_assert(static_cast<int32_t>(mlir::ember::FaultKind::IntegerDivisionByZero) ==
+              EMBERRT_FAULT_INTEGER_DIVISION_BY_ZERO);
+static_assert(static_cast<int32_t>(mlir::ember::FaultKind::IntegerDivisionOverflow) ==
+              EMBERRT_FAULT_INTEGER_DIVISION_OVERFLOW);
+static_assert(static_cast<int32_t>(mlir::ember::FaultKind::IndexOutOfRange) ==
+              EMBERRT_FAULT_INDEX_OUT_OF_RANGE);
+
+/// Numbers the ops of `module` that can fault at run time (integer
+/// division, gather) with ember.fault_site, which the code they lower to
+/// reports faults with, and lists them in that order. The numbers depend on
+/// the module's structure only, not on its source locations, so that code
+/// from the disk cache (keyed without locations) reports the same numbers.
+std::vector<FaultSite> numberFaultSites(ModuleOp module) {
+  std::vector<FaultSite> sites;
+  module.walk([&](Operation *op) {
+    std::string detail;
+    if (auto gather = dyn_cast<mlir::ember::GatherOp>(op)) {
+      RankedTensorType type = gather.getOperand().getType();
+      llvm::raw_string_ostream os(detail);
+      os << "for axis " << gather.getAxis() << " of size " << type.getDimSize(gather.getAxis())
+         << " (" << type << ")";
+    } else if (!isa<mlir::ember::DivOp, mlir::ember::FloorDivOp, mlir::ember::ModOp>(op) ||
+               !isa<IntegerType>(getElementTypeOrSelf(op->getResult(0).getType()))) {
+      return;
+    }
+    op->setAttr(mlir::ember::kFaultSiteAttrName,
+                IntegerAttr::get(IntegerType::get(op->getContext(), 32),
+                                 static_cast<int64_t>(sites.size())));
+    FaultSite site;
+    site.opName = op->getName().getStringRef().str();
+    if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+      site.location = (loc.getFilename().getValue() + ":" + llvm::Twine(loc.getLine()) + ":" +
+                       llvm::Twine(loc.getColumn()))
+                          .str();
+    site.detail = std::move(detail);
+    sites.push_back(std::move(site));
+  });
+  return sites;
 }
 
 /// Facts only ember's callers know, added once the module is in the LLVM
@@ -593,6 +635,7 @@ bool FunctionBuilder::compile(std::span<const int> results, CompiledFunction &ou
       return false;
     }
   }
+  out.faultSites = numberFaultSites(*impl.module);
   std::string name = differentiate ? impl.name + "_vjp" : impl.name;
   // EMBER_KERNEL_OBJECT_DIR=<dir>: also write the machine code to
   // <dir>/<name>-<n>.o, to read with objdump (e.g. to see that it vectorized).

@@ -62,7 +62,22 @@ bool compileKernel(const KernelRequest &request, CompiledKernel &out, std::strin
   out.compileSeconds = function.compileSeconds;
   out.fromDiskCache = function.fromDiskCache;
   out.owner = std::move(function.owner);
+  out.faultSites = std::move(function.faultSites);
   return true;
+}
+
+std::string faultMessage(int32_t kind, const FaultSite *site) {
+  switch (kind) {
+  case EMBERRT_FAULT_INTEGER_DIVISION_BY_ZERO:
+    return "integer division by zero";
+  case EMBERRT_FAULT_INTEGER_DIVISION_OVERFLOW:
+    return "integer division overflow: the most negative integer divided by -1";
+  case EMBERRT_FAULT_INDEX_OUT_OF_RANGE:
+    return "index out of range" +
+           (site && !site->detail.empty() ? " " + site->detail : std::string());
+  default:
+    return "fault " + std::to_string(kind) + " in compiled code";
+  }
 }
 
 } // namespace ember::jit

@@ -310,6 +310,8 @@ std::unique_ptr<ember::jit::Executable> link(std::unique_ptr<llvm::MemoryBuffer>
   provide("emberrt_print_i64", &emberrt_print_i64);
   provide("emberrt_print_f32", &emberrt_print_f32);
   provide("emberrt_print_f64", &emberrt_print_f64);
+  // Integer division by zero, gather indices out of range (see runtime.h).
+  provide("emberrt_report_fault", &emberrt_report_fault);
   if (llvm::Error failure = main.define(llvm::orc::absoluteSymbols(std::move(runtime)))) {
     error += llvm::toString(std::move(failure));
     return nullptr;

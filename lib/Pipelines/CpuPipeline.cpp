@@ -80,6 +80,9 @@ static const char *const kToLLVMSteps[] = {
     // Big traced graphs: one function per loop nest, identical nests shared,
     // so LLVM optimizes many small functions (and repeated layers once).
     "ember-outline-loop-nests",
+    // Faults (integer division by zero, gather indices out of range) as
+    // runtime calls, one per loop nest, not one per element: loops vectorize.
+    "ember-lower-fault-reports",
     "convert-scf-to-cf",
     "expand-strided-metadata",
     "lower-affine",

@@ -63,12 +63,18 @@ static void substitute(std::string &text, llvm::StringRef name, const std::strin
 
 std::string ember::lowerToNVVMPipelineText(const CudaTargetOptions &options) {
   std::string gpu = join(kToGpuSteps), nvvm = join(kToNVVMSteps);
+  // Kernels cannot call the host runtime's emberrt_report_fault: integer
+  // division by zero and gather indices out of range are guarded (no trap,
+  // no out-of-bounds read) but not reported on GPUs yet.
+  std::string linalg = stagePipelineText(LoweringStage::Linalg, 0);
+  substitute(linalg, "convert-ember-to-linalg{vector-bits=0}",
+             "convert-ember-to-linalg{vector-bits=0 report-faults=false}");
   substitute(gpu, "%BLOCK%", std::to_string(options.blockSize));
   substitute(nvvm, "%CHIP%", options.chip);
   substitute(nvvm, "%FEATURES%", options.features);
   substitute(nvvm, "%FORMAT%", options.format);
   std::string text = "builtin.module(" + stagePipelineText(LoweringStage::Optimized, 0) + "," +
-                     stagePipelineText(LoweringStage::Linalg, 0) + "," + gpu + "," + nvvm + ")";
+                     linalg + "," + gpu + "," + nvvm + ")";
   return text;
 }
 

@@ -15,8 +15,24 @@ namespace ember {
 #include "ember/Conversion/Passes.h.inc"
 
 /// Adds the patterns that lower every ember op to linalg/tensor/arith/math;
-/// blocked matmuls use vector registers of `vectorBits`.
-void populateEmberToLinalgPatterns(RewritePatternSet &patterns, unsigned vectorBits = 256);
+/// blocked matmuls use vector registers of `vectorBits`. With `reportFaults`,
+/// faulting elements (integer division by zero, gather indices out of range)
+/// call the runtime's emberrt_report_fault; they are guarded either way.
+void populateEmberToLinalgPatterns(RewritePatternSet &patterns, unsigned vectorBits = 256,
+                                   bool reportFaults = true);
+
+/// The attribute numbering an op that can fault at run time (an i32), which
+/// its fault reports carry as their site.
+inline constexpr llvm::StringLiteral kFaultSiteAttrName = "ember.fault_site";
+/// What a fault report says went wrong: the values of the runtime's
+/// emberrt_fault_kind_t (emberrt/runtime.h).
+enum class FaultKind : int32_t {
+  IntegerDivisionByZero = 1,
+  IntegerDivisionOverflow = 2, ///< the most negative integer divided by -1
+  IndexOutOfRange = 3,         ///< a gather index
+};
+/// The runtime function compiled code calls with (i32 kind, i32 site).
+inline constexpr llvm::StringLiteral kReportFaultFunctionName = "emberrt_report_fault";
 
 #define GEN_PASS_REGISTRATION
 #include "ember/Conversion/Passes.h.inc"

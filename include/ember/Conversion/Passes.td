@@ -23,12 +23,38 @@ def ConvertEmberToLinalgPass : Pass<"convert-ember-to-linalg"> {
       linalg.yield %s : f32
     } -> tensor<4xf32>
     ```
+
+    Ops that can fault never trap: integer `div`, `floordiv` and `mod` divide
+    by 1 where the divisor is 0 or where the most negative integer is divided
+    by -1, and `gather` reads a clamped index where one is out of range. With
+    `report-faults` the guarded scalar goes through `ember.fault_if`, which
+    reports the fault (kind, and the op's `ember.fault_site` attribute, the
+    number the front end gave it, or -1) when its condition holds;
+    `ember-lower-fault-reports` makes it calls to the runtime once there are
+    loops. `mod` of the most negative integer by -1 is 0, not a fault.
+
+    ```mlir
+    %q = ember.div %a, %b {ember.fault_site = 0 : i32} : tensor<4xi32>
+    // has the body
+    %zero = arith.cmpi eq, %y, %c0 : i32
+    %overflow = arith.andi (%x == INT_MIN), (%y == -1)
+    %bad = arith.ori %zero, %overflow : i1
+    %d = arith.select %bad, %c1, %y : i32
+    %q = arith.divsi %x, %d : i32
+    %q1 = ember.fault_if %zero, %q {kind = 1 : i32, site = 0 : i32} : i32
+    %q2 = ember.fault_if %overflow, %q1 {kind = 2 : i32, site = 0 : i32} : i32
+    linalg.yield %q2 : i32
+    ```
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "unsigned", "256",
            "Width of the target's vector registers: a blocked matmul's rows of "
            "accumulators are two registers wide (256: AVX2, 512: AVX-512); 0: no "
-           "blocked matmuls (GPUs)">
+           "blocked matmuls (GPUs)">,
+    Option<"reportFaults", "report-faults", "bool", "true",
+           "Report integer division by zero and gather indices out of range "
+           "(ember.fault_if, for the runtime); false: only guard them (GPU "
+           "kernels, which cannot call the host runtime)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect", "::mlir::linalg::LinalgDialect",

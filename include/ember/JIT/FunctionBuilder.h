@@ -41,6 +41,8 @@ struct CompiledFunction {
   double compileSeconds = 0;
   bool fromDiskCache = false; ///< loaded, not compiled
   std::shared_ptr<void> owner; ///< keeps the compiled code alive
+  /// The ops that can fault at run time, by site number (see FaultSite).
+  std::vector<FaultSite> faultSites;
 };
 
 class FunctionBuilder {

@@ -16,6 +16,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ember::jit {
 
@@ -55,6 +56,23 @@ struct SourceLocation {
   unsigned column = 0;
 };
 
+/// An op of a compiled function that can fault at run time: an integer
+/// division (by zero, or of the most negative integer by -1) or a gather (an
+/// index out of range). Compiled code reports a fault with the op's site, its
+/// index in the function's list of sites (emberrt_report_fault); the caller
+/// takes it (emberrt_take_fault) and raises an error naming the op and the
+/// line that made it.
+struct FaultSite {
+  std::string opName;   ///< "ember.div"
+  std::string location; ///< "file:line:col"
+  std::string detail;   ///< for a gather: "for axis 0 of size 3 (tensor<3x2xf32>)"
+};
+
+/// What went wrong in a fault of `kind` (an emberrt_fault_kind_t) at `site`
+/// (null if unknown): "integer division by zero", "index out of range for
+/// axis 0 of size 3 (tensor<3xi32>)".
+std::string faultMessage(int32_t kind, const FaultSite *site);
+
 /// One op to compile: `opName` applied to arguments of types `inputs`, with
 /// attributes encoded as words per `attrSchema`, and an explicit result type
 /// for ops whose result does not follow from the operands.
@@ -78,6 +96,8 @@ struct CompiledKernel {
   double compileSeconds = 0;
   bool fromDiskCache = false; ///< loaded from the disk cache, not compiled
   std::shared_ptr<void> owner; ///< keeps the compiled code alive
+  /// The ops that can fault (see FaultSite); empty: the kernel never reports.
+  std::vector<FaultSite> faultSites;
 };
 
 /// Builds the one-op function for `request`, verifies it and compiles it

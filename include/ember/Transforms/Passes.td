@@ -81,6 +81,45 @@ def FuseMatmulEpiloguesPass : Pass<"ember-fuse-matmul-epilogues", "::mlir::func:
   let dependentDialects = ["::mlir::vector::VectorDialect"];
 }
 
+def LowerFaultReportsPass : Pass<"ember-lower-fault-reports", "::mlir::ModuleOp"> {
+  let summary = "Lower ember.fault_if to runtime calls, one per loop nest";
+  let description = [{
+    `ember.fault_if %c, %v {kind, site}` (made by convert-ember-to-linalg in
+    the bodies of integer divisions and gathers) becomes `%v` and a call to
+    the runtime's `emberrt_report_fault(kind, site)` when `%c` holds. Run
+    after convert-linalg-to-loops: inside `scf.for` loops, a call would keep
+    LLVM from vectorizing them, so the condition is or-ed into a flag on the
+    stack instead, and the outermost loop is followed by one call if the flag
+    is set. LLVM promotes the flag to a register, and the loop then carries
+    an or-reduction, which vectorizes. Outside loops (or inside a while loop
+    or a parallel loop) the call is made in place, under an `scf.if`.
+
+    ```mlir
+    scf.for %i = %c0 to %c8 step %c1 {
+      ...
+      %r = ember.fault_if %zero, %q {kind = 1 : i32, site = 0 : i32} : i32
+      memref.store %r, %out[%i] : memref<8xi32>
+    }
+    // becomes
+    %flag = memref.alloca() : memref<i1>    // at the top of the function
+    memref.store %false, %flag[] : memref<i1>
+    scf.for %i = %c0 to %c8 step %c1 {
+      ...
+      %seen = memref.load %flag[] : memref<i1>
+      %any = arith.ori %seen, %zero : i1
+      memref.store %any, %flag[] : memref<i1>
+      memref.store %q, %out[%i] : memref<8xi32>
+    }
+    %fault = memref.load %flag[] : memref<i1>
+    scf.if %fault {
+      func.call @emberrt_report_fault(%c1_i32, %c0_i32) : (i32, i32) -> ()
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"];
+}
+
 def ApproximateMathPass : Pass<"ember-approximate-math", "::mlir::func::FuncOp"> {
   let summary = "Rewrite float32 transcendentals as polynomial approximations";
   let description = [{

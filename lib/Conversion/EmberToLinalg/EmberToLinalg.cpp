@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -143,10 +144,77 @@ static Value emitCast(OpBuilder &b, Location loc, Value x, Type to) {
              : (Value)arith::TruncIOp::create(b, loc, to, x);
 }
 
+//===----------------------------------------------------------------------===//
+// Faults: guarded, never trapping, reported to the runtime
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// How the lowering of a faulting op reports its faults: whether it does,
+/// and the op's site (its ember.fault_site, or -1).
+struct FaultReporter {
+  bool enabled = false;
+  int32_t site = -1;
+
+  /// `value`, reporting fault `kind` where `condition` holds (ember.fault_if).
+  Value check(OpBuilder &b, Location loc, Value condition, Value value, FaultKind kind) const {
+    if (!enabled)
+      return value;
+    return FaultIfOp::create(b, loc, condition, value, static_cast<int32_t>(kind), site);
+  }
+};
+} // namespace
+
+/// The reporter for `op`: enabled if `report`.
+static FaultReporter faultReporter(Operation *op, bool report) {
+  FaultReporter reporter;
+  reporter.enabled = report;
+  if (auto site = op->getAttrOfType<IntegerAttr>(kFaultSiteAttrName))
+    reporter.site = static_cast<int32_t>(site.getInt());
+  return reporter;
+}
+
+/// Integer div, floordiv or mod (`op`) that never traps: where the divisor
+/// is 0, or the most negative integer is divided by -1, it divides by 1
+/// instead and reports the fault. (The remainder of the most negative
+/// integer by -1 is 0, which dividing by 1 gives: no fault for mod.)
+static Value emitIntegerDivision(Operation *op, OpBuilder &b, Location loc, Value lhs, Value rhs,
+                                 const FaultReporter &faults) {
+  Type type = lhs.getType();
+  unsigned width = type.getIntOrFloatBitWidth();
+  Value zero = constantLike(b, loc, type, 0), one = constantLike(b, loc, type, 1);
+  Value minusOne = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, -1));
+  Value lowest = arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, APInt::getSignedMinValue(width)));
+  Value byZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rhs, zero);
+  Value overflow = arith::AndIOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lhs, lowest),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rhs, minusOne));
+  Value guarded = arith::OrIOp::create(b, loc, byZero, overflow);
+  Value divisor = arith::SelectOp::create(b, loc, guarded, one, rhs);
+  Value result;
+  if (isa<DivOp>(op))
+    result = arith::DivSIOp::create(b, loc, lhs, divisor);
+  else if (isa<FloorDivOp>(op))
+    result = arith::FloorDivSIOp::create(b, loc, lhs, divisor);
+  else
+    result = floorRemainder(b, loc, arith::RemSIOp::create(b, loc, lhs, divisor), divisor);
+  result = faults.check(b, loc, byZero, result, FaultKind::IntegerDivisionByZero);
+  if (!isa<ModOp>(op))
+    result = faults.check(b, loc, overflow, result, FaultKind::IntegerDivisionOverflow);
+  return result;
+}
+
+/// Whether `op` is lowered to code that can fault: integer division.
+static bool isIntegerDivision(Operation *op) {
+  return isa<DivOp, FloorDivOp, ModOp>(op) &&
+         isa<IntegerType>(getElementTypeOrSelf(op->getResult(0).getType()));
+}
+
 /// Emits the scalar computation of elementwise op `op` on `args` (one scalar
-/// per operand); `resultType` is the result's element type.
+/// per operand); `resultType` is the result's element type. Integer
+/// division reports its faults to `faults`.
 static Value emitScalar(Operation *op, OpBuilder &b, Location loc, ValueRange args,
-                        Type resultType) {
+                        Type resultType, const FaultReporter &faults = {}) {
   Value x = args[0];
   Type type = x.getType();
   bool isFloat = isa<FloatType>(type);
@@ -160,19 +228,19 @@ static Value emitScalar(Operation *op, OpBuilder &b, Location loc, ValueRange ar
   auto unaryFloat = [&](auto mathOp) -> Value {
     return decltype(mathOp)::create(b, loc, x);
   };
+  if (!isFloat && isa<DivOp, FloorDivOp, ModOp>(op))
+    return emitIntegerDivision(op, b, loc, args[0], args[1], faults);
   return llvm::TypeSwitch<Operation *, Value>(op)
       .Case([&](AddOp) { return binary(arith::AddFOp(), arith::AddIOp()); })
       .Case([&](SubOp) { return binary(arith::SubFOp(), arith::SubIOp()); })
       .Case([&](MulOp) { return binary(arith::MulFOp(), arith::MulIOp()); })
-      .Case([&](DivOp) { return binary(arith::DivFOp(), arith::DivSIOp()); })
+      // Floats only from here on (IEEE: division by zero is inf or nan).
+      .Case([&](DivOp) { return arith::DivFOp::create(b, loc, args[0], args[1]); })
       .Case([&](FloorDivOp) -> Value {
-        if (!isFloat)
-          return arith::FloorDivSIOp::create(b, loc, args[0], args[1]);
         return math::FloorOp::create(b, loc, arith::DivFOp::create(b, loc, args[0], args[1]));
       })
       .Case([&](ModOp) {
-        Value r = binary(arith::RemFOp(), arith::RemSIOp());
-        return floorRemainder(b, loc, r, args[1]);
+        return floorRemainder(b, loc, arith::RemFOp::create(b, loc, args[0], args[1]), args[1]);
       })
       .Case([&](PowOp) -> Value {
         if (isFloat)
@@ -305,10 +373,15 @@ namespace {
 /// to compile and to run).
 template <typename OpTy>
 struct ElementwiseToGeneric : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
+  ElementwiseToGeneric(MLIRContext *context, bool reportFaults)
+      : OpConversionPattern<OpTy>(context), reportFaults(reportFaults) {}
+  bool reportFaults;
   LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    FaultReporter faults;
+    if (isIntegerDivision(op))
+      faults = faultReporter(op, reportFaults);
     auto resultType = cast<RankedTensorType>(op.getType());
     bool flatten = resultType.getRank() > 1;
     auto flatType = [&](Type type) {
@@ -326,7 +399,8 @@ struct ElementwiseToGeneric : OpConversionPattern<OpTy> {
     auto generic = linalg::GenericOp::create(
         rewriter, loc, loopType, operands, emptyTensor(rewriter, loc, loopType), maps,
         parallelIterators(rank), [&](OpBuilder &b, Location loc, ValueRange args) {
-          Value result = emitScalar(source, b, loc, args.drop_back(), resultType.getElementType());
+          Value result =
+              emitScalar(source, b, loc, args.drop_back(), resultType.getElementType(), faults);
           linalg::YieldOp::create(b, loc, result);
         });
     rewriter.replaceOp(op, reshapeTo(rewriter, loc, generic.getResult(0), resultType));
@@ -486,12 +560,17 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
 };
 
 /// gather -> linalg.generic over the result that reads the operand with
-/// tensor.extract; indices wrap when negative and clamp into range.
+/// tensor.extract; indices wrap when negative; one out of range (after
+/// wrapping) is reported as a fault and clamped, so that the read stays in
+/// bounds.
 struct GatherLowering : OpConversionPattern<GatherOp> {
-  using OpConversionPattern::OpConversionPattern;
+  GatherLowering(MLIRContext *context, bool reportFaults)
+      : OpConversionPattern(context), reportFaults(reportFaults) {}
+  bool reportFaults;
   LogicalResult matchAndRewrite(GatherOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    FaultReporter faults = faultReporter(op, reportFaults);
     RankedTensorType in = op.getOperand().getType(), out = op.getType();
     auto indicesType = cast<RankedTensorType>(op.getIndices().getType());
     int64_t axis = op.getAxis(), indexRank = indicesType.getRank();
@@ -512,6 +591,8 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
           Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index, zero);
           index = arith::SelectOp::create(b, loc, negative,
                                           arith::AddIOp::create(b, loc, index, size), index);
+          // Out of range: negative (unsigned: huge) or at least the size.
+          Value outOfRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, index, size);
           index = arith::MaxSIOp::create(b, loc, zero, arith::MinSIOp::create(b, loc, index, last));
           SmallVector<Value> coords;
           for (int64_t d = 0; d < axis; ++d)
@@ -520,6 +601,7 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
           for (int64_t d = axis + 1; d < in.getRank(); ++d)
             coords.push_back(linalg::IndexOp::create(b, loc, d + indexRank - 1));
           Value element = tensor::ExtractOp::create(b, loc, operand, coords);
+          element = faults.check(b, loc, outOfRange, element, FaultKind::IndexOutOfRange);
           linalg::YieldOp::create(b, loc, element);
         });
     rewriter.replaceOp(op, generic.getResults());
@@ -882,9 +964,10 @@ struct ConvertEmberToLinalgPass
   void runOnOperation() override {
     ConversionTarget target(getContext());
     target.addIllegalDialect<EmberDialect>();
+    target.addLegalOp<FaultIfOp>(); // scalar, in the bodies this makes
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());
-    populateEmberToLinalgPatterns(patterns, vectorBits);
+    populateEmberToLinalgPatterns(patterns, vectorBits, reportFaults);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       signalPassFailure();
   }
@@ -893,7 +976,7 @@ struct ConvertEmberToLinalgPass
 } // namespace
 
 void mlir::ember::populateEmberToLinalgPatterns(RewritePatternSet &patterns,
-                                                unsigned vectorBits) {
+                                                unsigned vectorBits, bool reportFaults) {
   MLIRContext *context = patterns.getContext();
   patterns.add<ElementwiseToGeneric<AddOp>, ElementwiseToGeneric<SubOp>,
                ElementwiseToGeneric<MulOp>, ElementwiseToGeneric<DivOp>,
@@ -909,9 +992,10 @@ void mlir::ember::populateEmberToLinalgPatterns(RewritePatternSet &patterns,
                ElementwiseToGeneric<ReluOp>, ElementwiseToGeneric<SquareOp>,
                ElementwiseToGeneric<SignOp>, ElementwiseToGeneric<SinOp>,
                ElementwiseToGeneric<CosOp>, ElementwiseToGeneric<NotOp>,
-               ElementwiseToGeneric<CastOp>>(context);
+               ElementwiseToGeneric<CastOp>>(context, reportFaults);
+  patterns.add<GatherLowering>(context, reportFaults);
   patterns.add<ConstantLowering, CustomGradientLowering, PrintLowering, BroadcastToLowering, ReshapeLowering, TransposeLowering,
-               SliceLowering, ConcatLowering, GatherLowering, ArgMaxLowering,
+               SliceLowering, ConcatLowering, ArgMaxLowering,
                ReduceLowering<ReduceSumOp>, ReduceLowering<ReduceMaxOp>,
                ReduceLowering<ReduceMinOp>, ReduceLowering<ReduceProdOp>,
                ReduceLowering<ReduceMeanOp>>(context);

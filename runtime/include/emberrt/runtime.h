@@ -115,6 +115,32 @@ void emberrt_print_i64(int64_t rank, void *descriptor, int64_t message_rank, voi
 void emberrt_print_f32(int64_t rank, void *descriptor, int64_t message_rank, void *message);
 void emberrt_print_f64(int64_t rank, void *descriptor, int64_t message_rank, void *message);
 
+/* Faults of compiled code. Compiled code never traps: an integer division
+ * (div, floordiv, mod) by zero, or of the most negative integer by -1,
+ * divides by 1 instead, and a gather reads a clamped index for one out of
+ * range; each reports the fault here, with `site`, the number the compiler
+ * gave the faulting op (-1: unknown). The caller of compiled code takes the
+ * fault afterwards and raises an error naming the op and its source line.
+ * Per thread (compiled CPU code runs on its caller's thread); the first fault
+ * reported since the last take is kept. */
+typedef enum emberrt_fault_kind {
+  EMBERRT_FAULT_NONE = 0,
+  EMBERRT_FAULT_INTEGER_DIVISION_BY_ZERO = 1,
+  EMBERRT_FAULT_INTEGER_DIVISION_OVERFLOW = 2, /* INT_MIN / -1 */
+  EMBERRT_FAULT_INDEX_OUT_OF_RANGE = 3,        /* a gather index */
+} emberrt_fault_kind_t;
+
+typedef struct emberrt_fault {
+  int32_t kind; /* an emberrt_fault_kind_t */
+  int32_t site;
+} emberrt_fault_t;
+
+/* What compiled code calls (by this name) when an op faults. */
+void emberrt_report_fault(int32_t kind, int32_t site);
+/* The calling thread's pending fault, which is cleared; kind is
+ * EMBERRT_FAULT_NONE when there is none. */
+emberrt_fault_t emberrt_take_fault(void);
+
 /* The packed entry point of a compiled function. */
 typedef void (*emberrt_entry_fn)(void **args);
 

@@ -140,7 +140,9 @@ func.func @concat(%a: tensor<2x3xi32>, %b: tensor<2x1xi32>, %c: tensor<2x2xi32>)
 
 // -----
 
-// Indices wrap when negative and clamp into [0, size - 1].
+// Indices wrap when negative; one still out of range is reported
+// (ember.fault_if, site -1: no ember.fault_site) and clamped into
+// [0, size - 1], so that the read stays in bounds.
 // CHECK-DAG:   #[[$IDX:.*]] = affine_map<(d0, d1) -> (d0)>
 // CHECK-DAG:   #[[$ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-LABEL: func.func @gather(
@@ -155,11 +157,13 @@ func.func @concat(%a: tensor<2x3xi32>, %b: tensor<2x1xi32>, %c: tensor<2x2xi32>)
 // CHECK:           %[[NEG:.*]] = arith.cmpi slt, %[[IDX]], %[[C0]] : index
 // CHECK-NEXT:      %[[WRAP:.*]] = arith.addi %[[IDX]], %[[C5]] : index
 // CHECK-NEXT:      %[[SEL:.*]] = arith.select %[[NEG]], %[[WRAP]], %[[IDX]] : index
+// CHECK-NEXT:      %[[OUT:.*]] = arith.cmpi uge, %[[SEL]], %[[C5]] : index
 // CHECK-NEXT:      %[[MIN:.*]] = arith.minsi %[[SEL]], %[[C4]] : index
 // CHECK-NEXT:      %[[ROW:.*]] = arith.maxsi %[[C0]], %[[MIN]] : index
 // CHECK-NEXT:      %[[COL:.*]] = linalg.index 1 : index
 // CHECK-NEXT:      %[[V:.*]] = tensor.extract %[[X]][%[[ROW]], %[[COL]]] : tensor<5x3xf32>
-// CHECK-NEXT:      linalg.yield %[[V]] : f32
+// CHECK-NEXT:      %[[R:.*]] = ember.fault_if %[[OUT]], %[[V]] {kind = 3 : i32, site = -1 : i32} : f32
+// CHECK-NEXT:      linalg.yield %[[R]] : f32
 func.func @gather(%x: tensor<5x3xf32>, %i: tensor<2xi64>) -> tensor<2x3xf32> {
   %0 = ember.gather %x, %i axis = 0 : tensor<5x3xf32>, tensor<2xi64> -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>

@@ -636,7 +636,8 @@ OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
 }
 
 // Pattern: gather of constant operand and indices -> constant (indices wrap
-// when negative and clamp into range, as the compiled code does).
+// when negative). An index out of range is left to the compiled code, which
+// reports it as a fault.
 OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
   DenseElementsAttr indices = foldableConstant(adaptor.getIndices());
   if (!indices)
@@ -648,7 +649,9 @@ OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
   for (APInt value : indices.getValues<APInt>()) {
     int64_t i = value.getSExtValue();
     i = i < 0 ? i + size : i;
-    index64.push_back(std::clamp<int64_t>(i, 0, size - 1));
+    if (i < 0 || i >= size)
+      return {};
+    index64.push_back(i);
   }
   SmallVector<int64_t> inStrides = stridesOf(in.getShape());
   SmallVector<int64_t> indexStrides = stridesOf(indices.getType().getShape());

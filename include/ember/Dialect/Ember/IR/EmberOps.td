@@ -383,6 +383,31 @@ def Ember_PrintOp : Ember_Op<"print", [MemoryEffects<[MemWrite]>]> {
   let assemblyFormat = "$operand `message` `=` $message attr-dict `:` type($operand)";
 }
 
+def Ember_FaultIfOp : Ember_Op<"fault_if", [NoMemoryEffect, AllTypesMatch<["value", "result"]>]> {
+  let summary = "a run-time fault of compiled code, reported when a condition holds";
+  let description = [{
+    Returns `value`; when `condition` is true it also reports fault `kind`
+    (1: integer division by zero, 2: the most negative integer divided by -1,
+    3: an index out of range; emberrt_fault_kind_t) of the op numbered `site`
+    to the runtime (`emberrt_report_fault`), whose caller raises it as an
+    error naming that op. convert-ember-to-linalg makes it in the scalar
+    bodies of ops that can fault, which it guards so that they never trap;
+    ember-lower-fault-reports lowers it to calls once there are loops.
+
+    The result ties the report to the value it guards: it is pruned with an
+    unused computation (as TensorFlow prunes unused ops) and fuses with it,
+    but it is not speculatable, so it is never moved to where its condition
+    was not checked.
+
+    ```mlir
+    %q2 = ember.fault_if %zero, %q {kind = 1 : i32, site = 0 : i32} : i32
+    ```
+  }];
+  let arguments = (ins I1:$condition, AnyType:$value, I32Attr:$kind, I32Attr:$site);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$condition `,` $value attr-dict `:` type($value)";
+}
+
 //===----------------------------------------------------------------------===//
 // Linear algebra
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,22 @@
+//===- fault.cpp - faults reported by compiled code -----------------------===//
+//
+// One pending fault per thread: compiled code reports, its caller takes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "emberrt/runtime.h"
+
+namespace {
+thread_local emberrt_fault_t pending = {EMBERRT_FAULT_NONE, 0};
+} // namespace
+
+extern "C" void emberrt_report_fault(int32_t kind, int32_t site) {
+  if (pending.kind == EMBERRT_FAULT_NONE && kind != EMBERRT_FAULT_NONE)
+    pending = {kind, site};
+}
+
+extern "C" emberrt_fault_t emberrt_take_fault(void) {
+  emberrt_fault_t fault = pending;
+  pending = {EMBERRT_FAULT_NONE, 0};
+  return fault;
+}
