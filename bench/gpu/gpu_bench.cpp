@@ -16,6 +16,7 @@
 #include "gpu_kernels.h"
 
 #include <cstdio>
+#include <string>
 #include <vector>
 
 using namespace ember::gpu_test;
@@ -38,14 +39,48 @@ const char kEmptyKernel[] = R"(.version 8.0
 .address_size 64
 .visible .entry empty() { ret; }
 )";
+/// The MLP 784-256-256-10 training step, batch 64 (weights 0.01, x 0.5),
+/// `iterations` calls a sample.
+void benchMlpStep(long iterations) {
+  const int64_t sizes[] = {784, 256, 256, 10};
+  std::vector<DeviceArray> arrays;
+  for (int l = 0; l < 3; ++l) {
+    arrays.push_back(DeviceArray::from(std::vector<float>(sizes[l] * sizes[l + 1], 0.01f),
+                                       {sizes[l], sizes[l + 1]}));
+    arrays.push_back(DeviceArray::from(std::vector<float>(sizes[l + 1], 0.f), {sizes[l + 1]}));
+  }
+  arrays.push_back(DeviceArray::from(std::vector<float>(64 * 784, 0.5f), {64, 784}));
+  std::vector<float> labels(64 * 10, 0.f);
+  for (int r = 0; r < 64; ++r)
+    labels[r * 10 + r % 10] = 1.f;
+  arrays.push_back(DeviceArray::from(labels, {64, 10}));
+  arrays.emplace_back(std::vector<int64_t>{}, sizeof(float));
+  for (int l = 0; l < 3; ++l) {
+    arrays.emplace_back(std::vector<int64_t>{sizes[l], sizes[l + 1]}, sizeof(float));
+    arrays.emplace_back(std::vector<int64_t>{sizes[l + 1]}, sizeof(float));
+  }
+  std::vector<DeviceArray *> args;
+  for (DeviceArray &a : arrays)
+    args.push_back(&a);
+  call(ember_entry_mlp_step, args);
+  bench::report("ember.gpu.mlp_step_batch64",
+                asyncSeconds(7, iterations, [&] { call(ember_entry_mlp_step, args); }) * 1e6,
+                "us/step");
+}
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  // `ember-gpu-bench mlp`: one MLP step only (for a profiler's kernel list).
+  bool mlpOnly = argc > 1 && std::string(argv[1]) == "mlp";
   if (!emberrt_cuda_available()) {
     std::printf("no GPU: %s\n", emberrt_cuda_status());
     return 0;
   }
   std::printf("# %s\n", emberrt_cuda_status());
+  if (mlpOnly) {
+    benchMlpStep(1);
+    return 0;
+  }
   void *module = nullptr, *empty = nullptr;
   if (emberrt_cuda_module_load(kEmptyKernel, &module) != EMBERRT_OK ||
       emberrt_cuda_function(module, "empty", &empty) != EMBERRT_OK) {
@@ -53,6 +88,7 @@ int main() {
     return 1;
   }
   auto launchEmpty = [&] { emberrt_cuda_launch(empty, 1, 1, 1, 1, 1, 1, 0, nullptr); };
+
   for (int i = 0; i < 1000; ++i)
     launchEmpty();
   emberrt_cuda_synchronize();
@@ -106,32 +142,7 @@ int main() {
   bench::report("ember.gpu.row_max_4096x4096", rowMax * 1e3, "ms/call");
   bench::report("ember.gpu.row_max_bandwidth", 4.0 * square.size() / rowMax / 1e12, "TB/s");
 
-  {
-    // The MLP 784-256-256-10 training step, batch 64 (weights 0.01, x 0.5).
-    const int64_t sizes[] = {784, 256, 256, 10};
-    std::vector<DeviceArray> arrays;
-    for (int l = 0; l < 3; ++l) {
-      arrays.push_back(DeviceArray::from(std::vector<float>(sizes[l] * sizes[l + 1], 0.01f),
-                                         {sizes[l], sizes[l + 1]}));
-      arrays.push_back(DeviceArray::from(std::vector<float>(sizes[l + 1], 0.f), {sizes[l + 1]}));
-    }
-    arrays.push_back(DeviceArray::from(std::vector<float>(64 * 784, 0.5f), {64, 784}));
-    std::vector<float> labels(64 * 10, 0.f);
-    for (int r = 0; r < 64; ++r)
-      labels[r * 10 + r % 10] = 1.f;
-    arrays.push_back(DeviceArray::from(labels, {64, 10}));
-    arrays.emplace_back(std::vector<int64_t>{}, sizeof(float));
-    for (int l = 0; l < 3; ++l) {
-      arrays.emplace_back(std::vector<int64_t>{sizes[l], sizes[l + 1]}, sizeof(float));
-      arrays.emplace_back(std::vector<int64_t>{sizes[l + 1]}, sizeof(float));
-    }
-    std::vector<DeviceArray *> args;
-    for (DeviceArray &a : arrays)
-      args.push_back(&a);
-    call(ember_entry_mlp_step, args);
-    bench::report("ember.gpu.mlp_step_batch64",
-                  asyncSeconds(7, 50, [&] { call(ember_entry_mlp_step, args); }) * 1e6, "us/step");
-  }
+  benchMlpStep(50);
 
   DeviceArray ga = DeviceArray::from(square, {4096, 4096}), gb = DeviceArray::from(square, {4096, 4096});
   DeviceArray gc({4096, 4096}, sizeof(float));

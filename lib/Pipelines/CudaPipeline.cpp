@@ -29,7 +29,7 @@ static const char *const kToGpuSteps[] = {
     "convert-bufferization-to-memref",
     // Every linalg op a parallel loop nest (reductions inside as scf.for),
     // every nest a kernel.
-    "func.func(convert-linalg-to-parallel-loops)",
+    "func.func(ember-parallel-dims-outermost,convert-linalg-to-parallel-loops)",
     "ember-map-to-gpu-kernels{block-size=%BLOCK%}",
     "func.func(convert-parallel-loops-to-gpu)",
     "lower-affine",

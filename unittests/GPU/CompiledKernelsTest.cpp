@@ -142,6 +142,15 @@ TEST(GpuKernels, Matmul) {
   expectNear(out.toHost<float>(), referenceMatmul(a, b, 256, 96, 200), 1e-4, "matmul");
 }
 
+TEST(GpuKernels, LargeMatmulWithPartialTiles) {
+  REQUIRE_GPU();
+  std::vector<float> a = randomValues<float>(1030 * 700, 13, -1, 1), b = randomValues<float>(700 * 1100, 14, -1, 1);
+  DeviceArray da = DeviceArray::from(a, {1030, 700}), db = DeviceArray::from(b, {700, 1100});
+  DeviceArray out({1030, 1100}, sizeof(float));
+  call(ember_entry_matmul_large_edges, {&da, &db, &out});
+  expectNear(out.toHost<float>(), referenceMatmul(a, b, 1030, 700, 1100), 1e-4, "matmul_large_edges");
+}
+
 TEST(GpuKernels, PowerLoopOfMatmulsWithTemporaries) {
   REQUIRE_GPU();
   // x = 0.9 I + noise: x^100 stays finite; every step allocates a temporary

@@ -170,3 +170,9 @@ func.func @mlp_step(%w1: tensor<784x256xf32>, %b1: tensor<256xf32>, %w2: tensor<
   %n6 = ember.sub %b3, %u6 : tensor<10xf32>
   return %r#0, %n1, %n2, %n3, %n4, %n5, %n6 : tensor<f32>, tensor<784x256xf32>, tensor<256xf32>, tensor<256x256xf32>, tensor<256xf32>, tensor<256x10xf32>, tensor<10xf32>
 }
+
+// The 128 x 128 tiles of large matmuls, with partial tiles on every edge.
+func.func @matmul_large_edges(%a: tensor<1030x700xf32>, %b: tensor<700x1100xf32>) -> tensor<1030x1100xf32> attributes {llvm.emit_c_interface} {
+  %0 = ember.matmul %a, %b : tensor<1030x700xf32>, tensor<700x1100xf32> -> tensor<1030x1100xf32>
+  return %0 : tensor<1030x1100xf32>
+}

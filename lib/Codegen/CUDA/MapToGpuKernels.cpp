@@ -11,6 +11,7 @@
 #include "ember/Codegen/CUDA/Passes.h"
 
 #include "BlockReductions.h"
+#include "TiledMatmul.h"
 
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -432,7 +433,9 @@ struct MapToGpuKernelsPass : ember::impl::MapToGpuKernelsPassBase<MapToGpuKernel
     // Reductions get a block per output element (with at least a warp's
     // worth of elements to reduce); other nests a thread per element.
     for (scf::ParallelOp loop : parallel)
-      if (!ember::mapReductionToBlocks(loop, blockSize, /*minReduced=*/32) && failed(mapParallel(loop)))
+      if (!ember::mapMatmulToTiles(loop) &&
+          !ember::mapReductionToBlocks(loop, blockSize, /*minReduced=*/32) &&
+          failed(mapParallel(loop)))
         return signalPassFailure();
     for (Operation *op : sequential) {
       if (isa<scf::ForOp>(op) && ember::mapReductionToBlocks(op, blockSize, /*minReduced=*/32))

@@ -160,3 +160,38 @@ func.func @copy(%a: memref<8x8xf64>, %b: memref<8x8xf64>) {
   memref.copy %a, %b : memref<8x8xf64> to memref<8x8xf64>
   return
 }
+
+// -----
+
+// A matmul: blocks of 64 x 64 tiles of C; A's and B's tiles staged in shared
+// memory (A's transposed), 4 x 4 accumulators a thread from vector reads of
+// the tiles; few tiles (2 x 2) with a long reduction split it across blocks
+// (grid z) that add their tiles atomically.
+// CHECK-LABEL: func.func @matmul(
+// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %c2{{.*}}, {{.*}} = %c2{{.*}}, {{.*}} = %c[[SPLITS:[0-9]+]]{{.*}}) threads({{.*}}) in ({{.*}} = %c256{{.*}}, {{.*}}) workgroup(%[[AS:.*]] : memref<16x64xf32, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<16x64xf32, #gpu.address_space<workgroup>>)
+// CHECK:           scf.for
+// CHECK:             memref.store %{{.*}}, %[[AS]]
+// CHECK:             memref.store %{{.*}}, %[[BS]]
+// CHECK:             gpu.barrier
+// CHECK:             vector.load %[[AS]]{{.*}} {alignment = 16 : i64} : memref<16x64xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK:             vector.fma {{.*}} : vector<4xf32>
+// CHECK:             gpu.barrier
+// CHECK:           memref.atomic_rmw addf
+func.func @matmul(%a: memref<128x1024xf32>, %b: memref<1024x128xf32>, %c: memref<128x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %c1024 = arith.constant 1024 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c128, %c128) step (%c1, %c1) {
+    scf.for %k = %c0 to %c1024 step %c1 {
+      %x = memref.load %a[%i, %k] : memref<128x1024xf32>
+      %y = memref.load %b[%k, %j] : memref<1024x128xf32>
+      %acc = memref.load %c[%i, %j] : memref<128x128xf32>
+      %p = arith.mulf %x, %y : f32
+      %s = arith.addf %acc, %p : f32
+      memref.store %s, %c[%i, %j] : memref<128x128xf32>
+    }
+    scf.reduce
+  }
+  return
+}

@@ -63,6 +63,24 @@ def MapToGpuKernelsPass : Pass<"ember-map-to-gpu-kernels", "::mlir::ModuleOp"> {
                            "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect"];
 }
 
+def ParallelDimsOutermostPass : Pass<"ember-parallel-dims-outermost", "::mlir::func::FuncOp"> {
+  let summary = "Put the parallel dimensions of every linalg.generic before its reductions";
+  let description = [{
+    Permutes the loops of each `linalg.generic` (linalg's interchange) so
+    that its parallel dimensions come first, keeping the order within each
+    group. A reduction over a leading dimension (the column sums of a bias
+    gradient) then lowers to one parallel loop around sequential reduction
+    loops, a kernel, instead of a host loop launching a kernel per step.
+
+    ```mlir
+    linalg.generic {iterator_types = ["reduction", "parallel"]} ...
+    // becomes
+    linalg.generic {iterator_types = ["parallel", "reduction"]} ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def DeviceAllocationsPass : Pass<"ember-device-allocations", "::mlir::ModuleOp"> {
   let summary = "Host code allocates buffers from ember's CUDA runtime";
   let description = [{
