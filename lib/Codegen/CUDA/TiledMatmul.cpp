@@ -114,7 +114,7 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
     return false;
   Type element = cast<MemRefType>(nest->c.getType()).getElementType();
   // Large problems: 128 x 128 tiles, 8 x 8 per thread; others 64 x 64, 4 x 4.
-  TileShape shape = nest->m >= 1024 && nest->n >= 1024 ? TileShape{128, 128, 8, 8, 8}
+  TileShape shape = nest->m >= 1024 && nest->n >= 1024 ? TileShape{128, 128, 16, 8, 8}
                                                        : TileShape{64, 64, 16, 4, 4};
   int64_t tilesM = (nest->m + shape.bm - 1) / shape.bm, tilesN = (nest->n + shape.bn - 1) / shape.bn;
   int64_t kTiles = (nest->k + shape.bk - 1) / shape.bk;
@@ -161,6 +161,14 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
   // the shapes leave partial tiles).
   bool aPartial = nest->m % shape.bm != 0 || nest->k % shape.bk != 0;
   bool bPartial = nest->k % shape.bk != 0 || nest->n % shape.bn != 0;
+  // 16-byte reads of whole tiles: rows a multiple of 16 bytes (aligned
+  // reads), every thread the same number of them.
+  int64_t lanes = 16 / (element.getIntOrFloatBitWidth() / 8);
+  auto laneType = VectorType::get({lanes}, element);
+  bool aVector = !aPartial && !nest->aTransposed && nest->k % lanes == 0 &&
+                 shape.bm * shape.bk % (lanes * threads) == 0;
+  bool bVector = !bPartial && !nest->bTransposed && nest->n % lanes == 0 &&
+                 shape.bk * shape.bn % (lanes * threads) == 0;
   auto stage = [&](OpBuilder &sb, Value source, bool transposed, bool partial, int64_t rows,
                    int64_t columns, Value row, Value column, Value tile, Value tileRow,
                    Value tileColumn) {
@@ -188,20 +196,59 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
       [&](OpBuilder &kb, Location, Value kt, ValueRange acc) {
         Value kBase = arith::MulIOp::create(kb, loc, kt, index(shape.bk));
         // A's tile, stored transposed (k-major) so that a thread's TM rows
-        // are one vector read; B's tile as it is (coalesced reads).
-        for (int64_t q = 0; q < shape.bm * shape.bk / threads; ++q) {
-          Value linear = arith::AddIOp::create(kb, loc, tid, index(q * threads));
-          Value r = arith::DivUIOp::create(kb, loc, linear, index(shape.bk));
-          Value c = arith::RemUIOp::create(kb, loc, linear, index(shape.bk));
-          stage(kb, nest->a, nest->aTransposed, aPartial, nest->m, nest->k, arith::AddIOp::create(kb, loc, rowBase, r),
-                arith::AddIOp::create(kb, loc, kBase, c), aTile, c, r);
+        // are one vector read; B's tile as it is (coalesced reads). Whole,
+        // untransposed tiles are read 16 bytes at a time.
+        if (aVector) {
+          for (int64_t q = 0; q < shape.bm * shape.bk / lanes / threads; ++q) {
+            Value linear = arith::AddIOp::create(kb, loc, tid, index(q * threads));
+            Value r = arith::DivUIOp::create(kb, loc, linear, index(shape.bk / lanes));
+            Value c = arith::MulIOp::create(
+                kb, loc, arith::RemUIOp::create(kb, loc, linear, index(shape.bk / lanes)),
+                index(lanes));
+            auto part = vector::LoadOp::create(
+                kb, loc, laneType, nest->a,
+                ValueRange{arith::AddIOp::create(kb, loc, rowBase, r),
+                           arith::AddIOp::create(kb, loc, kBase, c)});
+            part.setAlignmentAttr(kb.getI64IntegerAttr(16));
+            for (int64_t e = 0; e < lanes; ++e)
+              memref::StoreOp::create(
+                  kb, loc, vector::ExtractOp::create(kb, loc, part, e), aTile,
+                  ValueRange{arith::AddIOp::create(kb, loc, c, index(e)), r});
+          }
+        } else {
+          for (int64_t q = 0; q < shape.bm * shape.bk / threads; ++q) {
+            Value linear = arith::AddIOp::create(kb, loc, tid, index(q * threads));
+            Value r = arith::DivUIOp::create(kb, loc, linear, index(shape.bk));
+            Value c = arith::RemUIOp::create(kb, loc, linear, index(shape.bk));
+            stage(kb, nest->a, nest->aTransposed, aPartial, nest->m, nest->k,
+                  arith::AddIOp::create(kb, loc, rowBase, r),
+                  arith::AddIOp::create(kb, loc, kBase, c), aTile, c, r);
+          }
         }
-        for (int64_t q = 0; q < shape.bk * shape.bn / threads; ++q) {
-          Value linear = arith::AddIOp::create(kb, loc, tid, index(q * threads));
-          Value r = arith::DivUIOp::create(kb, loc, linear, index(shape.bn));
-          Value c = arith::RemUIOp::create(kb, loc, linear, index(shape.bn));
-          stage(kb, nest->b, nest->bTransposed, bPartial, nest->k, nest->n, arith::AddIOp::create(kb, loc, kBase, r),
-                arith::AddIOp::create(kb, loc, colBase, c), bTile, r, c);
+        if (bVector) {
+          for (int64_t q = 0; q < shape.bk * shape.bn / lanes / threads; ++q) {
+            Value linear = arith::AddIOp::create(kb, loc, tid, index(q * threads));
+            Value r = arith::DivUIOp::create(kb, loc, linear, index(shape.bn / lanes));
+            Value c = arith::MulIOp::create(
+                kb, loc, arith::RemUIOp::create(kb, loc, linear, index(shape.bn / lanes)),
+                index(lanes));
+            auto part = vector::LoadOp::create(
+                kb, loc, laneType, nest->b,
+                ValueRange{arith::AddIOp::create(kb, loc, kBase, r),
+                           arith::AddIOp::create(kb, loc, colBase, c)});
+            part.setAlignmentAttr(kb.getI64IntegerAttr(16));
+            auto staged = vector::StoreOp::create(kb, loc, part, bTile, ValueRange{r, c});
+            staged.setAlignmentAttr(kb.getI64IntegerAttr(16));
+          }
+        } else {
+          for (int64_t q = 0; q < shape.bk * shape.bn / threads; ++q) {
+            Value linear = arith::AddIOp::create(kb, loc, tid, index(q * threads));
+            Value r = arith::DivUIOp::create(kb, loc, linear, index(shape.bn));
+            Value c = arith::RemUIOp::create(kb, loc, linear, index(shape.bn));
+            stage(kb, nest->b, nest->bTransposed, bPartial, nest->k, nest->n,
+                  arith::AddIOp::create(kb, loc, kBase, r),
+                  arith::AddIOp::create(kb, loc, colBase, c), bTile, r, c);
+          }
         }
         gpu::BarrierOp::create(kb, loc);
         SmallVector<Value> next(acc.begin(), acc.end());
