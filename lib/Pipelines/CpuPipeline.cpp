@@ -2,10 +2,13 @@
 
 #include "ember/Pipelines/Pipelines.h"
 
+#include "PipelineSteps.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
 using namespace mlir;
+using ember::joinSteps;
 
 // One step per line, each with why it sits where it does. The pipeline runs
 // in three stages, each of which can be dumped (see Pipelines.h).
@@ -102,18 +105,10 @@ static const char *const kToLLVMSteps[] = {
     "ember-emit-entry-points",
 };
 
-template <size_t N>
-static std::string join(const char *const (&steps)[N]) {
-  std::string joined;
-  for (const char *step : steps)
-    joined += (joined.empty() ? "" : ",") + std::string(step);
-  return joined;
-}
-
 /// The steps of `stage`, joined by commas: the contents of a module pass manager.
 static const std::string &stageSteps(ember::LoweringStage stage) {
-  static const std::string optimize = join(kOptimizeSteps), linalg = join(kToLinalgSteps),
-                           llvm = join(kToLLVMSteps);
+  static const std::string optimize = joinSteps(kOptimizeSteps), linalg = joinSteps(kToLinalgSteps),
+                           llvm = joinSteps(kToLLVMSteps);
   switch (stage) {
   case ember::LoweringStage::Optimized:
     return optimize;

@@ -9,10 +9,13 @@
 
 #include "ember/Pipelines/Pipelines.h"
 
+#include "PipelineSteps.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
 using namespace mlir;
+using ember::joinSteps;
 
 // Buffers and kernels, then the upstream NVVM lowering.
 static const char *const kToGpuSteps[] = {
@@ -48,21 +51,13 @@ static const char *const kToNVVMSteps[] = {
     "ember-emit-entry-points",
 };
 
-template <size_t N>
-static std::string join(const char *const (&steps)[N]) {
-  std::string joined;
-  for (const char *step : steps)
-    joined += (joined.empty() ? "" : ",") + std::string(step);
-  return joined;
-}
-
 static void substitute(std::string &text, llvm::StringRef name, const std::string &value) {
   for (size_t at; (at = text.find(name.str())) != std::string::npos;)
     text.replace(at, name.size(), value);
 }
 
 std::string ember::lowerToNVVMPipelineText(const CudaTargetOptions &options) {
-  std::string gpu = join(kToGpuSteps), nvvm = join(kToNVVMSteps);
+  std::string gpu = joinSteps(kToGpuSteps), nvvm = joinSteps(kToNVVMSteps);
   // Kernels cannot call the host runtime's emberrt_report_fault: integer
   // division by zero and gather indices out of range are guarded (no trap,
   // no out-of-bounds read) but not reported on GPUs yet.

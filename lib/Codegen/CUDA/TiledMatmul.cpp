@@ -198,58 +198,44 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
         // A's tile, stored transposed (k-major) so that a thread's TM rows
         // are one vector read; B's tile as it is (coalesced reads). Whole,
         // untransposed tiles are read 16 bytes at a time.
-        if (aVector) {
-          for (int64_t q = 0; q < shape.bm * shape.bk / lanes / threads; ++q) {
+        // Calls `visit(row, column)` for the (row, column) of the tile of
+        // `rows` x `columns` that each of this thread's reads starts at:
+        // `width` elements a read, consecutive threads reading along rows.
+        auto forEachRead = [&](int64_t rows, int64_t columns, int64_t width,
+                               llvm::function_ref<void(Value, Value)> visit) {
+          for (int64_t q = 0; q < rows * columns / width / threads; ++q) {
             Value linear = arith::AddIOp::create(kb, loc, tid, index(q * threads));
-            Value r = arith::DivUIOp::create(kb, loc, linear, index(shape.bk / lanes));
+            Value r = arith::DivUIOp::create(kb, loc, linear, index(columns / width));
             Value c = arith::MulIOp::create(
-                kb, loc, arith::RemUIOp::create(kb, loc, linear, index(shape.bk / lanes)),
-                index(lanes));
-            auto part = vector::LoadOp::create(
-                kb, loc, laneType, nest->a,
-                ValueRange{arith::AddIOp::create(kb, loc, rowBase, r),
-                           arith::AddIOp::create(kb, loc, kBase, c)});
-            part.setAlignmentAttr(kb.getI64IntegerAttr(16));
-            for (int64_t e = 0; e < lanes; ++e)
-              memref::StoreOp::create(
-                  kb, loc, vector::ExtractOp::create(kb, loc, part, e), aTile,
-                  ValueRange{arith::AddIOp::create(kb, loc, c, index(e)), r});
+                kb, loc, arith::RemUIOp::create(kb, loc, linear, index(columns / width)),
+                index(width));
+            visit(r, c);
           }
-        } else {
-          for (int64_t q = 0; q < shape.bm * shape.bk / threads; ++q) {
-            Value linear = arith::AddIOp::create(kb, loc, tid, index(q * threads));
-            Value r = arith::DivUIOp::create(kb, loc, linear, index(shape.bk));
-            Value c = arith::RemUIOp::create(kb, loc, linear, index(shape.bk));
-            stage(kb, nest->a, nest->aTransposed, aPartial, nest->m, nest->k,
-                  arith::AddIOp::create(kb, loc, rowBase, r),
-                  arith::AddIOp::create(kb, loc, kBase, c), aTile, c, r);
-          }
-        }
-        if (bVector) {
-          for (int64_t q = 0; q < shape.bk * shape.bn / lanes / threads; ++q) {
-            Value linear = arith::AddIOp::create(kb, loc, tid, index(q * threads));
-            Value r = arith::DivUIOp::create(kb, loc, linear, index(shape.bn / lanes));
-            Value c = arith::MulIOp::create(
-                kb, loc, arith::RemUIOp::create(kb, loc, linear, index(shape.bn / lanes)),
-                index(lanes));
-            auto part = vector::LoadOp::create(
-                kb, loc, laneType, nest->b,
-                ValueRange{arith::AddIOp::create(kb, loc, kBase, r),
-                           arith::AddIOp::create(kb, loc, colBase, c)});
-            part.setAlignmentAttr(kb.getI64IntegerAttr(16));
-            auto staged = vector::StoreOp::create(kb, loc, part, bTile, ValueRange{r, c});
-            staged.setAlignmentAttr(kb.getI64IntegerAttr(16));
-          }
-        } else {
-          for (int64_t q = 0; q < shape.bk * shape.bn / threads; ++q) {
-            Value linear = arith::AddIOp::create(kb, loc, tid, index(q * threads));
-            Value r = arith::DivUIOp::create(kb, loc, linear, index(shape.bn));
-            Value c = arith::RemUIOp::create(kb, loc, linear, index(shape.bn));
-            stage(kb, nest->b, nest->bTransposed, bPartial, nest->k, nest->n,
-                  arith::AddIOp::create(kb, loc, kBase, r),
-                  arith::AddIOp::create(kb, loc, colBase, c), bTile, r, c);
-          }
-        }
+        };
+        auto readLanes = [&](Value source, Value row, Value column) {
+          auto part = vector::LoadOp::create(kb, loc, laneType, source, ValueRange{row, column});
+          part.setAlignmentAttr(kb.getI64IntegerAttr(16));
+          return part;
+        };
+        auto plus = [&](Value a, Value b) { return arith::AddIOp::create(kb, loc, a, b); };
+        forEachRead(shape.bm, shape.bk, aVector ? lanes : 1, [&](Value r, Value c) {
+          if (!aVector)
+            return stage(kb, nest->a, nest->aTransposed, aPartial, nest->m, nest->k,
+                         plus(rowBase, r), plus(kBase, c), aTile, c, r);
+          Value part = readLanes(nest->a, plus(rowBase, r), plus(kBase, c));
+          for (int64_t e = 0; e < lanes; ++e)
+            memref::StoreOp::create(kb, loc, vector::ExtractOp::create(kb, loc, part, e), aTile,
+                                    ValueRange{plus(c, index(e)), r});
+        });
+        forEachRead(shape.bk, shape.bn, bVector ? lanes : 1, [&](Value r, Value c) {
+          if (!bVector)
+            return stage(kb, nest->b, nest->bTransposed, bPartial, nest->k, nest->n,
+                         plus(kBase, r), plus(colBase, c), bTile, r, c);
+          auto staged = vector::StoreOp::create(
+              kb, loc, readLanes(nest->b, plus(kBase, r), plus(colBase, c)), bTile,
+              ValueRange{r, c});
+          staged.setAlignmentAttr(kb.getI64IntegerAttr(16));
+        });
         gpu::BarrierOp::create(kb, loc);
         SmallVector<Value> next(acc.begin(), acc.end());
         Value aOffset = arith::MulIOp::create(kb, loc, ty, index(shape.tm));
