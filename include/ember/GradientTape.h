@@ -7,6 +7,12 @@
 // structure (ops, attributes, shapes) reuse one compiled function, so a
 // training loop compiles its backward pass once.
 //
+// Inside an ember::function the tape records the traced ops instead, and
+// gradient() traces the derivative into the function (ember-autodiff
+// differentiates what the tape recorded): a whole training step (tape,
+// loss, gradients, optimizer update) is one compiled function, as with a
+// tf.GradientTape inside a tf.function.
+//
 //   ember::Variable w(ember::Tensor({{1.f}}));
 //   ember::GradientTape tape;
 //   ember::Tensor loss = w * w;

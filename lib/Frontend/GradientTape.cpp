@@ -54,9 +54,15 @@ void pushSpec(std::vector<int64_t> &key, DType dtype, const Shape &shape) {
 }
 } // namespace
 
+/// Whether `tape` records what runs now: an eager tape eager ops, a tape
+/// created while tracing a function that function's ops.
+static bool recordsNow(const TapeRecording *tape) {
+  return tape->recording && tape->tracer == currentTracer();
+}
+
 TapeRecording *ember::detail::activeTape() {
   for (auto it = tapes.rbegin(); it != tapes.rend(); ++it)
-    if ((*it)->recording)
+    if (recordsNow(*it))
       return *it;
   return nullptr;
 }
@@ -66,7 +72,7 @@ void ember::detail::recordOnTapes(const OpDef &op, std::span<const int64_t> attr
                                   const jit::TensorSpec *resultType, const Tensor &result,
                                   const SourceLoc &loc) {
   for (TapeRecording *tape : tapes) {
-    if (!tape->recording)
+    if (!recordsNow(tape))
       continue;
     TapeRecord record{&op, {attrWords.begin(), attrWords.end()}, {}, std::nullopt, result, loc};
     for (const Tensor *input : inputs)
@@ -86,7 +92,7 @@ void ember::detail::recordCustomGradient(
     const std::function<std::vector<Tensor>(const Tensor &)> &backward, const Tensor &result,
     const SourceLoc &loc) {
   for (TapeRecording *tape : tapes) {
-    if (!tape->recording)
+    if (!recordsNow(tape))
       continue;
     TapeRecord record{&kCustomGradientRecord, {}, {value}, std::nullopt, result, loc, backward};
     record.inputs.insert(record.inputs.end(), inputs.begin(), inputs.end());
@@ -105,7 +111,7 @@ void ember::detail::recordGradientCall(const std::vector<Tensor> &inputs, const 
                                        int output, const std::vector<int64_t> &structure,
                                        const Tensor &result, const SourceLoc &loc) {
   for (TapeRecording *tape : tapes) {
-    if (!tape->recording)
+    if (!recordsNow(tape))
       continue;
     TapeRecord record{&kGradientCallRecord, structure, inputs, std::nullopt, result, loc};
     record.call = call;
@@ -116,12 +122,17 @@ void ember::detail::recordGradientCall(const std::vector<Tensor> &inputs, const 
 
 void ember::detail::noteVariableRead(const VariableState *variable, const Tensor &value) {
   for (TapeRecording *tape : tapes)
-    if (tape->recording)
+    if (recordsNow(tape))
       tape->variableReads.emplace_back(variable, value);
 }
 
 GradientTape::GradientTape(bool persistent) : recording_(std::make_unique<TapeRecording>()) {
   recording_->persistent = persistent;
+  // Inside an ember::function: the traced ops from here on.
+  if (Tracer *tracer = currentTracer()) {
+    recording_->tracer = tracer;
+    recording_->traceBegin = tracer->builder().valueCount();
+  }
   tapes.push_back(recording_.get());
 }
 
@@ -129,10 +140,14 @@ GradientTape::~GradientTape() {
   tapes.erase(std::remove(tapes.begin(), tapes.end(), recording_.get()), tapes.end());
 }
 
-void GradientTape::stop_recording() { recording_->recording = false; }
+void GradientTape::stop_recording() {
+  if (recording_->tracer && recording_->recording)
+    recording_->traceEnd = recording_->tracer->builder().valueCount();
+  recording_->recording = false;
+}
 void GradientTape::watch(const Tensor &) {}
 void GradientTape::watch(const Variable &variable) {
-  noteVariableRead(variable.state().get(), variable.state()->value);
+  (void)variable.value(); // a read: the tapes recording now note it
 }
 
 std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vector<Variable> &sources,
@@ -140,7 +155,10 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vect
   // A variable's source is the value it had when the tape read it.
   std::vector<Tensor> tensors;
   for (const Variable &variable : sources) {
-    Tensor value = variable.state()->value;
+    // (Traced, a variable the function has not read is read now.)
+    Tensor value = recording_->tracer && recording_->tracer == currentTracer()
+                       ? recording_->tracer->readVariable(variable.state())
+                       : variable.state()->value;
     for (auto &[state, read] : recording_->variableReads)
       if (state == variable.state().get())
         value = read;
@@ -228,6 +246,44 @@ std::vector<Tensor> traceRecordedGradient(const std::shared_ptr<const RecordedFu
     return std::vector<Tensor>{function->target(symbolic, results)};
   });
 }
+/// gradient() of a tape created while tracing a function: the derivative of
+/// what the tape recorded there, traced into the function (one compiled
+/// function computes the step and its gradients). Returns, as an eager tape
+/// does, one gradient per source: undefined for a non-float source.
+std::vector<Tensor> traceTapeGradient(TapeRecording &tape, const Tensor &target,
+                                      const std::vector<Tensor> &sources, const SourceLoc &loc) {
+  Tracer &tracer = *tape.tracer;
+  int targetId = tracer.valueOf(target, loc);
+  // Each distinct source once; the derivative is taken with respect to the
+  // float ones (the others are cut out of the recording all the same).
+  std::vector<int> ids;
+  std::vector<int64_t> wrt;
+  std::vector<int> slots; // each source's result (-1: no gradient)
+  for (const Tensor &source : sources) {
+    int id = tracer.valueOf(source, loc);
+    auto it = std::find(ids.begin(), ids.end(), id);
+    int64_t index = it - ids.begin();
+    if (it == ids.end()) {
+      ids.push_back(id);
+      if (isFloatingPoint(source.dtype()))
+        wrt.push_back(index);
+    }
+    auto w = std::find(wrt.begin(), wrt.end(), index);
+    slots.push_back(w == wrt.end() ? -1 : 1 + static_cast<int>(w - wrt.begin()));
+  }
+  std::vector<int> results;
+  std::vector<jit::TensorSpec> specs;
+  std::string error;
+  if (!tracer.builder().addTapeGradient(targetId, ids, wrt, tape.traceBegin, tape.traceEnd,
+                                        {loc.file_name(), loc.line(), loc.column()}, results,
+                                        specs, error))
+    throw OpError(error.empty() ? "'ember.gradient' failed inside a traced function" : error);
+  std::vector<Tensor> values = symbolic(tracer, results, specs);
+  std::vector<Tensor> gradients;
+  for (int slot : slots)
+    gradients.push_back(slot < 0 ? Tensor() : values[static_cast<size_t>(slot)]);
+  return gradients;
+}
 } // namespace
 
 std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vector<Tensor> &sources,
@@ -238,6 +294,30 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vect
                  "a non-persistent GradientTape answers one gradient() call; create it with "
                  "GradientTape(/*persistent=*/true) to ask for more",
                  loc);
+  if (tape.tracer || currentTracer()) {
+    if (tape.tracer && tape.tracer == currentTracer()) {
+      tape.used = true;
+      return traceTapeGradient(tape, target, sources, loc);
+    }
+    bool symbolicValues = isSymbolic(target);
+    for (const Tensor &source : sources)
+      symbolicValues = symbolicValues || isSymbolic(source);
+    if (tape.tracer)
+      throwOpError("ember.gradient",
+                   "this GradientTape was created while tracing ember::function '" +
+                       tape.tracer->name() + "' and can only be asked for gradients there",
+                   loc);
+    if (symbolicValues)
+      throwOpError("ember.gradient",
+                   "this GradientTape was created outside the ember::function being traced ('" +
+                       currentTracer()->name() +
+                       "'), so it did not record the function's ops and cannot differentiate "
+                       "its symbolic tensors; create the tape inside the function (the "
+                       "gradient is then part of the compiled function)",
+                   loc);
+    // Concrete values (recorded eagerly before the trace): computed now,
+    // constants of the function.
+  }
   tape.used = true;
   bool wasRecording = tape.recording;
   tape.recording = false; // the backward pass itself is not recorded
@@ -392,7 +472,7 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vect
   // differentiate it in turn (gradients of gradients).
   if (tape.persistent)
     tape.recording = wasRecording;
-  if (activeTape()) {
+  if (activeTape() && !currentTracer()) {
     copyRecords();
     std::vector<int64_t> structure = function.key;
     std::vector<Tensor> recordedLeaves = function.leaves;

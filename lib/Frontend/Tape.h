@@ -7,6 +7,7 @@
 #include "ember/Variable.h"
 
 #include <functional>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -33,7 +34,17 @@ struct TapeRecord {
 
 using TapeCall = std::function<std::vector<Tensor>(const std::vector<Tensor> &)>;
 
+class Tracer;
+
 struct TapeRecording {
+  /// The function being traced when the tape was created, or null (an eager
+  /// tape). A tape records the ops of that trace only: a traced tape, the
+  /// ops whose values the trace added at positions in [traceBegin,
+  /// traceEnd) (see jit::FunctionBuilder::valueCount); gradient() traces the
+  /// derivative into the function.
+  Tracer *tracer = nullptr;
+  int traceBegin = 0;
+  int traceEnd = std::numeric_limits<int>::max();
   bool persistent = false;
   bool recording = true;
   bool used = false;
@@ -42,7 +53,8 @@ struct TapeRecording {
   std::vector<std::pair<const VariableState *, Tensor>> variableReads;
 };
 
-/// The innermost recording tape of this thread, or null.
+/// The innermost recording tape of this thread that records what runs now
+/// (an eager tape, or one created in the function being traced), or null.
 TapeRecording *activeTape();
 /// Records an eager op on every active tape of this thread.
 void recordOnTapes(const OpDef &op, std::span<const int64_t> attrWords,

@@ -25,11 +25,11 @@ Variable::Variable(const Tensor &initial, std::string name)
 }
 
 Tensor Variable::value() const {
-  if (Tracer *tracer = currentTracer())
-    return tracer->readVariable(state_);
+  Tracer *tracer = currentTracer();
+  Tensor value = tracer ? tracer->readVariable(state_) : state_->value;
   if (activeTape())
-    noteVariableRead(state_.get(), state_->value); // watched automatically
-  return state_->value;
+    noteVariableRead(state_.get(), value); // watched automatically
+  return value;
 }
 
 void Variable::assign(const Tensor &value, SourceLoc loc) {

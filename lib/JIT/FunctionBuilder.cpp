@@ -26,6 +26,8 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
@@ -659,26 +661,18 @@ bool FunctionBuilder::compile(std::span<const int> results, CompiledFunction &ou
   return true;
 }
 
-bool FunctionBuilder::addGradientCall(int function, std::span<const int> operands,
-                                      std::span<const int64_t> wrt, const SourceLocation &where,
-                                      std::vector<int> &results,
-                                      std::vector<TensorSpec> &resultTypes, std::string &error) {
-  Impl &impl = *impl_;
-  DiagnosticCollector collector(impl.context, error);
-  for (int64_t index : wrt)
-    if (index < 0 || index >= static_cast<int64_t>(operands.size())) {
-      error += "internal error: differentiating with respect to a missing argument";
-      return false;
-    }
-  Location loc = locationOf(impl.context, where);
+/// Makes `differentiated` (whose body is complete, returning what is to be
+/// differentiated) a function marked ember.differentiate = `wrt`, called in
+/// the current block through its derivative `<name>_vjp` on `arguments`
+/// with cotangents of ones. Values it reads from the function being built
+/// become extra arguments, not differentiated.
+static void callDerivative(FunctionBuilder::Impl &impl, func::FuncOp differentiated,
+                           SmallVector<Value> arguments, std::span<const int64_t> wrt,
+                           Location loc, std::vector<int> &results,
+                           std::vector<TensorSpec> &resultTypes) {
   OpBuilder mb(&impl.context);
   mb.setInsertionPointToEnd(impl.module->getBody());
-  std::string name = impl.name + "_grad" + std::to_string(impl.gradientCalls++);
-  // Public until ember-autodiff has differentiated it (the inliner would
-  // delete a private function nothing calls yet).
-  auto differentiated = func::FuncOp::create(mb, loc, name, mb.getFunctionType({}, {}));
-  impl.attach(function, differentiated.getBody(),
-              [&](OpBuilder &rb, ValueRange values) { func::ReturnOp::create(rb, loc, values); });
+  StringRef name = differentiated.getSymName();
   Block &entry = differentiated.getBody().front();
   // What the function reads from this one (captured tensors, variables)
   // becomes extra arguments, not differentiated.
@@ -704,11 +698,11 @@ bool FunctionBuilder::addGradientCall(int function, std::span<const int> operand
   vjpInputs.append(returnTypes.begin(), returnTypes.end());
   for (int64_t index : wrt)
     vjpResults.push_back(entry.getArgument(index).getType());
-  auto vjp = func::FuncOp::create(mb, loc, name + "_vjp", mb.getFunctionType(vjpInputs, vjpResults));
+  auto vjp = func::FuncOp::create(mb, loc, (name + "_vjp").str(),
+                                  mb.getFunctionType(vjpInputs, vjpResults));
   vjp.setPrivate();
 
   OpBuilder b = impl.builderAtEnd(impl.current());
-  SmallVector<Value> arguments = impl.valuesOf(operands);
   arguments.append(captured.begin(), captured.end());
   for (Type type : returnTypes) { // d(sum of each result) / d(arguments)
     auto tensor = cast<RankedTensorType>(type);
@@ -719,6 +713,131 @@ bool FunctionBuilder::addGradientCall(int function, std::span<const int> operand
   }
   auto call = func::CallOp::create(b, loc, vjp, arguments);
   collectResults(impl, call, results, resultTypes);
+}
+
+bool FunctionBuilder::addGradientCall(int function, std::span<const int> operands,
+                                      std::span<const int64_t> wrt, const SourceLocation &where,
+                                      std::vector<int> &results,
+                                      std::vector<TensorSpec> &resultTypes, std::string &error) {
+  Impl &impl = *impl_;
+  DiagnosticCollector collector(impl.context, error);
+  for (int64_t index : wrt)
+    if (index < 0 || index >= static_cast<int64_t>(operands.size())) {
+      error += "internal error: differentiating with respect to a missing argument";
+      return false;
+    }
+  Location loc = locationOf(impl.context, where);
+  OpBuilder mb(&impl.context);
+  mb.setInsertionPointToEnd(impl.module->getBody());
+  std::string name = impl.name + "_grad" + std::to_string(impl.gradientCalls++);
+  // Public until ember-autodiff has differentiated it (the inliner would
+  // delete a private function nothing calls yet).
+  auto differentiated = func::FuncOp::create(mb, loc, name, mb.getFunctionType({}, {}));
+  impl.attach(function, differentiated.getBody(),
+              [&](OpBuilder &rb, ValueRange values) { func::ReturnOp::create(rb, loc, values); });
+  callDerivative(impl, differentiated, impl.valuesOf(operands), wrt, loc, results, resultTypes);
+  return true;
+}
+
+int FunctionBuilder::valueCount() const { return static_cast<int>(impl_->values.size()); }
+
+bool FunctionBuilder::addTapeGradient(int target, std::span<const int> sources,
+                                      std::span<const int64_t> wrt, int begin, int end,
+                                      const SourceLocation &where, std::vector<int> &results,
+                                      std::vector<TensorSpec> &resultTypes, std::string &error) {
+  Impl &impl = *impl_;
+  DiagnosticCollector collector(impl.context, error);
+  Location loc = locationOf(impl.context, where);
+  std::string prefix = diagnosticPrefix(where, "ember.gradient");
+  auto inScope = [&](int id) {
+    if (impl.inScope(id))
+      return true;
+    error += prefix + "uses a tensor computed inside a branch or loop body that has ended; "
+                      "take the gradient inside it, or return the tensor from the "
+                      "cond/while_loop/fori_loop";
+    return false;
+  };
+  if (!inScope(target) || !llvm::all_of(sources, inScope))
+    return false;
+  for (int64_t index : wrt)
+    if (index < 0 || index >= static_cast<int64_t>(sources.size())) {
+      error += "internal error: differentiating with respect to a missing source";
+      return false;
+    }
+
+  // The position at which each op's results were added: the tape recorded
+  // the ops added in [begin, end). Ops without values of their own (the
+  // bounds of a loop, the read of a branch's predicate) go with their user.
+  llvm::DenseMap<Operation *, int> position;
+  for (int id = 0; id < static_cast<int>(impl.values.size()); ++id)
+    if (Operation *op = impl.values[id].getDefiningOp())
+      position.try_emplace(op, id);
+  auto recorded = [&](Operation *op) {
+    auto it = position.find(op);
+    return it == position.end() || (it->second >= begin && it->second < end);
+  };
+
+  // The backward slice of the target through recorded ops, stopping at the
+  // sources (each use of a source reads the argument given for it) and at
+  // values the tape did not record (constants to the derivative).
+  llvm::DenseSet<Value> isSource;
+  for (int id : sources)
+    isSource.insert(impl.values[id]);
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> worklist{impl.values[target]};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    Operation *op = value.getDefiningOp();
+    if (isSource.contains(value) || !op || slice.contains(op) || !recorded(op))
+      continue;
+    slice.insert(op);
+    worklist.append(op->operand_begin(), op->operand_end());
+    // ... and what its regions read from outside it.
+    op->walk([&](Operation *inner) {
+      if (inner == op)
+        return;
+      for (Value operand : inner->getOperands()) {
+        Operation *owner = operand.getParentRegion()->getParentOp();
+        if (!owner || !op->isAncestor(owner))
+          worklist.push_back(operand);
+      }
+    });
+  }
+  // In the order they run: each is in a block of the scope chain (outer
+  // blocks first), ordered within its block.
+  auto depth = [&](Operation *op) {
+    return static_cast<int>(llvm::find(impl.scopes, op->getBlock()) - impl.scopes.begin());
+  };
+  SmallVector<Operation *> ordered(slice.begin(), slice.end());
+  for (Operation *op : ordered)
+    if (depth(op) == static_cast<int>(impl.scopes.size())) {
+      error += "internal error: a recorded op outside the open blocks";
+      return false;
+    }
+  llvm::stable_sort(ordered, [&](Operation *a, Operation *b) {
+    if (a->getBlock() != b->getBlock())
+      return depth(a) < depth(b);
+    return a->isBeforeInBlock(b);
+  });
+
+  // A function of the sources computing the target from them.
+  OpBuilder mb(&impl.context);
+  mb.setInsertionPointToEnd(impl.module->getBody());
+  std::string name = impl.name + "_grad" + std::to_string(impl.gradientCalls++);
+  auto differentiated = func::FuncOp::create(mb, loc, name, mb.getFunctionType({}, {}));
+  Block *entry = differentiated.addEntryBlock();
+  IRMapping mapping;
+  SmallVector<Value> arguments;
+  for (int id : sources) {
+    Value source = impl.values[id];
+    mapping.map(source, entry->addArgument(source.getType(), loc));
+    arguments.push_back(source);
+  }
+  OpBuilder b = impl.builderAtEnd(entry);
+  for (Operation *op : ordered)
+    b.clone(*op, mapping);
+  func::ReturnOp::create(b, loc, ValueRange{mapping.lookupOrDefault(impl.values[target])});
+  callDerivative(impl, differentiated, arguments, wrt, loc, results, resultTypes);
   return true;
 }
 

@@ -178,3 +178,276 @@ TEST(GradientTape, RecordedValuesOfOpsFoldedAwayAreStillAccepted) {
   std::vector<Tensor> grads = tape.gradient(reduce_sum(t * t), std::vector<Variable>{x});
   EXPECT_EQ(grads[0].to_vector<float>(), (std::vector<float>{2, 4, 6, 8, 10, 12}));
 }
+
+//===----------------------------------------------------------------------===//
+// Tapes inside ember::function: the gradient is part of the traced function.
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The first result of a loop (a vector or a tuple of tensors).
+template <typename R>
+Tensor firstOf(const R &results) {
+  if constexpr (requires { results[0]; })
+    return results[0];
+  else
+    return std::get<0>(results);
+}
+
+Tensor mse(const Tensor &prediction, const Tensor &target) {
+  Tensor error = prediction - target;
+  return reduce_mean(error * error);
+}
+} // namespace
+
+TEST(GradientTape, TrainingStepInsideAFunctionIsOneCompiledFunction) {
+  // The Effective-TF2 step: tape, loss, gradient, update, all in one
+  // ember::function; the same numbers as the same loop run eagerly.
+  Tensor x = random_uniform({32, 3}, 81, -1, 1);
+  Tensor y = matmul(x, Tensor({{1.5f}, {-2.f}, {0.5f}})) + 0.25f;
+  Tensor w0 = random_uniform({3, 1}, 82, -1, 1), b0 = Tensor({0.f});
+  const float lr = 0.1f;
+  auto makeStep = [&](Variable &w, Variable &b) {
+    return [&w, &b, lr](const Tensor &x, const Tensor &y) {
+      GradientTape tape;
+      Tensor loss = mse(matmul(x, w) + b, y);
+      std::vector<Tensor> g = tape.gradient(loss, std::vector<Variable>{w, b});
+      w.assign_sub(lr * g[0]);
+      b.assign_sub(lr * g[1]);
+      return loss;
+    };
+  };
+  Variable we(w0, "w"), be(b0, "b"), wt(w0, "w"), bt(b0, "b");
+  auto eagerStep = makeStep(we, be);
+  auto step = function(makeStep(wt, bt), "train_step");
+  std::vector<float> eagerLosses, tracedLosses;
+  for (int i = 0; i < 5; ++i) {
+    eagerLosses.push_back(eagerStep(x, y).item<float>());
+    tracedLosses.push_back(step(x, y).item<float>());
+  }
+  // Later steps: no eager kernel compiled, no tape derivative compiled, no
+  // new trace: the whole step is the compiled function.
+  KernelCacheStats before = kernel_cache_stats();
+  for (int i = 0; i < 20; ++i) {
+    eagerLosses.push_back(eagerStep(x, y).item<float>());
+    tracedLosses.push_back(step(x, y).item<float>());
+  }
+  KernelCacheStats after = kernel_cache_stats();
+  EXPECT_EQ(after.misses, before.misses);
+  EXPECT_EQ(after.tape_compiles, before.tape_compiles);
+  for (size_t i = 0; i < eagerLosses.size(); ++i)
+    EXPECT_NEAR(tracedLosses[i], eagerLosses[i], 1e-5f * std::max(1.f, eagerLosses[i])) << i;
+  for (size_t i = 1; i < tracedLosses.size(); ++i)
+    EXPECT_LT(tracedLosses[i], tracedLosses[i - 1]) << i;
+  EXPECT_LT(tracedLosses.back(), tracedLosses.front() * 0.1f);
+  std::vector<float> we1 = we.value().to_vector<float>(), wt1 = wt.value().to_vector<float>();
+  for (size_t i = 0; i < we1.size(); ++i)
+    EXPECT_NEAR(wt1[i], we1[i], 1e-5f) << i;
+  EXPECT_NEAR(bt.value().item<float>(), be.value().item<float>(), 1e-5f);
+
+  ASSERT_EQ(step.concrete_functions().size(), 1u);
+  EXPECT_EQ(step.concrete_functions()[0].signature,
+            "train_step(arg0: float32[32, 3], arg1: float32[32, 1]) -> float32[]");
+  // The derivative is in the traced function, differentiated by
+  // ember-autodiff and inlined into the step.
+  IRStages stages = step.ir_stages(x, y);
+  EXPECT_NE(stages.traced.find("ember.differentiate"), std::string::npos) << stages.traced;
+  EXPECT_NE(stages.traced.find("_vjp("), std::string::npos) << stages.traced;
+  EXPECT_NE(stages.traced.find("GradientTapeTest.cpp"), std::string::npos);
+  EXPECT_EQ(stages.optimized.find("func.call"), std::string::npos) << stages.optimized;
+  EXPECT_NE(stages.optimized.find("ember.matmul"), std::string::npos) << stages.optimized;
+}
+
+TEST(GradientTape, GradientInsideAFunctionMatchesFiniteDifferences) {
+  Tensor x = random_uniform({4, 3}, 91, -1, 1, DType::Float64);
+  Tensor w0 = random_uniform({3, 2}, 92, -1, 1, DType::Float64);
+  Tensor v0 = random_uniform({2}, 93, -1, 1, DType::Float64);
+  auto loss = [](const Tensor &w, const Tensor &v, const Tensor &x) {
+    Tensor h = tanh(matmul(x, w)) * exp(v);
+    return reduce_sum(h * h * 0.5) + reduce_sum(sin(w));
+  };
+  auto gradients = function(
+      [&](const Tensor &w, const Tensor &v, const Tensor &x) {
+        GradientTape tape;
+        tape.watch(w);
+        tape.watch(v);
+        Tensor value = loss(w, v, x);
+        std::vector<Tensor> g = tape.gradient(value, {w, v});
+        return std::make_tuple(value, g[0], g[1]);
+      },
+      "loss_gradients");
+  auto [value, gw, gv] = gradients(w0, v0, x);
+  EXPECT_NEAR(value.item<double>(), loss(w0, v0, x).item<double>(), 1e-12);
+  const double h = 1e-6;
+  auto check = [&](const Tensor &at, const Tensor &analytic, auto lossOf) {
+    std::vector<double> p = at.to_vector<double>(), g = analytic.to_vector<double>();
+    ASSERT_EQ(g.size(), p.size());
+    for (size_t k = 0; k < p.size(); ++k) {
+      auto moved = [&](double delta) {
+        std::vector<double> q = p;
+        q[k] += delta;
+        return lossOf(Tensor::from_vector(q, at.shape(), DType::Float64)).template item<double>();
+      };
+      double numeric = (moved(h) - moved(-h)) / (2 * h);
+      EXPECT_NEAR(g[k], numeric, 1e-6 * std::max(1.0, std::fabs(numeric))) << k;
+    }
+  };
+  check(w0, gw, [&](const Tensor &w) { return loss(w, v0, x); });
+  check(v0, gv, [&](const Tensor &v) { return loss(w0, v, x); });
+  EXPECT_EQ(gradients.concrete_functions().size(), 1u);
+}
+
+TEST(GradientTape, TapesInsideFunctionsKeepTheirSemantics) {
+  // Traced as run eagerly: persistent tapes, watched tensors and
+  // intermediate values as sources (cut out of the recording, as eagerly),
+  // variables read on the tape, values computed before the tape.
+  Variable w(Tensor({1.f, 2.f}), "w");
+  auto body = [&](const Tensor &x) {
+    Tensor before = x * 3.f; // computed before the tape: a constant to it
+    GradientTape tape(/*persistent=*/true);
+    tape.watch(x);
+    Tensor y = x * x;                      // dy/dx = 2x
+    Tensor z = reduce_sum(y * y + before); // dz/dx = 4x^3, dz/dy = 2y
+    Tensor q = reduce_sum(before * w);     // only w (read here) reaches it
+    std::vector<Tensor> a = tape.gradient(reduce_sum(y), {x});
+    std::vector<Tensor> b = tape.gradient(z, {x});
+    std::vector<Tensor> c = tape.gradient(z, {y, before});
+    std::vector<Tensor> d = tape.gradient(z, {x, y}); // y cut out: nothing reaches x
+    std::vector<Tensor> e = tape.gradient(q, std::vector<Variable>{w});
+    std::vector<Tensor> f = tape.gradient(q, {x});
+    // Sources as given, a non-float one with no gradient.
+    std::vector<Tensor> g = tape.gradient(z, {x, Tensor(1), x});
+    EXPECT_FALSE(g[1].defined());
+    return std::vector<Tensor>{a[0], b[0], c[0], c[1], d[0], d[1], e[0], f[0], g[0], g[2]};
+  };
+  auto traced = function(body, "persistent");
+  std::vector<Tensor> r = traced(Tensor({1.f, -2.f}));
+  std::vector<std::vector<float>> expected = {{2, -4}, {4, -32}, {2, 8}, {1, 1}, {0, 0},
+                                              {2, 8},  {3, -6},  {0, 0}, {4, -32}, {4, -32}};
+  ASSERT_EQ(r.size(), expected.size());
+  std::vector<Tensor> eager = body(Tensor({1.f, -2.f}));
+  for (size_t i = 0; i < r.size(); ++i) {
+    EXPECT_EQ(r[i].to_vector<float>(), expected[i]) << i;
+    EXPECT_EQ(eager[i].to_vector<float>(), expected[i]) << i;
+  }
+
+  // A non-persistent tape answers once, traced as eagerly.
+  auto once = function(
+      [](const Tensor &x) {
+        GradientTape tape;
+        Tensor y = reduce_sum(x * x);
+        Tensor g = tape.gradient(y, {x})[0];
+        EXPECT_THROW(tape.gradient(y, {x}), OpError);
+        return g;
+      },
+      "once");
+  EXPECT_EQ(once(Tensor({3.f})).to_vector<float>(), (std::vector<float>{6}));
+  // Ops after stop_recording() are not on the tape.
+  auto stopped = [](const Tensor &x) {
+    GradientTape tape;
+    Tensor y = x * x;
+    Tensor s = reduce_sum(y);
+    tape.stop_recording();
+    Tensor z = reduce_sum(y * x); // not recorded: a constant to the tape
+    std::vector<Tensor> g = tape.gradient(s, {x});
+    return std::make_pair(g[0], tape.gradient(z, {x})[0]);
+  };
+  EXPECT_THROW(stopped(Tensor({3.f})), OpError); // non-persistent, eagerly too
+  auto stoppedPersistent = function(
+      [](const Tensor &x) {
+        GradientTape tape(/*persistent=*/true);
+        Tensor y = x * x;
+        Tensor s = reduce_sum(y);
+        tape.stop_recording();
+        Tensor z = reduce_sum(y * x);
+        return std::make_pair(tape.gradient(s, {x})[0], tape.gradient(z, {x})[0]);
+      },
+      "stopped");
+  auto [gs, gz] = stoppedPersistent(Tensor({3.f}));
+  EXPECT_EQ(gs.to_vector<float>(), (std::vector<float>{6}));
+  EXPECT_EQ(gz.to_vector<float>(), (std::vector<float>{0}));
+}
+
+TEST(GradientTape, TapesInsideFunctionsThroughControlFlow) {
+  auto f = function(
+      [](const Tensor &x) {
+        GradientTape tape;
+        // A branch and a loop on the tape: y = x^3 or -x, p = x^3.
+        Tensor y = cond(reduce_sum(x) > 0.f, [&] { return x * x * x; }, [&] { return -x; });
+        Tensor p = firstOf(fori_loop(
+            0, 2, [&](const Tensor &, const std::vector<Tensor> &v) {
+              return std::vector<Tensor>{v[0] * x};
+            },
+            {x}));
+        return tape.gradient(reduce_sum(y) + reduce_sum(p), {x})[0];
+      },
+      "control_flow");
+  EXPECT_EQ(f(Tensor({1.f, 2.f})).to_vector<float>(), (std::vector<float>{6, 24}));  // 6x^2
+  EXPECT_EQ(f(Tensor({-1.f, -2.f})).to_vector<float>(), (std::vector<float>{2, 11})); // 3x^2 - 1
+  // A tape inside a branch, its gradient taken there.
+  auto g = function(
+      [](const Tensor &x) {
+        return cond(reduce_sum(x) > 0.f, [&] {
+          GradientTape tape;
+          tape.watch(x);
+          return tape.gradient(reduce_sum(x * x), {x})[0];
+        }, [&] { return x; });
+      },
+      "tape_in_branch");
+  EXPECT_EQ(g(Tensor({1.f, 2.f})).to_vector<float>(), (std::vector<float>{2, 4}));
+  EXPECT_EQ(g(Tensor({-1.f, -2.f})).to_vector<float>(), (std::vector<float>{-1, -2}));
+  // Custom gradients (stop_gradient is one) on a traced tape.
+  auto h = function(
+      [](const Tensor &x) {
+        GradientTape tape;
+        tape.watch(x);
+        return tape.gradient(reduce_sum(x * stop_gradient(x)), {x})[0];
+      },
+      "stop_gradient");
+  EXPECT_EQ(h(Tensor({3.f, -2.f})).to_vector<float>(), (std::vector<float>{3, -2})); // not 2x
+}
+
+TEST(GradientTape, NestedTapesInsideAFunctionGiveGradientsOfGradients) {
+  // As eagerly: the outer tape records the inner tape's gradient.
+  Variable x(Tensor({1.f, 2.f}), "x");
+  auto f = function(
+      [&]() {
+        GradientTape outer;
+        Tensor first;
+        {
+          GradientTape inner;
+          Tensor y = cond(reduce_sum(x) > 0.f, [&] { return x * x * x; }, [&] { return -x; });
+          first = inner.gradient(reduce_sum(y), std::vector<Variable>{x})[0]; // 3x^2
+        }
+        Tensor second = outer.gradient(reduce_sum(first), std::vector<Variable>{x})[0]; // 6x
+        return std::make_pair(first, second);
+      },
+      "nested");
+  auto [first, second] = f();
+  EXPECT_EQ(first.to_vector<float>(), (std::vector<float>{3, 12}));
+  EXPECT_EQ(second.to_vector<float>(), (std::vector<float>{6, 12}));
+}
+
+TEST(GradientTape, TapeFromOutsideAFunctionNamesTheUsersLine) {
+  GradientTape tape;
+  auto f = function(
+      [&](const Tensor &x) {
+        Tensor y = x * x;
+        return tape.gradient(reduce_sum(y), {x})[0]; // line of the error
+      },
+      "outside");
+  int line = __LINE__ - 3;
+  try {
+    f(Tensor({1.f}));
+    FAIL() << "expected an error";
+  } catch (const OpError &e) {
+    std::string message = e.what();
+    EXPECT_NE(message.find("GradientTapeTest.cpp:" + std::to_string(line) + ":"), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("created outside the ember::function being traced ('ember_fn_outside')"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("create the tape inside the function"), std::string::npos) << message;
+    EXPECT_EQ(message.find("cannot read the values of a symbolic tensor"), std::string::npos)
+        << message;
+  }
+}

@@ -97,6 +97,23 @@ public:
                        const SourceLocation &loc, std::vector<int> &results,
                        std::vector<TensorSpec> &resultTypes, std::string &error);
 
+  /// How many values the function has so far: a position in the order it was
+  /// built (a GradientTape traced inside the function records the ops whose
+  /// values were added between two positions).
+  int valueCount() const;
+  /// A GradientTape's gradient traced inside this function: the derivative
+  /// of `target` (of its sum) with respect to `sources`, through the ops
+  /// whose results were added at positions in [begin, end) (what the tape
+  /// recorded; other values are constants to it). The recorded ops that
+  /// compute the target from the sources are copied into a function of the
+  /// sources, called through its derivative as in addGradientCall: every use
+  /// of a source reads the argument given for it. `results` are the target,
+  /// then the gradient for each source listed in `wrt` (indices into
+  /// `sources`, float tensors).
+  bool addTapeGradient(int target, std::span<const int> sources, std::span<const int64_t> wrt,
+                       int begin, int end, const SourceLocation &loc, std::vector<int> &results,
+                       std::vector<TensorSpec> &resultTypes, std::string &error);
+
   /// For a derivative (compile with differentiateWrt): the caller will pass
   /// `value` itself, so the derivative takes it as an argument instead of
   /// recomputing it (ember.forward_value). Returns its number among those
