@@ -108,3 +108,55 @@ TEST(ControlFlow, BranchValuesDoNotLeak) {
         << e.what();
   }
 }
+
+TEST(ControlFlow, LoopsTakeAndReturnTuples) {
+  // As cond, while_loop and fori_loop take a Tensor or a tuple (pair) of
+  // Tensors and return the same, so structured bindings take the result
+  // apart; the condition and body see the state whole or element by element.
+  auto doubling = [](const Tensor &limit) {
+    return while_loop([&](const Tensor &i, const Tensor &) { return i < limit; },
+                      [](const std::tuple<Tensor, Tensor> &state) {
+                        auto [i, s] = state;
+                        return std::tuple{i + 1, s * 2};
+                      },
+                      std::tuple{Tensor(0), Tensor(1)});
+  };
+  auto [i, s] = doubling(Tensor(10));
+  EXPECT_EQ(i.item<int>(), 10);
+  EXPECT_EQ(s.item<int>(), 1024);
+  auto tracedDoubling = function(doubling, "doubling");
+  auto [ti, ts] = tracedDoubling(Tensor(5));
+  EXPECT_EQ(ti.item<int>(), 5);
+  EXPECT_EQ(ts.item<int>(), 32);
+  EXPECT_NE(tracedDoubling.ir_stages(Tensor(5)).traced.find("scf.while"), std::string::npos);
+
+  auto fibonacci = [](const Tensor &first, int64_t n) {
+    return fori_loop(0, n, [](const Tensor &, const Tensor &a, const Tensor &b) {
+      return std::pair{b, a + b};
+    }, std::pair{first, first + 1});
+  };
+  auto [a, b] = fibonacci(Tensor(0), 10);
+  EXPECT_EQ(a.item<int>(), 55);
+  EXPECT_EQ(b.item<int>(), 89);
+  auto tracedFibonacci = function(fibonacci, "fibonacci");
+  auto [ta, tb] = tracedFibonacci(Tensor(0), 10);
+  EXPECT_EQ(ta.item<int>(), 55);
+  EXPECT_EQ(tb.item<int>(), 89);
+
+  // One Tensor of state is a Tensor in and out; the index comes first.
+  auto sumOfSquares = [](const Tensor &x, int64_t n) {
+    return fori_loop(0, n, [&](const Tensor &k, const Tensor &sum) {
+      Tensor fk = cast(k, DType::Float32);
+      return sum + x * fk * fk;
+    }, zeros({2}));
+  };
+  Tensor x = {1.f, 10.f};
+  EXPECT_EQ(sumOfSquares(x, 4).to_vector<float>(), (std::vector<float>{14, 140}));
+  EXPECT_EQ(function(sumOfSquares)(x, 4).to_vector<float>(), (std::vector<float>{14, 140}));
+  auto untilLarge = [](const Tensor &y) {
+    return while_loop([](const auto &v) { return reduce_sum(v) < 100.f; },
+                      [](const auto &v) { return v * 2.f; }, y);
+  };
+  EXPECT_EQ(untilLarge(x).to_vector<float>(), (std::vector<float>{16, 160}));
+  EXPECT_EQ(function(untilLarge)(x).to_vector<float>(), (std::vector<float>{16, 160}));
+}
