@@ -75,7 +75,7 @@ int main() {
   auto tapeStep = [&] {
     GradientTape tape;
     Tensor loss = crossEntropy(mlp(x, vars[0], vars[1], vars[2], vars[3], vars[4], vars[5]), labels);
-    std::vector<Tensor> grads = tape.gradient(loss, vars);
+    std::vector<Tensor> grads = tape.gradient(loss, vars, UnconnectedGradients::Zero);
     for (size_t i = 0; i < vars.size(); ++i)
       vars[i].assign_sub(grads[i] * lr);
     return loss;

@@ -16,7 +16,7 @@ std::pair<Tensor, Tensor> lineSearchStep(const Tensor &start, double rate) {
   ember::GradientTape tape;
   tape.watch(start);
   Tensor value = rosenbrock(start);
-  Tensor grad = tape.gradient(value, {start})[0];
+  Tensor grad = *tape.gradient(value, {start})[0];
   Tensor gradNorm = ember::reduce_sum(grad * grad);
   Tensor initial = value, x = start;
   while (bool(value > initial - rate * gradNorm)) {

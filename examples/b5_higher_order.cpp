@@ -20,13 +20,13 @@ int main() {
   // The same with tapes: the outer tape records the inner tape's gradient.
   Variable v(x, "v");
   GradientTape outer;
-  std::vector<Tensor> first;
+  std::vector<std::optional<Tensor>> first;
   {
     GradientTape inner;
-    first = inner.gradient(reduce_sum(v * v * v), std::vector<Variable>{v});
+    first = inner.gradient(reduce_sum(v * v * v), {v});
   }
   std::cout << "tapes: f''(x) = "
-            << outer.gradient(reduce_sum(first[0]), std::vector<Variable>{v})[0].values_string() << "\n";
+            << outer.gradient(reduce_sum(*first[0]), {v})[0]->values_string() << "\n";
 
   // A Hessian-vector product of a layer's loss with respect to its weights:
   // d/dW <dL/dW, u>, for L(W) = sum(relu(x @ W)^2) / 2 (Hessian = x^T x per

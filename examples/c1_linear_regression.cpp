@@ -21,9 +21,9 @@ int main() {
   for (int step = 0; step < 300; ++step) {
     ember::GradientTape tape;
     ember::Tensor current = loss(y, model(x));
-    std::vector<ember::Tensor> grads = tape.gradient(current, std::vector<ember::Variable>{W, B});
-    W.assign_sub(grads[0] * learningRate);
-    B.assign_sub(grads[1] * learningRate);
+    auto grads = tape.gradient(current, {W, B});
+    W.assign_sub(*grads[0] * learningRate);
+    B.assign_sub(*grads[1] * learningRate);
     if (step % 20 == 0)
       std::printf("Loss at step %03d: %.3f\n", step, current.item<float>());
   }

@@ -25,7 +25,9 @@
 #include "ember/Ops.h"
 #include "ember/Variable.h"
 
+#include <initializer_list>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace ember {
@@ -33,6 +35,52 @@ namespace ember {
 namespace detail {
 struct TapeRecording;
 } // namespace detail
+
+/// What GradientTape::gradient gives for a source the target does not depend
+/// on (tf.UnconnectedGradients). Each choice is a type of its own, so that the
+/// result's type follows it: `None` (the default, as TensorFlow) gives
+/// std::nullopt for such a source, in a std::vector<std::optional<Tensor>>;
+/// `Zero` gives zeros of the source's shape and dtype, in a
+/// std::vector<Tensor>:
+///   std::vector<Tensor> g = tape.gradient(loss, {w, b}, ember::UnconnectedGradients::Zero);
+struct UnconnectedGradients {
+  struct NoneChoice {};
+  struct ZeroChoice {};
+  static constexpr NoneChoice None{};
+  static constexpr ZeroChoice Zero{};
+};
+
+/// A source of GradientTape::gradient: a Tensor, or a Variable (whose value
+/// when the tape read it is the source).
+class GradientSource {
+public:
+  GradientSource(const Tensor &tensor) : tensor_(tensor) {}
+  GradientSource(const Variable &variable) : variable_(variable.state()) {}
+
+  /// Internal: the tensor, or the variable's state.
+  const Tensor &tensor() const { return tensor_; }
+  const std::shared_ptr<detail::VariableState> &variable() const { return variable_; }
+
+private:
+  Tensor tensor_;
+  std::shared_ptr<detail::VariableState> variable_;
+};
+
+/// The sources of GradientTape::gradient, in order: a braced list of Tensors
+/// and Variables (`{w, b}`, `{x}`), or a std::vector of either.
+class GradientSources {
+public:
+  GradientSources(std::initializer_list<GradientSource> sources) : sources_(sources) {}
+  GradientSources(const std::vector<Tensor> &sources) : sources_(sources.begin(), sources.end()) {}
+  GradientSources(const std::vector<Variable> &sources)
+      : sources_(sources.begin(), sources.end()) {}
+  GradientSources(std::vector<GradientSource> sources) : sources_(std::move(sources)) {}
+
+  const std::vector<GradientSource> &list() const { return sources_; }
+
+private:
+  std::vector<GradientSource> sources_;
+};
 
 class GradientTape {
 public:
@@ -43,20 +91,26 @@ public:
   GradientTape &operator=(const GradientTape &) = delete;
 
   /// Gradients of `target` (summed if not a scalar) with respect to each
-  /// source: zeros for a source the target does not depend on. Variables
-  /// read while the tape was recording are watched automatically; plain
-  /// tensors are sources as they are (watch() is accepted for symmetry with
-  /// TensorFlow).
-  std::vector<Tensor> gradient(const Tensor &target, const std::vector<Tensor> &sources,
-                               EMBER_LOC);
-  std::vector<Tensor> gradient(const Tensor &target, const std::vector<Variable> &sources,
-                               EMBER_LOC);
+  /// source, in order: std::nullopt for a source the target does not depend
+  /// on (or an integer source), as TensorFlow's None. Variables read while
+  /// the tape was recording are watched automatically; plain tensors are
+  /// sources as they are (watch() is accepted for symmetry with TensorFlow).
+  std::vector<std::optional<Tensor>> gradient(const Tensor &target, const GradientSources &sources,
+                                              UnconnectedGradients::NoneChoice = {}, EMBER_LOC);
+  /// The same, with zeros (of the source's shape and dtype) where there is
+  /// no gradient: every entry is a Tensor.
+  std::vector<Tensor> gradient(const Tensor &target, const GradientSources &sources,
+                               UnconnectedGradients::ZeroChoice, EMBER_LOC);
   void watch(const Tensor &tensor);
   void watch(const Variable &variable);
   /// Stops recording (ops after this are not on the tape).
   void stop_recording();
 
 private:
+  /// The gradients, with `connected[i]` false where source i has none (zeros then).
+  std::vector<Tensor> gradients(const Tensor &target, const std::vector<Tensor> &sources,
+                                std::vector<bool> &connected, SourceLoc loc);
+
   std::unique_ptr<detail::TapeRecording> recording_;
 };
 

@@ -150,21 +150,48 @@ void GradientTape::watch(const Variable &variable) {
   (void)variable.value(); // a read: the tapes recording now note it
 }
 
-std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vector<Variable> &sources,
-                                           SourceLoc loc) {
-  // A variable's source is the value it had when the tape read it.
+/// Each source as a tensor: a variable's is the value it had when the tape
+/// read it.
+static std::vector<Tensor> sourceTensors(const TapeRecording &tape, const GradientSources &sources) {
   std::vector<Tensor> tensors;
-  for (const Variable &variable : sources) {
+  for (const GradientSource &source : sources.list()) {
+    if (!source.variable()) {
+      tensors.push_back(source.tensor());
+      continue;
+    }
     // (Traced, a variable the function has not read is read now.)
-    Tensor value = recording_->tracer && recording_->tracer == currentTracer()
-                       ? recording_->tracer->readVariable(variable.state())
-                       : variable.state()->value;
-    for (auto &[state, read] : recording_->variableReads)
-      if (state == variable.state().get())
+    Tensor value = tape.tracer && tape.tracer == currentTracer()
+                       ? tape.tracer->readVariable(source.variable())
+                       : source.variable()->value;
+    for (auto &[state, read] : tape.variableReads)
+      if (state == source.variable().get())
         value = read;
     tensors.push_back(value);
   }
-  return gradient(target, tensors, loc);
+  return tensors;
+}
+
+std::vector<std::optional<Tensor>> GradientTape::gradient(const Tensor &target,
+                                                          const GradientSources &sources,
+                                                          UnconnectedGradients::NoneChoice,
+                                                          SourceLoc loc) {
+  std::vector<bool> connected;
+  std::vector<Tensor> all = gradients(target, sourceTensors(*recording_, sources), connected, loc);
+  std::vector<std::optional<Tensor>> result;
+  for (size_t i = 0; i < all.size(); ++i)
+    result.push_back(connected[i] ? std::optional<Tensor>(std::move(all[i])) : std::nullopt);
+  return result;
+}
+
+std::vector<Tensor> GradientTape::gradient(const Tensor &target, const GradientSources &sources,
+                                           UnconnectedGradients::ZeroChoice, SourceLoc loc) {
+  std::vector<Tensor> tensors = sourceTensors(*recording_, sources);
+  std::vector<bool> connected;
+  std::vector<Tensor> all = gradients(target, tensors, connected, loc);
+  for (size_t i = 0; i < all.size(); ++i)
+    if (!all[i].defined()) // an integer source
+      all[i] = zeros(tensors[i].shape(), tensors[i].dtype());
+  return all;
 }
 
 namespace {
@@ -249,9 +276,11 @@ std::vector<Tensor> traceRecordedGradient(const std::shared_ptr<const RecordedFu
 /// gradient() of a tape created while tracing a function: the derivative of
 /// what the tape recorded there, traced into the function (one compiled
 /// function computes the step and its gradients). Returns, as an eager tape
-/// does, one gradient per source: undefined for a non-float source.
+/// does, one gradient per source: undefined for a non-float source;
+/// `connected` tells which sources the target depends on.
 std::vector<Tensor> traceTapeGradient(TapeRecording &tape, const Tensor &target,
-                                      const std::vector<Tensor> &sources, const SourceLoc &loc) {
+                                      const std::vector<Tensor> &sources, const SourceLoc &loc,
+                                      std::vector<bool> &connected) {
   Tracer &tracer = *tape.tracer;
   int targetId = tracer.valueOf(target, loc);
   // Each distinct source once; the derivative is taken with respect to the
@@ -259,10 +288,12 @@ std::vector<Tensor> traceTapeGradient(TapeRecording &tape, const Tensor &target,
   std::vector<int> ids;
   std::vector<int64_t> wrt;
   std::vector<int> slots; // each source's result (-1: no gradient)
+  std::vector<int64_t> indices; // each source's among `ids`
   for (const Tensor &source : sources) {
     int id = tracer.valueOf(source, loc);
     auto it = std::find(ids.begin(), ids.end(), id);
     int64_t index = it - ids.begin();
+    indices.push_back(index);
     if (it == ids.end()) {
       ids.push_back(id);
       if (isFloatingPoint(source.dtype()))
@@ -274,20 +305,25 @@ std::vector<Tensor> traceTapeGradient(TapeRecording &tape, const Tensor &target,
   std::vector<int> results;
   std::vector<jit::TensorSpec> specs;
   std::string error;
+  std::vector<bool> reaches; // per distinct source (ids)
   if (!tracer.builder().addTapeGradient(targetId, ids, wrt, tape.traceBegin, tape.traceEnd,
                                         {loc.file_name(), loc.line(), loc.column()}, results,
-                                        specs, error))
+                                        specs, error, &reaches))
     throw OpError(error.empty() ? "'ember.gradient' failed inside a traced function" : error);
   std::vector<Tensor> values = symbolic(tracer, results, specs);
   std::vector<Tensor> gradients;
-  for (int slot : slots)
+  connected.clear();
+  for (size_t i = 0; i < sources.size(); ++i) {
+    int slot = slots[i];
     gradients.push_back(slot < 0 ? Tensor() : values[static_cast<size_t>(slot)]);
+    connected.push_back(slot >= 0 && reaches[static_cast<size_t>(indices[i])]);
+  }
   return gradients;
 }
 } // namespace
 
-std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vector<Tensor> &sources,
-                                           SourceLoc loc) {
+std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vector<Tensor> &sources,
+                                            std::vector<bool> &connected, SourceLoc loc) {
   TapeRecording &tape = *recording_;
   if (tape.used && !tape.persistent)
     throwOpError("ember.gradient",
@@ -297,7 +333,7 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vect
   if (tape.tracer || currentTracer()) {
     if (tape.tracer && tape.tracer == currentTracer()) {
       tape.used = true;
-      return traceTapeGradient(tape, target, sources, loc);
+      return traceTapeGradient(tape, target, sources, loc, connected);
     }
     bool symbolicValues = isSymbolic(target);
     for (const Tensor &source : sources)
@@ -348,6 +384,17 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target, const std::vect
           needed[p->second] = true;
     }
   }
+  // A source is connected to the target if it is the target or a needed
+  // record reads it; the others have no gradient (TensorFlow's None).
+  std::unordered_map<const TensorImpl *, bool> reaches;
+  reaches[target.impl()] = true;
+  for (size_t r = 0; r < tape.records.size(); ++r)
+    if (needed[r])
+      for (const Tensor &input : tape.records[r].inputs)
+        reaches[input.impl()] = true;
+  connected.clear();
+  for (const Tensor &source : sources)
+    connected.push_back(isFloatingPoint(source.dtype()) && reaches.count(source.impl()));
   std::vector<int64_t> ordinal(tape.records.size(), -1); // among the needed records
   std::vector<size_t> neededRecords;
   for (size_t r = 0; r < tape.records.size(); ++r)

@@ -744,7 +744,8 @@ int FunctionBuilder::valueCount() const { return static_cast<int>(impl_->values.
 bool FunctionBuilder::addTapeGradient(int target, std::span<const int> sources,
                                       std::span<const int64_t> wrt, int begin, int end,
                                       const SourceLocation &where, std::vector<int> &results,
-                                      std::vector<TensorSpec> &resultTypes, std::string &error) {
+                                      std::vector<TensorSpec> &resultTypes, std::string &error,
+                                      std::vector<bool> *connected) {
   Impl &impl = *impl_;
   DiagnosticCollector collector(impl.context, error);
   Location loc = locationOf(impl.context, where);
@@ -784,10 +785,13 @@ bool FunctionBuilder::addTapeGradient(int target, std::span<const int> sources,
   for (int id : sources)
     isSource.insert(impl.values[id]);
   llvm::SetVector<Operation *> slice;
+  llvm::DenseSet<Value> reached; // the sources the target depends on
   SmallVector<Value> worklist{impl.values[target]};
   while (!worklist.empty()) {
     Value value = worklist.pop_back_val();
     Operation *op = value.getDefiningOp();
+    if (isSource.contains(value))
+      reached.insert(value);
     if (isSource.contains(value) || !op || slice.contains(op) || !recorded(op))
       continue;
     slice.insert(op);
@@ -838,6 +842,11 @@ bool FunctionBuilder::addTapeGradient(int target, std::span<const int> sources,
     b.clone(*op, mapping);
   func::ReturnOp::create(b, loc, ValueRange{mapping.lookupOrDefault(impl.values[target])});
   callDerivative(impl, differentiated, arguments, wrt, loc, results, resultTypes);
+  if (connected) {
+    connected->clear();
+    for (int id : sources)
+      connected->push_back(reached.contains(impl.values[id]));
+  }
   return true;
 }
 

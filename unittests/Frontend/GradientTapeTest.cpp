@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 
 using namespace ember;
@@ -14,13 +15,14 @@ TEST(GradientTape, StoryB1) {
   Variable w(Tensor({{1.f}}), "w");
   GradientTape tape;
   Tensor loss = w * w;
-  std::vector<Tensor> grads = tape.gradient(loss, std::vector<Variable>{w});
+  std::vector<std::optional<Tensor>> grads = tape.gradient(loss, {w});
   ASSERT_EQ(grads.size(), 1u);
-  EXPECT_EQ(grads[0].shape(), (Shape{1, 1}));
-  EXPECT_EQ(grads[0].to_vector<float>(), (std::vector<float>{2.f}));
+  ASSERT_TRUE(grads[0]);
+  EXPECT_EQ(grads[0]->shape(), (Shape{1, 1}));
+  EXPECT_EQ(grads[0]->to_vector<float>(), (std::vector<float>{2.f}));
   // A non-persistent tape answers once.
   try {
-    tape.gradient(loss, std::vector<Variable>{w});
+    tape.gradient(loss, {w});
     FAIL() << "expected an error";
   } catch (const OpError &e) {
     EXPECT_NE(std::string(e.what()).find("non-persistent GradientTape answers one gradient() call"),
@@ -35,18 +37,59 @@ TEST(GradientTape, PersistentTapesAnswerManyAndTensorsAreSources) {
   tape.watch(x);
   Tensor y = x * x;      // dy/dx = 2x
   Tensor z = y * y;      // dz/dx = 4x^3
-  EXPECT_EQ(tape.gradient(reduce_sum(y), {x})[0].to_vector<float>(), (std::vector<float>{6, 8}));
-  EXPECT_EQ(tape.gradient(reduce_sum(z), {x})[0].to_vector<float>(), (std::vector<float>{108, 256}));
-  EXPECT_EQ(tape.gradient(reduce_sum(z), {y})[0].to_vector<float>(), (std::vector<float>{18, 32}));
+  EXPECT_EQ(tape.gradient(reduce_sum(y), {x})[0]->to_vector<float>(), (std::vector<float>{6, 8}));
+  EXPECT_EQ(tape.gradient(reduce_sum(z), {x})[0]->to_vector<float>(), (std::vector<float>{108, 256}));
+  EXPECT_EQ(tape.gradient(reduce_sum(z), {y})[0]->to_vector<float>(), (std::vector<float>{18, 32}));
 }
 
 TEST(GradientTape, StopGradientAndUnrelatedSources) {
   Tensor x = {2.f}, unrelated = {5.f};
-  GradientTape tape;
+  GradientTape tape(/*persistent=*/true);
   Tensor y = x * stop_gradient(x); // only the first factor carries a gradient
-  std::vector<Tensor> grads = tape.gradient(y, {x, unrelated});
-  EXPECT_EQ(grads[0].to_vector<float>(), (std::vector<float>{2.f}));
-  EXPECT_EQ(grads[1].to_vector<float>(), (std::vector<float>{0.f}));
+  // As TensorFlow: no gradient (std::nullopt) for a source y does not depend on...
+  std::vector<std::optional<Tensor>> grads = tape.gradient(y, {x, unrelated});
+  ASSERT_EQ(grads.size(), 2u);
+  ASSERT_TRUE(grads[0]);
+  EXPECT_EQ(grads[0]->to_vector<float>(), (std::vector<float>{2.f}));
+  EXPECT_FALSE(grads[1]);
+  EXPECT_FALSE(tape.gradient(y, {unrelated}, UnconnectedGradients::None)[0]);
+  // ... or zeros, asked for as tf.UnconnectedGradients.ZERO.
+  std::vector<Tensor> zeroed = tape.gradient(y, {x, unrelated}, UnconnectedGradients::Zero);
+  EXPECT_EQ(zeroed[0].to_vector<float>(), (std::vector<float>{2.f}));
+  EXPECT_EQ(zeroed[1].to_vector<float>(), (std::vector<float>{0.f}));
+}
+
+TEST(GradientTape, UnconnectedSourcesHaveNoGradient) {
+  // Sources given as a braced list of Tensors and Variables (what the
+  // header's example does), or as a std::vector of either.
+  Variable w(Tensor({1.f, 2.f}), "w"), idle(Tensor({{3.f}}), "idle");
+  Tensor x = {4.f, 5.f}, count = {1, 2}, only = {6.f};
+  GradientTape tape(/*persistent=*/true);
+  Tensor loss = reduce_sum(w * x) + reduce_sum(cast(count, DType::Float32));
+  auto grads = tape.gradient(loss, {w, x, idle, count, only});
+  ASSERT_EQ(grads.size(), 5u);
+  EXPECT_EQ(grads[0]->to_vector<float>(), (std::vector<float>{4, 5}));
+  EXPECT_EQ(grads[1]->to_vector<float>(), (std::vector<float>{1, 2}));
+  EXPECT_FALSE(grads[2]); // a variable not read on the tape
+  EXPECT_FALSE(grads[3]); // an integer tensor: no gradient, as TensorFlow
+  EXPECT_FALSE(grads[4]); // a tensor never used
+  std::vector<Tensor> zeros = tape.gradient(loss, {w, x, idle, count, only}, UnconnectedGradients::Zero);
+  EXPECT_EQ(zeros[2].shape(), (Shape{1, 1}));
+  EXPECT_EQ(zeros[2].to_vector<float>(), (std::vector<float>{0}));
+  EXPECT_EQ(zeros[3].dtype(), DType::Int32);
+  EXPECT_EQ(zeros[3].to_vector<int>(), (std::vector<int>{0, 0}));
+  EXPECT_EQ(zeros[4].to_vector<float>(), (std::vector<float>{0}));
+  std::vector<Variable> variables{w, idle};
+  std::vector<Tensor> tensors{x, only};
+  auto fromVariables = tape.gradient(loss, variables);
+  EXPECT_TRUE(fromVariables[0]);
+  EXPECT_FALSE(fromVariables[1]);
+  auto fromTensors = tape.gradient(loss, tensors);
+  EXPECT_TRUE(fromTensors[0]);
+  EXPECT_FALSE(fromTensors[1]);
+  // A target no recorded op produced depends on no source; itself, on itself.
+  EXPECT_FALSE(tape.gradient(Tensor(1.f), {w})[0]);
+  EXPECT_EQ(tape.gradient(x, {x})[0]->to_vector<float>(), (std::vector<float>{1, 1}));
 }
 
 TEST(GradientTape, TrainingLoopCompilesItsBackwardOnce) {
@@ -57,7 +100,7 @@ TEST(GradientTape, TrainingLoopCompilesItsBackwardOnce) {
     GradientTape tape;
     Tensor error = matmul(x, w) + b - yTrue;
     Tensor loss = reduce_mean(error * error);
-    std::vector<Tensor> grads = tape.gradient(loss, std::vector<Variable>{w, b});
+    std::vector<Tensor> grads = tape.gradient(loss, {w, b}, UnconnectedGradients::Zero);
     w.assign_sub(grads[0] * 0.5f);
     b.assign_sub(grads[1] * 0.5f);
     return loss.item<float>();
@@ -87,14 +130,14 @@ TEST(GradientTape, CustomGradientsApplyOnTapes) {
   Variable x(Tensor(100.f), "x");
   GradientTape tape(/*persistent=*/true);
   Tensor y = log1pexp(x.value());
-  EXPECT_EQ(tape.gradient(y, std::vector<Variable>{x})[0].item<float>(), 1.f);
+  EXPECT_EQ(tape.gradient(y, {x})[0]->item<float>(), 1.f);
   Tensor plain = log(1.f + exp(x.value()));
-  EXPECT_TRUE(std::isnan(tape.gradient(plain, std::vector<Variable>{x})[0].item<float>()));
+  EXPECT_TRUE(std::isnan(tape.gradient(plain, {x})[0]->item<float>()));
   // At 0 both agree; the same recording structure reuses the compiled rule.
   x.assign(Tensor(0.f));
   GradientTape again;
   Tensor z = log1pexp(x.value());
-  EXPECT_FLOAT_EQ(again.gradient(z, std::vector<Variable>{x})[0].item<float>(), 0.5f);
+  EXPECT_FLOAT_EQ(again.gradient(z, {x})[0]->item<float>(), 0.5f);
 }
 
 TEST(GradientTape, DerivativeTakesTheRecordedForwardValues) {
@@ -109,7 +152,7 @@ TEST(GradientTape, DerivativeTakesTheRecordedForwardValues) {
   GradientTape tape;
   Tensor y = tanh(x);
   Tensor loss = reduce_sum(y * y);
-  std::vector<Tensor> grads = tape.gradient(loss, std::vector<Variable>{x});
+  std::vector<Tensor> grads = tape.gradient(loss, {x}, UnconnectedGradients::Zero);
   ::unsetenv("EMBER_DUMP_DIR");
   float t = std::tanh(0.5f);
   for (float g : grads[0].to_vector<float>())
@@ -135,15 +178,15 @@ TEST(GradientTape, GradientsOfGradientsWithNestedTapes) {
   // As in TensorFlow: the outer tape records the inner tape's gradient.
   Variable x(Tensor({1.f, 2.f}), "x");
   GradientTape outer;
-  std::vector<Tensor> first;
+  std::vector<std::optional<Tensor>> first;
   {
     GradientTape inner;
     Tensor y = x * x * x;
-    first = inner.gradient(reduce_sum(y), std::vector<Variable>{x}); // 3x^2
+    first = inner.gradient(reduce_sum(y), {x}); // 3x^2
   }
-  EXPECT_EQ(first[0].to_vector<float>(), (std::vector<float>{3, 12}));
-  std::vector<Tensor> second = outer.gradient(reduce_sum(first[0]), std::vector<Variable>{x});
-  EXPECT_EQ(second[0].to_vector<float>(), (std::vector<float>{6, 12})); // 6x
+  EXPECT_EQ(first[0]->to_vector<float>(), (std::vector<float>{3, 12}));
+  std::vector<std::optional<Tensor>> second = outer.gradient(reduce_sum(*first[0]), {x});
+  EXPECT_EQ(second[0]->to_vector<float>(), (std::vector<float>{6, 12})); // 6x
 }
 
 TEST(GradientTape, HessianVectorProductThroughMatmulMatchesTheTracedOne) {
@@ -156,9 +199,9 @@ TEST(GradientTape, HessianVectorProductThroughMatmulMatchesTheTracedOne) {
   std::vector<Tensor> g;
   {
     GradientTape inner;
-    g = inner.gradient(loss(w.value(), x), std::vector<Variable>{w});
+    g = inner.gradient(loss(w.value(), x), {w}, UnconnectedGradients::Zero);
   }
-  std::vector<Tensor> hvp = outer.gradient(reduce_sum(g[0] * v), std::vector<Variable>{w});
+  std::vector<Tensor> hvp = outer.gradient(reduce_sum(g[0] * v), {w}, UnconnectedGradients::Zero);
   auto gradient = grad(loss, Argnums{0});
   auto traced = grad([&](const Tensor &w, const Tensor &x) { return reduce_sum(gradient(w, x)[0] * v); },
                      Argnums{0});
@@ -175,8 +218,8 @@ TEST(GradientTape, RecordedValuesOfOpsFoldedAwayAreStillAccepted) {
   GradientTape tape;
   Tensor y = reshape(reshape(x, {6}), {3, 2});
   Tensor t = transpose(transpose(y));
-  std::vector<Tensor> grads = tape.gradient(reduce_sum(t * t), std::vector<Variable>{x});
-  EXPECT_EQ(grads[0].to_vector<float>(), (std::vector<float>{2, 4, 6, 8, 10, 12}));
+  std::vector<std::optional<Tensor>> grads = tape.gradient(reduce_sum(t * t), {x});
+  EXPECT_EQ(grads[0]->to_vector<float>(), (std::vector<float>{2, 4, 6, 8, 10, 12}));
 }
 
 //===----------------------------------------------------------------------===//
@@ -210,9 +253,9 @@ TEST(GradientTape, TrainingStepInsideAFunctionIsOneCompiledFunction) {
     return [&w, &b, lr](const Tensor &x, const Tensor &y) {
       GradientTape tape;
       Tensor loss = mse(matmul(x, w) + b, y);
-      std::vector<Tensor> g = tape.gradient(loss, std::vector<Variable>{w, b});
-      w.assign_sub(lr * g[0]);
-      b.assign_sub(lr * g[1]);
+      std::vector<std::optional<Tensor>> g = tape.gradient(loss, {w, b});
+      w.assign_sub(lr * *g[0]);
+      b.assign_sub(lr * *g[1]);
       return loss;
     };
   };
@@ -271,8 +314,8 @@ TEST(GradientTape, GradientInsideAFunctionMatchesFiniteDifferences) {
         tape.watch(w);
         tape.watch(v);
         Tensor value = loss(w, v, x);
-        std::vector<Tensor> g = tape.gradient(value, {w, v});
-        return std::make_tuple(value, g[0], g[1]);
+        std::vector<std::optional<Tensor>> g = tape.gradient(value, {w, v});
+        return std::make_tuple(value, *g[0], *g[1]);
       },
       "loss_gradients");
   auto [value, gw, gv] = gradients(w0, v0, x);
@@ -308,16 +351,23 @@ TEST(GradientTape, TapesInsideFunctionsKeepTheirSemantics) {
     Tensor y = x * x;                      // dy/dx = 2x
     Tensor z = reduce_sum(y * y + before); // dz/dx = 4x^3, dz/dy = 2y
     Tensor q = reduce_sum(before * w);     // only w (read here) reaches it
-    std::vector<Tensor> a = tape.gradient(reduce_sum(y), {x});
-    std::vector<Tensor> b = tape.gradient(z, {x});
-    std::vector<Tensor> c = tape.gradient(z, {y, before});
-    std::vector<Tensor> d = tape.gradient(z, {x, y}); // y cut out: nothing reaches x
-    std::vector<Tensor> e = tape.gradient(q, std::vector<Variable>{w});
-    std::vector<Tensor> f = tape.gradient(q, {x});
+    auto zero = UnconnectedGradients::Zero; // zeros where nothing reaches a source
+    std::vector<Tensor> a = tape.gradient(reduce_sum(y), {x}, zero);
+    std::vector<Tensor> b = tape.gradient(z, {x}, zero);
+    std::vector<Tensor> c = tape.gradient(z, {y, before}, zero);
+    std::vector<Tensor> d = tape.gradient(z, {x, y}, zero); // y cut out: nothing reaches x
+    std::vector<Tensor> e = tape.gradient(q, {w}, zero);
+    std::vector<Tensor> f = tape.gradient(q, {x}, zero);
     // Sources as given, a non-float one with no gradient.
-    std::vector<Tensor> g = tape.gradient(z, {x, Tensor(1), x});
-    EXPECT_FALSE(g[1].defined());
-    return std::vector<Tensor>{a[0], b[0], c[0], c[1], d[0], d[1], e[0], f[0], g[0], g[2]};
+    std::vector<std::optional<Tensor>> g = tape.gradient(z, {x, Tensor(1), x});
+    EXPECT_FALSE(g[1]);
+    // By default (as TensorFlow) no gradient where the target does not depend
+    // on a source, traced as eagerly.
+    EXPECT_FALSE(tape.gradient(z, {x, y})[0]);
+    EXPECT_FALSE(tape.gradient(q, {x})[0]);
+    EXPECT_TRUE(tape.gradient(q, {w})[0]);
+    EXPECT_TRUE(tape.gradient(z, {y, before})[1]);
+    return std::vector<Tensor>{a[0], b[0], c[0], c[1], d[0], d[1], e[0], f[0], *g[0], *g[2]};
   };
   auto traced = function(body, "persistent");
   std::vector<Tensor> r = traced(Tensor({1.f, -2.f}));
@@ -335,7 +385,7 @@ TEST(GradientTape, TapesInsideFunctionsKeepTheirSemantics) {
       [](const Tensor &x) {
         GradientTape tape;
         Tensor y = reduce_sum(x * x);
-        Tensor g = tape.gradient(y, {x})[0];
+        Tensor g = *tape.gradient(y, {x})[0];
         EXPECT_THROW(tape.gradient(y, {x}), OpError);
         return g;
       },
@@ -348,8 +398,8 @@ TEST(GradientTape, TapesInsideFunctionsKeepTheirSemantics) {
     Tensor s = reduce_sum(y);
     tape.stop_recording();
     Tensor z = reduce_sum(y * x); // not recorded: a constant to the tape
-    std::vector<Tensor> g = tape.gradient(s, {x});
-    return std::make_pair(g[0], tape.gradient(z, {x})[0]);
+    std::vector<std::optional<Tensor>> g = tape.gradient(s, {x});
+    return std::make_pair(*g[0], tape.gradient(z, {x}, UnconnectedGradients::Zero)[0]);
   };
   EXPECT_THROW(stopped(Tensor({3.f})), OpError); // non-persistent, eagerly too
   auto stoppedPersistent = function(
@@ -359,7 +409,8 @@ TEST(GradientTape, TapesInsideFunctionsKeepTheirSemantics) {
         Tensor s = reduce_sum(y);
         tape.stop_recording();
         Tensor z = reduce_sum(y * x);
-        return std::make_pair(tape.gradient(s, {x})[0], tape.gradient(z, {x})[0]);
+        return std::make_pair(*tape.gradient(s, {x})[0],
+                              tape.gradient(z, {x}, UnconnectedGradients::Zero)[0]);
       },
       "stopped");
   auto [gs, gz] = stoppedPersistent(Tensor({3.f}));
@@ -378,7 +429,7 @@ TEST(GradientTape, TapesInsideFunctionsThroughControlFlow) {
               return std::vector<Tensor>{v[0] * x};
             },
             {x}));
-        return tape.gradient(reduce_sum(y) + reduce_sum(p), {x})[0];
+        return *tape.gradient(reduce_sum(y) + reduce_sum(p), {x})[0];
       },
       "control_flow");
   EXPECT_EQ(f(Tensor({1.f, 2.f})).to_vector<float>(), (std::vector<float>{6, 24}));  // 6x^2
@@ -389,7 +440,7 @@ TEST(GradientTape, TapesInsideFunctionsThroughControlFlow) {
         return cond(reduce_sum(x) > 0.f, [&] {
           GradientTape tape;
           tape.watch(x);
-          return tape.gradient(reduce_sum(x * x), {x})[0];
+          return *tape.gradient(reduce_sum(x * x), {x})[0];
         }, [&] { return x; });
       },
       "tape_in_branch");
@@ -400,7 +451,7 @@ TEST(GradientTape, TapesInsideFunctionsThroughControlFlow) {
       [](const Tensor &x) {
         GradientTape tape;
         tape.watch(x);
-        return tape.gradient(reduce_sum(x * stop_gradient(x)), {x})[0];
+        return *tape.gradient(reduce_sum(x * stop_gradient(x)), {x})[0];
       },
       "stop_gradient");
   EXPECT_EQ(h(Tensor({3.f, -2.f})).to_vector<float>(), (std::vector<float>{3, -2})); // not 2x
@@ -416,9 +467,9 @@ TEST(GradientTape, NestedTapesInsideAFunctionGiveGradientsOfGradients) {
         {
           GradientTape inner;
           Tensor y = cond(reduce_sum(x) > 0.f, [&] { return x * x * x; }, [&] { return -x; });
-          first = inner.gradient(reduce_sum(y), std::vector<Variable>{x})[0]; // 3x^2
+          first = *inner.gradient(reduce_sum(y), {x})[0]; // 3x^2
         }
-        Tensor second = outer.gradient(reduce_sum(first), std::vector<Variable>{x})[0]; // 6x
+        Tensor second = *outer.gradient(reduce_sum(first), {x})[0]; // 6x
         return std::make_pair(first, second);
       },
       "nested");
@@ -432,7 +483,7 @@ TEST(GradientTape, TapeFromOutsideAFunctionNamesTheUsersLine) {
   auto f = function(
       [&](const Tensor &x) {
         Tensor y = x * x;
-        return tape.gradient(reduce_sum(y), {x})[0]; // line of the error
+        return *tape.gradient(reduce_sum(y), {x})[0]; // line of the error
       },
       "outside");
   int line = __LINE__ - 3;

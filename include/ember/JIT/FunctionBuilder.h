@@ -109,10 +109,12 @@ public:
   /// sources, called through its derivative as in addGradientCall: every use
   /// of a source reads the argument given for it. `results` are the target,
   /// then the gradient for each source listed in `wrt` (indices into
-  /// `sources`, float tensors).
+  /// `sources`, float tensors). `connected` (if given) tells, per source,
+  /// whether the target depends on it through those ops (or is it).
   bool addTapeGradient(int target, std::span<const int> sources, std::span<const int64_t> wrt,
                        int begin, int end, const SourceLocation &loc, std::vector<int> &results,
-                       std::vector<TensorSpec> &resultTypes, std::string &error);
+                       std::vector<TensorSpec> &resultTypes, std::string &error,
+                       std::vector<bool> *connected = nullptr);
 
   /// For a derivative (compile with differentiateWrt): the caller will pass
   /// `value` itself, so the derivative takes it as an argument instead of
