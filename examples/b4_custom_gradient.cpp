@@ -40,13 +40,13 @@ int main() {
   auto custom = ember::grad([](const Tensor &x) { return log1pexpCustom(x); });
   for (float v : {0.f, 100.f})
     std::printf("x = %g: plain gradient %s, custom gradient %s\n", v,
-                text(plain(Tensor(v))[0].item<float>()).c_str(),
-                text(custom(Tensor(v))[0].item<float>()).c_str());
+                text(plain(Tensor(v)).item<float>()).c_str(),
+                text(custom(Tensor(v)).item<float>()).c_str());
   std::printf("custom forward value at 0: %g\n", log1pexpCustom(Tensor(0.f)).item<float>());
 
   auto clipped = ember::grad([](const Tensor &x) { return ember::reduce_sum(clipGradient(x) * 10.f); });
   auto unclipped = ember::grad([](const Tensor &x) { return ember::reduce_sum(x * 10.f); });
   Tensor x = {3.f, 4.f};
-  std::printf("gradient unclipped %s, clipped to norm 1 %s\n", unclipped(x)[0].values_string().c_str(),
-              clipped(x)[0].values_string().c_str());
+  std::printf("gradient unclipped %s, clipped to norm 1 %s\n", unclipped(x).values_string().c_str(),
+              clipped(x).values_string().c_str());
 }

@@ -349,19 +349,51 @@ GradFunction<std::decay_t<F>> value_and_grad(F &&f, Argnums argnums, std::string
                                        std::move(argnums.positions));
 }
 
-/// `grad(f)(args...)`: the gradients of value_and_grad(f)(args...) alone.
+namespace detail {
+/// How many of a call's arguments are Tensors.
+template <typename... Args>
+constexpr size_t tensorArgCount() {
+  return (size_t(0) + ... + (std::is_same_v<std::decay_t<Args>, Tensor> ? 1 : 0));
+}
+
+/// grad(f)'s result for an `f` of one Tensor argument: that argument's gradient.
+inline Tensor onlyGradient(std::vector<Tensor> gradients, const std::string &name) {
+  if (gradients.size() != 1)
+    throw Error("ember::grad '" + name +
+                "': the function's one Tensor argument is not floating-point: gradients need "
+                "float32 or float64 arguments");
+  return std::move(gradients.front());
+}
+} // namespace detail
+
+/// `grad(f)(args...)`: the gradients of value_and_grad(f)(args...) alone. For
+/// an `f` of one Tensor argument (other arguments host values) it is that
+/// argument's gradient, a Tensor, so grads compose as in JAX:
+/// `grad(grad(f))(x)` is f'' at x. Otherwise a std::vector, one per
+/// floating-point tensor argument.
 template <typename F>
 auto grad(F &&f, std::string name = "loss") {
-  return [vg = value_and_grad(std::forward<F>(f), std::move(name))](const auto &...args) {
-    return vg(args...).gradients;
+  return [vg = value_and_grad(std::forward<F>(f), name), name](const auto &...args) {
+    if constexpr (detail::tensorArgCount<decltype(args)...>() == 1)
+      return detail::onlyGradient(vg(args...).gradients, name);
+    else
+      return vg(args...).gradients;
   };
 }
 
-/// grad with respect to the arguments at `argnums` only.
+/// grad with respect to the arguments at `argnums` only: one gradient each.
 template <typename F>
 auto grad(F &&f, Argnums argnums, std::string name = "loss") {
   return [vg = value_and_grad(std::forward<F>(f), std::move(argnums), std::move(name))](
              const auto &...args) { return vg(args...).gradients; };
+}
+
+/// grad with respect to the argument at position `argnum` alone (JAX's
+/// integer argnums): its gradient, a Tensor.
+template <typename F>
+auto grad(F &&f, int argnum, std::string name = "loss") {
+  return [vg = value_and_grad(std::forward<F>(f), Argnums{argnum}, std::move(name))](
+             const auto &...args) { return std::move(vg(args...).gradients.front()); };
 }
 
 /// Wraps `f` as a traced function named `name` (for IR dumps and messages).

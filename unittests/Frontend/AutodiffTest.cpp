@@ -288,13 +288,52 @@ TEST(Autodiff, GradientsOfGradients) {
   // d/dx sum(x^3) = 3x^2; d/dx sum(3x^2) = 6x: value_and_grad traced inside
   // a differentiated function.
   auto df = grad([](const Tensor &x) { return reduce_sum(x * x * x); }, "cube");
-  auto d2f = grad([&](const Tensor &x) { return reduce_sum(df(x)[0]); }, "cube_grad");
-  std::vector<Tensor> second = d2f(Tensor({1.f, 2.f, -3.f}));
-  ASSERT_EQ(second.size(), 1u);
-  EXPECT_EQ(second[0].to_vector<float>(), (std::vector<float>{6, 12, -18}));
+  auto d2f = grad([&](const Tensor &x) { return reduce_sum(df(x)); }, "cube_grad");
+  Tensor second = d2f(Tensor({1.f, 2.f, -3.f}));
+  EXPECT_EQ(second.to_vector<float>(), (std::vector<float>{6, 12, -18}));
   // Third order, through three nested transforms: 6.
-  auto d3f = grad([&](const Tensor &x) { return reduce_sum(d2f(x)[0]); }, "cube_grad_grad");
-  EXPECT_EQ(d3f(Tensor({1.f, 2.f}))[0].to_vector<float>(), (std::vector<float>{6, 6}));
+  auto d3f = grad([&](const Tensor &x) { return reduce_sum(d2f(x)); }, "cube_grad_grad");
+  EXPECT_EQ(d3f(Tensor({1.f, 2.f})).to_vector<float>(), (std::vector<float>{6, 6}));
+}
+
+TEST(Autodiff, GradOfOneTensorArgumentIsATensorSoGradsCompose) {
+  // As in JAX: grad(f) of a function of one Tensor returns a Tensor, so
+  // grad(grad(f)) is f'' (for a non-scalar gradient, that of its sum).
+  auto f = [](const Tensor &x) { return reduce_sum(x * x * x); };
+  auto df = grad(f, "cube");
+  Tensor first = df(Tensor({1.f, 2.f, -3.f}));
+  EXPECT_EQ(first.to_vector<float>(), (std::vector<float>{3, 12, 27}));
+  auto d2f = grad(df, "cube_grad");
+  EXPECT_EQ(d2f(Tensor({1.f, 2.f, -3.f})).to_vector<float>(), (std::vector<float>{6, 12, -18}));
+  EXPECT_EQ(grad(d2f, "cube_grad_grad")(Tensor({1.f, 2.f})).to_vector<float>(),
+            (std::vector<float>{6, 6}));
+  // On a scalar: sin'' = -sin.
+  auto d2sin = grad(grad([](const Tensor &x) { return sin(x); }, "sin"), "dsin");
+  EXPECT_NEAR(d2sin(Tensor(0.5f)).item<float>(), -std::sin(0.5f), 1e-6);
+  // Host arguments are not differentiable: one Tensor argument, a Tensor.
+  auto power = [](const Tensor &x, int n) {
+    Tensor y = x;
+    for (int i = 1; i < n; ++i)
+      y = y * x;
+    return y;
+  };
+  Tensor threeXSquared = grad(power, "power")(Tensor(2.f), 3);
+  EXPECT_EQ(threeXSquared.item<float>(), 12.f);
+  // An int argnum (JAX's argnums=1) gives that argument's gradient alone.
+  auto product = [](const Tensor &a, const Tensor &b) { return reduce_sum(a * b); };
+  Tensor dB = grad(product, 1, "product")(Tensor({1.f, 2.f}), Tensor({3.f, 4.f}));
+  EXPECT_EQ(dB.to_vector<float>(), (std::vector<float>{1, 2}));
+  // More Tensor arguments: one gradient each, in a std::vector.
+  std::vector<Tensor> both = grad(product, "product")(Tensor({1.f, 2.f}), Tensor({3.f, 4.f}));
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_EQ(both[0].to_vector<float>(), (std::vector<float>{3, 4}));
+  // The one Tensor argument must be floating-point.
+  try {
+    grad(f, "cube")(Tensor({1, 2}));
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("not floating-point"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Autodiff, HessianVectorProductsThroughMatmulMatchFiniteDifferences) {
@@ -357,7 +396,7 @@ TEST(Autodiff, InnerGradientsOfClosuresOverOuterValues) {
   auto outer = grad(
       [](const Tensor &w, const Tensor &x) {
         auto inner = grad([&](const Tensor &u) { return reduce_sum(u * w * w); }, "inner");
-        return reduce_sum(inner(x)[0]);
+        return reduce_sum(inner(x));
       },
       Argnums{0}, "outer");
   // d/dw sum(w^2) = 2w.
