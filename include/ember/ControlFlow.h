@@ -5,13 +5,22 @@
 // tensors in the traced function (a C++ `if` on a symbolic tensor is an error
 // that points here).
 //
-//   Tensor y = ember::cond(x > 0, [&] { return x; }, [&] { return -x; });
-//   auto [i, s] = ember::while_loop(
-//       [](const auto &v) { return v[0] < 10; },
-//       [](const auto &v) { return std::vector<Tensor>{v[0] + 1, v[1] * 2}; },
-//       {Tensor(0), Tensor(1)});
-//   auto sum = ember::fori_loop(0, 5, [](const Tensor &i, const auto &v) {
-//       return std::vector<Tensor>{v[0] + ember::cast(i, DType::Int32)}; }, {Tensor(0)});
+//   Tensor x(-2.f);
+//   Tensor y = ember::cond(x > 0, [&] { return x; }, [&] { return -x; }); // 2.
+//   auto [i, s] = ember::while_loop(                                 // 10, 1024
+//       [](const Tensor &i, const Tensor &s) { return i < 10; },
+//       [](const Tensor &i, const Tensor &s) { return std::tuple{i + 1, s * 2}; },
+//       std::tuple{Tensor(0), Tensor(1)});
+//   Tensor sum = ember::fori_loop(0, 5, [](const Tensor &i, const Tensor &total) {
+//       return total + ember::cast(i, DType::Int32); }, Tensor(0));  // 0+1+2+3+4
+//   std::vector<Tensor> v = ember::while_loop(                       // {16.}
+//       [](const std::vector<Tensor> &v) { return v[0] < 10.f; },
+//       [](const std::vector<Tensor> &v) { return std::vector<Tensor>{v[0] * 2.f}; },
+//       {Tensor(1.f)});
+//
+// Loop states (and branch results) are a Tensor, a std::tuple or std::pair of
+// Tensors (the condition and body take it whole or element by element), or a
+// std::vector<Tensor>; a loop returns the type it was given.
 //
 //===----------------------------------------------------------------------===//
 #ifndef EMBER_CONTROLFLOW_H

@@ -11,6 +11,8 @@
 //       return std::vector<Tensor>{upstream * (1.f - 1.f / (1.f + e))};
 //     }};
 //   });
+//   auto df = ember::grad([&](const Tensor &x) { return log1pexp(x); });
+//   Tensor slope = df(Tensor(100.f)); // 1. (the plain formula's gradient is nan there)
 //
 // Traced (ember::function, value_and_grad) the rule is stored in the IR as an
 // ember.custom_gradient op, which ember-autodiff applies. Eagerly the forward

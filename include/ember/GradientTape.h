@@ -16,7 +16,12 @@
 //   ember::Variable w(ember::Tensor({{1.f}}));
 //   ember::GradientTape tape;
 //   ember::Tensor loss = w * w;
-//   std::vector<ember::Tensor> grads = tape.gradient(loss, {w}); // {[[2.]]}
+//   std::vector<std::optional<ember::Tensor>> grads = tape.gradient(loss, {w}); // {[[2.]]}
+//   ember::Tensor dw = *grads[0];
+//
+// As in TensorFlow, a source the target does not depend on has no gradient
+// (std::nullopt), unless zeros are asked for (then the result is a
+// std::vector<Tensor>): tape.gradient(loss, {w, b}, ember::UnconnectedGradients::Zero).
 //
 //===----------------------------------------------------------------------===//
 #ifndef EMBER_GRADIENTTAPE_H
