@@ -2,8 +2,10 @@
 //
 // Every op runs at once: the dispatcher looks up (or compiles, once) the
 // kernel for the op's signature and calls it. Binary ops broadcast with
-// numpy's rules; a C++ scalar takes the tensor's dtype; two tensors of
-// different dtypes are an error until one is cast. Errors throw ember::OpError
+// numpy's rules; a C++ scalar takes the tensor's dtype (a floating-point
+// scalar with an integer or bool tensor is an error, even 2.0, as in
+// TensorFlow: C++ would truncate 1.5 to 1); two tensors of different dtypes
+// are an error until one is cast. Errors throw ember::OpError
 // naming the op, the shapes or dtypes and the caller's file and line.
 //
 //===----------------------------------------------------------------------===//
@@ -13,6 +15,7 @@
 #include "ember/Tensor.h"
 
 #include <cstdint>
+#include <climits>
 #include <source_location>
 #include <type_traits>
 #include <string>
@@ -55,11 +58,18 @@ Tensor random_normal(const Shape &shape, uint64_t seed, double mean = 0, double 
 Tensor add(const Tensor &a, const Tensor &b, EMBER_LOC);
 Tensor sub(const Tensor &a, const Tensor &b, EMBER_LOC);
 Tensor mul(const Tensor &a, const Tensor &b, EMBER_LOC);
-/// Division; integers truncate toward zero (C++), floats are IEEE (x / 0 is
-/// inf or nan). Integer division by zero, or of the most negative integer by
+/// Division in the dtype of the operands (ember.div): integers truncate
+/// toward zero (C++), floats are IEEE (x / 0 is inf or nan). The operator `/`
+/// is truediv instead. Integer division by zero, or of the most negative integer by
 /// -1, throws OpError ("integer division by zero"), eagerly and from traced
 /// code, as TensorFlow does; so do floordiv and mod (mod by -1 is 0).
 Tensor div(const Tensor &a, const Tensor &b, EMBER_LOC);
+/// True division, the operator `/` (TensorFlow's tf.math.truediv, Python 3's
+/// `/`): integer tensors (int32, int64) divide as float64, which is exact for
+/// int32, so `Tensor({1, 2}) / 2` is float64 [0.5, 1]; integers divided by
+/// zero follow the float rules (inf, nan), without an error. Floats as div.
+/// (TensorFlow's choice; PyTorch gives its default float32.)
+Tensor truediv(const Tensor &a, const Tensor &b, EMBER_LOC);
 /// numpy `//`: floor(a / b).
 Tensor floordiv(const Tensor &a, const Tensor &b, EMBER_LOC);
 /// numpy `%`: remainder with the sign of the divisor.
@@ -108,7 +118,13 @@ Tensor broadcast_to(const Tensor &x, const Shape &shape, EMBER_LOC);
 Tensor reshape(const Tensor &x, const std::vector<int64_t> &shape, EMBER_LOC);
 /// Result dim i is x's dim perm[i]; an empty perm reverses the dims.
 Tensor transpose(const Tensor &x, const std::vector<int64_t> &perm = {}, EMBER_LOC);
-/// x[start:limit:stride] per dim (stride defaults to 1).
+/// An omitted slice bound, Python's None: slice(x, {-3}, {kNone}) is x[-3:],
+/// slice(x, {kNone}, {kNone}, {-1}) is x[::-1].
+constexpr int64_t kNone = INT64_MIN;
+/// x[start:limit:stride] per dim, with Python's semantics: negative bounds
+/// count from the end, bounds out of range clamp (an empty range is an empty
+/// dim), a negative stride walks backwards (stride defaults to 1; 0 is an
+/// error). Fewer entries than dims slice the leading dims and keep the rest.
 Tensor slice(const Tensor &x, const std::vector<int64_t> &start,
              const std::vector<int64_t> &limit, const std::vector<int64_t> &stride = {},
              EMBER_LOC);
@@ -130,9 +146,12 @@ Tensor reduce_min(const Tensor &x, const std::vector<int64_t> &axes = {}, bool k
                   EMBER_LOC);
 Tensor reduce_prod(const Tensor &x, const std::vector<int64_t> &axes = {}, bool keepdims = false,
                    EMBER_LOC);
+/// Integer tensors have an integer mean, the sum divided by the count and
+/// truncated toward zero (as TensorFlow); cast first for a float mean.
 Tensor reduce_mean(const Tensor &x, const std::vector<int64_t> &axes = {}, bool keepdims = false,
                    EMBER_LOC);
-/// Index (int64) of the first maximum along `axis`.
+/// Index (int64) of the first maximum along `axis`; an empty axis throws
+/// OpError (it has no maximum).
 Tensor argmax(const Tensor &x, int64_t axis, bool keepdims = false, EMBER_LOC);
 
 //===----------------------------------------------------------------------===//
@@ -145,7 +164,10 @@ Tensor matmul(const Tensor &a, const Tensor &b, EMBER_LOC);
 //===----------------------------------------------------------------------===//
 // Operators. The left operand converts to `Located`, which records the
 // caller's source line for error messages (operators cannot take a default
-// source_location argument themselves).
+// source_location argument themselves). `/` is truediv (integers give
+// float64), `%` is mod; floordiv has no operator (C++ has no `//`). A C++
+// number takes the tensor's dtype; a floating-point one with an integer or
+// bool tensor throws OpError (`int_tensor + 1.5`, also `+ 2.0`), as TensorFlow.
 //===----------------------------------------------------------------------===//
 
 struct Located {

@@ -15,6 +15,7 @@
 #include "ember/Ops.h"
 
 #include <algorithm>
+#include <charconv>
 #include <vector>
 
 using namespace ember;
@@ -186,6 +187,14 @@ EMBER_DEFINE_BINARY(logical_and, kAnd)
 EMBER_DEFINE_BINARY(logical_or, kOr)
 #undef EMBER_DEFINE_BINARY
 
+Tensor ember::truediv(const Tensor &a, const Tensor &b, SourceLoc loc) {
+  checkSameDType(kDiv.name, a, b, loc);
+  // TensorFlow's truediv: integers divide as float64 (exact for int32).
+  if (isInteger(a.dtype()))
+    return div(cast(a, DType::Float64, loc), cast(b, DType::Float64, loc), loc);
+  return div(a, b, loc);
+}
+
 #define EMBER_DEFINE_COMPARE(FN, DIRECTION)                                                   \
   Tensor ember::FN(const Tensor &a, const Tensor &b, SourceLoc loc) {                         \
     return compare(DIRECTION, a, b, loc);                                                     \
@@ -280,14 +289,86 @@ Tensor ember::transpose(const Tensor &x, const std::vector<int64_t> &perm, Sourc
   return dispatch(kTranspose, words, {&x}, nullptr, loc);
 }
 
+namespace {
+/// Python's slice.indices(size): the first index and the element count of
+/// x[start:stop:step] along a dim of `size` (kNone for an omitted bound).
+std::pair<int64_t, int64_t> sliceIndices(int64_t start, int64_t stop, int64_t step,
+                                         int64_t size) {
+  int64_t lower = step > 0 ? 0 : -1, upper = step > 0 ? size : size - 1;
+  auto bound = [&](int64_t value, int64_t omitted) {
+    if (value == kNone)
+      return omitted;
+    if (value < 0)
+      return std::max(value + size, lower);
+    return std::min(value, upper);
+  };
+  int64_t first = bound(start, step > 0 ? lower : upper);
+  int64_t last = bound(stop, step > 0 ? upper : lower);
+  int64_t count = step > 0 ? (last - first + step - 1) / step : (first - last - step - 1) / -step;
+  return {first, std::max<int64_t>(count, 0)};
+}
+} // namespace
+
 Tensor ember::slice(const Tensor &x, const std::vector<int64_t> &start,
                     const std::vector<int64_t> &limit, const std::vector<int64_t> &stride,
                     SourceLoc loc) {
-  std::vector<int64_t> words;
-  pushArray(words, start);
-  pushArray(words, limit);
-  pushArray(words, stride.empty() ? std::vector<int64_t>(start.size(), 1) : stride);
-  return dispatch(kSlice, words, {&x}, nullptr, loc);
+  int rank = x.rank();
+  if (start.size() != limit.size() || (!stride.empty() && stride.size() != start.size()) ||
+      start.size() > static_cast<size_t>(rank))
+    throwOpError(kSlice.name,
+                 "start, limit and stride need the same number of entries, at most the rank of " +
+                     typeText(x) + "; got " + std::to_string(start.size()) + ", " +
+                     std::to_string(limit.size()) + " and " + std::to_string(stride.size()),
+                 loc);
+  // Python's semantics, resolved here from the static shape (so eager and
+  // traced code agree): negative bounds count from the end, bounds out of
+  // range clamp, kNone is an omitted bound. Positive strides are one
+  // ember.slice; each dim with a negative stride is then a gather of its
+  // indices in descending order.
+  std::vector<int64_t> starts, limits, strides;
+  std::vector<std::pair<int, std::vector<int64_t>>> reversed;
+  for (int d = 0; d < rank; ++d) {
+    int64_t size = x.shape()[d];
+    if (static_cast<size_t>(d) >= start.size()) {
+      starts.push_back(0), limits.push_back(size), strides.push_back(1);
+      continue;
+    }
+    int64_t step = stride.empty() ? 1 : stride[d];
+    if (step == 0)
+      throwOpError(kSlice.name, "dim " + std::to_string(d) + ": slice step cannot be zero", loc);
+    auto [first, count] = sliceIndices(start[d], limit[d], step, size);
+    if (step > 0 || count == 0) {
+      int64_t begin = count == 0 ? 0 : first;
+      starts.push_back(begin);
+      limits.push_back(count == 0 ? 0 : begin + (count - 1) * step + 1);
+      strides.push_back(step > 0 ? step : 1);
+      continue;
+    }
+    // Only the elements used, in ascending order with a positive stride.
+    int64_t lowest = first + (count - 1) * step;
+    starts.push_back(lowest), limits.push_back(first + 1), strides.push_back(-step);
+    std::vector<int64_t> indices;
+    for (int64_t i = count - 1; i >= 0; --i)
+      indices.push_back(i);
+    reversed.emplace_back(d, std::move(indices));
+  }
+  Tensor out = x;
+  bool whole = true;
+  for (int d = 0; d < rank; ++d)
+    whole = whole && starts[d] == 0 && limits[d] == x.shape()[d] && strides[d] == 1;
+  if (!whole) {
+    std::vector<int64_t> words;
+    pushArray(words, starts);
+    pushArray(words, limits);
+    pushArray(words, strides);
+    out = dispatch(kSlice, words, {&x}, nullptr, loc);
+  }
+  for (auto &[d, indices] : reversed) {
+    Tensor order = Tensor::from_vector(indices, Shape{static_cast<int64_t>(indices.size())},
+                                       DType::Int64);
+    out = gather(out, order, d, loc);
+  }
+  return out;
 }
 
 Tensor ember::concat(const std::vector<Tensor> &tensors, int64_t axis, SourceLoc loc) {
@@ -338,11 +419,34 @@ EMBER_DEFINE_REDUCE(reduce_sum, kReduceSum)
 EMBER_DEFINE_REDUCE(reduce_max, kReduceMax)
 EMBER_DEFINE_REDUCE(reduce_min, kReduceMin)
 EMBER_DEFINE_REDUCE(reduce_prod, kReduceProd)
-EMBER_DEFINE_REDUCE(reduce_mean, kReduceMean)
 #undef EMBER_DEFINE_REDUCE
 
+Tensor ember::reduce_mean(const Tensor &x, const std::vector<int64_t> &axes, bool keepdims,
+                          SourceLoc loc) {
+  if (!isInteger(x.dtype()))
+    return reduce(kReduceMean, x, axes, keepdims, loc);
+  // TensorFlow's integer mean: the sum divided by the count, truncating
+  // (ember.reduce_mean itself is for floats).
+  Tensor sum = reduce(kReduceSum, x, axes, keepdims, loc);
+  int64_t count = 1;
+  for (int d = 0; d < x.rank(); ++d) {
+    bool reduced = axes.empty();
+    for (int64_t axis : axes)
+      reduced = reduced || normalizeAxis(kReduceMean.name, axis, x.rank(), x, loc) == d;
+    if (reduced)
+      count *= x.shape()[d];
+  }
+  return div(sum, Tensor(Scalar(count), x.dtype()), loc);
+}
+
 Tensor ember::argmax(const Tensor &x, int64_t axis, bool keepdims, SourceLoc loc) {
-  int64_t words[] = {normalizeAxis(kArgMax.name, axis, x.rank(), x, loc), keepdims};
+  int64_t a = normalizeAxis(kArgMax.name, axis, x.rank(), x, loc);
+  if (x.shape()[static_cast<int>(a)] == 0)
+    throwOpError(kArgMax.name,
+                 "axis " + std::to_string(a) + " of " + typeText(x) +
+                     " is empty: it has no maximum (TensorFlow raises too)",
+                 loc);
+  int64_t words[] = {a, keepdims};
   return dispatch(kArgMax, words, {&x}, nullptr, loc);
 }
 
@@ -355,27 +459,54 @@ Tensor ember::matmul(const Tensor &a, const Tensor &b, SourceLoc loc) {
 // Operators
 //===----------------------------------------------------------------------===//
 
-#define EMBER_DEFINE_OPERATOR(OP, FN)                                                         \
+namespace {
+/// Python's repr of a double: "1.5", "2.0", "1e+20".
+std::string floatText(double value) {
+  char buffer[32];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  std::string text(buffer, end);
+  if (text.find_first_of(".en") == std::string::npos)
+    text += ".0";
+  return text;
+}
+
+/// The C++ number `value` as a 0-d tensor of `tensor`'s dtype. A floating-point
+/// number never converts to an integer or bool tensor (not even 2.0):
+/// TensorFlow refuses it too, where C++ would truncate silently.
+Tensor scalarLike(std::string_view opName, Scalar value, const Tensor &tensor,
+                  const SourceLoc &loc) {
+  if (value.kind == Scalar::Float && !isFloatingPoint(tensor.dtype()))
+    throwOpError(opName,
+                 "cannot convert the floating-point scalar " + floatText(value.f) + " to " +
+                     std::string(dtypeName(tensor.dtype())) + " to combine it with an " +
+                     typeText(tensor) + " (it would truncate; cast the tensor with "
+                     "ember::cast or use an integer)",
+                 loc);
+  return Tensor(value, tensor.dtype());
+}
+} // namespace
+
+#define EMBER_DEFINE_OPERATOR(OP, FN, NAME)                                                   \
   Tensor ember::operator OP(Located a, const Tensor &b) { return FN(a.tensor, b, a.loc); }    \
   Tensor ember::operator OP(Located a, Scalar b) {                                            \
-    return FN(a.tensor, Tensor(b, a.tensor.dtype()), a.loc);                                  \
+    return FN(a.tensor, scalarLike(NAME, b, a.tensor, a.loc), a.loc);                         \
   }                                                                                           \
   Tensor ember::operator OP(Scalar a, Located b) {                                            \
-    return FN(Tensor(a, b.tensor.dtype()), b.tensor, b.loc);                                  \
+    return FN(scalarLike(NAME, a, b.tensor, b.loc), b.tensor, b.loc);                         \
   }
-EMBER_DEFINE_OPERATOR(+, add)
-EMBER_DEFINE_OPERATOR(-, sub)
-EMBER_DEFINE_OPERATOR(*, mul)
-EMBER_DEFINE_OPERATOR(/, div)
-EMBER_DEFINE_OPERATOR(%, mod)
-EMBER_DEFINE_OPERATOR(==, equal)
-EMBER_DEFINE_OPERATOR(!=, not_equal)
-EMBER_DEFINE_OPERATOR(<, less)
-EMBER_DEFINE_OPERATOR(<=, less_equal)
-EMBER_DEFINE_OPERATOR(>, greater)
-EMBER_DEFINE_OPERATOR(>=, greater_equal)
-EMBER_DEFINE_OPERATOR(&, logical_and)
-EMBER_DEFINE_OPERATOR(|, logical_or)
+EMBER_DEFINE_OPERATOR(+, add, kAdd.name)
+EMBER_DEFINE_OPERATOR(-, sub, kSub.name)
+EMBER_DEFINE_OPERATOR(*, mul, kMul.name)
+EMBER_DEFINE_OPERATOR(/, truediv, kDiv.name)
+EMBER_DEFINE_OPERATOR(%, mod, kMod.name)
+EMBER_DEFINE_OPERATOR(==, equal, kCompare.name)
+EMBER_DEFINE_OPERATOR(!=, not_equal, kCompare.name)
+EMBER_DEFINE_OPERATOR(<, less, kCompare.name)
+EMBER_DEFINE_OPERATOR(<=, less_equal, kCompare.name)
+EMBER_DEFINE_OPERATOR(>, greater, kCompare.name)
+EMBER_DEFINE_OPERATOR(>=, greater_equal, kCompare.name)
+EMBER_DEFINE_OPERATOR(&, logical_and, kAnd.name)
+EMBER_DEFINE_OPERATOR(|, logical_or, kOr.name)
 #undef EMBER_DEFINE_OPERATOR
 
 Tensor ember::operator-(Located x) { return neg(x.tensor, x.loc); }

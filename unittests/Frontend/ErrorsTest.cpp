@@ -76,9 +76,11 @@ TEST(Errors, VerifierMessagesSurfaceAsExceptions) {
   expectContains(errorOf([&] { reshape(zeros({2, 3}), {4, -1}); }), "'ember.reshape' op");
   expectContains(errorOf([&] { transpose(zeros({2, 3}), {0, 0}); }),
                  "'ember.transpose' op permutation [0, 0]");
-  expectContains(errorOf([&] { slice(zeros({4}), {1}, {9}); }), "'ember.slice' op dim 0");
+  expectContains(errorOf([&] { slice(zeros({4}), {1}, {9}, {0}); }),
+                 "'ember.slice' op dim 0: slice step cannot be zero");
   expectContains(errorOf([&] { reduce_sum(zeros({2}), {3}); }), "'ember.reduce_sum' op axis 3");
-  expectContains(errorOf([&] { reduce_mean(Tensor({1, 2})); }), "'ember.reduce_mean' op requires");
+  expectContains(errorOf([&] { reduce_mean(Tensor({true, false})); }),
+                 "'ember.reduce_mean' op requires");
   expectContains(errorOf([&] { concat({zeros({2, 2}), zeros({3, 3})}, 0); }), "'ember.concat' op");
   expectContains(errorOf([&] { where(Tensor({1, 0}), Tensor({1}), Tensor({2})); }),
                  "'ember.select' op condition must be a bool tensor");

@@ -153,7 +153,8 @@ TEST(Ops, BroadcastingAndScalars) {
   EXPECT_EQ(ints(a + Tensor({{10}, {20}})), (std::vector<int>{11, 12, 23, 24}));
   Tensor f = {1.f, 2.f};
   EXPECT_EQ((f * 2.5).dtype(), DType::Float32);
-  EXPECT_EQ((a * 2.5).dtype(), DType::Int32); // the scalar takes the tensor's dtype
+  EXPECT_EQ((a * 2).dtype(), DType::Int32); // the scalar takes the tensor's dtype
+  EXPECT_THROW(a * 2.5, OpError);            // ... but a float never truncates silently
   Tensor b = broadcast_to(Tensor({1, 2, 3}), {2, 3});
   EXPECT_EQ(b.shape(), (Shape{2, 3}));
   EXPECT_EQ(ints(b), (std::vector<int>{1, 2, 3, 1, 2, 3}));

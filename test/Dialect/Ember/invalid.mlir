@@ -494,6 +494,15 @@ func.func @reduce_sum_keepdims_result(%a: tensor<2x3xf32>) -> tensor<2xf32> {
 
 // -----
 
+func.func @argmax_empty_axis(%a: tensor<2x0xf32>) -> tensor<2xi64> {
+  // expected-error @+2 {{'ember.argmax' op axis 1 of operand 'tensor<2x0xf32>' is empty: it has no maximum}}
+  // expected-error @+1 {{'ember.argmax' op failed to infer returned types}}
+  %0 = ember.argmax %a axis = 1 : tensor<2x0xf32> -> tensor<2xi64>
+  return %0 : tensor<2xi64>
+}
+
+// -----
+
 func.func @argmax_axis_out_of_range(%a: tensor<2x3xf32>) -> tensor<2xi64> {
   // expected-error @+2 {{'ember.argmax' op axis 2 is out of range for rank 2 operand 'tensor<2x3xf32>'}}
   // expected-error @+1 {{'ember.argmax' op failed to infer returned types}}

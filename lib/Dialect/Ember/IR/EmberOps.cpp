@@ -402,6 +402,9 @@ LogicalResult ArgMaxOp::inferReturnTypes(MLIRContext *context, std::optional<Loc
   auto shape = reducedShape(name, loc, in, {axis}, adaptor.getKeepdims());
   if (failed(shape))
     return failure();
+  if (in.getDimSize(axis < 0 ? axis + in.getRank() : axis) == 0)
+    return emitOptionalError(loc, "'", name, "' op axis ", axis, " of operand ", in,
+                             " is empty: it has no maximum");
   out.push_back(RankedTensorType::get(*shape, IntegerType::get(context, 64)));
   return success();
 }
