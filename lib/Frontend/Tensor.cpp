@@ -198,8 +198,18 @@ static TensorImpl &checked(TensorImpl *impl) {
 DType Tensor::dtype() const { return checked(impl_).dtype; }
 const Shape &Tensor::shape() const { return checked(impl_).shape; }
 static void *bufferOf(TensorImpl &impl) {
+  // The location is that of the op that computed the tensor: a C++ `if (x >
+  // 0)` names its own line, since the comparison is traced right there. (An
+  // explicit operator bool cannot take a std::source_location argument, and
+  // the conversion's own location would be this file.)
   if (!impl.buffer)
-    throw Error("cannot read the values of a symbolic tensor (" +
+    throw Error((impl.traceFile ? std::string(impl.traceFile) + ":" +
+                                      std::to_string(impl.traceLine) + ":" +
+                                      std::to_string(impl.traceColumn) +
+                                      ": error: a C++ if, loop or conversion reads a tensor "
+                                      "computed here: "
+                                : std::string()) +
+                "cannot read the values of a symbolic tensor (" +
                 std::string(dtypeName(impl.dtype)) + ", shape " + impl.shape.str() +
                 ") while tracing an ember::function: its values exist only when the "
                 "compiled function runs. Branch and loop on tensor values with ember::cond, "

@@ -23,6 +23,10 @@ struct TensorImpl {
   /// they name value `traceId` of `tracer`.
   Tracer *tracer = nullptr;
   int traceId = -1;
+  /// Where the user's code traced the op that made a symbolic tensor (null
+  /// for arguments), named when its values are asked for (a C++ `if` on it).
+  const char *traceFile = nullptr;
+  uint32_t traceLine = 0, traceColumn = 0;
 
   static void *operator new(size_t size);
   static void operator delete(void *pointer);

@@ -63,8 +63,11 @@ Tensor Tracer::addOp(const OpDef &op, std::span<const int64_t> attrWords,
   int id = builder_.addOp(call, operands, result, error);
   if (id < 0)
     throw OpError(error.empty() ? "'" + std::string(op.name) + "' op is invalid" : error);
-  return newSymbolicTensor(shapeOf(result),
-                           result.dtype, this, id);
+  Tensor out = newSymbolicTensor(shapeOf(result), result.dtype, this, id);
+  out.impl()->traceFile = loc.file_name();
+  out.impl()->traceLine = loc.line();
+  out.impl()->traceColumn = loc.column();
+  return out;
 }
 
 void Tracer::addEffect(const OpDef &op, std::span<const int64_t> attrWords,

@@ -147,3 +147,21 @@ TEST(Semantics, SlicesFollowPython) {
   EXPECT_EQ(floats(g(Tensor({0.f, 0.f, 0.f, 0.f, 0.f, 0.f}))),
             (std::vector<float>{0, 3, 0, 2, 0, 1}));
 }
+
+//===----------------------------------------------------------------------===//
+// A C++ `if` on a traced tensor
+//===----------------------------------------------------------------------===//
+
+TEST(Semantics, CxxIfOnATracedTensorNamesTheUsersLine) {
+  static int line = 0;
+  auto f = function([](const Tensor &x) {
+    line = __LINE__ + 1;
+    if (x > 0.f)
+      return x;
+    return -x;
+  });
+  std::string message = errorOf([&] { f(Tensor(1.f)); });
+  expectContains(message, here(line));
+  expectContains(message, "symbolic tensor");
+  expectContains(message, "ember::cond");
+}
