@@ -5,6 +5,9 @@
 // Inside an ember::function, reading a variable makes its value an input of
 // the compiled function and assigning makes the new value an output, written
 // back after every call; so a traced optimizer step updates its variables.
+// Assignments inside ember::cond branches and while_loop / fori_loop bodies
+// become results of the branch or values carried by the loop, assigned after
+// it (as TensorFlow allows); a loop condition cannot assign.
 //
 //===----------------------------------------------------------------------===//
 #ifndef EMBER_VARIABLE_H

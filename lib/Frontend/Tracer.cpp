@@ -93,14 +93,48 @@ Tensor Tracer::readVariable(const std::shared_ptr<VariableState> &variable) {
 }
 
 void Tracer::writeVariable(const std::shared_ptr<VariableState> &variable, const Tensor &value) {
-  if (regionDepth_ > 0)
-    throw OpError("variable '" + variable->name +
-                  "' is assigned inside an ember::cond branch or loop body while tracing '" +
-                  name_ + "'; return the new value from the cond/loop and assign it after");
+  if (regionDepth_ > 0) {
+    if (frames_.empty() || frames_.back()->depth_ != regionDepth_)
+      throw OpError("variable '" + variable->name +
+                    "' is assigned inside a loop condition or a differentiated function while "
+                    "tracing '" + name_ + "'; return the new value and assign it after");
+    VariableFrame &frame = *frames_.back();
+    frame.save(variable);
+    if (std::find(frame.assigned_.begin(), frame.assigned_.end(), variable) ==
+        frame.assigned_.end())
+      frame.assigned_.push_back(variable);
+    variableValues_[variable.get()] = value;
+    return;
+  }
   if (std::find(variablesWritten_.begin(), variablesWritten_.end(), variable) ==
       variablesWritten_.end())
     variablesWritten_.push_back(variable);
   variableValues_[variable.get()] = value;
+}
+
+Tracer::VariableFrame::VariableFrame(Tracer &tracer)
+    : tracer_(tracer), depth_(tracer.regionDepth_) {
+  tracer_.frames_.push_back(this);
+}
+
+Tracer::VariableFrame::~VariableFrame() {
+  tracer_.frames_.pop_back();
+  for (auto &[variable, value] : saved_)
+    tracer_.variableValues_[variable.get()] = value;
+}
+
+void Tracer::VariableFrame::save(const std::shared_ptr<VariableState> &variable) {
+  for (auto &entry : saved_)
+    if (entry.first == variable)
+      return;
+  // The value from before the frame (an argument if it was never read).
+  saved_.emplace_back(variable, tracer_.readVariable(variable));
+}
+
+void Tracer::VariableFrame::setValue(const std::shared_ptr<VariableState> &variable,
+                                     const Tensor &value) {
+  save(variable);
+  tracer_.variableValues_[variable.get()] = value;
 }
 
 std::vector<std::pair<std::shared_ptr<VariableState>, Tensor>> Tracer::variableOutputs() const {

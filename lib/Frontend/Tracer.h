@@ -57,8 +57,8 @@ public:
                  std::span<const Tensor *const> inputs, const SourceLoc &loc);
   jit::FunctionBuilder &builder() { return builder_; }
 
-  /// Marks the tracing of a branch or loop body (variables cannot be
-  /// assigned there yet).
+  /// Marks the tracing of a region (variables cannot be assigned there,
+  /// unless a VariableFrame collects the assignments).
   class RegionScope {
   public:
     explicit RegionScope(Tracer &tracer) : tracer_(tracer) { ++tracer_.regionDepth_; }
@@ -66,6 +66,32 @@ public:
 
   private:
     Tracer &tracer_;
+  };
+
+  /// Collects the variables assigned while tracing a cond branch or a loop
+  /// body (the innermost region): inside it, reads see the assigned values;
+  /// when it ends the variables read their values from before again, and the
+  /// caller makes the assigned values results of the scf op (loop-carried
+  /// for loops), assigning those after it.
+  class VariableFrame {
+  public:
+    explicit VariableFrame(Tracer &tracer);
+    ~VariableFrame();
+    VariableFrame(const VariableFrame &) = delete;
+    VariableFrame &operator=(const VariableFrame &) = delete;
+    /// Makes `variable` read `value` inside the frame (a loop-carried
+    /// region argument), restored when the frame ends.
+    void setValue(const std::shared_ptr<VariableState> &variable, const Tensor &value);
+    /// The variables assigned in the frame, in first-assignment order.
+    const std::vector<std::shared_ptr<VariableState>> &assigned() const { return assigned_; }
+
+  private:
+    friend class Tracer;
+    void save(const std::shared_ptr<VariableState> &variable);
+    Tracer &tracer_;
+    int depth_;
+    std::vector<std::shared_ptr<VariableState>> assigned_;
+    std::vector<std::pair<std::shared_ptr<VariableState>, Tensor>> saved_;
   };
 
   /// Variables: the first read of a variable makes its value an argument
@@ -90,6 +116,7 @@ private:
   std::vector<std::shared_ptr<VariableState>> variablesWritten_;
   std::unordered_map<const VariableState *, Tensor> variableValues_;
   int regionDepth_ = 0;
+  std::vector<VariableFrame *> frames_;
 };
 
 /// Symbolic tensors for the ids of a region's arguments or an op's results.

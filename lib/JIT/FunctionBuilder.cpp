@@ -421,6 +421,16 @@ int FunctionBuilder::endRegion(std::span<const int> yields) {
   return handle;
 }
 
+void FunctionBuilder::appendYields(int handle, std::span<const int> yields) {
+  impl_->regionYields[handle].append(yields.begin(), yields.end());
+}
+
+void FunctionBuilder::discardRegion(int handle) {
+  Region &region = *impl_->regions[handle];
+  region.dropAllReferences();
+  region.getBlocks().clear();
+}
+
 /// "file:line:col: error: 'op' ", the start of a control-flow diagnostic.
 static std::string diagnosticPrefix(const SourceLocation &where, llvm::StringRef op) {
   return llvm::formatv("{0}:{1}:{2}: error: '{3}' ", where.file, where.line, where.column, op)

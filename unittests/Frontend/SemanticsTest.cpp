@@ -149,6 +149,74 @@ TEST(Semantics, SlicesFollowPython) {
 }
 
 //===----------------------------------------------------------------------===//
+// Variables in branches and loops
+//===----------------------------------------------------------------------===//
+
+TEST(Semantics, VariablesAssignedInCondBranches) {
+  Variable v(Tensor(0.f), "v"), w(Tensor(10.f), "w");
+  auto step = [&](const Tensor &x) {
+    Tensor y = cond(x > 0.f, [&] {
+      v.assign_add(x);
+      return x * 2.f;
+    }, [&] {
+      w.assign(v.value() + x);
+      return -x;
+    });
+    return y + v.value();
+  };
+  auto f = function(step, "cond_assigns");
+  EXPECT_FLOAT_EQ(f(Tensor(3.f)).item<float>(), 9.f); // v = 3, y = 6
+  EXPECT_FLOAT_EQ(v.value().item<float>(), 3.f);
+  EXPECT_FLOAT_EQ(w.value().item<float>(), 10.f);
+  EXPECT_FLOAT_EQ(f(Tensor(-1.f)).item<float>(), 4.f); // w = 3 - 1, y = 1
+  EXPECT_FLOAT_EQ(v.value().item<float>(), 3.f);
+  EXPECT_FLOAT_EQ(w.value().item<float>(), 2.f);
+  // Eagerly, the same.
+  EXPECT_FLOAT_EQ(step(Tensor(2.f)).item<float>(), 9.f);
+  EXPECT_FLOAT_EQ(v.value().item<float>(), 5.f);
+}
+
+TEST(Semantics, VariablesAssignedInLoopBodies) {
+  Variable total(Tensor(0), "total"), count(Tensor(0), "count");
+  auto f = function([&](const Tensor &n) {
+    fori_loop(0, 4, [&](const Tensor &i, const std::vector<Tensor> &vars) {
+      total.assign_add(cast(i, DType::Int32));
+      return vars;
+    }, {});
+    auto rest = while_loop([&](const std::vector<Tensor> &vars) { return vars[0] < n; },
+                           [&](const std::vector<Tensor> &vars) {
+                             count.assign(count.value() + 1);
+                             // A nested cond assigns too.
+                             cond(vars[0] % 2 == 0, [&] {
+                               total.assign_add(Tensor(100));
+                               return Tensor(0);
+                             }, [&] { return Tensor(0); });
+                             return std::vector<Tensor>{vars[0] + 1};
+                           },
+                           {Tensor(0)});
+    return rest[0] + total.value();
+  }, "loop_assigns");
+  EXPECT_EQ(f(Tensor(3)).item<int>(), 3 + 6 + 200);
+  EXPECT_EQ(total.value().item<int>(), 206);
+  EXPECT_EQ(count.value().item<int>(), 3);
+  EXPECT_EQ(f(Tensor(1)).item<int>(), 1 + 206 + 6 + 100);
+  EXPECT_EQ(total.value().item<int>(), 312);
+  EXPECT_EQ(count.value().item<int>(), 4);
+}
+
+TEST(Semantics, AssigningInALoopConditionIsRefused) {
+  Variable v(Tensor(0), "v");
+  auto f = function([&](const Tensor &n) {
+    return while_loop([&](const std::vector<Tensor> &vars) {
+      v.assign(vars[0]);
+      return vars[0] < n;
+    }, [](const std::vector<Tensor> &vars) { return std::vector<Tensor>{vars[0] + 1}; },
+                      {Tensor(0)})[0];
+  });
+  expectContains(errorOf([&] { f(Tensor(3)); }), "variable 'v' is assigned in the loop condition");
+}
+
+//===----------------------------------------------------------------------===//
 // A C++ `if` on a traced tensor
 //===----------------------------------------------------------------------===//
 

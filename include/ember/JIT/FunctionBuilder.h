@@ -71,6 +71,12 @@ public:
   // region cannot be used after it ends.
   std::vector<int> beginRegion(std::span<const TensorSpec> argumentTypes);
   int endRegion(std::span<const int> yields);
+  /// Adds `yields` (values defined outside the region, or inside it) to what
+  /// ended region `handle` yields.
+  void appendYields(int handle, std::span<const int> yields);
+  /// Drops ended region `handle` unused (its ops, and their uses of values
+  /// outside it); values defined in it must not be used again.
+  void discardRegion(int handle);
   /// if (condition, a 0-d bool) then `thenRegion` else `elseRegion`; both
   /// yield values of the same types, which become the results.
   bool addIf(int condition, int thenRegion, int elseRegion, const SourceLocation &loc,
