@@ -50,24 +50,8 @@ static const char *const kToLinalgSteps[] = {
     "canonicalize",
 };
 
-// Stage 3: buffers, loops and the LLVM dialect.
+// Stage 3: buffers (kBufferizeSteps), loops and the LLVM dialect.
 static const char *const kToLLVMSteps[] = {
-    // Tensors -> buffers. Function boundaries use identity layouts so the C
-    // ABI sees plain descriptors; returned buffers become caller-provided
-    // out-params (statically shaped allocations are replaced by them, so a
-    // kernel writes straight into the caller's buffer).
-    "eliminate-empty-tensors",
-    // Loops (traced while_loop/fori_loop) may yield new buffers each step.
-    "one-shot-bufferize{bufferize-function-boundaries "
-    "function-boundary-type-conversion=identity-layout-map allow-return-allocs-from-loops}",
-    // Loops that only write into their buffer (a blocked matmul) stop carrying
-    // it, so that a returned loop result is the allocation itself...
-    "canonicalize",
-    // ... which the caller's buffer then replaces (no copy); a buffer
-    // returned twice gets a copy for the repeat first.
-    "func.func(ember-copy-repeated-results)",
-    "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}",
-    "canonicalize",
     // Small temporaries live on the stack: no malloc/free per op inside a
     // function (e.g. 100 chained 10x10 matmuls).
     // Allocations are first hoisted out of loops where they can be, so that a
@@ -108,7 +92,7 @@ static const char *const kToLLVMSteps[] = {
 /// The steps of `stage`, joined by commas: the contents of a module pass manager.
 static const std::string &stageSteps(ember::LoweringStage stage) {
   static const std::string optimize = joinSteps(kOptimizeSteps), linalg = joinSteps(kToLinalgSteps),
-                           llvm = joinSteps(kToLLVMSteps);
+                           llvm = joinSteps(ember::kBufferizeSteps) + "," + joinSteps(kToLLVMSteps);
   switch (stage) {
   case ember::LoweringStage::Optimized:
     return optimize;

@@ -17,16 +17,9 @@
 using namespace mlir;
 using ember::joinSteps;
 
-// Buffers and kernels, then the upstream NVVM lowering.
+// Buffers (kBufferizeSteps: results written straight into the caller's
+// device buffers) and kernels, then the upstream NVVM lowering.
 static const char *const kToGpuSteps[] = {
-    "eliminate-empty-tensors",
-    "one-shot-bufferize{bufferize-function-boundaries "
-    "function-boundary-type-conversion=identity-layout-map allow-return-allocs-from-loops}",
-    "canonicalize",
-    "func.func(ember-copy-repeated-results)",
-    // Results written straight into the caller's (device) buffers.
-    "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}",
-    "canonicalize",
     "func.func(buffer-loop-hoisting)",
     "buffer-deallocation-pipeline",
     "convert-bufferization-to-memref",
@@ -57,7 +50,7 @@ static void substitute(std::string &text, llvm::StringRef name, const std::strin
 }
 
 std::string ember::lowerToNVVMPipelineText(const CudaTargetOptions &options) {
-  std::string gpu = joinSteps(kToGpuSteps), nvvm = joinSteps(kToNVVMSteps);
+  std::string gpu = joinSteps(ember::kBufferizeSteps) + "," + joinSteps(kToGpuSteps), nvvm = joinSteps(kToNVVMSteps);
   // Kernels cannot call the host runtime's emberrt_report_fault: integer
   // division by zero and gather indices out of range are guarded (no trap,
   // no out-of-bounds read) but not reported on GPUs yet.

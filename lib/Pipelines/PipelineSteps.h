@@ -16,6 +16,25 @@ template <size_t N> std::string joinSteps(const char *const (&steps)[N]) {
   return joined;
 }
 
+/// Tensors to buffers, for every target. Function boundaries use identity
+/// layouts so the C ABI sees plain descriptors; returned buffers become
+/// caller-provided out-params (statically shaped allocations are replaced by
+/// them, so a kernel writes straight into the caller's buffer).
+inline constexpr const char *kBufferizeSteps[] = {
+    "eliminate-empty-tensors",
+    // Loops (traced while_loop/fori_loop) may yield new buffers each step.
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map allow-return-allocs-from-loops}",
+    // Loops that only write into their buffer (a blocked matmul) stop carrying
+    // it, so that a returned loop result is the allocation itself...
+    "canonicalize",
+    // ... which the caller's buffer then replaces (no copy); a buffer
+    // returned twice gets a copy for the repeat first.
+    "func.func(ember-copy-repeated-results)",
+    "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}",
+    "canonicalize",
+};
+
 } // namespace ember
 
 #endif // EMBER_LIB_PIPELINES_PIPELINESTEPS_H

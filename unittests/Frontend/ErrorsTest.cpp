@@ -2,30 +2,19 @@
 // caller's file and line (story A7).
 #include "ember/ember.h"
 
+#include "ErrorTestUtil.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
 using namespace ember;
+using ember::test::errorOf;
+using ember::test::expectContains;
 
 namespace {
-/// Runs `call`, expects an OpError, returns its message.
-template <typename F>
-std::string errorOf(F &&call) {
-  try {
-    call();
-  } catch (const OpError &e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an OpError";
-  return "";
-}
+std::string here(int line) { return test::fileLine(__FILE__, line); }
 
-std::string here(int line) { return "ErrorsTest.cpp:" + std::to_string(line) + ":"; }
-
-void expectContains(const std::string &message, const std::string &piece) {
-  EXPECT_NE(message.find(piece), std::string::npos) << "'" << piece << "' not in: " << message;
-}
 } // namespace
 
 TEST(Errors, MatmulShapeMismatchNamesOpShapesAndLine) {

@@ -5,6 +5,8 @@
 // process goes on; float division stays IEEE.
 #include "ember/ember.h"
 
+#include "ErrorTestUtil.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,25 +17,11 @@
 #include <vector>
 
 using namespace ember;
+using ember::test::errorOf;
+using ember::test::expectContains;
 
 namespace {
-/// Runs `call`, expects an OpError, returns its message.
-template <typename F>
-std::string errorOf(F &&call) {
-  try {
-    call();
-  } catch (const OpError &e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an OpError";
-  return "";
-}
-
-std::string here(int line) { return "FaultsTest.cpp:" + std::to_string(line) + ":"; }
-
-void expectContains(const std::string &message, const std::string &piece) {
-  EXPECT_NE(message.find(piece), std::string::npos) << "'" << piece << "' not in: " << message;
-}
+std::string here(int line) { return test::fileLine(__FILE__, line); }
 
 constexpr int32_t kMin32 = std::numeric_limits<int32_t>::min();
 constexpr int64_t kMin64 = std::numeric_limits<int64_t>::min();

@@ -4,30 +4,19 @@
 // the line a C++ `if` on a traced tensor names.
 #include "ember/ember.h"
 
+#include "ErrorTestUtil.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <string>
 
 using namespace ember;
+using ember::test::errorOf;
+using ember::test::expectContains;
 
 namespace {
-template <typename F>
-std::string errorOf(F &&call) {
-  try {
-    call();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an ember::Error";
-  return "";
-}
-
-void expectContains(const std::string &message, const std::string &piece) {
-  EXPECT_NE(message.find(piece), std::string::npos) << "'" << piece << "' not in: " << message;
-}
-
-std::string here(int line) { return "SemanticsTest.cpp:" + std::to_string(line) + ":"; }
+std::string here(int line) { return test::fileLine(__FILE__, line); }
 
 std::vector<int> ints(const Tensor &t) { return t.to_vector<int>(); }
 // grad(f) of one argument: a Tensor, or a vector of one (either API).
