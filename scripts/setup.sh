@@ -7,6 +7,8 @@ set -euo pipefail
 packages=(
   # LLVM/MLIR 22: libraries, mlir-tblgen/mlir-opt/mlir-runner, lit and FileCheck
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22
+  # ASan/UBSan runtimes (scripts/test-sanitizers.sh)
+  libclang-rt-22-dev
   # build
   cmake ninja-build ccache zlib1g-dev libzstd-dev
   # tests and benchmarks

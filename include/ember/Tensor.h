@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <iosfwd>
+#include <limits>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -71,7 +72,9 @@ struct Scalar {
     } else {
       kind = Float;
       f = static_cast<double>(value);
-      i = static_cast<int64_t>(value);
+      // NaN or out of int64's range: the cast would be undefined behavior.
+      i = value >= T(-0x1p63) && value < T(0x1p63) ? static_cast<int64_t>(value)
+                                                   : std::numeric_limits<int64_t>::min();
     }
   }
   enum Kind { Bool, Int, Float } kind;

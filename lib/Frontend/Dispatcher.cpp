@@ -197,6 +197,18 @@ KernelEntry &findOrCompile(const Signature &signature, const OpDef &op,
   return *entry;
 }
 
+/// Calls compiled code. Exempt from UBSan's -fsanitize=function, which checks
+/// an indirect call by reading the 8 bytes before the callee (the type
+/// signature that instrumented functions carry there, 0xc105cafe and a type
+/// hash) before calling. JIT-compiled code carries none, and a kernel's entry
+/// point often starts the page JITLink mapped for its code, with nothing mapped
+/// before it: the check itself faulted (SEGV reading entry - 8, "the last 8
+/// bytes of a page"), before the kernel ran. Nothing of ember's was read out of
+/// bounds; the call is right by construction (ember_entry_* takes void **).
+[[gnu::no_sanitize("function")]] void callEntry(emberrt_entry_fn entry, void **args) {
+  entry(args);
+}
+
 } // namespace
 
 Shape ember::detail::shapeOf(const jit::TensorSpec &spec) {
@@ -223,7 +235,7 @@ std::vector<Tensor> ember::detail::runCompiled(emberrt_entry_fn entry,
     pass(*t);
   for (const Tensor &t : outputs)
     pass(t);
-  entry(args.data());
+  callEntry(entry, args.data());
   throwIfFaulted(faultSites);
   return outputs;
 }
@@ -304,7 +316,7 @@ Tensor run(const OpDef &op, std::span<const int64_t> attrWords,
   emberrt_memref_init(&descriptors[n], result.data(), entry.resultShape.rank(),
                       entry.resultShape.data());
   args[n] = &descriptors[n];
-  entry.kernel.entry(args);
+  callEntry(entry.kernel.entry, args);
   // Integer division by zero, a gather index out of range: the kernel
   // computed a guarded result and reported the fault; raise it at the
   // caller's line (a cached kernel serves every caller).

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <ostream>
 #include <random>
 #include <sstream>
@@ -128,10 +129,19 @@ Tensor ember::detail::newSymbolicTensor(const Shape &shape, DType dtype, Tracer 
 
 template <typename To, typename From>
 static To convertOne(From x) {
-  if constexpr (std::is_same_v<To, bool>)
+  if constexpr (std::is_same_v<To, bool>) {
     return x != From(0);
-  else
+  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
+    // NaN and values outside To's range: the C++ cast is undefined behavior.
+    // They give To's minimum, as the compiled ember.cast and numpy do on x86
+    // (cvttss2si's "integer indefinite"). [min, -min) is exact in From.
+    constexpr From lo = static_cast<From>(std::numeric_limits<To>::min());
+    if (!(x >= lo && x < -lo))
+      return std::numeric_limits<To>::min();
     return static_cast<To>(x);
+  } else {
+    return static_cast<To>(x);
+  }
 }
 
 template <typename From>

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 using namespace ember;
 
 TEST(Creation, NestedListsInferTensorFlowDTypes) {
@@ -38,6 +40,28 @@ TEST(Creation, ExplicitDTypeConverts) {
   EXPECT_EQ(t.to_vector<int>(), (std::vector<int>{0, 2, -3}));
   Tensor b({0, 3, -1}, DType::Bool);
   EXPECT_EQ(b.to_vector<int>(), (std::vector<int>{0, 1, 1}));
+}
+
+// NaN, infinities and values beyond the integer type: the C++ cast is
+// undefined behavior (the sanitizer build caught it); they convert to the
+// type's minimum, as compiled code's cast and numpy do on x86.
+TEST(Creation, FloatsOutOfIntegerRangeConvertToTheMinimum) {
+  constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  constexpr int32_t min32 = std::numeric_limits<int32_t>::min();
+  constexpr int64_t min64 = std::numeric_limits<int64_t>::min();
+  Tensor t({nan, inf, -inf, 3e9, -3e9, 2147483647.0, -2147483648.0, -2.5}, DType::Int32);
+  EXPECT_EQ(t.to_vector<int>(), (std::vector<int>{min32, min32, min32, min32, min32, 2147483647,
+                                                   min32, -2}));
+  Tensor f = Tensor({float(nan), 1e30f, -1e30f, 0x1p62f, -0x1p63f, 7.9f}, DType::Float32);
+  EXPECT_EQ(f.to_vector<int64_t>(), (std::vector<int64_t>{min64, min64, min64, int64_t(1) << 62,
+                                                          min64, 7}));
+  EXPECT_EQ(Tensor(float(nan)).item<int>(), min32);
+#if defined(__x86_64__)
+  EXPECT_EQ(cast(f, DType::Int64).to_vector<int64_t>(), f.to_vector<int64_t>());
+  Tensor g = Tensor({float(nan), 1e30f, -1e30f, 3e9f, -2.5f});
+  EXPECT_EQ(cast(g, DType::Int32).to_vector<int>(), g.to_vector<int>());
+#endif
 }
 
 TEST(Creation, RaggedListsAreRefused) {

@@ -75,7 +75,9 @@ private:
 
 /// Calls `entry` on `arrays` (inputs, then outputs); an error the compiled
 /// code recorded in the runtime is thrown.
-inline void call(emberrt_entry_fn entry, std::vector<DeviceArray *> arrays) {
+/// (No UBSan function check: compiled code has no type signature before its
+/// entry for it to read; see callEntry in lib/Frontend/Dispatcher.cpp.)
+[[gnu::no_sanitize("function")]] inline void call(emberrt_entry_fn entry, std::vector<DeviceArray *> arrays) {
   std::vector<void *> args;
   for (DeviceArray *array : arrays)
     args.push_back(array->descriptor());
