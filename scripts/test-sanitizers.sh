@@ -39,6 +39,11 @@ EMBER_BUILD_DIR="$build" "$root/scripts/build.sh" \
 #  - The UBSan check `function` is left on, but the two calls into compiled
 #    code are exempt from it (callEntry in lib/Frontend/Dispatcher.cpp says
 #    why: it read 8 bytes before JIT code, which faulted at a page start).
+# A fresh disk cache of compiled code for each run (lit passes it on too): a
+# kernel loaded from ~/.cache/ember, which a normal build of the same sources
+# filled, would skip ember's compiler, which is what this run is to check.
+export EMBER_CACHE_DIR="$build/kernel-cache"
+rm -rf "$EMBER_CACHE_DIR"
 export ASAN_SYMBOLIZER_PATH=${ASAN_SYMBOLIZER_PATH:-/usr/lib/llvm-22/bin/llvm-symbolizer}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:allow_user_poisoning=0:strict_init_order=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}

@@ -31,7 +31,9 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 
-llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+# EMBER_CACHE_DIR: the disk cache of compiled code, when the caller chose one
+# (scripts/test-sanitizers.sh gives each run a fresh one).
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP", "EMBER_CACHE_DIR"])
 llvm_config.use_default_substitutions()
 
 # The JIT runtime libraries mlir-runner loads for printMemref* and friends,
