@@ -928,6 +928,44 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
   return panels.getResult(0);
 }
 
+/// A matmul with short rows and a short reduction (n, k <= 16: power(x, n)
+/// on 10x10 matrices) as one vector of C's row per row of A: the k
+/// products of A[i, kk] with B's rows summed in registers, unrolled, and
+/// written once. LLVM's own vectorization of the loop nest depended on
+/// unrolling heuristics and chose masked gathers on AVX-512.
+static Value emitRowVectorMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                                 RankedTensorType resultType) {
+  Type element = resultType.getElementType();
+  int64_t m = resultType.getDimSize(0), n = resultType.getDimSize(1);
+  int64_t k = cast<RankedTensorType>(lhs.getType()).getDimSize(1);
+  bool isFloat = isa<FloatType>(element);
+  auto rowType = VectorType::get({n}, element);
+  auto index = [&](OpBuilder &ob, int64_t v) { return arith::ConstantIndexOp::create(ob, loc, v); };
+  Value padding = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+  Value zeros = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(rowType, b.getZeroAttr(element)));
+  auto rows = scf::ForOp::create(
+      b, loc, index(b, 0), index(b, m), index(b, 1), ValueRange{emptyTensor(b, loc, resultType)},
+      [&](OpBuilder &rb, Location, Value i, ValueRange args) {
+        Value acc = zeros;
+        for (int64_t kk = 0; kk < k; ++kk) {
+          Value a = tensor::ExtractOp::create(rb, loc, lhs, ValueRange{i, index(rb, kk)});
+          Value splat = vector::BroadcastOp::create(rb, loc, rowType, a);
+          Value bRow = vector::TransferReadOp::create(rb, loc, rowType, rhs,
+                                                      ValueRange{index(rb, kk), index(rb, 0)},
+                                                      padding, ArrayRef<bool>{true});
+          acc = isFloat ? Value(vector::FMAOp::create(rb, loc, splat, bRow, acc))
+                        : Value(arith::AddIOp::create(rb, loc, acc,
+                                                      arith::MulIOp::create(rb, loc, splat, bRow)));
+        }
+        Value written = vector::TransferWriteOp::create(rb, loc, acc, args[0],
+                                                        ValueRange{i, index(rb, 0)},
+                                                        ArrayRef<bool>{true})
+                            .getResult();
+        scf::YieldOp::create(rb, loc, written);
+      });
+  return rows.getResult(0);
+}
+
 struct MatmulLowering : OpConversionPattern<MatmulOp> {
   MatmulLowering(MLIRContext *context, unsigned vectorBits)
       : OpConversionPattern(context), vectorBits(vectorBits) {}
@@ -945,6 +983,14 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     // masked gathers down B's columns on AVX-512 (4x slower).
     bool large = vectorBits != 0 && type.getRank() == 2 && isa<FloatType>(type.getElementType()) &&
                  type.getNumElements() * lhsType.getDimSize(1) >= (1 << 15);
+    int64_t k = lhsType.getDimSize(lhsType.getRank() - 1);
+    bool rowVectors = vectorBits != 0 && type.getRank() == 2 && k <= 16 &&
+                      type.getDimSize(1) <= 16 && type.getNumElements() * k >= 512;
+    if (rowVectors) {
+      rewriter.replaceOp(op, emitRowVectorMatmul(rewriter, op.getLoc(), adaptor.getLhs(),
+                                                 adaptor.getRhs(), type));
+      return success();
+    }
     Value result =
         large ? emitBlockedMatmul(rewriter, op.getLoc(),
                                   matmulOperand(rewriter, op.getLhs(), adaptor.getLhs()),

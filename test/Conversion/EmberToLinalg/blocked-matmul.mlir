@@ -60,11 +60,31 @@ func.func @transposed(%at: tensor<40x36xf32>, %bt: tensor<32x40xf32>) -> tensor<
   return %0 : tensor<36x32xf32>
 }
 
-// Small ones stay a single loop nest.
+// Short rows and a short reduction (n, k <= 16): a vector of C's row per
+// row of A, the k products summed in registers (unrolled) and written once.
 // CHECK-LABEL: func.func @small(
-// CHECK:         linalg.generic
-// CHECK-NOT:     vector.fma
+// CHECK-NOT:     linalg.generic
+// CHECK:         scf.for %[[I:.*]] = %c0 to %c10 step %c1 iter_args(%[[C:.*]] = %{{.*}}) -> (tensor<10x10xf32>)
+// CHECK-COUNT-10:  vector.fma {{.*}} : vector<10xf32>
+// CHECK:           vector.transfer_write %{{.*}}, %[[C]][%[[I]], %{{.*}}] {in_bounds = [true]} : vector<10xf32>, tensor<10x10xf32>
 func.func @small(%a: tensor<10x10xf32>, %b: tensor<10x10xf32>) -> tensor<10x10xf32> {
   %0 = ember.matmul %a, %b : tensor<10x10xf32>, tensor<10x10xf32> -> tensor<10x10xf32>
   return %0 : tensor<10x10xf32>
+}
+
+// Integers too (power(x, n) is int32): multiply and add on vectors.
+// CHECK-LABEL: func.func @small_int(
+// CHECK-COUNT-10: arith.muli {{.*}} : vector<10xi32>
+func.func @small_int(%a: tensor<10x10xi32>, %b: tensor<10x10xi32>) -> tensor<10x10xi32> {
+  %0 = ember.matmul %a, %b : tensor<10x10xi32>, tensor<10x10xi32> -> tensor<10x10xi32>
+  return %0 : tensor<10x10xi32>
+}
+
+// Tiny ones stay a single loop nest.
+// CHECK-LABEL: func.func @tiny(
+// CHECK:         linalg.generic
+// CHECK-NOT:     vector.fma
+func.func @tiny(%a: tensor<4x3xf32>, %b: tensor<3x5xf32>) -> tensor<4x5xf32> {
+  %0 = ember.matmul %a, %b : tensor<4x3xf32>, tensor<3x5xf32> -> tensor<4x5xf32>
+  return %0 : tensor<4x5xf32>
 }
