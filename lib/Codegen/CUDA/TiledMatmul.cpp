@@ -114,7 +114,7 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
     return false;
   Type element = cast<MemRefType>(nest->c.getType()).getElementType();
   // Large problems: 128 x 128 tiles, 8 x 8 per thread; others 64 x 64, 4 x 4.
-  TileShape shape = nest->m >= 1024 && nest->n >= 1024 ? TileShape{128, 128, 16, 8, 8}
+  TileShape shape = nest->m >= 1024 && nest->n >= 1024 ? TileShape{128, 128, 8, 8, 8}
                                                        : TileShape{64, 64, 16, 4, 4};
   int64_t tilesM = (nest->m + shape.bm - 1) / shape.bm, tilesN = (nest->n + shape.bn - 1) / shape.bn;
   int64_t kTiles = (nest->k + shape.bk - 1) / shape.bk;
@@ -132,7 +132,11 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
   Location loc = loop.getLoc();
   auto index = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, loc, v); };
   auto workgroup = gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup);
-  auto aTileType = MemRefType::get({shape.bk, shape.bm}, element, MemRefLayoutAttrInterface(), workgroup);
+  // A's tile is stored transposed: the threads of a warp write down its
+  // columns, which a row of exactly BM elements put in few banks. Rows 16
+  // bytes longer spread them (and keep the 16-byte alignment of reads).
+  int64_t aPitch = shape.bm + 16 / (element.getIntOrFloatBitWidth() / 8);
+  auto aTileType = MemRefType::get({shape.bk, aPitch}, element, MemRefLayoutAttrInterface(), workgroup);
   auto bTileType = MemRefType::get({shape.bk, shape.bn}, element, MemRefLayoutAttrInterface(), workgroup);
   Value one = index(1);
   auto launch = gpu::LaunchOp::create(b, loc, index(tilesN), index(tilesM), index(splits),
@@ -152,6 +156,12 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
       b, loc, arith::AddIOp::create(b, loc, firstTile, index(tilesPerSplit)), index(kTiles));
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
   auto rowType = VectorType::get({shape.tn}, element);
+  // A thread's TN columns of B as two 16-byte halves BN/2 apart when TN is
+  // two 16-byte vectors (8 f32): with TN in a row, the 16-byte reads of a
+  // warp's threads were 32 bytes apart, 2-way bank conflicts on every read.
+  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+  bool splitColumns = shape.tn * elementBytes == 32;
+  auto halfType = VectorType::get({shape.tn / 2}, element);
   auto columnType = VectorType::get({shape.tm}, element);
   Value zeroRow = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(rowType, b.getZeroAttr(element)));
   SmallVector<Value> initial(shape.tm, zeroRow);
@@ -240,6 +250,7 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
         SmallVector<Value> next(acc.begin(), acc.end());
         Value aOffset = arith::MulIOp::create(kb, loc, ty, index(shape.tm));
         Value bOffset = arith::MulIOp::create(kb, loc, tx, index(shape.tn));
+        Value halfOffset = arith::MulIOp::create(kb, loc, tx, index(shape.tn / 2));
         // The fragments start at multiples of TM and TN elements: 16-byte
         // aligned shared reads (ld.shared.v4).
         int64_t bytes = element.getIntOrFloatBitWidth() / 8;
@@ -248,9 +259,25 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
         for (int64_t kk = 0; kk < shape.bk; ++kk) {
           auto aColumn = vector::LoadOp::create(kb, loc, columnType, aTile,
                                                 ValueRange{index(kk), aOffset});
-          auto bRow = vector::LoadOp::create(kb, loc, rowType, bTile, ValueRange{index(kk), bOffset});
           aColumn.setAlignmentAttr(alignment);
-          bRow.setAlignmentAttr(alignment);
+          Value bRow;
+          if (splitColumns) {
+            // Two halves, BN/2 apart: a warp's 16-byte reads then cover
+            // consecutive addresses (no bank conflicts).
+            auto low = vector::LoadOp::create(kb, loc, halfType, bTile,
+                                              ValueRange{index(kk), halfOffset});
+            auto high = vector::LoadOp::create(
+                kb, loc, halfType, bTile,
+                ValueRange{index(kk), arith::AddIOp::create(kb, loc, halfOffset, index(shape.bn / 2))});
+            low.setAlignmentAttr(kb.getI64IntegerAttr(16));
+            high.setAlignmentAttr(kb.getI64IntegerAttr(16));
+            SmallVector<int64_t> both = llvm::to_vector(llvm::seq<int64_t>(0, shape.tn));
+            bRow = vector::ShuffleOp::create(kb, loc, low, high, both);
+          } else {
+            auto row = vector::LoadOp::create(kb, loc, rowType, bTile, ValueRange{index(kk), bOffset});
+            row.setAlignmentAttr(alignment);
+            bRow = row;
+          }
           for (int64_t r = 0; r < shape.tm; ++r) {
             Value a = vector::ExtractOp::create(kb, loc, aColumn, r);
             Value splat = vector::BroadcastOp::create(kb, loc, rowType, a);
@@ -272,9 +299,19 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
       Value row = arith::AddIOp::create(
           b, loc, rowBase,
           arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, ty, index(shape.tm)), index(r)));
-      Value column = arith::AddIOp::create(
-          b, loc, colBase,
-          arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, tx, index(shape.tn)), index(c)));
+      // The thread's columns: TN in a row, or (split) two runs of TN/2, BN/2
+      // apart.
+      Value column =
+          splitColumns
+              ? arith::AddIOp::create(
+                    b, loc, colBase,
+                    arith::AddIOp::create(
+                        b, loc, arith::MulIOp::create(b, loc, tx, index(shape.tn / 2)),
+                        index(c % (shape.tn / 2) + (c >= shape.tn / 2 ? shape.bn / 2 : 0))))
+              : arith::AddIOp::create(
+                    b, loc, colBase,
+                    arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, tx, index(shape.tn)),
+                                          index(c)));
       Value value = vector::ExtractOp::create(b, loc, slices.getResult(r), c);
       auto write = [&](OpBuilder &wb) {
         if (splits > 1) {

@@ -164,19 +164,19 @@ func.func @copy(%a: memref<8x8xf64>, %b: memref<8x8xf64>) {
 // -----
 
 // A matmul: blocks of 64 x 64 tiles of C; A's and B's tiles staged in shared
-// memory (A's transposed), 4 x 4 accumulators a thread from vector reads of
+// memory (A's transposed, rows padded by 16 bytes), 4 x 4 accumulators a thread from vector reads of
 // the tiles; whole tiles are read from global memory 16 bytes at a time;
 // few tiles (2 x 2) with a long reduction split it across blocks (grid z)
 // that add their tiles atomically.
 // CHECK-LABEL: func.func @matmul(
-// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %c2{{.*}}, {{.*}} = %c2{{.*}}, {{.*}} = %c[[SPLITS:[0-9]+]]{{.*}}) threads({{.*}}) in ({{.*}} = %c256{{.*}}, {{.*}}) workgroup(%[[AS:.*]] : memref<16x64xf32, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<16x64xf32, #gpu.address_space<workgroup>>)
+// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %c2{{.*}}, {{.*}} = %c2{{.*}}, {{.*}} = %c[[SPLITS:[0-9]+]]{{.*}}) threads({{.*}}) in ({{.*}} = %c256{{.*}}, {{.*}}) workgroup(%[[AS:.*]] : memref<16x68xf32, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<16x64xf32, #gpu.address_space<workgroup>>)
 // CHECK:           scf.for
 // CHECK:             vector.load %{{.*}} {alignment = 16 : i64} : memref<128x1024xf32>, vector<4xf32>
 // CHECK:             memref.store %{{.*}}, %[[AS]]
 // CHECK:             %[[BROW:.*]] = vector.load %{{.*}} {alignment = 16 : i64} : memref<1024x128xf32>, vector<4xf32>
 // CHECK:             vector.store %[[BROW]], %[[BS]]
 // CHECK:             gpu.barrier
-// CHECK:             vector.load %[[AS]]{{.*}} {alignment = 16 : i64} : memref<16x64xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK:             vector.load %[[AS]]{{.*}} {alignment = 16 : i64} : memref<16x68xf32, #gpu.address_space<workgroup>>, vector<4xf32>
 // CHECK:             vector.fma {{.*}} : vector<4xf32>
 // CHECK:             gpu.barrier
 // CHECK:           memref.atomic_rmw addf
