@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -187,6 +188,82 @@ std::optional<Reduction> match(Operation *nest) {
   return reduction;
 }
 
+/// The combining kind of vector.reduction for `kind`.
+std::optional<vector::CombiningKind> vectorKind(arith::AtomicRMWKind kind) {
+  using arith::AtomicRMWKind;
+  using vector::CombiningKind;
+  switch (kind) {
+  case AtomicRMWKind::addf:
+  case AtomicRMWKind::addi:
+    return CombiningKind::ADD;
+  case AtomicRMWKind::mulf:
+  case AtomicRMWKind::muli:
+    return CombiningKind::MUL;
+  case AtomicRMWKind::maximumf:
+    return CombiningKind::MAXIMUMF;
+  case AtomicRMWKind::minimumf:
+    return CombiningKind::MINIMUMF;
+  case AtomicRMWKind::maxnumf:
+    return CombiningKind::MAXNUMF;
+  case AtomicRMWKind::minnumf:
+    return CombiningKind::MINNUMF;
+  case AtomicRMWKind::maxs:
+    return CombiningKind::MAXSI;
+  case AtomicRMWKind::mins:
+    return CombiningKind::MINSI;
+  case AtomicRMWKind::maxu:
+    return CombiningKind::MAXUI;
+  case AtomicRMWKind::minu:
+    return CombiningKind::MINUI;
+  case AtomicRMWKind::andi:
+    return CombiningKind::AND;
+  case AtomicRMWKind::ori:
+    return CombiningKind::OR;
+  case AtomicRMWKind::xori:
+    return CombiningKind::XOR;
+  default:
+    return std::nullopt;
+  }
+}
+
+/// How many elements a thread reads at once (16 bytes) when every load of
+/// the body runs along the innermost reduced dimension (or does not depend
+/// on it) and the body is plain arithmetic; 1 otherwise.
+int64_t vectorLanes(Reduction &reduction, int64_t innermostExtent) {
+  if (!vectorKind(reduction.combiner.kind))
+    return 1;
+  Value innermost = reduction.loops.back().getInductionVar();
+  Type element = reduction.element.getType();
+  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() < 32)
+    return 1;
+  int64_t lanes = 128 / element.getIntOrFloatBitWidth();
+  if (innermostExtent % lanes != 0)
+    return 1;
+  for (Operation &op : reduction.loops.back().getBody()->without_terminator()) {
+    if (&op == reduction.accumulator.getOperation() || &op == reduction.combine ||
+        &op == reduction.store.getOperation())
+      continue;
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      MemRefType type = load.getMemRefType();
+      ValueRange indices = load.getIndices();
+      bool along = !indices.empty() && indices.back() == innermost;
+      if (llvm::is_contained(indices.drop_back(indices.empty() ? 0 : 1), innermost) ||
+          (along && (!type.getLayout().isIdentity() || !type.hasStaticShape() ||
+                     type.getShape().back() % lanes != 0 ||
+                     type.getElementTypeBitWidth() != element.getIntOrFloatBitWidth())))
+        return 1;
+      continue;
+    }
+    if (!isa<arith::ArithDialect>(op.getDialect()) || !op.hasTrait<OpTrait::Elementwise>() ||
+        llvm::is_contained(op.getOperands(), innermost))
+      return 1;
+    for (Type type : llvm::concat<const Type>(op.getOperandTypes(), op.getResultTypes()))
+      if (!type.isIntOrFloat())
+        return 1;
+  }
+  return lanes;
+}
+
 } // namespace
 
 bool mlir::ember::mapReductionToBlocks(Operation *nest, int64_t maxThreads, int64_t minReduced) {
@@ -242,18 +319,69 @@ bool mlir::ember::mapReductionToBlocks(Operation *nest, int64_t maxThreads, int6
   // is its index among the output's blocksPerOutput x threads threads.
   Value start = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, share, index(threads)), launch.getThreadIds().x);
+  // With 16-byte reads each step covers `lanes` elements of the innermost
+  // reduced dimension: loads along it become vector loads, the arithmetic
+  // works on vectors, and vector.reduction folds them before the partial.
+  int64_t lanes = vectorLanes(*reduction, reducedExtents.back());
+  SmallVector<int64_t> steps(reducedExtents);
+  steps.back() /= lanes;
+  Value innermost = reduction->loops.back().getInductionVar();
   auto strided = scf::ForOp::create(
-      b, loc, start, index(reduced), index(threads * blocksPerOutput), ValueRange{identity},
+      b, loc, start, index(reduced / lanes), index(threads * blocksPerOutput),
+      ValueRange{identity},
       [&](OpBuilder &lb, Location lloc, Value linear, ValueRange partial) {
-        SmallVector<Value> ivs = delinearize(lb, lloc, linear, reducedExtents);
+        SmallVector<Value> ivs = delinearize(lb, lloc, linear, steps);
+        if (lanes > 1)
+          ivs.back() = arith::MulIOp::create(lb, lloc, ivs.back(), index(lanes));
         for (auto [loop, iv] : llvm::zip(reduction->loops, ivs))
           mapping.map(loop.getInductionVar(), iv);
-        for (Operation &op : reduction->loops.back().getBody()->without_terminator())
-          if (&op != reduction->accumulator && &op != reduction->combine && &op != reduction->store)
+        auto vectorOf = [&](Type scalar) { return VectorType::get({lanes}, scalar); };
+        auto asVector = [&](Value v) -> Value {
+          Value mapped = mapping.lookupOrDefault(v);
+          if (isa<VectorType>(mapped.getType()))
+            return mapped;
+          return vector::BroadcastOp::create(lb, lloc, vectorOf(mapped.getType()), mapped);
+        };
+        for (Operation &op : reduction->loops.back().getBody()->without_terminator()) {
+          if (&op == reduction->accumulator || &op == reduction->combine || &op == reduction->store)
+            continue;
+          auto load = dyn_cast<memref::LoadOp>(op);
+          bool wide = lanes > 1 &&
+                      (load ? !load.getIndices().empty() && load.getIndices().back() == innermost
+                            : llvm::any_of(op.getOperands(), [&](Value v) {
+                                return isa<VectorType>(mapping.lookupOrDefault(v).getType());
+                              }));
+          if (!wide) {
             lb.clone(op, mapping);
+            continue;
+          }
+          if (load) {
+            SmallVector<Value> indices;
+            for (Value i : load.getIndices())
+              indices.push_back(mapping.lookupOrDefault(i));
+            auto read = vector::LoadOp::create(lb, lloc, vectorOf(load.getType()),
+                                               load.getMemRef(), indices);
+            read.setAlignmentAttr(lb.getI64IntegerAttr(16));
+            mapping.map(load.getResult(), read.getResult());
+            continue;
+          }
+          SmallVector<Value> operands;
+          for (Value operand : op.getOperands())
+            operands.push_back(asVector(operand));
+          SmallVector<Type> types;
+          for (Type type : op.getResultTypes())
+            types.push_back(vectorOf(type));
+          Operation *vectorOp = lb.create(lloc, op.getName().getIdentifier(), operands, types,
+                                          op.getAttrs());
+          mapping.map(op.getResults(), vectorOp->getResults());
+        }
+        Value element = mapping.lookupOrDefault(reduction->element);
+        if (isa<VectorType>(element.getType()))
+          element = vector::ReductionOp::create(lb, lloc, *vectorKind(reduction->combiner.kind),
+                                                element);
         IRMapping combine;
         combine.map(reduction->combine->getOperand(0), partial[0]);
-        combine.map(reduction->combine->getOperand(1), mapping.lookupOrDefault(reduction->element));
+        combine.map(reduction->combine->getOperand(1), element);
         scf::YieldOp::create(lb, lloc, lb.clone(*reduction->combine, combine)->getResult(0));
       });
   Value total = gpu::AllReduceOp::create(

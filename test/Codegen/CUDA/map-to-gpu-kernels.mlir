@@ -55,8 +55,9 @@ func.func @transpose(%a: memref<10x10xf32>, %b: memref<10x10xf32>) {
 // -----
 
 // A reduction to a scalar: its initial store is a kernel of one thread, its
-// loop one block whose 32 threads fold strided shares and combine them with
-// gpu.all_reduce; thread 0 adds the total to the initial value. The
+// loop one block whose 32 threads fold strided shares (16 bytes a read,
+// folded by vector.reduction) and combine them with gpu.all_reduce; thread 0
+// adds the total to the initial value. The
 // ownership flags of buffer deallocation stay on the host's stack, and their
 // loads stay in host code.
 // CHECK-LABEL: func.func @reduce(
@@ -64,9 +65,10 @@ func.func @transpose(%a: memref<10x10xf32>, %b: memref<10x10xf32>) {
 // CHECK:           memref.store %{{.*}}, %{{.*}}[] : memref<f32>
 // CHECK:         } {mapping = [#gpu.loop_dim_map<processor = block_x
 // CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{.*}}, {{.*}}) threads(%{{.*}}, %{{.*}}, %{{.*}}) in ({{.*}} = %c32{{.*}}, {{.*}})
-// CHECK:           %[[PARTIAL:.*]] = scf.for %{{.*}} = %{{.*}} to %c32{{.*}} step %c32{{.*}} iter_args(%[[P:.*]] = %{{.*}}) -> (f32)
-// CHECK:             memref.load
-// CHECK:             %[[SUM:.*]] = arith.addf %[[P]], %{{.*}} : f32
+// CHECK:           %[[PARTIAL:.*]] = scf.for %{{.*}} = %{{.*}} to %c8{{.*}} step %c32{{.*}} iter_args(%[[P:.*]] = %{{.*}}) -> (f32)
+// CHECK:             %[[V:.*]] = vector.load %{{.*}} {alignment = 16 : i64} : memref<32xf32>, vector<4xf32>
+// CHECK:             %[[R:.*]] = vector.reduction <add>, %[[V]] : vector<4xf32> into f32
+// CHECK:             %[[SUM:.*]] = arith.addf %[[P]], %[[R]] : f32
 // CHECK:             scf.yield %[[SUM]]
 // CHECK:           %[[TOTAL:.*]] = gpu.all_reduce add %[[PARTIAL]] uniform
 // CHECK:           scf.if
