@@ -21,6 +21,17 @@ out=${OUT:-$here}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 "$here/emberrt-tests" 2>&1 | tee "$out/runtime-tests.log" | tail -3
 "$here/ember-gpu-tests" 2>&1 | tee "$out/gpu-tests.log" | tail -3
+# The kernels under CUDA's checkers: out-of-bounds and misaligned accesses
+# (memcheck; the 256 MiB chain is left out for time) and shared-memory races
+# between a block's threads (racecheck, on the kernels that use it).
+sanitizer=/usr/local/cuda/bin/compute-sanitizer
+if [[ -x $sanitizer ]]; then
+  "$sanitizer" --tool memcheck "$here/ember-gpu-tests" --gtest_filter=-GpuKernels.LargeChain 2>&1 |
+    tee "$out/gpu-memcheck.log" | tail -1
+  "$sanitizer" --tool racecheck "$here/ember-gpu-tests" \
+    --gtest_filter='GpuKernels.Matmul:GpuKernels.Softmax*:GpuKernels.Mlp*' 2>&1 |
+    tee "$out/gpu-racecheck.log" | tail -1
+fi
 "$here/ember-gpu-bench" 2>&1 | tee "$out/gpu-bench.log"
 python3 "$here/torch_peer.py" 2>&1 | grep -v Warning | tee "$out/torch-peer.log"
 RUN
