@@ -9,53 +9,87 @@
 //===----------------------------------------------------------------------===//
 
 #include "BlockReductions.h"
+#include "LoopNests.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 
 namespace {
 
-/// The gpu.all_reduce operation and the identity of a combining op.
+/// What a reduction's combining op is in each of the forms a kernel uses:
+/// gpu.all_reduce across a block, the atomic read-modify-write (and its
+/// identity) for outputs shared by blocks, vector.reduction across lanes.
 struct Combiner {
   gpu::AllReduceOperation operation;
   arith::AtomicRMWKind kind;
+  vector::CombiningKind lanes;
+  /// Whether `kind` lowers to one LLVM atomicrmw (NVPTX expands what PTX
+  /// lacks into a compare-and-swap loop): not for products.
+  bool atomic = true;
 };
 
 std::optional<Combiner> combinerOf(Operation *op) {
   using gpu::AllReduceOperation;
   using arith::AtomicRMWKind;
+  using vector::CombiningKind;
   return llvm::TypeSwitch<Operation *, std::optional<Combiner>>(op)
-      .Case([](arith::AddFOp) { return Combiner{AllReduceOperation::ADD, AtomicRMWKind::addf}; })
-      .Case([](arith::AddIOp) { return Combiner{AllReduceOperation::ADD, AtomicRMWKind::addi}; })
-      .Case([](arith::MulFOp) { return Combiner{AllReduceOperation::MUL, AtomicRMWKind::mulf}; })
-      .Case([](arith::MulIOp) { return Combiner{AllReduceOperation::MUL, AtomicRMWKind::muli}; })
+      .Case([](arith::AddFOp) {
+        return Combiner{AllReduceOperation::ADD, AtomicRMWKind::addf, CombiningKind::ADD};
+      })
+      .Case([](arith::AddIOp) {
+        return Combiner{AllReduceOperation::ADD, AtomicRMWKind::addi, CombiningKind::ADD};
+      })
+      .Case([](arith::MulFOp) {
+        return Combiner{AllReduceOperation::MUL, AtomicRMWKind::mulf, CombiningKind::MUL, false};
+      })
+      .Case([](arith::MulIOp) {
+        return Combiner{AllReduceOperation::MUL, AtomicRMWKind::muli, CombiningKind::MUL, false};
+      })
       .Case([](arith::MaximumFOp) {
-        return Combiner{AllReduceOperation::MAXIMUMF, AtomicRMWKind::maximumf};
+        return Combiner{AllReduceOperation::MAXIMUMF, AtomicRMWKind::maximumf,
+                        CombiningKind::MAXIMUMF};
       })
       .Case([](arith::MinimumFOp) {
-        return Combiner{AllReduceOperation::MINIMUMF, AtomicRMWKind::minimumf};
+        return Combiner{AllReduceOperation::MINIMUMF, AtomicRMWKind::minimumf,
+                        CombiningKind::MINIMUMF};
       })
       .Case([](arith::MaxNumFOp) {
-        return Combiner{AllReduceOperation::MAXNUMF, AtomicRMWKind::maxnumf};
+        return Combiner{AllReduceOperation::MAXNUMF, AtomicRMWKind::maxnumf,
+                        CombiningKind::MAXNUMF};
       })
       .Case([](arith::MinNumFOp) {
-        return Combiner{AllReduceOperation::MINNUMF, AtomicRMWKind::minnumf};
+        return Combiner{AllReduceOperation::MINNUMF, AtomicRMWKind::minnumf,
+                        CombiningKind::MINNUMF};
       })
-      .Case([](arith::MaxSIOp) { return Combiner{AllReduceOperation::MAXSI, AtomicRMWKind::maxs}; })
-      .Case([](arith::MinSIOp) { return Combiner{AllReduceOperation::MINSI, AtomicRMWKind::mins}; })
-      .Case([](arith::MaxUIOp) { return Combiner{AllReduceOperation::MAXUI, AtomicRMWKind::maxu}; })
-      .Case([](arith::MinUIOp) { return Combiner{AllReduceOperation::MINUI, AtomicRMWKind::minu}; })
-      .Case([](arith::AndIOp) { return Combiner{AllReduceOperation::AND, AtomicRMWKind::andi}; })
-      .Case([](arith::OrIOp) { return Combiner{AllReduceOperation::OR, AtomicRMWKind::ori}; })
-      .Case([](arith::XOrIOp) { return Combiner{AllReduceOperation::XOR, AtomicRMWKind::xori}; })
+      .Case([](arith::MaxSIOp) {
+        return Combiner{AllReduceOperation::MAXSI, AtomicRMWKind::maxs, CombiningKind::MAXSI};
+      })
+      .Case([](arith::MinSIOp) {
+        return Combiner{AllReduceOperation::MINSI, AtomicRMWKind::mins, CombiningKind::MINSI};
+      })
+      .Case([](arith::MaxUIOp) {
+        return Combiner{AllReduceOperation::MAXUI, AtomicRMWKind::maxu, CombiningKind::MAXUI};
+      })
+      .Case([](arith::MinUIOp) {
+        return Combiner{AllReduceOperation::MINUI, AtomicRMWKind::minu, CombiningKind::MINUI};
+      })
+      .Case([](arith::AndIOp) {
+        return Combiner{AllReduceOperation::AND, AtomicRMWKind::andi, CombiningKind::AND};
+      })
+      .Case([](arith::OrIOp) {
+        return Combiner{AllReduceOperation::OR, AtomicRMWKind::ori, CombiningKind::OR};
+      })
+      .Case([](arith::XOrIOp) {
+        return Combiner{AllReduceOperation::XOR, AtomicRMWKind::xori, CombiningKind::XOR};
+      })
       .Default([](Operation *) { return std::nullopt; });
 }
 
@@ -65,30 +99,6 @@ std::optional<int64_t> constantIndex(Value value) { return getConstantIntValue(v
 constexpr int64_t kBlocksToFillTheGpu = 1024;
 /// About the threads an H100 keeps resident (132 x 2048).
 constexpr int64_t kThreadsToFillTheGpu = 270336;
-
-/// Whether `kind` lowers to one LLVM atomicrmw (NVPTX expands what PTX lacks
-/// into a compare-and-swap loop).
-bool hasAtomic(arith::AtomicRMWKind kind) {
-  using arith::AtomicRMWKind;
-  switch (kind) {
-  case AtomicRMWKind::addf:
-  case AtomicRMWKind::addi:
-  case AtomicRMWKind::maximumf:
-  case AtomicRMWKind::minimumf:
-  case AtomicRMWKind::maxnumf:
-  case AtomicRMWKind::minnumf:
-  case AtomicRMWKind::maxs:
-  case AtomicRMWKind::mins:
-  case AtomicRMWKind::maxu:
-  case AtomicRMWKind::minu:
-  case AtomicRMWKind::andi:
-  case AtomicRMWKind::ori:
-  case AtomicRMWKind::xori:
-    return true;
-  default:
-    return false;
-  }
-}
 
 /// Row-major indices of `linear` in a space of `extents`.
 SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
@@ -121,8 +131,8 @@ std::optional<Reduction> match(Operation *nest) {
   if (auto parallel = dyn_cast<scf::ParallelOp>(nest)) {
     reduction.outputs = parallel;
     for (unsigned d = 0; d < parallel.getNumLoops(); ++d)
-      if (constantIndex(parallel.getLowerBound()[d]) != 0 ||
-          constantIndex(parallel.getStep()[d]) != 1 || !constantIndex(parallel.getUpperBound()[d]))
+      if (!ember::normalizedExtent(parallel.getLowerBound()[d], parallel.getUpperBound()[d],
+                                   parallel.getStep()[d]))
         return std::nullopt;
     Block *body = parallel.getBody();
     if (!llvm::hasSingleElement(body->without_terminator()))
@@ -132,8 +142,8 @@ std::optional<Reduction> match(Operation *nest) {
   // A perfect nest of counted loops without loop-carried values.
   for (Operation *op = first;;) {
     auto loop = dyn_cast<scf::ForOp>(op);
-    if (!loop || loop.getNumResults() || constantIndex(loop.getLowerBound()) != 0 ||
-        constantIndex(loop.getStep()) != 1 || !constantIndex(loop.getUpperBound()))
+    if (!loop || loop.getNumResults() ||
+        !ember::normalizedExtent(loop.getLowerBound(), loop.getUpperBound(), loop.getStep()))
       return std::nullopt;
     reduction.loops.push_back(loop);
     Block *body = loop.getBody();
@@ -188,50 +198,10 @@ std::optional<Reduction> match(Operation *nest) {
   return reduction;
 }
 
-/// The combining kind of vector.reduction for `kind`.
-std::optional<vector::CombiningKind> vectorKind(arith::AtomicRMWKind kind) {
-  using arith::AtomicRMWKind;
-  using vector::CombiningKind;
-  switch (kind) {
-  case AtomicRMWKind::addf:
-  case AtomicRMWKind::addi:
-    return CombiningKind::ADD;
-  case AtomicRMWKind::mulf:
-  case AtomicRMWKind::muli:
-    return CombiningKind::MUL;
-  case AtomicRMWKind::maximumf:
-    return CombiningKind::MAXIMUMF;
-  case AtomicRMWKind::minimumf:
-    return CombiningKind::MINIMUMF;
-  case AtomicRMWKind::maxnumf:
-    return CombiningKind::MAXNUMF;
-  case AtomicRMWKind::minnumf:
-    return CombiningKind::MINNUMF;
-  case AtomicRMWKind::maxs:
-    return CombiningKind::MAXSI;
-  case AtomicRMWKind::mins:
-    return CombiningKind::MINSI;
-  case AtomicRMWKind::maxu:
-    return CombiningKind::MAXUI;
-  case AtomicRMWKind::minu:
-    return CombiningKind::MINUI;
-  case AtomicRMWKind::andi:
-    return CombiningKind::AND;
-  case AtomicRMWKind::ori:
-    return CombiningKind::OR;
-  case AtomicRMWKind::xori:
-    return CombiningKind::XOR;
-  default:
-    return std::nullopt;
-  }
-}
-
 /// How many elements a thread reads at once (16 bytes) when every load of
 /// the body runs along the innermost reduced dimension (or does not depend
 /// on it) and the body is plain arithmetic; 1 otherwise.
 int64_t vectorLanes(Reduction &reduction, int64_t innermostExtent) {
-  if (!vectorKind(reduction.combiner.kind))
-    return 1;
   Value innermost = reduction.loops.back().getInductionVar();
   Type element = reduction.element.getType();
   if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() < 32)
@@ -291,7 +261,7 @@ bool mlir::ember::mapReductionToBlocks(Operation *nest, int64_t maxThreads, int6
   // into the output atomically, so that the whole GPU works on it. Only for
   // combining ops that have an atomic read-modify-write.
   int64_t blocksPerOutput = 1;
-  if (hasAtomic(reduction->combiner.kind)) {
+  if (reduction->combiner.atomic) {
     int64_t wanted = std::max<int64_t>(1, kBlocksToFillTheGpu / outputs);
     blocksPerOutput = std::clamp<int64_t>(reduced / (threads * 16), 1, wanted);
   }
@@ -335,13 +305,6 @@ bool mlir::ember::mapReductionToBlocks(Operation *nest, int64_t maxThreads, int6
           ivs.back() = arith::MulIOp::create(lb, lloc, ivs.back(), index(lanes));
         for (auto [loop, iv] : llvm::zip(reduction->loops, ivs))
           mapping.map(loop.getInductionVar(), iv);
-        auto vectorOf = [&](Type scalar) { return VectorType::get({lanes}, scalar); };
-        auto asVector = [&](Value v) -> Value {
-          Value mapped = mapping.lookupOrDefault(v);
-          if (isa<VectorType>(mapped.getType()))
-            return mapped;
-          return vector::BroadcastOp::create(lb, lloc, vectorOf(mapped.getType()), mapped);
-        };
         for (Operation &op : reduction->loops.back().getBody()->without_terminator()) {
           if (&op == reduction->accumulator || &op == reduction->combine || &op == reduction->store)
             continue;
@@ -359,26 +322,17 @@ bool mlir::ember::mapReductionToBlocks(Operation *nest, int64_t maxThreads, int6
             SmallVector<Value> indices;
             for (Value i : load.getIndices())
               indices.push_back(mapping.lookupOrDefault(i));
-            auto read = vector::LoadOp::create(lb, lloc, vectorOf(load.getType()),
+            auto read = vector::LoadOp::create(lb, lloc, VectorType::get({lanes}, load.getType()),
                                                load.getMemRef(), indices);
             read.setAlignmentAttr(lb.getI64IntegerAttr(16));
             mapping.map(load.getResult(), read.getResult());
             continue;
           }
-          SmallVector<Value> operands;
-          for (Value operand : op.getOperands())
-            operands.push_back(asVector(operand));
-          SmallVector<Type> types;
-          for (Type type : op.getResultTypes())
-            types.push_back(vectorOf(type));
-          Operation *vectorOp = lb.create(lloc, op.getName().getIdentifier(), operands, types,
-                                          op.getAttrs());
-          mapping.map(op.getResults(), vectorOp->getResults());
+          ember::cloneOnVectors(lb, op, mapping, lanes);
         }
         Value element = mapping.lookupOrDefault(reduction->element);
         if (isa<VectorType>(element.getType()))
-          element = vector::ReductionOp::create(lb, lloc, *vectorKind(reduction->combiner.kind),
-                                                element);
+          element = vector::ReductionOp::create(lb, lloc, reduction->combiner.lanes, element);
         IRMapping combine;
         combine.map(reduction->combine->getOperand(0), partial[0]);
         combine.map(reduction->combine->getOperand(1), element);

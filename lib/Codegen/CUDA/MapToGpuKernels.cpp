@@ -11,21 +11,22 @@
 #include "ember/Codegen/CUDA/Passes.h"
 
 #include "BlockReductions.h"
+#include "LoopNests.h"
 #include "TiledMatmul.h"
 
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Interfaces/LoopLikeInterface.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
-#include "llvm/ADT/EquivalenceClasses.h"
-#include "llvm/ADT/SetVector.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <numeric>
 
@@ -154,28 +155,15 @@ void copyAsLoop(memref::CopyOp copy) {
   OpBuilder b(copy);
   Location loc = copy.getLoc();
   auto type = cast<MemRefType>(copy.getTarget().getType());
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  SmallVector<Value> lower, upper, steps;
-  for (int64_t d = 0; d < type.getRank(); ++d) {
-    lower.push_back(zero);
+  SmallVector<Value> upper;
+  for (int64_t d = 0; d < type.getRank(); ++d)
     upper.push_back(type.isDynamicDim(d)
                         ? Value(memref::DimOp::create(b, loc, copy.getTarget(), d))
                         : Value(arith::ConstantIndexOp::create(b, loc, type.getDimSize(d))));
-    steps.push_back(one);
-  }
-  if (type.getRank() == 0) {
-    lower = {zero};
-    upper = {one};
-    steps = {one};
-  }
-  scf::ParallelOp::create(b, loc, lower, upper, steps,
-                          [&](OpBuilder &lb, Location lloc, ValueRange ivs) {
-                            ValueRange indices = type.getRank() ? ivs : ValueRange{};
-                            Value element =
-                                memref::LoadOp::create(lb, lloc, copy.getSource(), indices);
-                            memref::StoreOp::create(lb, lloc, element, copy.getTarget(), indices);
-                          });
+  ember::parallelOver(b, loc, upper, [&](OpBuilder &lb, Location lloc, ValueRange indices) {
+    Value element = memref::LoadOp::create(lb, lloc, copy.getSource(), indices);
+    memref::StoreOp::create(lb, lloc, element, copy.getTarget(), indices);
+  });
   copy.erase();
 }
 
@@ -191,11 +179,11 @@ bool vectorizeInnermost(scf::ParallelOp loop, int64_t vectorBytes) {
   Block *body = loop.getBody();
   Value innermost = loop.getInductionVars().back();
   auto constant = [](Value v) { return getConstantIntValue(v); };
+  std::optional<int64_t> extent;
   for (unsigned d = 0; d < rank; ++d)
-    if (constant(loop.getLowerBound()[d]) != 0 || constant(loop.getStep()[d]) != 1 ||
-        !constant(loop.getUpperBound()[d]))
+    if (!(extent = ember::normalizedExtent(loop.getLowerBound()[d], loop.getUpperBound()[d],
+                                           loop.getStep()[d])))
       return false;
-  int64_t extent = *constant(loop.getUpperBound().back());
   // Every element of one width; accesses index with plain induction
   // variables or constants; the innermost one only as the last index.
   unsigned elementBits = 0;
@@ -240,7 +228,7 @@ bool vectorizeInnermost(scf::ParallelOp loop, int64_t vectorBytes) {
   if (!elementBits)
     return false;
   int64_t width = vectorBytes * 8 / elementBits;
-  if (width < 2 || extent % width != 0)
+  if (width < 2 || *extent % width != 0)
     return false;
 
   OpBuilder b(loop);
@@ -249,14 +237,7 @@ bool vectorizeInnermost(scf::ParallelOp loop, int64_t vectorBytes) {
   steps.back() = arith::ConstantIndexOp::create(b, loc, width);
   loop.getStepMutable().assign(steps);
   b.setInsertionPoint(body->getTerminator());
-  auto vectorOf = [&](Type scalar) { return VectorType::get({width}, scalar); };
   IRMapping mapping;
-  auto vectorValue = [&](Value scalar) -> Value {
-    if (Value mapped = mapping.lookupOrNull(scalar); mapped && isa<VectorType>(mapped.getType()))
-      return mapped;
-    return vector::BroadcastOp::create(b, loc, vectorOf(scalar.getType()),
-                                       mapping.lookupOrDefault(scalar));
-  };
   IntegerAttr alignment = b.getI64IntegerAttr(vectorBytes);
   SmallVector<Operation *> scalarOps;
   for (Operation &op : body->without_terminator())
@@ -264,29 +245,24 @@ bool vectorizeInnermost(scf::ParallelOp loop, int64_t vectorBytes) {
   for (Operation *op : scalarOps) {
     if (auto load = dyn_cast<memref::LoadOp>(op)) {
       if (load.getIndices().back() == innermost) {
-        auto vectorLoad = vector::LoadOp::create(b, loc, vectorOf(load.getType()),
-                                                 load.getMemRef(), load.getIndices());
+        auto vectorLoad =
+            vector::LoadOp::create(b, loc, VectorType::get({width}, load.getType()),
+                                   load.getMemRef(), load.getIndices());
         vectorLoad.setAlignmentAttr(alignment);
         mapping.map(load.getResult(), vectorLoad.getResult());
       } else { // the same element for the whole vector
         mapping.map(load.getResult(), b.clone(*load)->getResult(0));
       }
     } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      auto vectorStore = vector::StoreOp::create(b, loc, vectorValue(store.getValueToStore()),
-                                                 store.getMemRef(), store.getIndices());
+      Value stored = ember::broadcastToLanes(
+          b, loc, mapping.lookupOrDefault(store.getValueToStore()), width);
+      auto vectorStore =
+          vector::StoreOp::create(b, loc, stored, store.getMemRef(), store.getIndices());
       vectorStore.setAlignmentAttr(alignment);
-    } else if (auto scalarConstant = dyn_cast<arith::ConstantOp>(op)) {
-      mapping.map(scalarConstant.getResult(), b.clone(*op)->getResult(0));
+    } else if (isa<arith::ConstantOp>(op)) {
+      b.clone(*op, mapping);
     } else {
-      SmallVector<Value> operands;
-      for (Value operand : op->getOperands())
-        operands.push_back(vectorValue(operand));
-      SmallVector<Type> types;
-      for (Type type : op->getResultTypes())
-        types.push_back(vectorOf(type));
-      Operation *vectorOp = b.create(loc, op->getName().getIdentifier(), operands, types,
-                                     op->getAttrs());
-      mapping.map(op->getResults(), vectorOp->getResults());
+      ember::cloneOnVectors(b, *op, mapping, width);
     }
   }
   for (Operation *op : llvm::reverse(scalarOps))
@@ -315,22 +291,14 @@ SmallVector<Value> constantsToDevice(func::FuncOp function, SymbolTable &symbols
     Value buffer = memref::AllocOp::create(b, loc, type);
     if (value.isSplat()) {
       Value element = arith::ConstantOp::create(b, loc, value.getSplatValue<TypedAttr>());
-      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-      Value one = arith::ConstantIndexOp::create(b, loc, 1);
-      SmallVector<Value> lower, upper, steps;
-      for (int64_t size : type.getShape()) {
-        lower.push_back(zero);
+      SmallVector<Value> upper;
+      for (int64_t size : type.getShape())
         upper.push_back(arith::ConstantIndexOp::create(b, loc, size));
-        steps.push_back(one);
-      }
-      bool scalar = type.getRank() == 0;
-      scf::ParallelOp::create(b, loc, scalar ? ValueRange{zero} : ValueRange(lower),
-                              scalar ? ValueRange{one} : ValueRange(upper),
-                              scalar ? ValueRange{one} : ValueRange(steps),
-                              [&](OpBuilder &lb, Location lloc, ValueRange ivs) {
-                                memref::StoreOp::create(lb, lloc, element, buffer,
-                                                        scalar ? ValueRange{} : ivs);
-                              });
+      ember::parallelOver(b, loc, upper, [&](OpBuilder &lb, Location lloc, ValueRange indices) {
+        memref::StoreOp::create(lb, lloc, element, buffer, indices);
+      });
+      use.getResult().replaceAllUsesWith(buffer);
+      use.erase();
     } else {
       ModuleOp module = function->getParentOfType<ModuleOp>();
       StringRef name = "emberrt_cuda_upload";
@@ -349,10 +317,6 @@ SmallVector<Value> constantsToDevice(func::FuncOp function, SymbolTable &symbols
                            ValueRange{to, from, arith::ConstantIndexOp::create(b, loc, bytes)});
       uploaded.push_back(buffer);
       use.getResult().replaceAllUsesExcept(buffer, from);
-    }
-    if (value.isSplat()) {
-      use.getResult().replaceAllUsesWith(buffer);
-      use.erase();
     }
     OpBuilder end(buffer.getParentBlock()->getTerminator());
     memref::DeallocOp::create(end, loc, buffer);
@@ -430,8 +394,9 @@ struct MapToGpuKernelsPass : ember::impl::MapToGpuKernelsPassBase<MapToGpuKernel
         });
     }
 
-    // Reductions get a block per output element (with at least a warp's
-    // worth of elements to reduce); other nests a thread per element.
+    // Matmuls get tiles of C per block; reductions a block per output
+    // element (with at least a warp's worth of elements to reduce); other
+    // nests a thread per element.
     for (scf::ParallelOp loop : parallel)
       if (!ember::mapMatmulToTiles(loop) &&
           !ember::mapReductionToBlocks(loop, blockSize, /*minReduced=*/32) &&
@@ -550,20 +515,16 @@ struct MapToGpuKernelsPass : ember::impl::MapToGpuKernelsPassBase<MapToGpuKernel
     return trips;
   }
 
-  /// Wraps `op` in a kernel of one block of one thread.
   /// Wraps `op` in a kernel of one block of one thread; a store takes the
   /// scalar computation it stores along (copies of it: what the host still
   /// uses stays, what it no longer uses goes).
   static void runOnOneThread(Operation *op) {
     OpBuilder b(op);
-    Location loc = op->getLoc();
-    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-    Value one = arith::ConstantIndexOp::create(b, loc, 1);
     SmallVector<Operation *> slice;
     if (auto store = dyn_cast<memref::StoreOp>(op))
       slice = scalarSlice(store);
-    auto kernel = scf::ParallelOp::create(b, loc, ValueRange{zero}, ValueRange{one},
-                                          ValueRange{one});
+    auto kernel = ember::parallelOver(b, op->getLoc(), ValueRange{},
+                                      [](OpBuilder &, Location, ValueRange) {});
     OpBuilder inside = OpBuilder::atBlockTerminator(kernel.getBody());
     IRMapping mapping;
     for (Operation *computed : slice)

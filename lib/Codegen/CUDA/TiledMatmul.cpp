@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TiledMatmul.h"
+#include "LoopNests.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -42,15 +43,16 @@ std::optional<MatmulNest> match(scf::ParallelOp loop) {
   if (loop.getNumLoops() != 2)
     return std::nullopt;
   for (unsigned d = 0; d < 2; ++d)
-    if (constant(loop.getLowerBound()[d]) != 0 || constant(loop.getStep()[d]) != 1 ||
-        !constant(loop.getUpperBound()[d]))
+    if (!ember::normalizedExtent(loop.getLowerBound()[d], loop.getUpperBound()[d],
+                                 loop.getStep()[d]))
       return std::nullopt;
   Block *body = loop.getBody();
   if (!llvm::hasSingleElement(body->without_terminator()))
     return std::nullopt;
   auto reduction = dyn_cast<scf::ForOp>(body->front());
-  if (!reduction || reduction.getNumResults() || constant(reduction.getLowerBound()) != 0 ||
-      constant(reduction.getStep()) != 1 || !constant(reduction.getUpperBound()))
+  if (!reduction || reduction.getNumResults() ||
+      !ember::normalizedExtent(reduction.getLowerBound(), reduction.getUpperBound(),
+                               reduction.getStep()))
     return std::nullopt;
   Value i = loop.getInductionVars()[0], j = loop.getInductionVars()[1];
   Value k = reduction.getInductionVar();
