@@ -240,13 +240,19 @@ std::vector<Tensor> ember::detail::runCompiled(emberrt_entry_fn entry,
   return outputs;
 }
 
+/// The op that reported `fault`: its number indexes `sites`; null for an op
+/// the compiler made itself, which has no number.
+static const jit::FaultSite *faultingSite(const emberrt_fault_t &fault,
+                                          std::span<const jit::FaultSite> sites) {
+  return fault.site >= 0 && static_cast<size_t>(fault.site) < sites.size() ? &sites[fault.site]
+                                                                            : nullptr;
+}
+
 void ember::detail::throwIfFaulted(std::span<const jit::FaultSite> sites) {
   emberrt_fault_t fault = emberrt_take_fault();
   if (fault.kind == EMBERRT_FAULT_NONE)
     return;
-  const jit::FaultSite *site =
-      fault.site >= 0 && static_cast<size_t>(fault.site) < sites.size() ? &sites[fault.site]
-                                                                         : nullptr;
+  const jit::FaultSite *site = faultingSite(fault, sites);
   std::string message = jit::faultMessage(fault.kind, site);
   if (!site) // an op the compiler made itself, which has no number
     throw OpError("error: compiled code: " + message);
@@ -321,12 +327,10 @@ Tensor run(const OpDef &op, std::span<const int64_t> attrWords,
   // computed a guarded result and reported the fault; raise it at the
   // caller's line (a cached kernel serves every caller).
   if (!entry.kernel.faultSites.empty())
-    if (emberrt_fault_t fault = emberrt_take_fault(); fault.kind != EMBERRT_FAULT_NONE) {
-      const jit::FaultSite *site = static_cast<size_t>(fault.site) < entry.kernel.faultSites.size()
-                                       ? &entry.kernel.faultSites[fault.site]
-                                       : nullptr;
-      throwOpError(op.name, jit::faultMessage(fault.kind, site), loc);
-    }
+    if (emberrt_fault_t fault = emberrt_take_fault(); fault.kind != EMBERRT_FAULT_NONE)
+      throwOpError(op.name,
+                   jit::faultMessage(fault.kind, faultingSite(fault, entry.kernel.faultSites)),
+                   loc);
   if (activeTape())
     recordOnTapes(op, attrWords, inputs, resultType, result, loc);
   return result;

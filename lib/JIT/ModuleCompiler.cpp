@@ -76,20 +76,23 @@ static unsigned hostVectorBits() {
 
 static std::atomic<unsigned> chosenVectorBits{0};
 
+/// `bits` if it is a width blocked matmuls are made for, else 0 (none).
+static unsigned supportedVectorBits(unsigned bits) {
+  return bits == 128 || bits == 256 || bits == 512 ? bits : 0u;
+}
+
 unsigned ember::jit::vectorBits() {
   if (unsigned chosen = chosenVectorBits.load(std::memory_order_relaxed))
     return chosen;
   static const unsigned fromEnvironment = [] {
     const char *text = std::getenv("EMBER_VECTOR_BITS");
-    unsigned bits = text ? static_cast<unsigned>(std::strtoul(text, nullptr, 10)) : 0;
-    return bits == 128 || bits == 256 || bits == 512 ? bits : 0u;
+    return supportedVectorBits(text ? static_cast<unsigned>(std::strtoul(text, nullptr, 10)) : 0);
   }();
   return fromEnvironment ? fromEnvironment : hostVectorBits();
 }
 
 void ember::jit::setVectorBits(unsigned bits) {
-  chosenVectorBits.store(bits == 128 || bits == 256 || bits == 512 ? bits : 0,
-                         std::memory_order_relaxed);
+  chosenVectorBits.store(supportedVectorBits(bits), std::memory_order_relaxed);
 }
 
 static std::unique_ptr<llvm::TargetMachine> hostTargetMachine(std::string &error) {

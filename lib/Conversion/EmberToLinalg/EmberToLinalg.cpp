@@ -974,31 +974,31 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = op.getType();
     auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
-    // Small matmuls (and integers, and batches) stay one loop nest, which
-    // LLVM unrolls and vectorizes well; large float ones are blocked for
-    // CPUs (vectorBits 0: a target without CPU vector registers, a GPU).
-    // A short reduction goes innermost, as a hand-written loop has it: LLVM
-    // unrolls it fully and vectorizes the contiguous j loop around it. With
-    // j innermost instead, j was unrolled and the k loop vectorized with
-    // masked gathers down B's columns on AVX-512 (4x slower).
-    bool large = vectorBits != 0 && type.getRank() == 2 && isa<FloatType>(type.getElementType()) &&
-                 type.getNumElements() * lhsType.getDimSize(1) >= (1 << 15);
     int64_t k = lhsType.getDimSize(lhsType.getRank() - 1);
-    bool rowVectors = vectorBits != 0 && type.getRank() == 2 && k <= 16 &&
-                      type.getDimSize(1) <= 16 && type.getNumElements() * k >= 512;
-    if (rowVectors) {
-      rewriter.replaceOp(op, emitRowVectorMatmul(rewriter, op.getLoc(), adaptor.getLhs(),
-                                                 adaptor.getRhs(), type));
-      return success();
+    bool cpu = vectorBits != 0; // 0: no CPU vector registers (a GPU)
+    Location loc = op.getLoc();
+    Value result;
+    if (cpu && type.getRank() == 2 && k <= 16 && type.getDimSize(1) <= 16 &&
+        type.getNumElements() * k >= 512) {
+      // Short rows and a short reduction (power(x, n) on 10x10): vectors.
+      result = emitRowVectorMatmul(rewriter, loc, adaptor.getLhs(), adaptor.getRhs(), type);
+    } else if (cpu && type.getRank() == 2 && isa<FloatType>(type.getElementType()) &&
+               type.getNumElements() * k >= (1 << 15)) {
+      // Large float ones are blocked for the CPU's registers.
+      result = emitBlockedMatmul(rewriter, loc, matmulOperand(rewriter, op.getLhs(), adaptor.getLhs()),
+                                 matmulOperand(rewriter, op.getRhs(), adaptor.getRhs()), type,
+                                 vectorBits);
+    } else {
+      // Others (small, integer, batched; everything on a GPU) stay one loop
+      // nest. A short reduction goes innermost, as a hand-written loop has
+      // it: LLVM unrolls it fully and vectorizes the contiguous j loop
+      // around it. With j innermost instead, j was unrolled and the k loop
+      // vectorized with masked gathers down B's columns on AVX-512 (4x
+      // slower). On a GPU the reduction is innermost so that every element
+      // of C is a thread.
+      result = emitMatmul(rewriter, loc, adaptor.getLhs(), adaptor.getRhs(), type,
+                          /*reductionInnermost=*/!cpu || k <= 16);
     }
-    Value result =
-        large ? emitBlockedMatmul(rewriter, op.getLoc(),
-                                  matmulOperand(rewriter, op.getLhs(), adaptor.getLhs()),
-                                  matmulOperand(rewriter, op.getRhs(), adaptor.getRhs()), type,
-                                  vectorBits)
-              : emitMatmul(rewriter, op.getLoc(), adaptor.getLhs(), adaptor.getRhs(), type,
-                           /*reductionInnermost=*/vectorBits == 0 ||
-                               lhsType.getDimSize(lhsType.getRank() - 1) <= 16);
     rewriter.replaceOp(op, result);
     return success();
   }
