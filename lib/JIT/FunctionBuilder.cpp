@@ -671,6 +671,16 @@ bool FunctionBuilder::compile(std::span<const int> results, CompiledFunction &ou
   return true;
 }
 
+/// A new, empty function `<name>_grad<n>` at the end of the module, to be
+/// differentiated. Public until ember-autodiff has differentiated it (the
+/// inliner would delete a private function nothing calls yet).
+static func::FuncOp newDifferentiatedFunction(FunctionBuilder::Impl &impl, Location loc) {
+  OpBuilder mb(&impl.context);
+  mb.setInsertionPointToEnd(impl.module->getBody());
+  std::string name = impl.name + "_grad" + std::to_string(impl.gradientCalls++);
+  return func::FuncOp::create(mb, loc, name, mb.getFunctionType({}, {}));
+}
+
 /// Makes `differentiated` (whose body is complete, returning what is to be
 /// differentiated) a function marked ember.differentiate = `wrt`, called in
 /// the current block through its derivative `<name>_vjp` on `arguments`
@@ -737,12 +747,7 @@ bool FunctionBuilder::addGradientCall(int function, std::span<const int> operand
       return false;
     }
   Location loc = locationOf(impl.context, where);
-  OpBuilder mb(&impl.context);
-  mb.setInsertionPointToEnd(impl.module->getBody());
-  std::string name = impl.name + "_grad" + std::to_string(impl.gradientCalls++);
-  // Public until ember-autodiff has differentiated it (the inliner would
-  // delete a private function nothing calls yet).
-  auto differentiated = func::FuncOp::create(mb, loc, name, mb.getFunctionType({}, {}));
+  func::FuncOp differentiated = newDifferentiatedFunction(impl, loc);
   impl.attach(function, differentiated.getBody(),
               [&](OpBuilder &rb, ValueRange values) { func::ReturnOp::create(rb, loc, values); });
   callDerivative(impl, differentiated, impl.valuesOf(operands), wrt, loc, results, resultTypes);
@@ -835,10 +840,7 @@ bool FunctionBuilder::addTapeGradient(int target, std::span<const int> sources,
   });
 
   // A function of the sources computing the target from them.
-  OpBuilder mb(&impl.context);
-  mb.setInsertionPointToEnd(impl.module->getBody());
-  std::string name = impl.name + "_grad" + std::to_string(impl.gradientCalls++);
-  auto differentiated = func::FuncOp::create(mb, loc, name, mb.getFunctionType({}, {}));
+  func::FuncOp differentiated = newDifferentiatedFunction(impl, loc);
   Block *entry = differentiated.addEntryBlock();
   IRMapping mapping;
   SmallVector<Value> arguments;

@@ -394,65 +394,56 @@ namespace {
 CUdeviceptr device(const void *ptr) {
   return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(ptr));
 }
+
+/// Queues `n` bytes of work on the runtime's stream through `issue` (the
+/// driver call, named `call`), after the checks every copy and memset makes;
+/// `waitForHost` then waits for the stream, so that a host buffer may be
+/// read or reused on return (even pinned memory, which the driver reads or
+/// writes later).
+template <typename Issue>
+emberrt_status_t onStream(const char *function, size_t n, bool pointersGiven, const char *call,
+                          bool waitForHost, Issue &&issue) {
+  if (n == 0)
+    return EMBERRT_OK;
+  if (!pointersGiven)
+    return EMBERRT_INVALID_ARGUMENT;
+  const DriverApi *api = enter(function);
+  if (!api)
+    return EMBERRT_DEVICE_ERROR;
+  if (!check(issue(*api, runtimeStream()), call) ||
+      (waitForHost && !check(api->cuStreamSynchronize(runtimeStream()), "cuStreamSynchronize")))
+    return EMBERRT_DEVICE_ERROR;
+  return EMBERRT_OK;
+}
 } // namespace
 
 extern "C" emberrt_status_t emberrt_cuda_memcpy_htod(void *dst, const void *src, size_t n) {
-  if (n == 0)
-    return EMBERRT_OK;
-  if (!dst || !src)
-    return EMBERRT_INVALID_ARGUMENT;
-  const DriverApi *api = enter("emberrt_cuda_memcpy_htod");
-  if (!api)
-    return EMBERRT_DEVICE_ERROR;
-  // Waiting makes `src` reusable on return even when it is pinned memory,
-  // which the driver would read later.
-  if (!check(api->cuMemcpyHtoDAsync(device(dst), src, n, runtimeStream()), "cuMemcpyHtoDAsync") ||
-      !check(api->cuStreamSynchronize(runtimeStream()), "cuStreamSynchronize"))
-    return EMBERRT_DEVICE_ERROR;
-  return EMBERRT_OK;
+  return onStream("emberrt_cuda_memcpy_htod", n, dst && src, "cuMemcpyHtoDAsync", true,
+                  [&](const DriverApi &api, CUstream stream) {
+                    return api.cuMemcpyHtoDAsync(device(dst), src, n, stream);
+                  });
 }
 
 extern "C" emberrt_status_t emberrt_cuda_memcpy_dtoh(void *dst, const void *src, size_t n) {
-  if (n == 0)
-    return EMBERRT_OK;
-  if (!dst || !src)
-    return EMBERRT_INVALID_ARGUMENT;
-  const DriverApi *api = enter("emberrt_cuda_memcpy_dtoh");
-  if (!api)
-    return EMBERRT_DEVICE_ERROR;
-  if (!check(api->cuMemcpyDtoHAsync(dst, device(src), n, runtimeStream()), "cuMemcpyDtoHAsync") ||
-      !check(api->cuStreamSynchronize(runtimeStream()), "cuStreamSynchronize"))
-    return EMBERRT_DEVICE_ERROR;
-  return EMBERRT_OK;
+  return onStream("emberrt_cuda_memcpy_dtoh", n, dst && src, "cuMemcpyDtoHAsync", true,
+                  [&](const DriverApi &api, CUstream stream) {
+                    return api.cuMemcpyDtoHAsync(dst, device(src), n, stream);
+                  });
 }
 
 extern "C" emberrt_status_t emberrt_cuda_memcpy_dtod(void *dst, const void *src, size_t n) {
-  if (n == 0)
-    return EMBERRT_OK;
-  if (!dst || !src)
-    return EMBERRT_INVALID_ARGUMENT;
-  const DriverApi *api = enter("emberrt_cuda_memcpy_dtod");
-  if (!api)
-    return EMBERRT_DEVICE_ERROR;
-  return check(api->cuMemcpyDtoDAsync(device(dst), device(src), n, runtimeStream()),
-               "cuMemcpyDtoDAsync")
-             ? EMBERRT_OK
-             : EMBERRT_DEVICE_ERROR;
+  return onStream("emberrt_cuda_memcpy_dtod", n, dst && src, "cuMemcpyDtoDAsync", false,
+                  [&](const DriverApi &api, CUstream stream) {
+                    return api.cuMemcpyDtoDAsync(device(dst), device(src), n, stream);
+                  });
 }
 
 extern "C" emberrt_status_t emberrt_cuda_memset(void *dst, int value, size_t n) {
-  if (n == 0)
-    return EMBERRT_OK;
-  if (!dst)
-    return EMBERRT_INVALID_ARGUMENT;
-  const DriverApi *api = enter("emberrt_cuda_memset");
-  if (!api)
-    return EMBERRT_DEVICE_ERROR;
-  return check(api->cuMemsetD8Async(device(dst), static_cast<unsigned char>(value), n,
-                                    runtimeStream()),
-               "cuMemsetD8Async")
-             ? EMBERRT_OK
-             : EMBERRT_DEVICE_ERROR;
+  return onStream("emberrt_cuda_memset", n, dst != nullptr, "cuMemsetD8Async", false,
+                  [&](const DriverApi &api, CUstream stream) {
+                    return api.cuMemsetD8Async(device(dst), static_cast<unsigned char>(value), n,
+                                               stream);
+                  });
 }
 
 extern "C" emberrt_status_t emberrt_cuda_synchronize(void) {
