@@ -77,9 +77,11 @@ namespace {
 struct LowerToNVVMOptions : PassPipelineOptions<LowerToNVVMOptions> {
   Option<std::string> chip{*this, "chip", llvm::cl::desc("The GPU's architecture"),
                            llvm::cl::init("sm_90")};
-  Option<std::string> features{*this, "features",
-                               llvm::cl::desc("PTX features (the ISA version)"),
-                               llvm::cl::init("+ptx80")};
+  Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("PTX features, e.g. +ptx80 (the ISA version); empty: the lowest version "
+                     "the chip supports"),
+      llvm::cl::init("")};
   Option<std::string> format{
       *this, "format",
       llvm::cl::desc("The binary: isa (PTX, compiled by the driver), bin (cubin, through "

@@ -47,9 +47,12 @@ llvm::LogicalResult buildLowerToLLVMPipeline(mlir::OpPassManager &pm, unsigned v
 /// An NVIDIA GPU target: its architecture, the PTX version, and the binary
 /// embedded in the host code ("isa": PTX, compiled by the driver when
 /// loaded; "bin": a cubin, through ptxas, which must be installed).
+/// Features empty: the lowest PTX version the chip supports, LLVM's choice
+/// (a fixed default such as +ptx80 made LLVM abort for newer chips, e.g.
+/// sm_100 needs 8.6).
 struct CudaTargetOptions {
   std::string chip = "sm_90";
-  std::string features = "+ptx80";
+  std::string features;
   std::string format = "isa";
   int64_t blockSize = 256;
 };
