@@ -9,6 +9,7 @@
 #define EMBER_TENSOR_H
 
 #include "ember/DType.h"
+#include "ember/Device.h"
 #include "ember/Error.h"
 
 #include <cstdint>
@@ -155,6 +156,16 @@ public:
   int64_t size(int dim) const;
   size_t nbytes() const { return static_cast<size_t>(numel()) * dtypeSize(dtype()); }
 
+  /// Where the values live: cpu, or cuda:0 (see ember/Device.h).
+  Device device() const;
+  /// This tensor on `device`: itself if it is there already, else a copy
+  /// (PyTorch's Tensor.to). Copies to the host wait for queued GPU work.
+  Tensor to(const Device &device) const;
+  Tensor cpu() const { return to(Device()); }
+  Tensor cuda() const { return to(Device(DeviceType::CUDA, 0)); }
+
+  /// The buffer: host memory, or for a tensor on a GPU a device pointer
+  /// (as LibTorch's data_ptr); to_vector and item copy to the host.
   void *data();
   const void *data() const;
   /// Typed access to the buffer; T must be the dtype's C++ type.

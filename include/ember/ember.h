@@ -5,6 +5,7 @@
 #include "ember/ControlFlow.h"
 #include "ember/CustomGradient.h"
 #include "ember/DType.h"
+#include "ember/Device.h"
 #include "ember/Error.h"
 #include "ember/Function.h"
 #include "ember/GradientTape.h"

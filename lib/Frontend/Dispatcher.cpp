@@ -11,9 +11,12 @@
 
 #include "Dispatcher.h"
 
+#include "DeviceCopy.h"
 #include "TensorImpl.h"
 #include "Tape.h"
 #include "Tracer.h"
+
+#include "emberrt/cuda.h"
 
 #include <atomic>
 #include <cstring>
@@ -120,7 +123,7 @@ KernelEntry &findOrCompile(const Signature &signature, const OpDef &op,
                            std::span<const int64_t> attrWords,
                            std::span<const Tensor *const> inputs,
                            const jit::TensorSpec *resultType, std::span<const int64_t> broadcast,
-                           const SourceLoc &loc) {
+                           const SourceLoc &loc, jit::Target target) {
   KernelCache &kc = cache();
   KeyView view{signature.words(), signature.size, signature.hash};
   std::shared_ptr<KernelEntry> entry;
@@ -157,7 +160,7 @@ KernelEntry &findOrCompile(const Signature &signature, const OpDef &op,
     }
   }
   if (!compileHere)
-    return findOrCompile(signature, op, attrWords, inputs, resultType, broadcast, loc);
+    return findOrCompile(signature, op, attrWords, inputs, resultType, broadcast, loc, target);
 
   kc.misses.fetch_add(1, std::memory_order_relaxed);
   std::vector<jit::TensorSpec> specs;
@@ -171,6 +174,7 @@ KernelEntry &findOrCompile(const Signature &signature, const OpDef &op,
   request.resultType = resultType;
   request.loc = {loc.file_name(), loc.line(), loc.column()};
   request.broadcastShape = broadcast;
+  request.target = target;
   std::string error;
   bool ok = jit::compileKernel(request, entry->kernel, error);
   kc.compileNanos.fetch_add(static_cast<int64_t>(entry->kernel.compileSeconds * 1e9),
@@ -215,14 +219,70 @@ Shape ember::detail::shapeOf(const jit::TensorSpec &spec) {
   return Shape(std::span<const int64_t>(spec.dims, spec.rank));
 }
 
+/// After compiled GPU code has queued its work: the error the runtime
+/// recorded (a launch that failed, memory exhausted), if any.
+static std::string takeCudaError() {
+  std::string message = emberrt_cuda_last_error();
+  if (!message.empty())
+    emberrt_cuda_clear_error();
+  return message;
+}
+
+Device ember::detail::placementOf(std::string_view what, std::span<const Tensor *const> inputs,
+                                  const SourceLoc &loc) {
+  if (const Device *scope = explicitDevice()) {
+    requireDevice(*scope);
+    return *scope;
+  }
+  int first = -1;
+  Device chosen;
+  bool scalarOnGpu = false;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i]->impl())
+      continue; // an undefined tensor: refused below, by the op
+    const TensorImpl &impl = *inputs[i]->impl();
+    Device device = deviceOf(impl);
+    if (impl.shape.rank() == 0) { // scalars follow the other operands
+      scalarOnGpu |= device.is_cuda();
+      continue;
+    }
+    if (first < 0) {
+      first = static_cast<int>(i);
+      chosen = device;
+    } else if (device != chosen) {
+      throwOpError(what,
+                   "has operands on different devices: operand #" + std::to_string(first) +
+                       " (shape " + inputs[first]->shape().str() + ") is on " + chosen.str() +
+                       ", operand #" + std::to_string(i) + " (shape " +
+                       inputs[i]->shape().str() + ") on " + device.str() +
+                       "; move one with .to(\"" + chosen.str() + "\") or .to(\"" +
+                       device.str() + "\"), or run the op inside an ember::DeviceScope",
+                   loc);
+    }
+  }
+  if (first < 0 && scalarOnGpu)
+    return Device(DeviceType::CUDA, 0);
+  return chosen;
+}
+
 std::vector<Tensor> ember::detail::runCompiled(emberrt_entry_fn entry,
                                                std::span<const Tensor *const> inputs,
                                                std::span<const jit::TensorSpec> results,
-                                               std::span<const jit::FaultSite> faultSites) {
+                                               std::span<const jit::FaultSite> faultSites,
+                                               const Device &device) {
+  std::vector<Tensor> moved; // inputs copied to `device`
+  moved.reserve(inputs.size());
+  std::vector<const Tensor *> placed(inputs.begin(), inputs.end());
+  for (const Tensor *&t : placed)
+    if (t->device() != device) {
+      moved.push_back(t->to(device));
+      t = &moved.back();
+    }
+  inputs = placed;
   std::vector<Tensor> outputs;
   outputs.reserve(results.size());
   for (const jit::TensorSpec &spec : results)
-    outputs.push_back(newTensor(shapeOf(spec), spec.dtype));
+    outputs.push_back(newTensorOn(shapeOf(spec), spec.dtype, device));
   std::vector<emberrt_memref_t> descriptors(inputs.size() + outputs.size());
   std::vector<void *> args(descriptors.size());
   size_t n = 0;
@@ -236,6 +296,9 @@ std::vector<Tensor> ember::detail::runCompiled(emberrt_entry_fn entry,
   for (const Tensor &t : outputs)
     pass(t);
   callEntry(entry, args.data());
+  if (device.is_cuda())
+    if (std::string failure = takeCudaError(); !failure.empty())
+      throw OpError("error: compiled GPU code: CUDA error: " + failure);
   throwIfFaulted(faultSites);
   return outputs;
 }
@@ -283,8 +346,28 @@ Tensor run(const OpDef &op, std::span<const int64_t> attrWords,
            std::span<const int64_t> broadcast, const SourceLoc &loc) {
   if (inputs.size() + 1 > 64)
     throwOpError(op.name, "takes at most 63 operands, got " + std::to_string(inputs.size()), loc);
+  Device device = placementOf(op.name, inputs, loc);
+  // Operands elsewhere (host scalars, host tensors inside a DeviceScope)
+  // are copied to the op's device first.
+  bool elsewhere = false;
+  for (const Tensor *input : inputs)
+    elsewhere |= input->impl() && deviceOf(*input->impl()) != device;
+  std::vector<Tensor> moved;
+  const Tensor *placed[64];
+  if (elsewhere) {
+    moved.reserve(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      placed[i] = inputs[i];
+      if (inputs[i]->impl() && deviceOf(*inputs[i]->impl()) != device) {
+        moved.push_back(copyToDevice(*inputs[i], device));
+        placed[i] = &moved.back();
+      }
+    }
+    inputs = std::span<const Tensor *const>(placed, inputs.size());
+  }
   Signature signature;
   signature.push(reinterpret_cast<intptr_t>(&op));
+  signature.push(static_cast<int64_t>(device.type()));
   for (int64_t word : attrWords)
     signature.push(word);
   signature.push(static_cast<int64_t>(inputs.size()));
@@ -306,9 +389,11 @@ Tensor run(const OpDef &op, std::span<const int64_t> attrWords,
   }
   signature.finish();
 
-  KernelEntry &entry = findOrCompile(signature, op, attrWords, inputs, resultType, broadcast, loc);
+  KernelEntry &entry = findOrCompile(signature, op, attrWords, inputs, resultType, broadcast, loc,
+                                     targetOf(device));
 
-  Tensor result = newTensor(entry.resultShape, entry.kernel.result.dtype);
+  Tensor result = device.is_cpu() ? newTensor(entry.resultShape, entry.kernel.result.dtype)
+                                  : newTensorOn(entry.resultShape, entry.kernel.result.dtype, device);
   emberrt_memref_t descriptors[64];
   void *args[64];
   size_t n = 0;
@@ -323,6 +408,9 @@ Tensor run(const OpDef &op, std::span<const int64_t> attrWords,
                       entry.resultShape.data());
   args[n] = &descriptors[n];
   callEntry(entry.kernel.entry, args);
+  if (device.is_cuda())
+    if (std::string failure = takeCudaError(); !failure.empty())
+      throwOpError(op.name, "failed on " + device.str() + ": CUDA error: " + failure, loc);
   // Integer division by zero, a gather index out of range: the kernel
   // computed a guarded result and reported the fault; raise it at the
   // caller's line (a cached kernel serves every caller).

@@ -2,6 +2,7 @@
 #ifndef EMBER_LIB_FRONTEND_DISPATCHER_H
 #define EMBER_LIB_FRONTEND_DISPATCHER_H
 
+#include "ember/Device.h"
 #include "ember/JIT/KernelCompiler.h"
 #include "ember/Ops.h"
 
@@ -46,13 +47,27 @@ jit::TensorSpec specOf(DType dtype, const Shape &shape);
 /// The shape of a compiler-side tensor type.
 Shape shapeOf(const jit::TensorSpec &spec);
 
-/// Calls a compiled function `entry` on `inputs` and returns fresh tensors
+/// Where an op (or a compiled function, `what` naming it) on `inputs` runs:
+/// the DeviceScope's device inside one, else the device of its operands
+/// (0-d operands follow the others). Operands on two devices outside a scope
+/// are an OpError naming both. Throws if the device cannot be used.
+Device placementOf(std::string_view what, std::span<const Tensor *const> inputs,
+                   const SourceLoc &loc);
+
+/// The compiler target for code that runs on `device`.
+inline jit::Target targetOf(const Device &device) {
+  return device.is_cuda() ? jit::Target::Cuda : jit::Target::Host;
+}
+
+/// Calls a compiled function `entry`, compiled for `device`, on `inputs`
+/// (copied there first when elsewhere) and returns fresh tensors on `device`
 /// for its `results` (the calling convention: one memref descriptor per
 /// input, then one per result). Throws OpError if the code reported a fault
-/// (see throwIfFaulted).
+/// (see throwIfFaulted) or the GPU failed.
 std::vector<Tensor> runCompiled(emberrt_entry_fn entry, std::span<const Tensor *const> inputs,
                                 std::span<const jit::TensorSpec> results,
-                                std::span<const jit::FaultSite> faultSites = {});
+                                std::span<const jit::FaultSite> faultSites,
+                                const Device &device);
 
 /// Takes the fault compiled code reported on this thread, if any, and throws
 /// it as an OpError naming the faulting op and its source line from

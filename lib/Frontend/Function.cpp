@@ -123,8 +123,9 @@ struct FunctionCore::Impl {
     }
 
   /// The signature's words: the host words, then each tensor's dtype and shape.
-  static std::vector<int64_t> signatureOf(const CallKey &key) {
+  static std::vector<int64_t> signatureOf(const CallKey &key, const Device &device) {
     std::vector<int64_t> words = key.words;
+    words.push_back(static_cast<int64_t>(device.type()));
     for (const Tensor *t : key.tensors) {
       words.push_back((static_cast<int64_t>(t->dtype()) << 8) | t->rank());
       words.insert(words.end(), t->shape().begin(), t->shape().end());
@@ -228,7 +229,8 @@ struct FunctionCore::Impl {
     return symbolic(tracer, ids, resultSpecs);
   }
 
-  std::shared_ptr<Concrete> traceAndCompile(const CallKey &key, const Trace &trace) {
+  std::shared_ptr<Concrete> traceAndCompile(const CallKey &key, const Trace &trace,
+                                            const Device &device) {
     auto concrete = std::make_shared<Concrete>();
     Tracer tracer(symbolName(name));
     auto start = std::chrono::steady_clock::now();
@@ -246,7 +248,8 @@ struct FunctionCore::Impl {
     }
     std::string error;
     start = std::chrono::steady_clock::now();
-    if (!tracer.builder().compile(ids, concrete->compiled, error, {}, wrtOf(key)))
+    if (!tracer.builder().compile(ids, concrete->compiled, error, {}, wrtOf(key),
+                                  targetOf(device)))
       throw OpError("ember::function '" + name + "' failed to compile:\n" + error);
     concrete->info.compile_seconds = secondsSince(start);
     concrete->info.from_disk_cache = concrete->compiled.fromDiskCache;
@@ -257,7 +260,7 @@ struct FunctionCore::Impl {
   /// concurrent first call is tracing (waited for), or one traced here.
   /// `traced` tells whether this call traced.
   const Concrete &concreteFor(const std::vector<int64_t> &signature, const CallKey &key,
-                              const Trace &trace, bool &traced) {
+                              const Trace &trace, const Device &device, bool &traced) {
     traced = false;
     std::shared_ptr<Slot> slot;
     {
@@ -283,7 +286,7 @@ struct FunctionCore::Impl {
       return *slot->concrete;
     }
     try {
-      std::shared_ptr<Concrete> concrete = traceAndCompile(key, trace);
+      std::shared_ptr<Concrete> concrete = traceAndCompile(key, trace, device);
       {
         std::unique_lock<std::shared_mutex> lock(mutex);
         slot->concrete = concrete;
@@ -326,9 +329,13 @@ std::vector<Tensor> FunctionCore::call(const CallKey &key, const Trace &trace) {
     return trace(arguments);
   }
   Impl &impl = *impl_;
-  std::vector<int64_t> signature = Impl::signatureOf(key);
+  // Where it runs: where its tensor arguments are (or the DeviceScope's
+  // device); part of the signature, since the code differs.
+  Device device = placementOf("ember::function '" + impl.name + "'", key.tensors,
+                              SourceLoc::current());
+  std::vector<int64_t> signature = Impl::signatureOf(key, device);
   bool traced = false;
-  const Concrete *concrete = &impl.concreteFor(signature, key, trace, traced);
+  const Concrete *concrete = &impl.concreteFor(signature, key, trace, device, traced);
   impl.noteCall(traced);
 
   // Run: descriptors for the arguments (the call's tensors, then the values
@@ -343,11 +350,12 @@ std::vector<Tensor> FunctionCore::call(const CallKey &key, const Trace &trace) {
   if (impl.differentiate)
     for (size_t r = 0; r < concrete->resultShapes.size(); ++r)
       cotangents.push_back(full(concrete->resultShapes[r], r < concrete->userResults ? 1 : 0,
-                                compiled.results[r].dtype));
+                                compiled.results[r].dtype)
+                               .to(device));
   for (const Tensor &t : cotangents)
     inputs.push_back(&t);
   std::vector<Tensor> outputs =
-      runCompiled(compiled.entry, inputs, compiled.results, compiled.faultSites);
+      runCompiled(compiled.entry, inputs, compiled.results, compiled.faultSites, device);
   // Write the assigned variables back; return the function's own results
   // (then, for a derivative, the gradients of the call's float tensors).
   for (size_t v = 0; v < concrete->variableOutputs.size(); ++v)

@@ -190,7 +190,7 @@ std::vector<Tensor> GradientTape::gradient(const Tensor &target, const GradientS
   std::vector<Tensor> all = gradients(target, tensors, connected, loc);
   for (size_t i = 0; i < all.size(); ++i)
     if (!all[i].defined()) // an integer source
-      all[i] = zeros(tensors[i].shape(), tensors[i].dtype());
+      all[i] = zeros(tensors[i].shape(), tensors[i].dtype()).to(tensors[i].device());
   return all;
 }
 
@@ -451,6 +451,9 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
     pushSpec(function.key, leaf.dtype(), leaf.shape());
   function.key.push_back(static_cast<int64_t>(wrt.size()));
   function.key.insert(function.key.end(), wrt.begin(), wrt.end());
+  // The derivative runs where the target was computed.
+  Device device = target.device();
+  function.key.push_back(static_cast<int64_t>(device.type()));
 
   std::shared_ptr<const Derivative> derivative;
   {
@@ -480,7 +483,7 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
         compiled->givenRecords.push_back(r);
     }
     std::string error;
-    if (!builder.compile({&targetId, 1}, compiled->compiled, error, {}, wrt))
+    if (!builder.compile({&targetId, 1}, compiled->compiled, error, {}, wrt, targetOf(device)))
       throw OpError("GradientTape: the recorded computation failed to compile:\n" + error);
     derivative = compiled;
     std::lock_guard lock(derivatives().mutex);
@@ -490,7 +493,7 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
 
   // Run: leaves, the cotangent (ones), the recorded forward values; out come
   // the target and the sources' gradients.
-  Tensor cotangent = ones(target.shape(), target.dtype());
+  Tensor cotangent = ones(target.shape(), target.dtype()).to(device);
   std::vector<const Tensor *> inputs;
   for (const Tensor &leaf : function.leaves)
     inputs.push_back(&leaf);
@@ -499,7 +502,7 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
     inputs.push_back(&tape.records[neededRecords[r]].result);
   const jit::CompiledFunction &compiled = derivative->compiled;
   std::vector<Tensor> outputs =
-      runCompiled(compiled.entry, inputs, compiled.results, compiled.faultSites);
+      runCompiled(compiled.entry, inputs, compiled.results, compiled.faultSites, device);
 
   // The gradient of each source: its leaf's, after the target's value.
   std::vector<Tensor> gradients;

@@ -517,7 +517,8 @@ Tensor ember::operator~(Located x) { return logical_not(x.tensor, x.loc); }
 //===----------------------------------------------------------------------===//
 
 void ember::save_npy(const std::string &path, const Tensor &tensor) {
-  writeNpy(path, tensor.dtype(), tensor.shape().data(), tensor.rank(), tensor.data());
+  Tensor host = tensor.cpu();
+  writeNpy(path, tensor.dtype(), tensor.shape().data(), tensor.rank(), host.data());
 }
 
 Tensor ember::load_npy(const std::string &path) {

@@ -1,5 +1,6 @@
 //===- Tensor.cpp - the Tensor handle, shapes, creation and host copies ----===//
 
+#include "DeviceCopy.h"
 #include "TensorImpl.h"
 
 #include "Format.h"
@@ -245,18 +246,30 @@ void Tensor::checkAccess(DType requested) const {
                 std::string(dtypeName(dtype())));
 }
 
+Device Tensor::device() const { return deviceOf(checked(impl_)); }
+
+Tensor Tensor::to(const Device &device) const {
+  checked(impl_);
+  return copyToDevice(*this, device);
+}
+
 void Tensor::copyTo(void *out, DType outType) const {
-  convertValues(data(), dtype(), out, outType, static_cast<size_t>(numel()));
+  Tensor host = cpu();
+  convertValues(host.data(), dtype(), out, outType, static_cast<size_t>(numel()));
 }
 
 void Tensor::copyItemTo(void *out, DType outType) const {
   if (numel() != 1)
     throw Error("only a tensor with one element converts to a C++ value; this one has shape " +
                 shape().str() + " (" + std::to_string(numel()) + " elements)");
-  convertValues(data(), dtype(), out, outType, 1);
+  Tensor host = cpu();
+  convertValues(host.data(), dtype(), out, outType, 1);
 }
 
-Tensor Tensor::empty(const Shape &shape, DType dtype) { return newTensor(shape, dtype); }
+Tensor Tensor::empty(const Shape &shape, DType dtype) {
+  const Device *device = explicitDevice();
+  return device ? newTensorOn(shape, dtype, *device) : newTensor(shape, dtype);
+}
 
 Tensor Tensor::fromHost(const void *values, DType valueType, size_t count, const Shape &shape,
                         DType dtype) {
@@ -265,7 +278,7 @@ Tensor Tensor::fromHost(const void *values, DType valueType, size_t count, const
                 shape.str() + " (" + std::to_string(shape.numel()) + " elements)");
   Tensor out = newTensor(shape, dtype);
   convertValues(values, valueType, out.data(), dtype, count);
-  return out;
+  return placeCreated(out);
 }
 
 /// Writes `scalars` into a new tensor of `dtype`, through double or int64 so
@@ -289,7 +302,7 @@ Tensor::Tensor(Scalar value)
                                                  : DType::Int32) {}
 
 Tensor::Tensor(Scalar value, DType dtype) {
-  Tensor made = fromScalars({value}, Shape{}, dtype);
+  Tensor made = placeCreated(fromScalars({value}, Shape{}, dtype));
   std::swap(impl_, made.impl_);
 }
 
@@ -300,7 +313,7 @@ Tensor::Tensor(std::initializer_list<TensorInit> values, DType dtype) {
   TensorInit root(values);
   std::vector<Scalar> leaves;
   root.flatten(leaves);
-  Tensor made = fromScalars(leaves, root.shape(), dtype);
+  Tensor made = placeCreated(fromScalars(leaves, root.shape(), dtype));
   std::swap(impl_, made.impl_);
 }
 
@@ -357,13 +370,13 @@ void TensorInit::flatten(std::vector<Scalar> &out) const {
 //===----------------------------------------------------------------------===//
 
 Tensor ember::full(const Shape &shape, Scalar value, DType dtype) {
-  Tensor one(value, dtype);
+  Tensor one = fromScalars({value}, Shape{}, dtype);
   Tensor out = newTensor(shape, dtype);
   size_t size = dtypeSize(dtype);
   auto *bytes = static_cast<char *>(out.data());
   for (int64_t i = 0; i < shape.numel(); ++i)
     std::memcpy(bytes + i * size, one.data(), size);
-  return out;
+  return placeCreated(out);
 }
 
 Tensor ember::zeros(const Shape &shape, DType dtype) { return full(shape, 0, dtype); }
@@ -418,7 +431,8 @@ Tensor ember::random_normal(const Shape &shape, uint64_t seed, double mean, doub
 //===----------------------------------------------------------------------===//
 
 std::string Tensor::values_string() const {
-  return formatValues(data(), dtype(), shape().data(), rank());
+  Tensor host = cpu();
+  return formatValues(host.data(), dtype(), shape().data(), rank());
 }
 
 std::string Tensor::to_string() const {

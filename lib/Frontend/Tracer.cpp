@@ -44,7 +44,8 @@ int Tracer::valueOf(const Tensor &tensor, const SourceLoc &loc) {
                  loc);
   if (auto it = constants_.find(impl); it != constants_.end())
     return it->second;
-  int id = builder_.addConstant(specOf(impl->dtype, impl->shape), tensor.data());
+  Tensor host = tensor.cpu(); // a GPU tensor's values become the constant too
+  int id = builder_.addConstant(specOf(impl->dtype, impl->shape), host.data());
   constants_.emplace(impl, id);
   captured_.push_back(tensor);
   return id;

@@ -591,7 +591,8 @@ static void writeAtomically(const std::string &path, const std::string &text) {
 
 bool FunctionBuilder::compile(std::span<const int> results, CompiledFunction &out,
                               std::string &error, const StageSink &stages,
-                              const std::optional<std::vector<int64_t>> &differentiateWrt) {
+                              const std::optional<std::vector<int64_t>> &differentiateWrt,
+                              Target target) {
   auto start = std::chrono::steady_clock::now();
   Impl &impl = *impl_;
   DiagnosticCollector collector(impl.context, error);
@@ -658,7 +659,7 @@ bool FunctionBuilder::compile(std::span<const int> results, CompiledFunction &ou
   }
   std::unique_ptr<Executable> executable =
       compileModule(*impl.module, error, [&](ModuleOp lowered) { prepareForJit(lowered, name); },
-                    observing ? StageObserver(observe) : StageObserver(), objectPath);
+                    observing ? StageObserver(observe) : StageObserver(), objectPath, target);
   if (!executable)
     return false;
   out.entry = reinterpret_cast<emberrt_entry_fn>(executable->lookup("ember_entry_" + name, error));

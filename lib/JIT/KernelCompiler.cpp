@@ -55,7 +55,7 @@ bool compileKernel(const KernelRequest &request, CompiledKernel &out, std::strin
   if (!builder)
     return false;
   CompiledFunction function;
-  if (!builder->compile({&result, 1}, function, error))
+  if (!builder->compile({&result, 1}, function, error, {}, std::nullopt, request.target))
     return false;
   out.entry = function.entry;
   out.result = function.results.front();

@@ -6,6 +6,7 @@
 #include "ember/Pipelines/Pipelines.h"
 #include "EmberBuildId.h"
 
+#include "emberrt/cuda.h"
 #include "emberrt/runtime.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Pass/PassManager.h"
@@ -17,6 +18,7 @@
 #include "llvm/ExecutionEngine/JITLink/JITLink.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
@@ -315,6 +317,32 @@ std::unique_ptr<ember::jit::Executable> link(std::unique_ptr<llvm::MemoryBuffer>
   provide("emberrt_print_f64", &emberrt_print_f64);
   // Integer division by zero, gather indices out of range (see runtime.h).
   provide("emberrt_report_fault", &emberrt_report_fault);
+  // What the host code of GPU functions calls (emberrt/cuda.h), by address:
+  // a program linked statically does not export them to the JIT's lookup in
+  // the process.
+  provide("mgpuModuleLoad", &mgpuModuleLoad);
+  provide("mgpuModuleLoadJIT", &mgpuModuleLoadJIT);
+  provide("mgpuModuleUnload", &mgpuModuleUnload);
+  provide("mgpuModuleGetFunction", &mgpuModuleGetFunction);
+  provide("mgpuLaunchKernel", &mgpuLaunchKernel);
+  provide("mgpuStreamCreate", &mgpuStreamCreate);
+  provide("mgpuStreamDestroy", &mgpuStreamDestroy);
+  provide("mgpuStreamSynchronize", &mgpuStreamSynchronize);
+  provide("mgpuStreamWaitEvent", &mgpuStreamWaitEvent);
+  provide("mgpuEventCreate", &mgpuEventCreate);
+  provide("mgpuEventDestroy", &mgpuEventDestroy);
+  provide("mgpuEventSynchronize", &mgpuEventSynchronize);
+  provide("mgpuEventRecord", &mgpuEventRecord);
+  provide("mgpuMemAlloc", &mgpuMemAlloc);
+  provide("mgpuMemFree", &mgpuMemFree);
+  provide("mgpuMemcpy", &mgpuMemcpy);
+  provide("mgpuMemset32", &mgpuMemset32);
+  provide("mgpuMemset16", &mgpuMemset16);
+  provide("mgpuSetDefaultDevice", &mgpuSetDefaultDevice);
+  provide("emberrt_cuda_host_malloc", &emberrt_cuda_host_malloc);
+  provide("emberrt_cuda_aligned_alloc", &emberrt_cuda_aligned_alloc);
+  provide("emberrt_cuda_free_any", &emberrt_cuda_free_any);
+  provide("emberrt_cuda_upload", &emberrt_cuda_upload);
   if (llvm::Error failure = main.define(llvm::orc::absoluteSymbols(std::move(runtime)))) {
     error += llvm::toString(std::move(failure));
     return nullptr;
@@ -328,7 +356,27 @@ std::unique_ptr<ember::jit::Executable> link(std::unique_ptr<llvm::MemoryBuffer>
 } // namespace
 
 ember::jit::Executable::Executable(std::unique_ptr<llvm::orc::LLJIT> jit) : jit_(std::move(jit)) {}
-ember::jit::Executable::~Executable() = default;
+ember::jit::Executable::~Executable() {
+  if (finalize_)
+    finalize_();
+}
+
+bool ember::jit::Executable::initialize(std::string &error) {
+  for (llvm::StringRef name : {kModuleInit, kModuleFini}) {
+    auto address = jit_->lookup(name);
+    if (!address) { // a module without initializers (CPU code)
+      llvm::consumeError(address.takeError());
+      continue;
+    }
+    auto function = address->toPtr<void (*)()>();
+    if (name == kModuleInit)
+      function();
+    else
+      finalize_ = function;
+  }
+  (void)error;
+  return true;
+}
 
 void *ember::jit::Executable::lookup(llvm::StringRef symbol, std::string &error) {
   auto address = jit_->lookup(symbol);
@@ -343,16 +391,68 @@ void *ember::jit::Executable::lookup(llvm::StringRef symbol, std::string &error)
 // Compiling
 //===----------------------------------------------------------------------===//
 
+/// Replaces `llvm.global_ctors` / `llvm.global_dtors` (a GPU module's kernel
+/// loads and unloads) by two exported functions that call them in order,
+/// kModuleInit and kModuleFini: ORC runs no constructors of an object file
+/// added to it, and the executable calls these at the right moments instead.
+static void exposeInitializers(llvm::Module &module) {
+  auto expose = [&](llvm::StringRef global, llvm::StringRef name, bool reverse) {
+    llvm::GlobalVariable *list = module.getGlobalVariable(global);
+    if (!list)
+      return;
+    std::vector<std::pair<uint64_t, llvm::Function *>> entries;
+    if (auto *array = llvm::dyn_cast_or_null<llvm::ConstantArray>(list->getInitializer()))
+      for (llvm::Value *element : array->operands()) {
+        auto *entry = llvm::cast<llvm::ConstantStruct>(element);
+        auto *priority = llvm::cast<llvm::ConstantInt>(entry->getOperand(0));
+        if (auto *function = llvm::dyn_cast<llvm::Function>(entry->getOperand(1)))
+          entries.emplace_back(priority->getZExtValue(), function);
+      }
+    std::stable_sort(entries.begin(), entries.end(),
+                     [](auto &a, auto &b) { return a.first < b.first; });
+    if (reverse)
+      std::reverse(entries.begin(), entries.end());
+    list->eraseFromParent();
+    llvm::LLVMContext &context = module.getContext();
+    auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(context), false);
+    auto *function =
+        llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", function));
+    for (auto &[priority, callee] : entries)
+      b.CreateCall(callee);
+    b.CreateRetVoid();
+  };
+  expose("llvm.global_ctors", ember::jit::kModuleInit, /*reverse=*/false);
+  expose("llvm.global_dtors", ember::jit::kModuleFini, /*reverse=*/true);
+}
+
+ember::CudaTargetOptions ember::jit::jitCudaTarget() {
+  static const CudaTargetOptions options = [] {
+    CudaTargetOptions o;
+    int major = 0, minor = 0;
+    if (const char *chip = std::getenv("EMBER_CUDA_CHIP"); chip && *chip)
+      o.chip = chip;
+    else if (emberrt_cuda_compute_capability(&major, &minor))
+      o.chip = "sm_" + std::to_string(major * 10 + minor);
+    return o;
+  }();
+  return options;
+}
+
 std::unique_ptr<ember::jit::Executable>
 ember::jit::compileModule(ModuleOp module, std::string &error,
                           llvm::function_ref<void(ModuleOp)> afterLowering,
-                          StageObserver observeStage, const std::string &objectPath) {
+                          StageObserver observeStage, const std::string &objectPath,
+                          Target target) {
+  bool cuda = target == Target::Cuda;
   // The disk cache, keyed by the module as given (without source locations:
   // they do not change the code) and the compiler's identity.
   std::string cacheDir = diskCacheDirectory(), key, path;
   if (!cacheDir.empty()) {
     llvm::raw_string_ostream os(key);
     os << compilerIdentity() << "vector-bits " << vectorBits() << "\n";
+    if (cuda)
+      os << "cuda " << lowerToNVVMPipelineText(jitCudaTarget()) << "\n";
     module->print(os, OpPrintingFlags().printGenericOpForm());
     path = cachePath(cacheDir, key);
     if (!observeStage)
@@ -360,7 +460,7 @@ ember::jit::compileModule(ModuleOp module, std::string &error,
         if (!objectPath.empty())
           writeFileAtomically(objectPath, {cached->getBuffer()});
         std::unique_ptr<ember::jit::Executable> executable = link(std::move(cached), error);
-        if (executable) {
+        if (executable && executable->initialize(error)) {
           executable->fromDiskCache = true;
           return executable;
         }
@@ -383,7 +483,18 @@ ember::jit::compileModule(ModuleOp module, std::string &error,
     observeStage(stage, text);
   };
   static constexpr llvm::StringLiteral kStageNames[] = {"optimized", "linalg", "llvm"};
+  if (cuda) { // one pipeline, ember to host code with the kernels embedded
+    PassManager pm(module.getContext());
+    if (failed(ember::buildLowerToNVVMPipeline(pm, jitCudaTarget()))) {
+      error += "internal error: cannot build the ember-lower-to-nvvm pipeline";
+      return nullptr;
+    }
+    if (failed(pm.run(module)))
+      return nullptr;
+  }
   for (auto [stage, name] : llvm::zip(kLoweringStages, kStageNames)) {
+    if (cuda)
+      break;
     PassManager pm(module.getContext());
     if (failed(ember::buildStagePipeline(pm, stage, vectorBits()))) {
       error += "internal error: cannot build the ember-lower-to-llvm pipeline";
@@ -405,6 +516,7 @@ ember::jit::compileModule(ModuleOp module, std::string &error,
     error += "internal error: translation to LLVM IR failed";
     return nullptr;
   }
+  exposeInitializers(*llvmModule);
   llvmModule->setDataLayout(machine->createDataLayout());
   llvmModule->setTargetTriple(machine->getTargetTriple());
   limitLoopUnrolling();
@@ -433,5 +545,9 @@ ember::jit::compileModule(ModuleOp module, std::string &error,
     writeCache(cacheDir, path, key, objectText);
   if (!objectPath.empty())
     writeFileAtomically(objectPath, {objectText});
-  return link(llvm::MemoryBuffer::getMemBufferCopy(objectText, "ember-kernel"), error);
+  std::unique_ptr<ember::jit::Executable> executable =
+      link(llvm::MemoryBuffer::getMemBufferCopy(objectText, "ember-kernel"), error);
+  if (!executable || !executable->initialize(error))
+    return nullptr;
+  return executable;
 }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "emberrt/runtime.h"
+#include "emberrt/cuda.h"
 
 #include <atomic>
 #include <cstdint>
@@ -83,6 +84,7 @@ extern "C" emberrt_status_t emberrt_buffer_allocate(size_t size, emberrt_buffer_
   }
   buffer->refcount = 1;
   buffer->size = size;
+  buffer->device = EMBERRT_DEVICE_CPU;
   *out = buffer;
   return EMBERRT_OK;
 }
@@ -95,6 +97,11 @@ extern "C" void emberrt_buffer_release(emberrt_buffer_t *buffer) {
   if (!buffer ||
       std::atomic_ref<int64_t>(buffer->refcount).fetch_sub(1, std::memory_order_acq_rel) != 1)
     return;
+  if (buffer->device == EMBERRT_DEVICE_CUDA) { // the header alone is host memory
+    emberrt_cuda_free(buffer->data);
+    delete buffer;
+    return;
+  }
   ThreadCache &tc = cache();
   int cls = sizeClass(buffer->capacity);
   if (tc.stats.bytes_cached + buffer->capacity > kMaxCachedBytes) {
@@ -264,4 +271,24 @@ extern "C" void emberrt_print_f32(int64_t rank, void *d, int64_t mrank, void *m)
 }
 extern "C" void emberrt_print_f64(int64_t rank, void *d, int64_t mrank, void *m) {
   printMemref<double>(EMBERRT_FLOAT64, rank, d, mrank, m);
+}
+
+extern "C" emberrt_status_t emberrt_cuda_buffer_allocate(size_t size, emberrt_buffer_t **out) {
+  if (!out)
+    return EMBERRT_INVALID_ARGUMENT;
+  void *data = nullptr;
+  if (emberrt_status_t status = emberrt_cuda_malloc(size, &data); status != EMBERRT_OK)
+    return status;
+  auto *buffer = new (std::nothrow) emberrt_buffer_t{};
+  if (!buffer) {
+    emberrt_cuda_free(data);
+    return EMBERRT_OUT_OF_MEMORY;
+  }
+  buffer->refcount = 1;
+  buffer->size = size;
+  buffer->capacity = size;
+  buffer->data = data;
+  buffer->device = EMBERRT_DEVICE_CUDA;
+  *out = buffer;
+  return EMBERRT_OK;
 }

@@ -150,7 +150,8 @@ public:
   /// the gradient with respect to each listed argument, in that order.
   bool compile(std::span<const int> results, CompiledFunction &out, std::string &error,
                const StageSink &stages = {},
-               const std::optional<std::vector<int64_t>> &differentiateWrt = std::nullopt);
+               const std::optional<std::vector<int64_t>> &differentiateWrt = std::nullopt,
+               Target target = Target::Host);
 
   struct Impl; // public so that the implementation's helpers can name it
 

@@ -22,6 +22,11 @@ namespace ember::jit {
 
 constexpr int kMaxRank = EMBERRT_MAX_RANK;
 
+/// What compiled code runs on: the host CPU, or the CUDA GPU (device 0;
+/// kernels for its architecture, launched by host code through ember's
+/// runtime; memref arguments hold device pointers).
+enum class Target : uint8_t { Host = 0, Cuda = 1 };
+
 /// The static type of one tensor: dtype and shape.
 struct TensorSpec {
   DType dtype = DType::Float32;
@@ -86,6 +91,7 @@ struct KernelRequest {
   /// When set, inputs of another shape are first broadcast (numpy rules) to
   /// this shape inside the kernel: one kernel, no broadcast operand in memory.
   std::span<const int64_t> broadcastShape;
+  Target target = Target::Host;
 };
 
 /// A compiled kernel: call `entry` with pointers to the memref descriptors of

@@ -10,6 +10,8 @@
 #ifndef EMBER_JIT_MODULECOMPILER_H
 #define EMBER_JIT_MODULECOMPILER_H
 
+#include "ember/JIT/KernelCompiler.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -22,31 +24,48 @@ namespace llvm::orc {
 class LLJIT;
 } // namespace llvm::orc
 
+namespace ember {
+struct CudaTargetOptions;
+} // namespace ember
+
 namespace ember::jit {
 
 /// The registry every compile context uses: ember plus the upstream dialects,
 /// extensions and LLVM IR translations the pipelines need.
 const mlir::DialectRegistry &compilerRegistry();
 
-/// Linked machine code; symbols stay valid while it lives.
+/// Linked machine code; symbols stay valid while it lives. Code for a GPU
+/// loads its kernels when linked and unloads them when destroyed.
 class Executable {
 public:
   explicit Executable(std::unique_ptr<llvm::orc::LLJIT> jit);
   ~Executable();
+  Executable(const Executable &) = delete;
+  Executable &operator=(const Executable &) = delete;
   /// The address of `symbol`, or null with `error` set.
   void *lookup(llvm::StringRef symbol, std::string &error);
   /// True if the code came from the disk cache.
   bool fromDiskCache = false;
 
+  /// Runs the module's initializers (a GPU module's kernel loads), which
+  /// the object's constructors would run in a linked program; the
+  /// destructor runs its finalizers.
+  bool initialize(std::string &error);
+
 private:
   std::unique_ptr<llvm::orc::LLJIT> jit_;
+  void (*finalize_)() = nullptr;
 };
+
+/// The functions that run a module's initializers and finalizers.
+inline constexpr const char *kModuleInit = "ember_module_init";
+inline constexpr const char *kModuleFini = "ember_module_fini";
 
 /// Receives the text of each stage: "optimized", "linalg", "llvm" (MLIR's LLVM
 /// dialect) and "llvm-ir" (optimized LLVM IR).
 using StageObserver = llvm::function_ref<void(llvm::StringRef stage, const std::string &text)>;
 
-/// Compiles `module` (or loads it from the disk cache). `afterLowering` sees
+/// Compiles `module` for `target` (or loads it from the disk cache). `afterLowering` sees
 /// the module in the LLVM dialect before translation (to add facts only the
 /// caller knows, such as noalias). With an observer every stage is produced,
 /// so the disk cache is not read. `objectPath`, when not empty, receives a
@@ -55,7 +74,13 @@ using StageObserver = llvm::function_ref<void(llvm::StringRef stage, const std::
 std::unique_ptr<Executable> compileModule(mlir::ModuleOp module, std::string &error,
                                           llvm::function_ref<void(mlir::ModuleOp)> afterLowering = {},
                                           StageObserver observeStage = {},
-                                          const std::string &objectPath = "");
+                                          const std::string &objectPath = "",
+                                          Target target = Target::Host);
+
+/// The options of GPU code compiled for this process: the architecture of
+/// its GPU (sm_90 without one, or $EMBER_CUDA_CHIP), PTX that the driver
+/// compiles when the module loads.
+CudaTargetOptions jitCudaTarget();
 
 /// The width of the vector registers that blocked matmuls are sized to: the
 /// host's (512 with AVX-512, 256 with AVX2) unless $EMBER_VECTOR_BITS or

@@ -90,6 +90,11 @@ void emberrt_cuda_empty_cache(void);
 void emberrt_cuda_allocator_stats(uint64_t *allocations, uint64_t *cache_hits,
                                   uint64_t *bytes_reserved);
 
+/* A reference-counted buffer (emberrt/runtime.h) of `size` bytes of device
+ * memory from the caching allocator, with one reference; its `device` is
+ * EMBERRT_DEVICE_CUDA and emberrt_buffer_release gives the memory back. */
+emberrt_status_t emberrt_cuda_buffer_allocate(size_t size, emberrt_buffer_t **out);
+
 /* Copies between host and device memory. Host-to-device and device-to-host
  * copies wait for the runtime's stream (work queued before them included),
  * so the host buffer may be reused, or read, on return. Device-to-device

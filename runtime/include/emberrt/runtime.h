@@ -29,19 +29,29 @@ typedef enum emberrt_status {
 /* Alignment of every buffer's data, in bytes (one cache line, one zmm). */
 #define EMBERRT_BUFFER_ALIGNMENT 64
 
-/* A reference-counted host buffer. The fields are public so that retain and
- * release can be inlined by C++ callers; change them only through the API. */
+/* Where a buffer's data lives. */
+typedef enum emberrt_device_kind {
+  EMBERRT_DEVICE_CPU = 0,
+  EMBERRT_DEVICE_CUDA = 1, /* device memory of the CUDA device (emberrt/cuda.h) */
+} emberrt_device_kind_t;
+
+/* A reference-counted buffer, in host memory or (device == EMBERRT_DEVICE_CUDA,
+ * from emberrt_cuda_buffer_allocate) in GPU memory. The fields are public so
+ * that retain and release can be inlined by C++ callers; change them only
+ * through the API. */
 typedef struct emberrt_buffer {
   int64_t refcount; /* atomic */
   size_t size;      /* bytes requested */
   size_t capacity;  /* bytes usable (size class) */
   void *data;       /* EMBERRT_BUFFER_ALIGNMENT-aligned */
+  int32_t device;   /* an emberrt_device_kind_t */
 } emberrt_buffer_t;
 
 /* Allocates a buffer of `size` bytes with one reference. */
 emberrt_status_t emberrt_buffer_allocate(size_t size, emberrt_buffer_t **out);
 void emberrt_buffer_retain(emberrt_buffer_t *buffer);
-/* Drops one reference; the last one returns the memory to the cache. */
+/* Drops one reference; the last one returns the memory to its cache (the
+ * host's, or the CUDA allocator's for device buffers). */
 void emberrt_buffer_release(emberrt_buffer_t *buffer);
 
 typedef struct emberrt_allocator_stats {

@@ -1,0 +1,33 @@
+//===- DeviceCopy.h - tensors on devices, inside the front end --*- C++ -*-===//
+#ifndef EMBER_LIB_FRONTEND_DEVICECOPY_H
+#define EMBER_LIB_FRONTEND_DEVICECOPY_H
+
+#include "ember/Device.h"
+#include "ember/Tensor.h"
+
+#include <string>
+
+namespace ember::detail {
+
+struct TensorImpl;
+
+/// The innermost DeviceScope's device, or null outside any scope.
+const Device *explicitDevice();
+/// Where a tensor's buffer lives (cpu for symbolic tensors).
+Device deviceOf(const TensorImpl &impl);
+/// Throws unless `device` can be used (a GPU is there, index 0).
+void requireDevice(const Device &device);
+/// A new tensor with uninitialized contents on `device`.
+Tensor newTensorOn(const Shape &shape, DType dtype, const Device &device);
+/// `x` itself when it is on `device`, else a copy there. Copies to the host
+/// wait for the GPU's queued work.
+Tensor copyToDevice(const Tensor &x, const Device &device);
+/// A tensor created on the host by a creation function (constants, zeros,
+/// from_vector), moved to the DeviceScope's device when there is one.
+Tensor placeCreated(Tensor made);
+/// Throws ember::Error "<what>: CUDA error: <the runtime's last error>".
+[[noreturn]] void throwCudaError(const std::string &what);
+
+} // namespace ember::detail
+
+#endif // EMBER_LIB_FRONTEND_DEVICECOPY_H
