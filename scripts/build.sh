@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Configures and builds ember in ./build (or $EMBER_BUILD_DIR) with clang-22,
-# lld and ccache. Extra arguments go to cmake (e.g. -DEMBER_BUILD_BENCH=ON).
+# lld and ccache. Extra arguments go to cmake (e.g. -DEMBER_BUILD_BENCH=ON);
+# $EMBER_BUILD_TARGETS, when set, names the targets to build (default: all).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${EMBER_BUILD_DIR:-$root/build}
@@ -14,4 +15,4 @@ cmake -S "$root" -B "$build" -G Ninja \
   -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
   -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
   "$@"
-cmake --build "$build"
+cmake --build "$build" ${EMBER_BUILD_TARGETS:+--target $EMBER_BUILD_TARGETS}

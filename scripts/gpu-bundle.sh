@@ -2,8 +2,11 @@
 # Builds what the GPU machine runs (it has CUDA and the driver but no
 # LLVM/MLIR): the GPU tests and the GPU benchmark, compiled ahead of time
 # here and linked with ember's runtime alone, into gpu-bundle/ (ignored by
-# git; carry it with the device tool's `carry: ["gpu-bundle"]`). There:
-#   gpu-bundle/run.sh            the tests, the benchmark, the PyTorch peer
+# git; carry it with the device tool's `carry: ["gpu-bundle"]`). The front
+# end's GPU tests and benchmark (ember-gpu-jit) need the JIT: they are built
+# in build-static with MLIR and LLVM linked in (EMBER_STATIC_LLVM), stripped
+# and compressed with zstd (about 35 MB). There:
+#   gpu-bundle/run.sh            the tests, the benchmarks, the PyTorch peer
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${EMBER_BUILD_DIR:-$root/build}
@@ -13,6 +16,12 @@ bundle="$root/gpu-bundle"
 rm -rf "$bundle.tmp" && mkdir -p "$bundle.tmp"
 cp "$build/bin/emberrt-tests" "$build/bin/ember-gpu-tests" "$build/bin/ember-gpu-bench" "$root/bench/gpu/torch_peer.py" "$bundle.tmp/"
 strip "$bundle.tmp/emberrt-tests" "$bundle.tmp/ember-gpu-tests" "$bundle.tmp/ember-gpu-bench"
+EMBER_BUILD_DIR="$root/build-static" EMBER_BUILD_TARGETS=ember-gpu-jit \
+  "$root/scripts/build.sh" -DEMBER_STATIC_LLVM=ON >/dev/null
+strip -o "$bundle.tmp/ember-gpu-jit" "$root/build-static/bin/ember-gpu-jit"
+zstd -q -19 --long -T0 --rm "$bundle.tmp/ember-gpu-jit"
+# zstd itself, in case the GPU machine has none (it has libzstd).
+cp "$(command -v zstd)" "$bundle.tmp/zstd"
 cat > "$bundle.tmp/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # On the GPU machine: tests, then ember's figures and PyTorch's in one run.
@@ -32,7 +41,13 @@ if [[ -x $sanitizer ]]; then
     --gtest_filter='GpuKernels.Matmul:GpuKernels.Softmax*:GpuKernels.Mlp*' 2>&1 |
     tee "$out/gpu-racecheck.log" | tail -1
 fi
+# The front end on the GPU through the JIT (unpacked into a private folder).
+jit=$(mktemp -d)/ember-gpu-jit
+"$here/zstd" -q -d "$here/ember-gpu-jit.zst" -o "$jit" && chmod +x "$jit"
+export EMBER_CACHE_DIR=$(mktemp -d)
+"$jit" 2>&1 | tee "$out/gpu-jit-tests.log" | grep -E '^\[  (FAILED|PASSED) |OK \]|FAILED \]' 
 "$here/ember-gpu-bench" 2>&1 | tee "$out/gpu-bench.log"
+"$jit" --bench 2>&1 | tee "$out/gpu-jit-bench.log"
 python3 "$here/torch_peer.py" 2>&1 | grep -v Warning | tee "$out/torch-peer.log"
 RUN
 chmod +x "$bundle.tmp/run.sh"

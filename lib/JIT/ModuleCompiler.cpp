@@ -343,6 +343,7 @@ std::unique_ptr<ember::jit::Executable> link(std::unique_ptr<llvm::MemoryBuffer>
   provide("emberrt_cuda_aligned_alloc", &emberrt_cuda_aligned_alloc);
   provide("emberrt_cuda_free_any", &emberrt_cuda_free_any);
   provide("emberrt_cuda_upload", &emberrt_cuda_upload);
+  provide("emberrt_cuda_download", &emberrt_cuda_download);
   if (llvm::Error failure = main.define(llvm::orc::absoluteSymbols(std::move(runtime)))) {
     error += llvm::toString(std::move(failure));
     return nullptr;

@@ -44,8 +44,9 @@ static const char *const kToNVVMSteps[] = {
     "ember-emit-entry-points",
 };
 
+/// Replaces every `name` in `text` by `value` (which may contain `name`).
 static void substitute(std::string &text, llvm::StringRef name, const std::string &value) {
-  for (size_t at; (at = text.find(name.str())) != std::string::npos;)
+  for (size_t at = 0; (at = text.find(name.str(), at)) != std::string::npos; at += value.size())
     text.replace(at, name.size(), value);
 }
 
@@ -57,6 +58,12 @@ std::string ember::lowerToNVVMPipelineText(const CudaTargetOptions &options) {
   std::string linalg = stagePipelineText(LoweringStage::Linalg, 0);
   substitute(linalg, "convert-ember-to-linalg{vector-bits=0}",
              "convert-ember-to-linalg{vector-bits=0 report-faults=false}");
+  // Kernels take bare pointers, so every buffer they touch needs a static
+  // layout: branch and loop results too (not the fully dynamic layout that
+  // bufferization gives values of ops it cannot see through).
+  substitute(gpu, "function-boundary-type-conversion=identity-layout-map ",
+             "unknown-type-conversion=identity-layout-map "
+             "function-boundary-type-conversion=identity-layout-map ");
   substitute(gpu, "%BLOCK%", std::to_string(options.blockSize));
   substitute(nvvm, "%CHIP%", options.chip);
   substitute(nvvm, "%FEATURES%", options.features);

@@ -286,7 +286,9 @@ SmallVector<Value> constantsToDevice(func::FuncOp function, SymbolTable &symbols
     MemRefType type = use.getType();
     if (!value || !global.getConstant() || !type.getLayout().isIdentity() || !type.hasStaticShape())
       continue;
+    // After the get_global: the upload reads its pointer.
     OpBuilder b(use);
+    b.setInsertionPointAfter(use);
     Location loc = use.getLoc();
     Value buffer = memref::AllocOp::create(b, loc, type);
     if (value.isSplat()) {
@@ -412,20 +414,21 @@ struct MapToGpuKernelsPass : ember::impl::MapToGpuKernelsPassBase<MapToGpuKernel
       }
       runOnOneThread(op);
     }
-    // A load of device memory left in host code: its value is needed there.
+    // A load of device memory left in host code: its value is needed there
+    // (a branch's condition). It is copied to the host when the work queued
+    // before it has finished.
     for (func::FuncOp function : functions) {
-      WalkResult hostRead = function.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      SmallVector<memref::LoadOp> hostReads;
+      function.walk<WalkOrder::PreOrder>([&](Operation *op) {
         if (isa<scf::ParallelOp, gpu::LaunchOp>(op))
           return WalkResult::skip();
-        auto load = dyn_cast<memref::LoadOp>(op);
-        if (!load || !memory.isDevice(load.getMemRef()))
-          return WalkResult::advance();
-        load.emitError() << "'memref.load' reads device memory into host code (a tensor value "
-                            "that host control flow needs): not supported on the GPU yet";
-        return WalkResult::interrupt();
+        if (auto load = dyn_cast<memref::LoadOp>(op); load && memory.isDevice(load.getMemRef()))
+          hostReads.push_back(load);
+        return WalkResult::advance();
       });
-      if (hostRead.wasInterrupted())
-        return signalPassFailure();
+      for (memref::LoadOp load : hostReads)
+        if (failed(downloadToHost(load, symbols)))
+          return signalPassFailure();
     }
     for (func::FuncOp function : functions)
       if (failed(keepHostBuffersOnTheHost(function, memory)))
@@ -443,6 +446,47 @@ struct MapToGpuKernelsPass : ember::impl::MapToGpuKernelsPassBase<MapToGpuKernel
     });
     if (constants.wasInterrupted())
       signalPassFailure();
+  }
+
+  /// Replaces `load` (host code reading device memory) by a copy of the one
+  /// element into a host buffer on the stack (emberrt_cuda_download, which
+  /// waits for the queued work) and a load of that.
+  static LogicalResult downloadToHost(memref::LoadOp load, SymbolTable &symbols) {
+    MemRefType type = load.getMemRefType();
+    if (!type.getLayout().isIdentity() || !type.hasStaticShape())
+      return load.emitError() << "'memref.load' reads device memory of type " << type
+                              << " into host code: not supported on the GPU yet";
+    OpBuilder b(load);
+    Location loc = load.getLoc();
+    Type indexType = b.getIndexType();
+    StringRef name = "emberrt_cuda_download";
+    if (!symbols.lookup(name)) {
+      OpBuilder mb(symbols.getOp()->getRegion(0));
+      auto declaration = func::FuncOp::create(
+          mb, loc, name, mb.getFunctionType({indexType, indexType, indexType}, {}));
+      declaration.setPrivate();
+      symbols.insert(declaration);
+    }
+    // The element's address: the aligned pointer plus its row-major offset.
+    int64_t bytes = (type.getElementTypeBitWidth() + 7) / 8;
+    Value offset = arith::ConstantIndexOp::create(b, loc, 0);
+    int64_t stride = 1;
+    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+      Value scaled = arith::MulIOp::create(
+          b, loc, load.getIndices()[d], arith::ConstantIndexOp::create(b, loc, stride * bytes));
+      offset = arith::AddIOp::create(b, loc, offset, scaled);
+      stride *= type.getDimSize(d);
+    }
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, load.getMemRef());
+    Value source = arith::AddIOp::create(b, loc, base, offset);
+    auto host = memref::AllocaOp::create(b, loc, MemRefType::get({}, type.getElementType()));
+    Value destination = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, host);
+    func::CallOp::create(b, loc, name, TypeRange{},
+                         ValueRange{destination, source, arith::ConstantIndexOp::create(b, loc, bytes)});
+    Value value = memref::LoadOp::create(b, loc, host, ValueRange{});
+    load.getResult().replaceAllUsesWith(value);
+    load.erase();
+    return success();
   }
 
   /// Host buffers (small, static: the ownership flags of buffer
@@ -478,7 +522,10 @@ struct MapToGpuKernelsPass : ember::impl::MapToGpuKernelsPassBase<MapToGpuKernel
     if (vectorBytes > 0)
       (void)vectorizeInnermost(loop, vectorBytes);
     std::optional<int64_t> trips = constantTripCount(loop);
-    if (loop.getNumLoops() > 1) {
+    // Collapsing also normalizes a loop to unit steps, which the tiling's
+    // bounds check below assumes (it scales the inner index by the step:
+    // with a vectorized 1-D loop's step of 4 it skipped 3/4 of the elements).
+    if (loop.getNumLoops() > 1 || !isConstantIntValue(loop.getStep()[0], 1)) {
       Operation *next = loop->getNextNode();
       std::vector<unsigned> all(loop.getNumLoops());
       std::iota(all.begin(), all.end(), 0u);

@@ -191,6 +191,9 @@ EMBERRT_EXPORT void emberrt_cuda_free_any(void *ptr);
  * code) to device memory (`destination`), addresses as integers, as the
  * compiled code has them (memref.extract_aligned_pointer_as_index). */
 EMBERRT_EXPORT void emberrt_cuda_upload(int64_t destination, int64_t source, int64_t bytes);
+/* The other way: a value that host code needs (a branch's condition) read
+ * from device memory into host memory, after the work queued before it. */
+EMBERRT_EXPORT void emberrt_cuda_download(int64_t destination, int64_t source, int64_t bytes);
 
 #ifdef __cplusplus
 } /* extern "C" */

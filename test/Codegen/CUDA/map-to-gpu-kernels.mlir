@@ -139,11 +139,12 @@ func.func @row_max(%a: memref<64x100xf32>, %m: memref<64xf32>, %b: memref<64x8xi
 
 // -----
 
-// Device memory read into host code is refused, naming the op.
-func.func @host_read(%a: memref<4xi1>) -> i1 {
+// Device memory read into host code through a strided view is refused,
+// naming the op and the type (plain buffers are copied: see below).
+func.func @host_read(%a: memref<4xi1, strided<[2]>>) -> i1 {
   %c0 = arith.constant 0 : index
-  // expected-error @below {{'memref.load' reads device memory into host code (a tensor value that host control flow needs): not supported on the GPU yet}}
-  %x = memref.load %a[%c0] : memref<4xi1>
+  // expected-error @below {{'memref.load' reads device memory of type 'memref<4xi1, strided<[2]>>' into host code: not supported on the GPU yet}}
+  %x = memref.load %a[%c0] : memref<4xi1, strided<[2]>>
   return %x : i1
 }
 
@@ -196,6 +197,88 @@ func.func @matmul(%a: memref<128x1024xf32>, %b: memref<1024x128xf32>, %c: memref
       %s = arith.addf %acc, %p : f32
       memref.store %s, %c[%i, %j] : memref<128x128xf32>
     }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A 1-D elementwise loop: vectorized (step 4), then normalized to unit steps
+// before tiling, so that the tail guard counts vectors (16 of them), not
+// elements: once it compared 4 * (element offset) with 64 and skipped 3/4.
+// CHECK-LABEL: func.func @elementwise_1d(
+// CHECK:         %[[N:.*]] = arith.muli %{{.*}}, %c16 : index
+// CHECK:         scf.parallel (%[[B:.*]]) = (%{{.*}}) to (%[[N]])
+// CHECK:           scf.parallel (%[[T:.*]]) =
+// CHECK:             %[[I:.*]] = arith.addi %[[T]], %[[B]] : index
+// CHECK:             arith.cmpi ult, %{{.*}}, %[[N]] : index
+// CHECK:             scf.if
+// CHECK:               %[[E:.*]] = affine.apply #{{.*}}(%[[I]])
+// CHECK:               vector.load %{{.*}}[%[[E]]] {alignment = 16 : i64} : memref<64xf32>, vector<4xf32>
+func.func @elementwise_1d(%a: memref<64xf32>, %b: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %two = arith.constant 2.0 : f32
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    %x = memref.load %a[%i] : memref<64xf32>
+    %y = arith.mulf %x, %two : f32
+    memref.store %y, %b[%i] : memref<64xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Host code that needs a value in device memory (a branch's condition):
+// the element is copied to a host buffer on the stack, then loaded there.
+// CHECK-LABEL: func.func @branch_on_device_value(
+// CHECK:         %[[SRC:.*]] = memref.extract_aligned_pointer_as_index %{{.*}} : memref<4xi8> -> index
+// CHECK:         %[[AT:.*]] = arith.addi %[[SRC]], %{{.*}} : index
+// CHECK:         %[[HOST:.*]] = memref.alloca() : memref<i8>
+// CHECK:         %[[DST:.*]] = memref.extract_aligned_pointer_as_index %[[HOST]]
+// CHECK:         call @emberrt_cuda_download(%[[DST]], %[[AT]], %c1{{.*}})
+// CHECK:         %[[V:.*]] = memref.load %[[HOST]][] : memref<i8>
+// CHECK:         arith.cmpi ne, %[[V]]
+func.func @branch_on_device_value(%flags: memref<4xi8>, %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0 : i8
+  %v = memref.load %flags[%c2] : memref<4xi8>
+  %set = arith.cmpi ne, %v, %zero : i8
+  scf.if %set {
+    %one = arith.constant 1.0 : f32
+    scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+      memref.store %one, %out[%i] : memref<4xf32>
+      scf.reduce
+    }
+  }
+  return
+}
+
+// -----
+
+// A constant tensor that is not a splat: uploaded from its host global after
+// the global's address is taken (the upload reads it).
+memref.global "private" constant @weights : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
+// CHECK-LABEL: func.func @constant_upload(
+// CHECK:         %[[G:.*]] = memref.get_global @weights
+// CHECK:         %[[BUF:.*]] = memref.alloc() : memref<4xf32>
+// CHECK:         %[[TO:.*]] = memref.extract_aligned_pointer_as_index %[[BUF]]
+// CHECK:         %[[FROM:.*]] = memref.extract_aligned_pointer_as_index %[[G]]
+// CHECK:         call @emberrt_cuda_upload(%[[TO]], %[[FROM]], %c16{{.*}})
+func.func @constant_upload(%out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %w = memref.get_global @weights : memref<4xf32>
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %x = memref.load %w[%i] : memref<4xf32>
+    memref.store %x, %out[%i] : memref<4xf32>
     scf.reduce
   }
   return

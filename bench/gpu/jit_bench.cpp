@@ -1,0 +1,121 @@
+//===- jit_bench.cpp - the front end on the GPU, timed ---------------------===//
+//
+// Eager ops and traced functions on cuda:0 through the JIT (part of the
+// ember-gpu-jit program that scripts/gpu-bundle.sh carries to the GPU
+// machine; `ember-gpu-jit --bench` runs this). Host wall time per call: calls
+// queue their kernels and return, so a sample of N calls ends with one
+// synchronize. The same run's ember-gpu-bench measures the driver's floor
+// (an empty kernel launched back to back) and torch_peer.py PyTorch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../bench_util.h"
+#include "ember/ember.h"
+
+#include <cstdio>
+
+using namespace ember;
+
+namespace {
+template <typename F> double asyncSeconds(int repeats, long iterations, F &&body) {
+  return bench::medianSeconds(repeats, 1, [&] {
+           for (long i = 0; i < iterations; ++i)
+             body();
+           synchronize();
+         }) /
+         static_cast<double>(iterations);
+}
+
+template <typename F> double firstCallMs(F &&body) {
+  double start = bench::now();
+  body();
+  synchronize();
+  return (bench::now() - start) * 1e3;
+}
+
+Tensor chain(const Tensor &x) {
+  Tensor t = x;
+  for (int op = 0; op < 8; ++op)
+    t = op % 3 == 0 ? t * 1.0001f : op % 3 == 1 ? t + 0.5f : maximum(t, x);
+  return t;
+}
+
+Tensor power(const Tensor &x, int y) {
+  Tensor result = eye(x.size(0), x.dtype());
+  for (int i = 0; i < y; ++i)
+    result = matmul(result, x);
+  return result;
+}
+
+Tensor crossEntropy(const Tensor &logits, const Tensor &labels) {
+  Tensor shifted = logits - reduce_max(logits, {1}, true);
+  Tensor logProbs = shifted - log(reduce_sum(exp(shifted), {1}, true));
+  return -reduce_mean(reduce_sum(labels * logProbs, {1}));
+}
+} // namespace
+
+int runGpuJitBench() {
+  if (!cuda_is_available()) {
+    std::printf("no GPU: %s\n", cuda_status().c_str());
+    return 0;
+  }
+  std::printf("%s\n", cuda_status().c_str());
+  const Device gpu("cuda:0");
+
+  // An eager op: add [10x10] f32, its kernel cached.
+  Tensor a = random_uniform({10, 10}, 1).to(gpu), b = random_uniform({10, 10}, 2).to(gpu);
+  bench::report("jit.eager_add_10x10_first_call", firstCallMs([&] { (void)(a + b); }), "ms");
+  bench::report("jit.eager_add_10x10", asyncSeconds(7, 20000, [&] { (void)(a + b); }) * 1e6, "us");
+  bench::report("jit.eager_add_10x10_synchronized",
+                bench::medianSeconds(7, 2000, [&] {
+                  (void)(a + b);
+                  synchronize();
+                }) * 1e6,
+                "us");
+
+  // power(x, 100), 10x10 f32, traced.
+  auto tracedPower = function([](const Tensor &x) { return power(x, 100); }, "power");
+  Tensor p = random_uniform({10, 10}, 3, -0.3, 0.3).to(gpu);
+  bench::report("jit.power100_first_call", firstCallMs([&] { (void)tracedPower(p); }), "ms");
+  bench::report("jit.power100", asyncSeconds(7, 200, [&] { (void)tracedPower(p); }) * 1e6, "us");
+
+  // The 8-op chain on 16384x4096 f32, traced: one kernel, bytes read + written.
+  auto tracedChain = function(chain, "chain8");
+  Tensor big = random_uniform({16384, 4096}, 4).to(gpu);
+  bench::report("jit.chain8_first_call", firstCallMs([&] { (void)tracedChain(big); }), "ms");
+  double chainSeconds = asyncSeconds(7, 20, [&] { (void)tracedChain(big); });
+  bench::report("jit.chain8_16384x4096", chainSeconds * 1e3, "ms");
+  bench::report("jit.chain8_16384x4096_bandwidth",
+                2.0 * 16384 * 4096 * sizeof(float) / chainSeconds * 1e-12, "TB/s");
+
+  // The MLP 784-256-256-10 training step, batch 64, traced whole.
+  std::vector<Variable> vars;
+  for (const Tensor &param :
+       {random_normal({784, 256}, 2, 0, 0.05), zeros({256}), random_normal({256, 256}, 3, 0, 0.05),
+        zeros({256}), random_normal({256, 10}, 4, 0, 0.05), zeros({10})})
+    vars.emplace_back(param.to(gpu));
+  auto lossAndGrads = value_and_grad(
+      [](const Tensor &w1, const Tensor &b1, const Tensor &w2, const Tensor &b2, const Tensor &w3,
+         const Tensor &b3, const Tensor &input, const Tensor &target) {
+        Tensor h1 = relu(matmul(input, w1) + b1);
+        Tensor h2 = relu(matmul(h1, w2) + b2);
+        return crossEntropy(matmul(h2, w3) + b3, target);
+      },
+      Argnums{0, 1, 2, 3, 4, 5}, "mlp_loss");
+  auto step = function(
+      [&](const Tensor &input, const Tensor &target) {
+        ValueAndGrad r = lossAndGrads(vars[0].value(), vars[1].value(), vars[2].value(),
+                                      vars[3].value(), vars[4].value(), vars[5].value(), input,
+                                      target);
+        for (size_t i = 0; i < vars.size(); ++i)
+          vars[i].assign_sub(r.gradients[i] * 0.01f);
+        return r.value;
+      },
+      "train_step");
+  Tensor x = random_uniform({64, 784}, 1).to(gpu);
+  Tensor labels =
+      cast(equal(reshape(arange(0, 640) % 10, {64, 10}), Tensor(3)), DType::Float32).to(gpu);
+  bench::report("jit.mlp_step_first_call", firstCallMs([&] { (void)step(x, labels); }), "ms");
+  bench::report("jit.mlp_step", asyncSeconds(7, 100, [&] { (void)step(x, labels); }) * 1e6, "us");
+  return 0;
+}

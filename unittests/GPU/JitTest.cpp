@@ -1,0 +1,248 @@
+//===- JitTest.cpp - eager ops, traced functions and tapes on a GPU -------===//
+//
+// The front end on cuda:0 through the JIT's CUDA target, each result compared
+// with the same computation on the CPU. Without a GPU every test skips,
+// naming why. Linked with MLIR and LLVM statically (EMBER_STATIC_LLVM) by
+// scripts/gpu-bundle.sh, so that it runs on the GPU machine, which has no
+// LLVM.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ember/ember.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace ember;
+
+namespace {
+
+#define REQUIRE_GPU()                                                                              \
+  if (!cuda_is_available())                                                                        \
+  GTEST_SKIP() << "no GPU: " << cuda_status()
+
+const Device kGpu("cuda:0");
+
+void expectClose(const Tensor &gpu, const Tensor &cpu, double tolerance = 1e-5) {
+  ASSERT_EQ(gpu.shape(), cpu.shape());
+  ASSERT_EQ(gpu.dtype(), cpu.dtype());
+  std::vector<double> got = gpu.to_vector<double>(), expected = cpu.to_vector<double>();
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], expected[i], tolerance * std::max(1.0, std::abs(expected[i])))
+        << "at " << i;
+}
+
+TEST(GpuJit, EagerOpsRunOnTheGpuAndMatchTheCpu) {
+  REQUIRE_GPU();
+  Tensor a = random_uniform({33, 70}, 1, -2, 2), b = random_uniform({33, 70}, 2, -2, 2);
+  Tensor ga = a.to(kGpu), gb = b.to(kGpu);
+  EXPECT_EQ(ga.device(), kGpu);
+  Tensor sum = ga + gb;
+  EXPECT_EQ(sum.device(), kGpu);
+  expectClose(sum, a + b);
+  expectClose(ga * gb - ga / (abs(gb) + 1.0f), a * b - a / (abs(b) + 1.0f));
+  expectClose(exp(ga) + tanh(gb), exp(a) + tanh(b), 1e-5);
+  expectClose(maximum(ga, gb), maximum(a, b));
+  expectClose(reduce_sum(ga, {1}), reduce_sum(a, {1}), 1e-4);
+  expectClose(reduce_max(ga, {0}), reduce_max(a, {0}));
+  expectClose(reduce_sum(ga), reduce_sum(a), 1e-4);
+  expectClose(transpose(ga), transpose(a));
+  expectClose(matmul(ga, transpose(gb)), matmul(a, transpose(b)), 1e-4);
+  // Broadcasting, integer ops, comparisons.
+  Tensor row = random_uniform({70}, 3);
+  expectClose(ga + row.to(kGpu), a + row);
+  Tensor ints = arange(0, 100, 1, DType::Int32);
+  expectClose(ints.to(kGpu) * 3 + 7, ints * 3 + 7);
+  expectClose(cast(ga > gb, DType::Int32), cast(a > b, DType::Int32));
+}
+
+TEST(GpuJit, ValuesComeBackThroughToVectorItemAndPrinting) {
+  REQUIRE_GPU();
+  Tensor x = Tensor({{1.0f, 2.0f}, {3.0f, 4.0f}}).to(kGpu);
+  Tensor y = x * 2.0f; // queued; reading waits
+  EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{2, 4, 6, 8}));
+  EXPECT_EQ(reduce_sum(y).item<float>(), 20.0f);
+  EXPECT_EQ(y.to_string(), Tensor({{2.0f, 4.0f}, {6.0f, 8.0f}}).to_string());
+  EXPECT_EQ(y.cpu().device(), Device("cpu"));
+  Tensor back = y.to("cpu").to(kGpu).to("cpu");
+  EXPECT_EQ(back.to_vector<float>(), y.to_vector<float>());
+}
+
+TEST(GpuJit, MixingDevicesIsAnErrorNamingBoth) {
+  REQUIRE_GPU();
+  Tensor host = Tensor({1.0f, 2.0f, 3.0f}), gpu = host.to(kGpu);
+  try {
+    (void)(gpu + host);
+    FAIL() << "mixed devices accepted";
+  } catch (const OpError &e) {
+    std::string message = e.what();
+    EXPECT_NE(message.find("'ember.add' op has operands on different devices"), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("cuda:0"), std::string::npos) << message;
+    EXPECT_NE(message.find("on cpu"), std::string::npos) << message;
+    EXPECT_NE(message.find("JitTest.cpp"), std::string::npos) << message; // the user's line
+  }
+  // Scalars follow the other operands: a host 0-d tensor with a GPU tensor.
+  expectClose(gpu * Tensor(2.0f), host * 2.0f);
+  EXPECT_EQ((gpu * Tensor(2.0f)).device(), kGpu);
+}
+
+TEST(GpuJit, ADeviceScopePlacesCreatedTensorsAndOps) {
+  REQUIRE_GPU();
+  Tensor host = Tensor({1.0f, 2.0f});
+  DeviceScope scope(kGpu);
+  Tensor ones2 = ones({2, 2});
+  EXPECT_EQ(ones2.device(), kGpu);
+  EXPECT_EQ(Tensor({3, 4}).device(), kGpu);
+  EXPECT_EQ(Tensor::from_vector(std::vector<float>{1, 2}, {2}).device(), kGpu);
+  Tensor sum = host + host; // host operands follow the scope
+  EXPECT_EQ(sum.device(), kGpu);
+  EXPECT_EQ(sum.to_vector<float>(), (std::vector<float>{2, 4}));
+}
+
+TEST(GpuJit, EagerOpsReuseTheirKernels) {
+  REQUIRE_GPU();
+  Tensor x = random_uniform({10, 10}, 4).to(kGpu);
+  (void)(x + x);
+  KernelCacheStats before = kernel_cache_stats();
+  for (int i = 0; i < 10; ++i)
+    x = x + 1.0f;
+  KernelCacheStats after = kernel_cache_stats();
+  EXPECT_EQ(after.misses, before.misses + 1); // `+ 1.0f` compiled once
+  synchronize();
+}
+
+Tensor chain(const Tensor &x) {
+  Tensor t = x;
+  for (int op = 0; op < 8; ++op)
+    t = op % 3 == 0 ? t * 1.0001f : op % 3 == 1 ? t + 0.5f : maximum(t, x);
+  return t;
+}
+
+TEST(GpuJit, TracedFunctionsCompileOncePerDevice) {
+  REQUIRE_GPU();
+  auto traced = function(chain, "chain8");
+  Tensor x = random_uniform({256, 1000}, 5, -2, 2);
+  Tensor onCpu = traced(x), onGpu = traced(x.to(kGpu));
+  EXPECT_EQ(onGpu.device(), kGpu);
+  expectClose(onGpu, onCpu, 1e-6);
+  (void)traced(x.to(kGpu));
+  EXPECT_EQ(traced.concrete_functions().size(), 2u); // one per device
+}
+
+Tensor power(const Tensor &x, int y) {
+  Tensor result = eye(x.size(0), x.dtype());
+  for (int i = 0; i < y; ++i)
+    result = matmul(result, x);
+  return result;
+}
+
+TEST(GpuJit, PowerOfAMatrix) {
+  REQUIRE_GPU();
+  auto traced = function([](const Tensor &x) { return power(x, 100); }, "power");
+  Tensor x = random_uniform({10, 10}, 6, -0.3, 0.3);
+  Tensor onGpu;
+  {
+    DeviceScope scope(kGpu); // eye() inside the trace is a constant either way
+    onGpu = traced(x.to(kGpu));
+  }
+  expectClose(onGpu, traced(x), 1e-4);
+  Tensor ints = cast(random_uniform({10, 10}, 7, 0, 2), DType::Int32);
+  expectClose(traced(ints.to(kGpu)), traced(ints));
+}
+
+TEST(GpuJit, ControlFlowInTracedFunctions) {
+  REQUIRE_GPU();
+  auto traced = function(
+      [](const Tensor &x) {
+        Tensor total = fori_loop(0, 5, [&](const Tensor &i, const Tensor &t) { return t * 0.5f + x; },
+                                 x * 0.0f);
+        return cond(reduce_sum(total) > 0.0f, [&] { return total * 2.0f; }, [&] { return -total; });
+      },
+      "loop_and_branch");
+  Tensor x = random_uniform({64}, 8, -1, 1.5);
+  expectClose(traced(x.to(kGpu)), traced(x), 1e-5);
+}
+
+Tensor crossEntropy(const Tensor &logits, const Tensor &labels) {
+  Tensor shifted = logits - reduce_max(logits, {1}, true);
+  Tensor logProbs = shifted - log(reduce_sum(exp(shifted), {1}, true));
+  return -reduce_mean(reduce_sum(labels * logProbs, {1}));
+}
+
+Tensor mlp(const Tensor &x, const std::vector<Tensor> &p) {
+  Tensor h1 = relu(matmul(x, p[0]) + p[1]);
+  Tensor h2 = relu(matmul(h1, p[2]) + p[3]);
+  return matmul(h2, p[4]) + p[5];
+}
+
+std::vector<Tensor> mlpParameters() {
+  return {random_normal({784, 256}, 2, 0, 0.05), zeros({256}),
+          random_normal({256, 256}, 3, 0, 0.05), zeros({256}),
+          random_normal({256, 10}, 4, 0, 0.05),  zeros({10})};
+}
+
+Tensor mlpLabels() {
+  return cast(equal(reshape(arange(0, 640) % 10, {64, 10}), Tensor(3)), DType::Float32);
+}
+
+TEST(GpuJit, GradientTapeOnTheGpu) {
+  REQUIRE_GPU();
+  Tensor x = random_uniform({64, 784}, 1), labels = mlpLabels();
+  auto gradients = [&](const Device &device) {
+    std::vector<Variable> vars;
+    for (const Tensor &p : mlpParameters())
+      vars.emplace_back(p.to(device));
+    std::vector<Tensor> params(vars.begin(), vars.end());
+    GradientTape tape;
+    Tensor loss = crossEntropy(mlp(x.to(device), {vars.begin(), vars.end()}), labels.to(device));
+    std::vector<Tensor> grads = tape.gradient(loss, vars, UnconnectedGradients::Zero);
+    grads.insert(grads.begin(), loss);
+    return grads;
+  };
+  std::vector<Tensor> gpu = gradients(kGpu), cpu = gradients(Device("cpu"));
+  ASSERT_EQ(gpu.size(), cpu.size());
+  for (size_t i = 0; i < gpu.size(); ++i) {
+    EXPECT_EQ(gpu[i].device(), kGpu) << i;
+    expectClose(gpu[i], cpu[i], 1e-3);
+  }
+}
+
+TEST(GpuJit, TracedTrainingStepOnTheGpu) {
+  REQUIRE_GPU();
+  Tensor x = random_uniform({64, 784}, 1), labels = mlpLabels();
+  auto train = [&](const Device &device) {
+    std::vector<Variable> vars;
+    for (const Tensor &p : mlpParameters())
+      vars.emplace_back(p.to(device));
+    auto lossAndGrads = value_and_grad(
+        [](const Tensor &w1, const Tensor &b1, const Tensor &w2, const Tensor &b2,
+           const Tensor &w3, const Tensor &b3, const Tensor &input, const Tensor &target) {
+          return crossEntropy(mlp(input, {w1, b1, w2, b2, w3, b3}), target);
+        },
+        Argnums{0, 1, 2, 3, 4, 5}, "mlp_loss");
+    auto step = function(
+        [&](const Tensor &input, const Tensor &target) {
+          ValueAndGrad r = lossAndGrads(vars[0].value(), vars[1].value(), vars[2].value(),
+                                        vars[3].value(), vars[4].value(), vars[5].value(), input,
+                                        target);
+          for (size_t i = 0; i < vars.size(); ++i)
+            vars[i].assign_sub(r.gradients[i] * 0.01f);
+          return r.value;
+        },
+        "train_step");
+    std::vector<Tensor> losses;
+    Tensor input = x.to(device), target = labels.to(device);
+    for (int i = 0; i < 5; ++i)
+      losses.push_back(step(input, target));
+    losses.push_back(vars[0].value());
+    return losses;
+  };
+  std::vector<Tensor> gpu = train(kGpu), cpu = train(Device("cpu"));
+  for (size_t i = 0; i < gpu.size(); ++i)
+    expectClose(gpu[i], cpu[i], 1e-3);
+  EXPECT_LT(gpu[4].item<float>(), gpu[0].item<float>()); // it learns
+}
+
+} // namespace
