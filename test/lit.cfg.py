@@ -72,6 +72,7 @@ tools = [
     ToolSubst("d1_traced_function", unresolved="fatal"),
     ToolSubst("d6_control_flow", unresolved="fatal"),
     ToolSubst("d8_power", unresolved="fatal"),
+    ToolSubst("e1_device_placement", unresolved="fatal"),
     ToolSubst("eager-op-probe", unresolved="fatal"),
     ToolSubst("llvm-objdump", unresolved="fatal"),
 ]

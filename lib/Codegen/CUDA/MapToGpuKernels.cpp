@@ -333,7 +333,7 @@ struct MapToGpuKernelsPass : ember::impl::MapToGpuKernelsPassBase<MapToGpuKernel
     ModuleOp module = getOperation();
     SmallVector<func::FuncOp> functions;
     for (auto function : module.getOps<func::FuncOp>())
-      if (!function.isDeclaration())
+      if (!function.isDeclaration() && !isDeallocationHelper(function))
         functions.push_back(function);
     for (func::FuncOp function : functions) {
       SmallVector<memref::CopyOp> copies;
@@ -446,6 +446,14 @@ struct MapToGpuKernelsPass : ember::impl::MapToGpuKernelsPassBase<MapToGpuKernel
     });
     if (constants.wasInterrupted())
       signalPassFailure();
+  }
+
+  /// The function buffer deallocation generates (`dealloc_helper`, for
+  /// buffers whose aliasing is known only at run time: loop-carried buffers
+  /// that branches may replace): it compares the buffers' base pointers and
+  /// ownership flags, host values, and stays host code.
+  static bool isDeallocationHelper(func::FuncOp function) {
+    return function.isPrivate() && function.getName() == "dealloc_helper";
   }
 
   /// Replaces `load` (host code reading device memory) by a copy of the one
