@@ -32,6 +32,10 @@ static const char *const kToGpuSteps[] = {
     "canonicalize",
     // f32 exp/log/tanh as polynomials in the kernels too: no libdevice needed.
     "func.func(ember-approximate-math)",
+    // Constants back into the kernels (canonicalization hoisted them out of
+    // the launches; outlining would make each a kernel parameter, so loop
+    // bounds and divisors were unknown to the kernel's compiler).
+    "func.func(gpu-launch-sink-index-computations)",
 };
 
 static const char *const kToNVVMSteps[] = {
