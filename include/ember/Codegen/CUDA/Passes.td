@@ -63,6 +63,54 @@ def MapToGpuKernelsPass : Pass<"ember-map-to-gpu-kernels", "::mlir::ModuleOp"> {
                            "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect"];
 }
 
+def ReuseLoopBuffersPass : Pass<"ember-reuse-loop-buffers", "::mlir::func::FuncOp"> {
+  let summary = "Loops and branches of small functions write into one buffer per value";
+  let description = [{
+    Runs on bufferized functions before buffer deallocation, only on small
+    static ones (every buffer of at most `max-elements` elements, control
+    flow around the work: what ember-map-to-one-block-kernel turns into one
+    block). A traced loop yields a fresh buffer each iteration (one-shot
+    bufferization with `allow-return-allocs-from-loops`); buffer
+    deallocation then carries ownership flags through the loop and frees the
+    previous buffer on the device's allocator at every step. Here each
+    buffer-valued loop variable or branch result becomes one buffer instead:
+    - `scf.for`: when the iteration has read the buffer it received before
+      it starts writing the one it yields, it writes into the received one
+      (in place). When the two overlap (a matmul reading its accumulator),
+      a loop of constant trip count is unrolled by two first, so that the
+      two halves alternate between two buffers; otherwise the yielded
+      buffer is copied into the received one at the end of the iteration.
+      The initial value is written to, so it is first copied into a new
+      buffer unless it is an allocation that nothing reads after the loop.
+    - `scf.if`: both branches write into one buffer allocated before it
+      (a branch's own allocation is replaced by it, anything else copied).
+    Allocations left inside loops no longer escape them, so
+    `buffer-loop-hoisting` takes them out, and deallocation is a plain
+    `memref.dealloc` after the last use.
+
+    ```mlir
+    %r = scf.for %k = %c0 to %c100 step %c1 iter_args(%acc = %init) -> (memref<10x10xf32>) {
+      %next = memref.alloc() : memref<10x10xf32>
+      linalg.matmul ins(%acc, %x : ...) outs(%next : ...)
+      scf.yield %next : memref<10x10xf32>
+    }
+    // becomes
+    %t = memref.alloc() : memref<10x10xf32>
+    scf.for %k = %c0 to %c100 step %c2 {
+      linalg.matmul ins(%init, %x : ...) outs(%t : ...)
+      linalg.matmul ins(%t, %x : ...) outs(%init : ...)
+    }
+    ```
+  }];
+  let options = [
+    Option<"maxElements", "max-elements", "int64_t", "4096",
+           "Functions whose largest buffer has more elements are left alone "
+           "(keep equal to ember-map-to-one-block-kernel's)">
+  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def ParallelDimsOutermostPass : Pass<"ember-parallel-dims-outermost", "::mlir::func::FuncOp"> {
   let summary = "Put the parallel dimensions of every linalg.generic before its reductions";
   let description = [{
