@@ -41,7 +41,9 @@ def MapToGpuKernelsPass : Pass<"ember-map-to-gpu-kernels", "::mlir::ModuleOp"> {
       by a kernel, other values uploaded by the runtime on each call
       (`emberrt_cuda_upload`).
     Device memory read into host code (a loop's result, a scalar load) is
-    an error that names the op.
+    an error that names the op. Launches already there (functions that
+    ember-map-to-one-block-kernel made one kernel) are left as they are; what
+    they touch is device memory.
 
     ```mlir
     scf.parallel (%i, %j) = (%c0, %c0) to (%c256, %c1024) step (%c1, %c1) { ... }
@@ -109,6 +111,72 @@ def ReuseLoopBuffersPass : Pass<"ember-reuse-loop-buffers", "::mlir::func::FuncO
   ];
   let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect"];
+}
+
+def MapToOneBlockKernelPass : Pass<"ember-map-to-one-block-kernel", "::mlir::func::FuncOp"> {
+  let summary = "Run a small function with control flow as one kernel of one block";
+  let description = [{
+    Runs before ember-map-to-gpu-kernels, on the same loops. A function whose
+    work is small and static (every buffer statically shaped, the largest of
+    at most `max-elements` elements) and that has sequential control flow
+    (`scf.for`, `scf.while`, `scf.if`) around its loop nests (a traced
+    fori_loop, while_loop or cond) would otherwise launch kernels from host
+    control flow, a few per iteration: power(x, 100) on 10x10 (two kernels an
+    iteration) took about 890 us a call on an H100, almost all of it launch
+    overhead, and a while loop whose condition reads a tensor could not run
+    at all. Here its whole body becomes one `gpu.launch` of one block:
+    - every parallel nest is distributed over the block's threads (a loop
+      over the row-major linear index of its iterations, strided by the
+      number of threads), and followed by a `gpu.barrier`; a barrier is left
+      out between two nests over the same iterations whose accesses to what
+      either writes are all at their own indices (each thread then touches
+      the same elements in both);
+    - control flow stays control flow: its conditions and bounds are the
+      same for every thread, so the barriers inside are legal;
+    - scalar code computes in every thread; what writes memory outside the
+      nests (a sequential nest, a store) runs in thread 0, then a barrier;
+      a barrier also comes between what every thread reads and a later
+      write of it;
+    - `memref.copy` becomes a copy over the threads;
+    - the function's allocations become workgroup (shared) memory of the
+      launch while they fit in 48 KiB, else device buffers allocated before
+      it; arguments stay global memory;
+    - in a sequential loop of a nest that reads, combines and writes back
+      one element of a workgroup buffer (a matmul's accumulation), the
+      element is kept in a register.
+    `max-elements` is 4096 because one block runs on one multiprocessor:
+    with 256 threads a nest over 4096 elements is 16 per thread, about a
+    microsecond, less than the few microseconds a launch per nest costs;
+    past that a nest's work is worth spreading over the whole GPU. And three
+    such buffers (16 KiB of f32 each) still fit in the block's shared memory.
+    Functions that do not qualify, or that hold anything the kernel cannot
+    run (calls, buffers carried through control flow), are left to
+    ember-map-to-gpu-kernels.
+
+    ```mlir
+    scf.for %k = %c0 to %c100 step %c1 {
+      scf.parallel (%i, %j) = (%c0, %c0) to (%c10, %c10) step (%c1, %c1) { ... }
+    }
+    // becomes
+    gpu.launch blocks(...) in (%c1, %c1, %c1) threads(%tx, ...) in (%c128, %c1, %c1)
+        workgroup(%t : memref<10x10xf32, #gpu.address_space<workgroup>>) {
+      scf.for %k = %c0 to %c100 step %c1 {
+        %in = arith.cmpi ult, %tx, %c100 : index
+        scf.if %in { %i = %tx / 10, %j = %tx % 10; ... }
+        gpu.barrier
+      }
+      gpu.terminator
+    }
+    ```
+  }];
+  let options = [
+    Option<"maxThreads", "max-threads", "int64_t", "256",
+           "Threads of the block (fewer for smaller nests: whole warps)">,
+    Option<"maxElements", "max-elements", "int64_t", "4096",
+           "Functions whose largest buffer has more elements keep a kernel per nest">
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
 }
 
 def ParallelDimsOutermostPass : Pass<"ember-parallel-dims-outermost", "::mlir::func::FuncOp"> {
