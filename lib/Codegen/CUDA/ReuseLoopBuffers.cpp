@@ -352,6 +352,84 @@ void reuseBranchBuffers(scf::IfOp branch) {
     canonicalize(branch);
 }
 
+/// The static identity-layout type of a buffer type with another layout
+/// (bufferization gives the values of branches and of the loops around them
+/// a fully dynamic one); null for any other type.
+MemRefType identityOf(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref || memref.getLayout().isIdentity() || !memref.hasStaticShape())
+    return MemRefType();
+  return MemRefType::get(memref.getShape(), memref.getElementType(), MemRefLayoutAttrInterface(),
+                         memref.getMemorySpace());
+}
+
+/// `value` as the buffer of type `identity` it is a cast of; null if none.
+Value castFrom(Value value, MemRefType identity) {
+  auto cast = value.getDefiningOp<memref::CastOp>();
+  return cast && cast.getSource().getType() == identity ? cast.getSource() : Value();
+}
+
+/// Gives `value` the type `identity`; its users get a cast to its old type,
+/// built by `b`.
+void retype(Value value, MemRefType identity, OpBuilder &b) {
+  Type old = value.getType();
+  value.setType(identity);
+  auto cast = memref::CastOp::create(b, value.getLoc(), old, value);
+  value.replaceAllUsesExcept(cast, cast);
+}
+
+/// Branch results and loop variables whose every incoming buffer is a cast
+/// from the identity layout get that layout, so that they are plain
+/// allocations to reuse; the casts fold into their users.
+void narrowLayouts(func::FuncOp function) {
+  bool changed = false;
+  OpBuilder b(function.getContext());
+  // Inner ops first: a branch's narrowed result is what its loop yields.
+  function.walk([&](Operation *op) {
+    if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      if (branch.getElseRegion().empty())
+        return;
+      for (OpResult result : branch->getResults()) {
+        MemRefType identity = identityOf(result.getType());
+        unsigned position = result.getResultNumber();
+        Value fromThen = identity ? castFrom(branch.thenYield().getOperand(position), identity)
+                                  : Value();
+        Value fromElse = identity ? castFrom(branch.elseYield().getOperand(position), identity)
+                                  : Value();
+        if (!fromThen || !fromElse)
+          continue;
+        branch.thenYield().setOperand(position, fromThen);
+        branch.elseYield().setOperand(position, fromElse);
+        b.setInsertionPointAfter(branch);
+        retype(result, identity, b);
+        changed = true;
+      }
+    } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      Operation *yield = loop.getBody()->getTerminator();
+      for (unsigned position = 0; position < loop.getNumRegionIterArgs(); ++position) {
+        BlockArgument received = loop.getRegionIterArgs()[position];
+        MemRefType identity = identityOf(received.getType());
+        Value initial = identity ? castFrom(loop.getInitArgs()[position], identity) : Value();
+        Value next = identity ? castFrom(yield->getOperand(position), identity) : Value();
+        if (!initial || !next)
+          continue;
+        loop.getInitArgsMutable()[position].assign(initial);
+        yield->setOperand(position, next);
+        b.setInsertionPointToStart(loop.getBody());
+        retype(received, identity, b);
+        b.setInsertionPointAfter(loop);
+        retype(loop.getResult(position), identity, b);
+        changed = true;
+      }
+    }
+  });
+  if (!changed)
+    return;
+  RewritePatternSet patterns(function.getContext());
+  memref::CastOp::getCanonicalizationPatterns(patterns, function.getContext());
+  (void)applyPatternsGreedily(function, std::move(patterns));
+}
+
 struct ReuseLoopBuffersPass : ember::impl::ReuseLoopBuffersPassBase<ReuseLoopBuffersPass> {
   using ReuseLoopBuffersPassBase::ReuseLoopBuffersPassBase;
 
@@ -360,6 +438,7 @@ struct ReuseLoopBuffersPass : ember::impl::ReuseLoopBuffersPassBase<ReuseLoopBuf
     if (!ember::hasSmallStaticBuffers(function, maxElements) ||
         !ember::hasControlFlowAroundWork(function))
       return;
+    narrowLayouts(function);
     // Inner control flow first: its results are then plain buffers.
     SmallVector<Operation *> ops;
     function.walk([&](Operation *op) {

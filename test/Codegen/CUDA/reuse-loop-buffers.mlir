@@ -178,6 +178,59 @@ func.func @branch(%c: i1, %x: memref<16xf32>, %out: memref<16xf32>) {
 
 // -----
 
+// A branch inside a loop (a traced cond in a fori_loop): bufferization
+// gives the branch's result and the loop's variable a dynamic layout, cast
+// from plain allocations; they get the plain layout back first, and then one
+// buffer each.
+// CHECK-LABEL: func.func @branch_in_loop(
+// CHECK-SAME:      %{{.*}}: i1, %[[X:.*]]: memref<16xf32>, %[[OUT:.*]]: memref<16xf32>)
+// CHECK-NOT:     strided
+// CHECK:         %[[V:.*]] = memref.alloc() : memref<16xf32>
+// CHECK:         memref.copy %[[X]], %[[V]]
+// CHECK:         scf.for %{{.*}} = %c0 to %c4 step %c2 {
+// CHECK:           %[[T:.*]] = memref.alloc() : memref<16xf32>
+// CHECK:           scf.if %{{.*}} {
+// CHECK:             linalg.generic {{.*}} ins(%[[V]] : memref<16xf32>) outs(%[[T]] : memref<16xf32>)
+// CHECK:           } else {
+// CHECK:             linalg.generic {{.*}} ins(%[[V]] : memref<16xf32>) outs(%[[T]] : memref<16xf32>)
+// CHECK:           scf.if %{{.*}} {
+// CHECK:             linalg.generic {{.*}} ins(%[[T]] : memref<16xf32>) outs(%[[V]] : memref<16xf32>)
+// CHECK:           } else {
+// CHECK:             linalg.generic {{.*}} ins(%[[T]] : memref<16xf32>) outs(%[[V]] : memref<16xf32>)
+// CHECK:         memref.copy %[[V]], %[[OUT]]
+func.func @branch_in_loop(%c: i1, %x: memref<16xf32>, %out: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %cast = memref.cast %x : memref<16xf32> to memref<16xf32, strided<[?], offset: ?>>
+  %r = scf.for %k = %c0 to %c4 step %c1 iter_args(%v = %cast) -> (memref<16xf32, strided<[?], offset: ?>>) {
+    %n = scf.if %c -> (memref<16xf32, strided<[?], offset: ?>>) {
+      %a = memref.alloc() : memref<16xf32>
+      linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%v : memref<16xf32, strided<[?], offset: ?>>) outs(%a : memref<16xf32>) {
+      ^bb0(%e: f32, %o: f32):
+        %s = arith.mulf %e, %e : f32
+        linalg.yield %s : f32
+      }
+      %ca = memref.cast %a : memref<16xf32> to memref<16xf32, strided<[?], offset: ?>>
+      scf.yield %ca : memref<16xf32, strided<[?], offset: ?>>
+    } else {
+      %b = memref.alloc() : memref<16xf32>
+      linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%v : memref<16xf32, strided<[?], offset: ?>>) outs(%b : memref<16xf32>) {
+      ^bb0(%e: f32, %o: f32):
+        %s = arith.addf %e, %e : f32
+        linalg.yield %s : f32
+      }
+      %cb = memref.cast %b : memref<16xf32> to memref<16xf32, strided<[?], offset: ?>>
+      scf.yield %cb : memref<16xf32, strided<[?], offset: ?>>
+    }
+    scf.yield %n : memref<16xf32, strided<[?], offset: ?>>
+  }
+  memref.copy %r, %out : memref<16xf32, strided<[?], offset: ?>> to memref<16xf32>
+  return
+}
+
+// -----
+
 // Buffers of more than 4096 elements: left as they are.
 // CHECK-LABEL: func.func @too_big(
 // CHECK:         scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}) -> (memref<100x100xf32>)

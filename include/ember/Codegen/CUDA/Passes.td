@@ -86,6 +86,9 @@ def ReuseLoopBuffersPass : Pass<"ember-reuse-loop-buffers", "::mlir::func::FuncO
       buffer unless it is an allocation that nothing reads after the loop.
     - `scf.if`: both branches write into one buffer allocated before it
       (a branch's own allocation is replaced by it, anything else copied).
+    Branch results and the loop variables around them, which bufferization
+    gives a fully dynamic layout, get the identity layout first when every
+    buffer flowing in is a cast of a plain allocation.
     Allocations left inside loops no longer escape them, so
     `buffer-loop-hoisting` takes them out, and deallocation is a plain
     `memref.dealloc` after the last use.
