@@ -2,8 +2,10 @@
 //
 // ember to NVIDIA GPUs: the same graph optimizations and linalg lowering as
 // the CPU (without CPU-blocked matmuls), then buffers, one kernel per loop
-// nest mapped onto blocks and threads, NVVM, and a GPU binary (PTX or cubin)
-// embedded in host code that launches it through ember's runtime.
+// nest mapped onto blocks and threads (or, for a small function with control
+// flow, the whole function as one kernel of one block), NVVM, and a GPU
+// binary (PTX or cubin) embedded in host code that launches it through
+// ember's runtime.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,18 +22,26 @@ using ember::joinSteps;
 // Buffers (kBufferizeSteps: results written straight into the caller's
 // device buffers) and kernels, then the upstream NVVM lowering.
 static const char *const kToGpuSteps[] = {
-    "func.func(buffer-loop-hoisting)",
+    // Small functions with control flow: one buffer per loop variable, so
+    // that their temporaries are allocated once (shared memory, below).
+    "func.func(ember-reuse-loop-buffers,buffer-loop-hoisting)",
     "buffer-deallocation-pipeline",
     "convert-bufferization-to-memref",
-    // Every linalg op a parallel loop nest (reductions inside as scf.for),
-    // every nest a kernel.
+    // Every linalg op a parallel loop nest (reductions inside as scf.for);
+    // a small function with control flow one kernel of one block, every
+    // other nest a kernel.
     "func.func(ember-parallel-dims-outermost,convert-linalg-to-parallel-loops)",
+    "func.func(ember-map-to-one-block-kernel{max-threads=%BLOCK%})",
     "ember-map-to-gpu-kernels{block-size=%BLOCK%}",
     "func.func(convert-parallel-loops-to-gpu)",
     "lower-affine",
     "canonicalize",
     // f32 exp/log/tanh as polynomials in the kernels too: no libdevice needed.
     "func.func(ember-approximate-math)",
+    // Constants back into the kernels (canonicalization hoisted them out of
+    // the launches; outlining would make each a kernel parameter, so loop
+    // bounds and divisors were unknown to the kernel's compiler).
+    "func.func(gpu-launch-sink-index-computations)",
 };
 
 static const char *const kToNVVMSteps[] = {

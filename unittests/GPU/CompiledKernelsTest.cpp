@@ -153,9 +153,9 @@ TEST(GpuKernels, LargeMatmulWithPartialTiles) {
 
 TEST(GpuKernels, PowerLoopOfMatmulsWithTemporaries) {
   REQUIRE_GPU();
-  // x = 0.9 I + noise: x^100 stays finite; every step allocates a temporary
-  // on the device and frees the previous one (buffer deallocation's
-  // ownership flags stay on the host).
+  // x = 0.9 I + noise: x^100 stays finite. One kernel of one block runs the
+  // loop; its temporaries are shared memory, so calls allocate nothing on
+  // the device.
   std::vector<float> x = randomValues<float>(100, 10, -0.01f, 0.01f);
   for (int d = 0; d < 10; ++d)
     x[d * 11] += 0.9f;
@@ -172,6 +172,41 @@ TEST(GpuKernels, PowerLoopOfMatmulsWithTemporaries) {
   emberrt_cuda_allocator_stats(&allocationsAfter, nullptr, nullptr);
   expectNear(out.toHost<float>(), expected, 1e-4, "power100");
   EXPECT_EQ(allocationsAfter, allocationsBefore) << "temporaries must come from the cache";
+}
+
+TEST(GpuKernels, WhileLoopOnATensorConditionRunsOnTheDevice) {
+  REQUIRE_GPU();
+  // Halve x while its sum is above 1: the condition is read inside the
+  // kernel. The kernel sums in index order, as here, so the number of
+  // halvings is the same.
+  std::vector<float> x = randomValues<float>(16, 15, 0.5f, 4.f), expected = x;
+  auto sum = [](const std::vector<float> &v) {
+    float total = 0.f;
+    for (float e : v)
+      total += e;
+    return total;
+  };
+  while (sum(expected) > 1.f)
+    for (float &e : expected)
+      e *= 0.5f;
+  DeviceArray dx = DeviceArray::from(x, {16}), out({16}, sizeof(float));
+  call(ember_entry_halve_while, {&dx, &out});
+  EXPECT_EQ(out.toHost<float>(), expected);
+}
+
+TEST(GpuKernels, CondInsideALoop) {
+  REQUIRE_GPU();
+  std::vector<int32_t> x = randomValues<int32_t>(64, 16, -3, 4), expected = x;
+  for (int step = 0; step < 10; ++step) {
+    int64_t total = 0;
+    for (int32_t e : expected)
+      total += e;
+    for (int32_t &e : expected)
+      e = total > 0 ? e - 1 : e * 2;
+  }
+  DeviceArray dx = DeviceArray::from(x, {8, 8}), out({8, 8}, sizeof(int32_t));
+  call(ember_entry_cond_loop, {&dx, &out});
+  EXPECT_EQ(out.toHost<int32_t>(), expected);
 }
 
 TEST(GpuKernels, ReductionsAsBlockTrees) {

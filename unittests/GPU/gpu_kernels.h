@@ -21,7 +21,7 @@
 extern "C" {
 #define EMBER_GPU_FUNCTIONS(X)                                                                     \
   X(chain8_small) X(chain8_big) X(add10) X(softmax) X(mixed) X(matmul) X(sgemm4096) X(power100) \
-  X(sum16m) X(row_max) X(mlp_step) X(matmul_large_edges)
+  X(halve_while) X(cond_loop) X(sum16m) X(row_max) X(mlp_step) X(matmul_large_edges)
 #define EMBER_DECLARE_ENTRY(name) void ember_entry_##name(void **args);
 EMBER_GPU_FUNCTIONS(EMBER_DECLARE_ENTRY)
 #undef EMBER_DECLARE_ENTRY

@@ -1,6 +1,7 @@
 // Functions compiled ahead of time by ember-lower-to-nvvm into the GPU check
 // and benchmark programs (ember-gpu-check, ember-gpu-bench): each op class,
-// the 8-op chain, power(x, 100) as a loop of matmuls.
+// the 8-op chain, power(x, 100) as a loop of matmuls, control flow on tensor
+// values.
 
 // The 8-op chain of the benchmarks: alternately t * 1.0001, t + 0.5 and
 // maximum(t, x), fused into one kernel.
@@ -71,7 +72,8 @@ func.func @sgemm4096(%a: tensor<4096x4096xf32>, %b: tensor<4096x4096xf32>) -> te
 }
 
 // power(x, 100): the identity multiplied by x 100 times in a loop (traced
-// fori_loop): host control flow around one matmul kernel per step.
+// fori_loop): one kernel of one block with the loop inside
+// (ember-map-to-one-block-kernel), its temporaries in shared memory.
 func.func @power100(%x: tensor<10x10xf32>) -> tensor<10x10xf32> attributes {llvm.emit_c_interface} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -94,6 +96,50 @@ func.func @power100(%x: tensor<10x10xf32>) -> tensor<10x10xf32> attributes {llvm
     scf.yield %next : tensor<10x10xf32>
   }
   return %r : tensor<10x10xf32>
+}
+
+// A while loop whose condition reads a tensor (a traced while_loop): halve x
+// while its sum is above 1. One kernel of one block; the sum is read by every
+// thread inside it.
+func.func @halve_while(%x: tensor<16xf32>) -> tensor<16xf32> attributes {llvm.emit_c_interface} {
+  %r = scf.while (%v = %x) : (tensor<16xf32>) -> tensor<16xf32> {
+    %s = ember.reduce_sum %v axes = [0] : tensor<16xf32> -> tensor<f32>
+    %limit = ember.constant dense<1.0> : tensor<f32>
+    %c = ember.compare gt, %s, %limit : tensor<f32>
+    %b = tensor.extract %c[] : tensor<i1>
+    scf.condition(%b) %v : tensor<16xf32>
+  } do {
+  ^bb0(%v: tensor<16xf32>):
+    %h = ember.constant dense<0.5> : tensor<16xf32>
+    %n = ember.mul %v, %h : tensor<16xf32>
+    scf.yield %n : tensor<16xf32>
+  }
+  return %r : tensor<16xf32>
+}
+
+// A cond inside a fori_loop, on integers: 10 times, x - 1 if sum(x) > 0,
+// else x * 2.
+func.func @cond_loop(%x: tensor<8x8xi32>) -> tensor<8x8xi32> attributes {llvm.emit_c_interface} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c10 = arith.constant 10 : index
+  %r = scf.for %k = %c0 to %c10 step %c1 iter_args(%v = %x) -> (tensor<8x8xi32>) {
+    %s = ember.reduce_sum %v axes = [0, 1] : tensor<8x8xi32> -> tensor<i32>
+    %zero = ember.constant dense<0> : tensor<i32>
+    %c = ember.compare gt, %s, %zero : tensor<i32>
+    %b = tensor.extract %c[] : tensor<i1>
+    %n = scf.if %b -> (tensor<8x8xi32>) {
+      %one = ember.constant dense<1> : tensor<8x8xi32>
+      %d = ember.sub %v, %one : tensor<8x8xi32>
+      scf.yield %d : tensor<8x8xi32>
+    } else {
+      %two = ember.constant dense<2> : tensor<8x8xi32>
+      %m = ember.mul %v, %two : tensor<8x8xi32>
+      scf.yield %m : tensor<8x8xi32>
+    }
+    scf.yield %n : tensor<8x8xi32>
+  }
+  return %r : tensor<8x8xi32>
 }
 
 // Reductions of many elements: a sum of 16M (blocks share the output,

@@ -358,6 +358,14 @@ struct MapToGpuKernelsPass : ember::impl::MapToGpuKernelsPassBase<MapToGpuKernel
       if (function.isPublic())
         for (Value argument : function.getArguments())
           memory.markDevice(argument);
+      // What kernels built already (ember-map-to-one-block-kernel) touch.
+      function.walk([&](gpu::LaunchOp launch) {
+        launch.walk([&](Operation *op) {
+          for (Value operand : op->getOperands())
+            if (!launch->isAncestor(operand.getParentBlock()->getParentOp()))
+              memory.markDevice(operand);
+        });
+      });
       function.walk<WalkOrder::PreOrder>([&](scf::ParallelOp loop) {
         parallel.push_back(loop);
         loop.walk([&](Operation *op) {
@@ -375,7 +383,7 @@ struct MapToGpuKernelsPass : ember::impl::MapToGpuKernelsPassBase<MapToGpuKernel
       sequential.clear();
       for (func::FuncOp function : functions)
         function.walk<WalkOrder::PreOrder>([&](Operation *op) {
-          if (isa<scf::ParallelOp>(op))
+          if (isa<scf::ParallelOp, gpu::LaunchOp>(op))
             return WalkResult::skip();
           if (!isa<scf::ForOp, scf::WhileOp, memref::StoreOp>(op))
             return WalkResult::advance();

@@ -283,3 +283,31 @@ func.func @constant_upload(%out: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+// A launch already there (ember-map-to-one-block-kernel) is left as it is:
+// its stores stay in it, and the buffer it uses is device memory (not moved
+// to the host's stack).
+// CHECK-LABEL: func.func @existing_launch(
+// CHECK:         %[[BUFFER:.*]] = memref.alloc() : memref<4xf32>
+// CHECK:         gpu.launch
+// CHECK-NEXT:      memref.store %{{.*}}, %[[BUFFER]]
+// CHECK-NEXT:      memref.load %[[BUFFER]]
+// CHECK-NEXT:      memref.store
+// CHECK-NEXT:      gpu.terminator
+// CHECK:         memref.dealloc %[[BUFFER]]
+func.func @existing_launch(%out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1.0 : f32
+  %buffer = memref.alloc() : memref<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    memref.store %one, %buffer[%c0] : memref<4xf32>
+    %v = memref.load %buffer[%c0] : memref<4xf32>
+    memref.store %v, %out[%c0] : memref<4xf32>
+    gpu.terminator
+  }
+  memref.dealloc %buffer : memref<4xf32>
+  return
+}

@@ -41,7 +41,9 @@ def MapToGpuKernelsPass : Pass<"ember-map-to-gpu-kernels", "::mlir::ModuleOp"> {
       by a kernel, other values uploaded by the runtime on each call
       (`emberrt_cuda_upload`).
     Device memory read into host code (a loop's result, a scalar load) is
-    an error that names the op.
+    an error that names the op. Launches already there (functions that
+    ember-map-to-one-block-kernel made one kernel) are left as they are; what
+    they touch is device memory.
 
     ```mlir
     scf.parallel (%i, %j) = (%c0, %c0) to (%c256, %c1024) step (%c1, %c1) { ... }
@@ -61,6 +63,123 @@ def MapToGpuKernelsPass : Pass<"ember-map-to-gpu-kernels", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect", "::mlir::affine::AffineDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect"];
+}
+
+def ReuseLoopBuffersPass : Pass<"ember-reuse-loop-buffers", "::mlir::func::FuncOp"> {
+  let summary = "Loops and branches of small functions write into one buffer per value";
+  let description = [{
+    Runs on bufferized functions before buffer deallocation, only on small
+    static ones (every buffer of at most `max-elements` elements, control
+    flow around the work: what ember-map-to-one-block-kernel turns into one
+    block). A traced loop yields a fresh buffer each iteration (one-shot
+    bufferization with `allow-return-allocs-from-loops`); buffer
+    deallocation then carries ownership flags through the loop and frees the
+    previous buffer on the device's allocator at every step. Here each
+    buffer-valued loop variable or branch result becomes one buffer instead:
+    - `scf.for`: when the iteration has read the buffer it received before
+      it starts writing the one it yields, it writes into the received one
+      (in place). When the two overlap (a matmul reading its accumulator),
+      a loop of constant trip count is unrolled by two first, so that the
+      two halves alternate between two buffers; otherwise the yielded
+      buffer is copied into the received one at the end of the iteration.
+      The initial value is written to, so it is first copied into a new
+      buffer unless it is an allocation that nothing reads after the loop.
+    - `scf.if`: both branches write into one buffer allocated before it
+      (a branch's own allocation is replaced by it, anything else copied).
+    Branch results and the loop variables around them, which bufferization
+    gives a fully dynamic layout, get the identity layout first when every
+    buffer flowing in is a cast of a plain allocation.
+    Allocations left inside loops no longer escape them, so
+    `buffer-loop-hoisting` takes them out, and deallocation is a plain
+    `memref.dealloc` after the last use.
+
+    ```mlir
+    %r = scf.for %k = %c0 to %c100 step %c1 iter_args(%acc = %init) -> (memref<10x10xf32>) {
+      %next = memref.alloc() : memref<10x10xf32>
+      linalg.matmul ins(%acc, %x : ...) outs(%next : ...)
+      scf.yield %next : memref<10x10xf32>
+    }
+    // becomes
+    %t = memref.alloc() : memref<10x10xf32>
+    scf.for %k = %c0 to %c100 step %c2 {
+      linalg.matmul ins(%init, %x : ...) outs(%t : ...)
+      linalg.matmul ins(%t, %x : ...) outs(%init : ...)
+    }
+    ```
+  }];
+  let options = [
+    Option<"maxElements", "max-elements", "int64_t", "4096",
+           "Functions whose largest buffer has more elements are left alone "
+           "(keep equal to ember-map-to-one-block-kernel's)">
+  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def MapToOneBlockKernelPass : Pass<"ember-map-to-one-block-kernel", "::mlir::func::FuncOp"> {
+  let summary = "Run a small function with control flow as one kernel of one block";
+  let description = [{
+    Runs before ember-map-to-gpu-kernels, on the same loops. A function whose
+    work is small and static (every buffer statically shaped, the largest of
+    at most `max-elements` elements) and that has sequential control flow
+    (`scf.for`, `scf.while`, `scf.if`) around its loop nests (a traced
+    fori_loop, while_loop or cond) would otherwise launch kernels from host
+    control flow, a few per iteration: power(x, 100) on 10x10 (two kernels an
+    iteration) took about 890 us a call on an H100, almost all of it launch
+    overhead, and a while loop whose condition reads a tensor could not run
+    at all. Here its whole body becomes one `gpu.launch` of one block:
+    - every parallel nest is distributed over the block's threads (a loop
+      over the row-major linear index of its iterations, strided by the
+      number of threads), and followed by a `gpu.barrier`; a barrier is left
+      out between two nests over the same iterations whose accesses to what
+      either writes are all at their own indices (each thread then touches
+      the same elements in both);
+    - control flow stays control flow: its conditions and bounds are the
+      same for every thread, so the barriers inside are legal;
+    - scalar code computes in every thread; what writes memory outside the
+      nests (a sequential nest, a store) runs in thread 0, then a barrier;
+      a barrier also comes between what every thread reads and a later
+      write of it;
+    - `memref.copy` becomes a copy over the threads;
+    - the function's allocations become workgroup (shared) memory of the
+      launch while they fit in 48 KiB, else device buffers allocated before
+      it; arguments stay global memory;
+    - in a sequential loop of a nest that reads, combines and writes back
+      one element of a workgroup buffer (a matmul's accumulation), the
+      element is kept in a register.
+    `max-elements` is 4096 because one block runs on one multiprocessor:
+    with 256 threads a nest over 4096 elements is 16 per thread, about a
+    microsecond, less than the few microseconds a launch per nest costs;
+    past that a nest's work is worth spreading over the whole GPU. And three
+    such buffers (16 KiB of f32 each) still fit in the block's shared memory.
+    Functions that do not qualify, or that hold anything the kernel cannot
+    run (calls, buffers carried through control flow), are left to
+    ember-map-to-gpu-kernels.
+
+    ```mlir
+    scf.for %k = %c0 to %c100 step %c1 {
+      scf.parallel (%i, %j) = (%c0, %c0) to (%c10, %c10) step (%c1, %c1) { ... }
+    }
+    // becomes
+    gpu.launch blocks(...) in (%c1, %c1, %c1) threads(%tx, ...) in (%c128, %c1, %c1)
+        workgroup(%t : memref<10x10xf32, #gpu.address_space<workgroup>>) {
+      scf.for %k = %c0 to %c100 step %c1 {
+        %in = arith.cmpi ult, %tx, %c100 : index
+        scf.if %in { %i = %tx / 10, %j = %tx % 10; ... }
+        gpu.barrier
+      }
+      gpu.terminator
+    }
+    ```
+  }];
+  let options = [
+    Option<"maxThreads", "max-threads", "int64_t", "256",
+           "Threads of the block (fewer for smaller nests: whole warps)">,
+    Option<"maxElements", "max-elements", "int64_t", "4096",
+           "Functions whose largest buffer has more elements keep a kernel per nest">
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
 }
 
 def ParallelDimsOutermostPass : Pass<"ember-parallel-dims-outermost", "::mlir::func::FuncOp"> {
