@@ -45,7 +45,13 @@ fi
 jit=$(mktemp -d)/ember-gpu-jit
 "$here/zstd" -q -d "$here/ember-gpu-jit.zst" -o "$jit" && chmod +x "$jit"
 export EMBER_CACHE_DIR=$(mktemp -d)
-"$jit" 2>&1 | tee "$out/gpu-jit-tests.log" | grep -E '^\[  (FAILED|PASSED) |OK \]|FAILED \]' 
+"$jit" 2>&1 | tee "$out/gpu-jit-tests.log" | grep -E '^\[  (FAILED|PASSED) |FAILED \]'
+if [[ -x $sanitizer ]]; then # JIT-compiled kernels too; one-block kernels use barriers
+  "$sanitizer" --tool memcheck "$jit" --gtest_filter='GpuJit.*:-GpuJit.Traced*' 2>&1 |
+    tee "$out/gpu-jit-memcheck.log" | tail -1
+  "$sanitizer" --tool racecheck "$jit" --gtest_filter='GpuJit.PowerOf*:GpuJit.Control*' 2>&1 |
+    tee "$out/gpu-jit-racecheck.log" | tail -1
+fi
 "$here/ember-gpu-bench" 2>&1 | tee "$out/gpu-bench.log"
 "$jit" --bench 2>&1 | tee "$out/gpu-jit-bench.log"
 python3 "$here/torch_peer.py" 2>&1 | grep -v Warning | tee "$out/torch-peer.log"

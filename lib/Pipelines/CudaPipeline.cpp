@@ -45,6 +45,10 @@ static const char *const kToGpuSteps[] = {
 };
 
 static const char *const kToNVVMSteps[] = {
+    // Kernels outlined first, so that their shared buffers can be aligned
+    // (the upstream pipeline's own outlining then finds nothing left).
+    "gpu-kernel-outlining",
+    "gpu.module(ember-align-workgroup-buffers)",
     // Outlining, NVVM, the host's launches (mgpu* calls, which ember's runtime
     // provides) and the binary; kernels take bare pointers (static shapes).
     "gpu-lower-to-nvvm-pipeline{cubin-chip=%CHIP% cubin-features=%FEATURES% "

@@ -275,3 +275,50 @@ func.func @call(%x: memref<16xf32>) {
   }
   return
 }
+
+// -----
+
+// Three nests in a row, no control flow (a chain traced from a C++ loop):
+// one kernel. The first two touch only their own elements of each other's
+// buffers (no barrier between them); the third reads the first one's writes
+// across threads, so a barrier comes before it: every nest since the last
+// barrier is checked, not only the one just before.
+// CHECK-LABEL: func.func @three_nests(
+// CHECK:         gpu.launch
+// CHECK:           memref.store %{{.*}}, %[[A:[a-zA-Z0-9_]+]][
+// CHECK-NOT:       gpu.barrier
+// CHECK:           memref.store %{{.*}}, %[[B:[a-zA-Z0-9_]+]][
+// CHECK:           gpu.barrier
+// CHECK:           memref.load %[[A]][
+// CHECK:           gpu.terminator
+func.func @three_nests(%x: memref<16xf32>, %out: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c15 = arith.constant 15 : index
+  %c16 = arith.constant 16 : index
+  %a = memref.alloc() : memref<16xf32>
+  %b = memref.alloc() : memref<16xf32>
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    %v = memref.load %x[%i] : memref<16xf32>
+    %s = arith.addf %v, %v : f32
+    memref.store %s, %a[%i] : memref<16xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    %v = memref.load %x[%i] : memref<16xf32>
+    %s = arith.mulf %v, %v : f32
+    memref.store %s, %b[%i] : memref<16xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    %j = arith.subi %c15, %i : index
+    %v = memref.load %a[%j] : memref<16xf32>
+    %w = memref.load %b[%i] : memref<16xf32>
+    %s = arith.addf %v, %w : f32
+    memref.store %s, %out[%i] : memref<16xf32>
+    scf.reduce
+  }
+  memref.dealloc %a : memref<16xf32>
+  memref.dealloc %b : memref<16xf32>
+  return
+}

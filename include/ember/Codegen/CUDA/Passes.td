@@ -212,4 +212,16 @@ def DeviceAllocationsPass : Pass<"ember-device-allocations", "::mlir::ModuleOp">
   }];
 }
 
+def AlignWorkgroupBuffersPass : Pass<"ember-align-workgroup-buffers", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Align kernels' shared-memory buffers to 16 bytes";
+  let description = [{
+    On outlined kernels: every workgroup attribution without an `llvm.align`
+    gets 16, the widest access a thread makes. LLVM's load/store vectorizer
+    merges neighbouring 4-byte loads of a shared buffer into 16-byte ones
+    (`ld.shared.v4`), which fault with a misaligned address when the buffer
+    is only as aligned as its elements (seen on an H100: a one-block kernel
+    summing an 8x8 i32 buffer in one thread).
+  }];
+}
+
 #endif // EMBER_CODEGEN_CUDA_PASSES_TD
