@@ -222,9 +222,11 @@ Shape ember::detail::shapeOf(const jit::TensorSpec &spec) {
 /// After compiled GPU code has queued its work: the error the runtime
 /// recorded (a launch that failed, memory exhausted), if any.
 static std::string takeCudaError() {
-  std::string message = emberrt_cuda_last_error();
-  if (!message.empty())
-    emberrt_cuda_clear_error();
+  const char *recorded = emberrt_cuda_last_error();
+  if (!*recorded) // the common case: no string built
+    return {};
+  std::string message = recorded;
+  emberrt_cuda_clear_error();
   return message;
 }
 

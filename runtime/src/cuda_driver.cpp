@@ -10,6 +10,8 @@
 
 #include "cuda_driver.h"
 
+#include <atomic>
+
 #include <dlfcn.h>
 
 #include <cstdarg>
@@ -519,6 +521,8 @@ CUmodule emberrt::cuda::loadModule(const void *image, int optLevel, const char *
   return module;
 }
 
+std::atomic<uint64_t> emberrt::cuda::moduleGeneration{0};
+
 void emberrt::cuda::unloadModule(CUmodule module, const char *where) {
   if (!module)
     return;
@@ -537,6 +541,8 @@ void emberrt::cuda::unloadModule(CUmodule module, const char *where) {
     cache.byImage.erase(it->second);
     cache.imageOf.erase(it);
   }
+  // Functions looked up in it are stale now (mgpuModuleGetFunction's cache).
+  moduleGeneration.fetch_add(1, std::memory_order_release);
   const DriverApi *api = enter(where);
   if (!api)
     return;

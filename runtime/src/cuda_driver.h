@@ -14,7 +14,9 @@
 
 #include "emberrt/cuda.h"
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 
 namespace emberrt::cuda {
 
@@ -143,6 +145,10 @@ void release(void *ptr, const char *where);
 /// JIT's optimization level for PTX, or -1 for the driver's default.
 CUmodule loadModule(const void *image, int optLevel, const char *where);
 void unloadModule(CUmodule module, const char *where);
+/// Counts the modules unloaded so far: a function looked up before an
+/// unload may belong to it (and its handle be reused), so caches of
+/// functions are valid for one generation.
+extern std::atomic<uint64_t> moduleGeneration;
 
 /// Launches on `stream`; a zero dimension launches nothing (an empty tensor).
 bool launch(const DriverApi &api, CUfunction function, const unsigned grid[3],

@@ -52,12 +52,28 @@ extern "C" void *mgpuModuleGetFunction(void *module, const char *name) {
     recordError("CUDA_ERROR_INVALID_VALUE: no module or kernel name (in mgpuModuleGetFunction)");
     return nullptr;
   }
+  // Compiled code looks its kernel up before every launch (MLIR's host code
+  // does): the last few lookups of this thread are remembered, so an eager
+  // op does not pay a driver call for it.
+  struct Lookup {
+    void *module = nullptr;
+    const char *name = nullptr;
+    uint64_t generation = 0;
+    CUfunction function = nullptr;
+  };
+  constexpr size_t kLookups = 16;
+  thread_local Lookup lookups[kLookups];
+  uint64_t generation = moduleGeneration.load(std::memory_order_acquire);
+  Lookup &slot = lookups[(reinterpret_cast<uintptr_t>(name) >> 4) % kLookups];
+  if (slot.module == module && slot.name == name && slot.generation == generation)
+    return slot.function;
   const DriverApi *api = enter("mgpuModuleGetFunction");
   if (!api)
     return nullptr;
   CUfunction function = nullptr;
-  check(api->cuModuleGetFunction(&function, static_cast<CUmodule>(module), name),
-        "cuModuleGetFunction", name);
+  if (check(api->cuModuleGetFunction(&function, static_cast<CUmodule>(module), name),
+            "cuModuleGetFunction", name))
+    slot = {module, name, generation, function};
   return function;
 }
 

@@ -20,13 +20,14 @@ using namespace ember;
 
 namespace {
 
-/// The fake driver's count of launched kernels.
-int launches() {
+/// One of the fake driver's counters (-1 without it).
+int fakeCount(const char *counter) {
   const char *path = std::getenv("EMBERRT_CUDA_DRIVER");
   void *driver = path ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : nullptr;
-  auto count = driver ? reinterpret_cast<int (*)()>(dlsym(driver, "emberFakeCudaLaunches")) : nullptr;
+  auto count = driver ? reinterpret_cast<int (*)()>(dlsym(driver, counter)) : nullptr;
   return count ? count() : -1;
 }
+int launches() { return fakeCount("emberFakeCudaLaunches"); }
 
 #define REQUIRE_FAKE_GPU()                                                                         \
   if (!cuda_is_available() || cuda_status().find("Fake GPU") == std::string::npos)                \
@@ -86,6 +87,13 @@ TEST(GpuJitHost, EagerKernelsAreCachedPerDevice) {
   KernelCacheStats after = kernel_cache_stats();
   EXPECT_EQ(after.misses, before.misses + 1);
   EXPECT_EQ(after.hits, before.hits + 2);
+  // A cached kernel is launched without asking the driver for it again.
+  Tensor y = x.to(kGpu);
+  int lookups = fakeCount("emberFakeCudaFunctionLookups"), launched = launches();
+  for (int i = 0; i < 10; ++i)
+    (void)exp(y);
+  EXPECT_EQ(launches(), launched + 10);
+  EXPECT_EQ(fakeCount("emberFakeCudaFunctionLookups"), lookups);
 }
 
 Tensor crossEntropy(const Tensor &logits, const Tensor &labels) {

@@ -16,9 +16,10 @@ extern "C" {
 using CUresult = int;
 using CUdeviceptr = unsigned long long;
 
-static int launches = 0;
-/// For tests: how many kernels were launched.
+static int launches = 0, lookups = 0;
+/// For tests: how many kernels were launched, and looked up by name.
 int emberFakeCudaLaunches() { return launches; }
+int emberFakeCudaFunctionLookups() { return lookups; }
 
 CUresult cuInit(unsigned) { return 0; }
 CUresult cuDriverGetVersion(int *version) { return *version = 13000, 0; }
@@ -85,6 +86,7 @@ CUresult cuModuleLoadDataEx(void **module, const void *, unsigned, int *, void *
 }
 CUresult cuModuleUnload(void *module) { return std::free(module), 0; }
 CUresult cuModuleGetFunction(void **function, void *, const char *) {
+  ++lookups;
   return *function = &handle, 0;
 }
 CUresult cuFuncSetAttribute(void *, int, int) { return 0; }
