@@ -2,6 +2,7 @@
 
 #include "ember/JIT/ModuleCompiler.h"
 
+#include "ember/Compiler/Compiler.h"
 #include "ember/InitAll.h"
 #include "ember/Pipelines/Pipelines.h"
 #include "EmberBuildId.h"
@@ -51,9 +52,8 @@ const DialectRegistry &ember::jit::compilerRegistry() {
   return *registry;
 }
 
-/// A target machine for this CPU: its name, every feature it has (AVX-512 on
-/// the machines ember runs on) and aggressive codegen. Setting the level on
-/// the builder is what takes effect (RECIPE.md, pitfall 18).
+/// The JIT links code for this machine (the compiler library initializes
+/// every target it generates code for).
 static void initializeNativeTarget() {
   static std::once_flag initialized;
   std::call_once(initialized, [] {
@@ -95,27 +95,6 @@ unsigned ember::jit::vectorBits() {
 
 void ember::jit::setVectorBits(unsigned bits) {
   chosenVectorBits.store(supportedVectorBits(bits), std::memory_order_relaxed);
-}
-
-static std::unique_ptr<llvm::TargetMachine> hostTargetMachine(std::string &error) {
-  initializeNativeTarget();
-  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!builder) {
-    error += llvm::toString(builder.takeError());
-    return nullptr;
-  }
-  builder->setCPU(llvm::sys::getHostCPUName().str());
-  llvm::SubtargetFeatures features;
-  for (auto &feature : llvm::sys::getHostCPUFeatures())
-    features.AddFeature(feature.first(), feature.second);
-  builder->addFeatures(features.getFeatures());
-  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  auto machine = builder->createTargetMachine();
-  if (!machine) {
-    error += llvm::toString(machine.takeError());
-    return nullptr;
-  }
-  return std::move(*machine);
 }
 
 /// Kernels have small constant trip counts that LLVM's O3 would fully
@@ -469,79 +448,30 @@ ember::jit::compileModule(ModuleOp module, std::string &error,
       }
   }
 
-  // A miss: compile. The pipeline is built from its textual form, which
-  // names registered passes (registered here, not on the cache-hit path).
-  ember::registerAllPasses();
-  std::unique_ptr<llvm::TargetMachine> machine = hostTargetMachine(error);
-  if (!machine)
-    return nullptr;
-  auto print = [&](llvm::StringRef stage) {
-    if (!observeStage)
-      return;
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    module->print(os, OpPrintingFlags().enableDebugInfo());
-    observeStage(stage, text);
+  // A miss: compile, for this machine's CPU (with the chosen vector width)
+  // or its GPU.
+  compiler::CompileOptions options;
+  if (cuda) {
+    options.target.kind = compiler::Target::Kind::Cuda;
+    options.target.cuda = jitCudaTarget();
+  } else {
+    options.target.vectorBits = vectorBits();
+  }
+  options.afterLowering = afterLowering;
+  auto prepareLLVMModule = [](llvm::Module &translated) {
+    exposeInitializers(translated);
+    limitLoopUnrolling();
   };
-  static constexpr llvm::StringLiteral kStageNames[] = {"optimized", "linalg", "llvm"};
-  if (cuda) { // one pipeline, ember to host code with the kernels embedded
-    PassManager pm(module.getContext());
-    if (failed(ember::buildLowerToNVVMPipeline(pm, jitCudaTarget()))) {
-      error += "internal error: cannot build the ember-lower-to-nvvm pipeline";
-      return nullptr;
-    }
-    if (failed(pm.run(module)))
-      return nullptr;
-  }
-  for (auto [stage, name] : llvm::zip(kLoweringStages, kStageNames)) {
-    if (cuda)
-      break;
-    PassManager pm(module.getContext());
-    if (failed(ember::buildStagePipeline(pm, stage, vectorBits()))) {
-      error += "internal error: cannot build the ember-lower-to-llvm pipeline";
-      return nullptr;
-    }
-    if (failed(pm.run(module)))
-      return nullptr; // the diagnostics are in `error` through the caller's handler
-    if (stage != LoweringStage::LLVMDialect)
-      print(name);
-  }
-  if (afterLowering)
-    afterLowering(module);
-  print("llvm");
-
-  // LLVM IR, optimized for this CPU, then an object file.
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(module, llvmContext);
-  if (!llvmModule) {
-    error += "internal error: translation to LLVM IR failed";
+  options.afterTranslation = prepareLLVMModule;
+  auto observe = [&](compiler::Phase phase, const std::string &text) {
+    observeStage(compiler::infoOf(phase).name, text);
+  };
+  if (observeStage)
+    options.observePhase = observe;
+  std::string object;
+  if (failed(compiler::compile(module, options, object, error)))
     return nullptr;
-  }
-  exposeInitializers(*llvmModule);
-  llvmModule->setDataLayout(machine->createDataLayout());
-  llvmModule->setTargetTriple(machine->getTargetTriple());
-  limitLoopUnrolling();
-  if (llvm::Error failure = makeOptimizingTransformer(3, 0, machine.get())(llvmModule.get())) {
-    error += llvm::toString(std::move(failure));
-    return nullptr;
-  }
-  if (observeStage) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    llvmModule->print(os, nullptr);
-    observeStage("llvm-ir", text);
-  }
-  llvm::SmallVector<char, 0> object;
-  {
-    llvm::raw_svector_ostream os(object);
-    llvm::legacy::PassManager codegen;
-    if (machine->addPassesToEmitFile(codegen, os, nullptr, llvm::CodeGenFileType::ObjectFile)) {
-      error += "internal error: the target cannot emit object files";
-      return nullptr;
-    }
-    codegen.run(*llvmModule);
-  }
-  llvm::StringRef objectText(object.data(), object.size());
+  llvm::StringRef objectText(object);
   if (!path.empty())
     writeCache(cacheDir, path, key, objectText);
   if (!objectPath.empty())

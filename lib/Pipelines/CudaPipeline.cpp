@@ -64,27 +64,43 @@ static void substitute(std::string &text, llvm::StringRef name, const std::strin
     text.replace(at, name.size(), value);
 }
 
+std::string ember::cudaStagePipelineText(LoweringStage stage, const CudaTargetOptions &options) {
+  switch (stage) {
+  case LoweringStage::Optimized:
+    return stagePipelineText(LoweringStage::Optimized, 0);
+  case LoweringStage::Linalg: {
+    // Kernels cannot call the host runtime's emberrt_report_fault: integer
+    // division by zero and gather indices out of range are guarded (no trap,
+    // no out-of-bounds read) but not reported on GPUs yet.
+    std::string linalg = stagePipelineText(LoweringStage::Linalg, 0);
+    substitute(linalg, "convert-ember-to-linalg{vector-bits=0}",
+               "convert-ember-to-linalg{vector-bits=0 report-faults=false}");
+    return linalg;
+  }
+  case LoweringStage::LLVMDialect: {
+    std::string gpu = joinSteps(ember::kBufferizeSteps) + "," + joinSteps(kToGpuSteps),
+                nvvm = joinSteps(kToNVVMSteps);
+    // Kernels take bare pointers, so every buffer they touch needs a static
+    // layout: branch and loop results too (not the fully dynamic layout that
+    // bufferization gives values of ops it cannot see through).
+    substitute(gpu, "function-boundary-type-conversion=identity-layout-map ",
+               "unknown-type-conversion=identity-layout-map "
+               "function-boundary-type-conversion=identity-layout-map ");
+    substitute(gpu, "%BLOCK%", std::to_string(options.blockSize));
+    substitute(nvvm, "%CHIP%", options.chip);
+    substitute(nvvm, "%FEATURES%", options.features);
+    substitute(nvvm, "%FORMAT%", options.format);
+    return gpu + "," + nvvm;
+  }
+  }
+  return "";
+}
+
 std::string ember::lowerToNVVMPipelineText(const CudaTargetOptions &options) {
-  std::string gpu = joinSteps(ember::kBufferizeSteps) + "," + joinSteps(kToGpuSteps), nvvm = joinSteps(kToNVVMSteps);
-  // Kernels cannot call the host runtime's emberrt_report_fault: integer
-  // division by zero and gather indices out of range are guarded (no trap,
-  // no out-of-bounds read) but not reported on GPUs yet.
-  std::string linalg = stagePipelineText(LoweringStage::Linalg, 0);
-  substitute(linalg, "convert-ember-to-linalg{vector-bits=0}",
-             "convert-ember-to-linalg{vector-bits=0 report-faults=false}");
-  // Kernels take bare pointers, so every buffer they touch needs a static
-  // layout: branch and loop results too (not the fully dynamic layout that
-  // bufferization gives values of ops it cannot see through).
-  substitute(gpu, "function-boundary-type-conversion=identity-layout-map ",
-             "unknown-type-conversion=identity-layout-map "
-             "function-boundary-type-conversion=identity-layout-map ");
-  substitute(gpu, "%BLOCK%", std::to_string(options.blockSize));
-  substitute(nvvm, "%CHIP%", options.chip);
-  substitute(nvvm, "%FEATURES%", options.features);
-  substitute(nvvm, "%FORMAT%", options.format);
-  std::string text = "builtin.module(" + stagePipelineText(LoweringStage::Optimized, 0) + "," +
-                     linalg + "," + gpu + "," + nvvm + ")";
-  return text;
+  std::string text = "builtin.module(";
+  for (LoweringStage stage : kLoweringStages)
+    text += (stage == LoweringStage::Optimized ? "" : ",") + cudaStagePipelineText(stage, options);
+  return text + ")";
 }
 
 LogicalResult ember::buildLowerToNVVMPipeline(OpPassManager &pm,

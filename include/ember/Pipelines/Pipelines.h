@@ -57,6 +57,11 @@ struct CudaTargetOptions {
   int64_t blockSize = 256;
 };
 
+/// The steps of `stage` of ember-lower-to-nvvm as pipeline text: the same
+/// optimization, linalg without CPU-blocked matmuls or fault reports, then
+/// (the LLVM-dialect stage) buffers, kernels, NVVM and the embedded binary.
+std::string cudaStagePipelineText(LoweringStage stage, const CudaTargetOptions &options);
+
 /// The textual form of `ember-lower-to-nvvm`: ember-optimize, ember to
 /// linalg, buffers, one kernel per loop nest (ember-map-to-gpu-kernels),
 /// NVVM and the binary, host code that launches through the `mgpu*`

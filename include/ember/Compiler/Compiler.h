@@ -1,0 +1,102 @@
+//===- Compiler.h - ember's compiler as a library ---------------*- C++ -*-===//
+//
+// One compile path for every use: the JIT (eager ops, traced functions),
+// ember-compile (ahead of time) and the GPU. A module of ember and upstream
+// ops on tensors, plus typed options (the target, the optimization level, the
+// phase to stop after, who sees each phase's IR), becomes the artifact: an
+// object file (for the CPU, or host code with the GPU kernels embedded), or
+// the text of an earlier phase. Never throws, never changes LLVM's global
+// options; diagnostics go to the caller's handler.
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_COMPILER_COMPILER_H
+#define EMBER_COMPILER_COMPILER_H
+
+#include "ember/Pipelines/Pipelines.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/LogicalResult.h"
+
+#include <optional>
+#include <string>
+
+namespace llvm {
+class Module;
+class TargetMachine;
+} // namespace llvm
+
+namespace ember::compiler {
+
+/// The phases of compilation, in order. Their names are the one list used by
+/// ember-compile's --emit, EMBER_DUMP_DIR file names and the front end's
+/// ir_stages ("traced" is what the tracer built, before this compiler).
+enum class Phase { Optimized, Linalg, LLVMDialect, LLVMIR, Assembly, Object };
+
+struct PhaseInfo {
+  Phase phase;
+  llvm::StringLiteral name;      ///< "optimized", "linalg", "llvm", "llvm-ir", "asm", "obj"
+  llvm::StringLiteral extension; ///< of a file holding it: ".mlir", ".ll", ".s", ".o"
+  llvm::StringLiteral summary;
+};
+llvm::ArrayRef<PhaseInfo> phases();
+const PhaseInfo &infoOf(Phase phase);
+/// The phase named `name` ("llvm-ir"), or nothing.
+std::optional<Phase> phaseNamed(llvm::StringRef name);
+
+/// What the code runs on.
+struct Target {
+  enum class Kind { CPU, Cuda };
+  Kind kind = Kind::CPU;
+  /// CPU: the LLVM target triple ("aarch64-linux-gnu"); empty: this machine's.
+  std::string triple;
+  /// CPU: its name ("x86-64-v3", "skylake-avx512", "neoverse-n1"); empty:
+  /// this machine's when the triple is too, else "generic".
+  std::string cpu;
+  /// CPU: LLVM features ("+avx2,-avx512f"); empty: this machine's when the
+  /// CPU is, else the CPU's own.
+  std::string features;
+  /// CPU: the vector width blocked matmuls are sized to; 0: from the
+  /// target's features (512 with AVX-512, 256 with AVX, else 128).
+  unsigned vectorBits = 0;
+  /// Cuda: the GPU (its host code is for this machine).
+  CudaTargetOptions cuda;
+
+  /// This machine's CPU.
+  static Target host();
+  /// "host" (also "cpu"), "cuda" (sm_90) or "cuda:sm_XX". False, with
+  /// `error` set, for anything else.
+  static bool parse(llvm::StringRef text, Target &out, std::string &error);
+  /// One line naming everything that changes the code (a cache key's part).
+  std::string describe() const;
+};
+
+struct CompileOptions {
+  Target target = Target::host();
+  unsigned optLevel = 3; ///< 0 to 3, as -O0 ... -O3
+  Phase stopAfter = Phase::Object;
+  /// Sees the module in the LLVM dialect before translation (to add facts
+  /// only the caller knows, such as noalias).
+  llvm::function_ref<void(mlir::ModuleOp)> afterLowering = {};
+  /// Sees LLVM IR before optimization (the JIT exposes initializers there).
+  llvm::function_ref<void(llvm::Module &)> afterTranslation = {};
+  /// Receives the text of every phase up to stopAfter (but the object), as
+  /// it is produced; costs printing each.
+  llvm::function_ref<void(Phase, const std::string &)> observePhase = {};
+};
+
+/// Compiles `module` (changed in place up to the LLVM dialect) and sets `out`
+/// to the output of options.stopAfter: IR or assembly text, or the object
+/// file's bytes. On failure the diagnostics went to the context's handler
+/// and `error` says what else failed.
+llvm::LogicalResult compile(mlir::ModuleOp module, const CompileOptions &options,
+                            std::string &out, std::string &error);
+
+/// The vector width a CPU target's blocked matmuls use (see Target).
+unsigned vectorBitsOf(const Target &target);
+
+} // namespace ember::compiler
+
+#endif // EMBER_COMPILER_COMPILER_H

@@ -1,0 +1,263 @@
+//===- Compiler.cpp - a module to an artifact, for any target -------------===//
+
+#include "ember/Compiler/Compiler.h"
+
+#include "ember/InitAll.h"
+
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <mutex>
+
+using namespace mlir;
+using namespace ember::compiler;
+
+//===----------------------------------------------------------------------===//
+// Phases
+//===----------------------------------------------------------------------===//
+
+static constexpr PhaseInfo kPhases[] = {
+    {Phase::Optimized, "optimized", ".mlir", "ember after graph optimization (ember-optimize)"},
+    {Phase::Linalg, "linalg", ".mlir", "linalg on tensors, elementwise chains fused"},
+    {Phase::LLVMDialect, "llvm", ".mlir", "MLIR's LLVM dialect (GPU kernels embedded)"},
+    {Phase::LLVMIR, "llvm-ir", ".ll", "LLVM IR, optimized"},
+    {Phase::Assembly, "asm", ".s", "the target's assembly"},
+    {Phase::Object, "obj", ".o", "an object file"},
+};
+
+llvm::ArrayRef<PhaseInfo> ember::compiler::phases() { return kPhases; }
+
+const PhaseInfo &ember::compiler::infoOf(Phase phase) {
+  return kPhases[static_cast<size_t>(phase)];
+}
+
+std::optional<Phase> ember::compiler::phaseNamed(llvm::StringRef name) {
+  for (const PhaseInfo &info : kPhases)
+    if (info.name == name)
+      return info.phase;
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// Targets
+//===----------------------------------------------------------------------===//
+
+Target Target::host() { return Target(); }
+
+bool Target::parse(llvm::StringRef text, Target &out, std::string &error) {
+  out = Target();
+  if (text == "host" || text == "cpu")
+    return true;
+  if (text == "cuda" || text.starts_with("cuda:")) {
+    out.kind = Kind::Cuda;
+    llvm::StringRef chip = text.drop_front(std::min<size_t>(text.size(), 5));
+    if (!chip.empty()) {
+      unsigned number;
+      if (!chip.starts_with("sm_") || chip.drop_front(3).getAsInteger(10, number) || number < 50) {
+        error = "unknown CUDA target '" + text.str() + "': expected cuda:sm_XX (sm_50 or newer)";
+        return false;
+      }
+      out.cuda.chip = chip.str();
+    }
+    return true;
+  }
+  error = "unknown target '" + text.str() + "': expected host, cuda or cuda:sm_XX";
+  return false;
+}
+
+std::string Target::describe() const {
+  if (kind == Kind::Cuda)
+    return "cuda " + cuda.chip + " " + cuda.features + " " + cuda.format + " block " +
+           std::to_string(cuda.blockSize);
+  return "cpu " + (triple.empty() ? std::string("host") : triple) + " " + cpu + " " + features +
+         " vector-bits " + std::to_string(vectorBits);
+}
+
+static void initializeTargets() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+  });
+}
+
+static std::string hostFeatures() {
+  llvm::SubtargetFeatures features;
+  for (auto &feature : llvm::sys::getHostCPUFeatures())
+    features.AddFeature(feature.first(), feature.second);
+  return features.getString();
+}
+
+/// The machine code generator for `target`'s CPU (the host's for GPU code).
+static std::unique_ptr<llvm::TargetMachine> targetMachine(const Target &target, unsigned optLevel,
+                                                          std::string &error) {
+  initializeTargets();
+  bool cpuTarget = target.kind == Target::Kind::CPU;
+  bool onThisMachine = !cpuTarget || target.triple.empty();
+  std::string triple = onThisMachine ? llvm::sys::getProcessTriple()
+                                     : llvm::Triple::normalize(target.triple);
+  std::string lookupError;
+  const llvm::Target *llvmTarget =
+      llvm::TargetRegistry::lookupTarget(llvm::Triple(triple), lookupError);
+  if (!llvmTarget) {
+    error = "unknown target triple '" + triple + "': " + lookupError;
+    return nullptr;
+  }
+  std::string cpu = cpuTarget && !target.cpu.empty() ? target.cpu
+                    : onThisMachine                  ? llvm::sys::getHostCPUName().str()
+                                                     : "generic";
+  std::string features = cpuTarget && !target.features.empty() ? target.features
+                         : onThisMachine && (!cpuTarget || target.cpu.empty())
+                             ? hostFeatures()
+                             : "";
+  llvm::Triple parsed(triple);
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+      llvmTarget->createMCSubtargetInfo(parsed, cpu, ""));
+  if (!subtarget || !subtarget->isCPUStringValid(cpu)) {
+    error = "unknown CPU '" + cpu + "' for " + triple;
+    return nullptr;
+  }
+  llvm::CodeGenOptLevel level = optLevel == 0   ? llvm::CodeGenOptLevel::None
+                                : optLevel == 1 ? llvm::CodeGenOptLevel::Less
+                                : optLevel == 2 ? llvm::CodeGenOptLevel::Default
+                                                : llvm::CodeGenOptLevel::Aggressive;
+  std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
+      parsed, cpu, features, llvm::TargetOptions(), llvm::Reloc::PIC_, std::nullopt, level));
+  if (!machine)
+    error = "cannot generate code for " + triple + " (" + cpu + ")";
+  return machine;
+}
+
+unsigned ember::compiler::vectorBitsOf(const Target &target) {
+  if (target.kind == Target::Kind::Cuda)
+    return 0;
+  if (target.vectorBits)
+    return target.vectorBits;
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> machine = targetMachine(target, 3, error);
+  if (!machine)
+    return 128;
+  llvm::StringRef triple = machine->getTargetTriple().str();
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(machine->getTarget().createMCSubtargetInfo(
+      machine->getTargetTriple(), machine->getTargetCPU(), machine->getTargetFeatureString()));
+  if (!triple.starts_with("x86"))
+    return 128; // NEON (SVE widths are not fixed)
+  if (subtarget->checkFeatures("+avx512f"))
+    return 512;
+  if (subtarget->checkFeatures("+avx"))
+    return 256;
+  return 128;
+}
+
+//===----------------------------------------------------------------------===//
+// Compiling
+//===----------------------------------------------------------------------===//
+
+static std::string textOf(ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os, OpPrintingFlags().enableDebugInfo());
+  return text;
+}
+
+LogicalResult ember::compiler::compile(ModuleOp module, const CompileOptions &options,
+                                       std::string &out, std::string &error) {
+  if (options.optLevel > 3) {
+    error = "optimization level " + std::to_string(options.optLevel) + " is not 0 to 3";
+    return failure();
+  }
+  bool cuda = options.target.kind == Target::Kind::Cuda;
+  auto reached = [&](Phase phase) { return phase == options.stopAfter; };
+  auto observe = [&](Phase phase, const std::string &text) {
+    if (options.observePhase)
+      options.observePhase(phase, text);
+  };
+
+  // ember -> ... -> the LLVM dialect, stage by stage.
+  ember::registerAllPasses();
+  unsigned vectorBits = vectorBitsOf(options.target);
+  static constexpr Phase kStagePhases[] = {Phase::Optimized, Phase::Linalg, Phase::LLVMDialect};
+  for (auto [stage, phase] : llvm::zip(kLoweringStages, kStagePhases)) {
+    PassManager pm(module.getContext());
+    std::string text = cuda ? cudaStagePipelineText(stage, options.target.cuda)
+                            : stagePipelineText(stage, vectorBits);
+    if (failed(parsePassPipeline(text, pm))) {
+      error = "internal error: cannot build the pass pipeline " + text;
+      return failure();
+    }
+    if (failed(pm.run(module)))
+      return failure(); // the diagnostics went to the caller's handler
+    if (phase == Phase::LLVMDialect && options.afterLowering)
+      options.afterLowering(module);
+    if (options.observePhase || reached(phase)) {
+      std::string printed = textOf(module);
+      observe(phase, printed);
+      if (reached(phase)) {
+        out = std::move(printed);
+        return success();
+      }
+    }
+  }
+
+  // LLVM IR, optimized for the target, then machine code.
+  std::unique_ptr<llvm::TargetMachine> machine =
+      targetMachine(options.target, options.optLevel, error);
+  if (!machine)
+    return failure();
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule) {
+    error = "internal error: translation to LLVM IR failed";
+    return failure();
+  }
+  if (options.afterTranslation)
+    options.afterTranslation(*llvmModule);
+  llvmModule->setDataLayout(machine->createDataLayout());
+  llvmModule->setTargetTriple(machine->getTargetTriple());
+  if (llvm::Error failed =
+          makeOptimizingTransformer(options.optLevel, 0, machine.get())(llvmModule.get())) {
+    error = llvm::toString(std::move(failed));
+    return failure();
+  }
+  if (options.observePhase || reached(Phase::LLVMIR)) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    llvmModule->print(os, nullptr);
+    observe(Phase::LLVMIR, text);
+    if (reached(Phase::LLVMIR)) {
+      out = std::move(text);
+      return success();
+    }
+  }
+  llvm::SmallVector<char, 0> emitted;
+  {
+    llvm::raw_svector_ostream os(emitted);
+    llvm::legacy::PassManager codegen;
+    llvm::CodeGenFileType type = reached(Phase::Assembly) ? llvm::CodeGenFileType::AssemblyFile
+                                                          : llvm::CodeGenFileType::ObjectFile;
+    if (machine->addPassesToEmitFile(codegen, os, nullptr, type)) {
+      error = "internal error: the target cannot emit " + infoOf(options.stopAfter).name.str();
+      return failure();
+    }
+    codegen.run(*llvmModule);
+  }
+  out.assign(emitted.data(), emitted.size());
+  return success();
+}
