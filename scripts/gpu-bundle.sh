@@ -11,11 +11,20 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${EMBER_BUILD_DIR:-$root/build}
 "$root/scripts/build.sh" >/dev/null
-cmake --build "$build" --target emberrt-tests ember-gpu-tests ember-gpu-bench
+cmake --build "$build" --target emberrt-tests ember-gpu-tests ember-gpu-bench ember-compile emberrt
 bundle="$root/gpu-bundle"
 rm -rf "$bundle.tmp" && mkdir -p "$bundle.tmp"
 cp "$build/bin/emberrt-tests" "$build/bin/ember-gpu-tests" "$build/bin/ember-gpu-bench" "$root/bench/gpu/torch_peer.py" "$bundle.tmp/"
 strip "$bundle.tmp/emberrt-tests" "$bundle.tmp/ember-gpu-tests" "$bundle.tmp/ember-gpu-bench"
+# ember-compile's GPU objects called from C (test/Tools/ember-compile-gpu.test).
+aot=$(mktemp -d)
+"$build/bin/ember-compile" "$root/test/Tools/Inputs/add.mlir" --target=cuda:sm_90 \
+  -o "$aot/add.o" --header "$aot/add.h"
+clang-22 -std=c99 -O2 -I"$aot" -I"$root/runtime/include" -c "$root/test/Tools/Inputs/call_add_gpu.c" \
+  -o "$aot/main.o"
+clang-22 -fuse-ld=lld "$aot/main.o" "$aot/add.o" "$build/runtime/libemberrt.a" -lstdc++ -lm -ldl \
+  -lpthread -o "$bundle.tmp/ember-compile-gpu-example"
+rm -rf "$aot"
 EMBER_BUILD_DIR="$root/build-static" EMBER_BUILD_TARGETS=ember-gpu-jit \
   "$root/scripts/build.sh" -DEMBER_STATIC_LLVM=ON >/dev/null
 strip -o "$bundle.tmp/ember-gpu-jit" "$root/build-static/bin/ember-gpu-jit"
@@ -29,6 +38,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$here}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 "$here/emberrt-tests" 2>&1 | tee "$out/runtime-tests.log" | tail -3
+echo "ember-compile --target=cuda:sm_90, called from C: $("$here/ember-compile-gpu-example")"
 "$here/ember-gpu-tests" 2>&1 | tee "$out/gpu-tests.log" | tail -3
 # The kernels under CUDA's checkers: out-of-bounds and misaligned accesses
 # (memcheck; the 256 MiB chain is left out for time) and shared-memory races

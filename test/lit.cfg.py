@@ -30,6 +30,11 @@ config.excludes = [
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
+# What a C program calling ahead-of-time compiled code builds and links with.
+config.substitutions.append(
+    ("%ember_runtime_include", os.path.join(os.path.dirname(config.test_source_root), "runtime", "include")))
+config.substitutions.append(
+    ("%emberrt_lib", os.path.join(config.ember_obj_root, "runtime", "libemberrt.a")))
 
 # EMBER_CACHE_DIR: the disk cache of compiled code, when the caller chose one
 # (scripts/test-sanitizers.sh gives each run a fresh one).
@@ -57,6 +62,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.ember_tools_dir, config.llvm_tools_dir]
 tools = [
     ToolSubst("ember-opt", unresolved="fatal"),
+    ToolSubst("ember-compile", unresolved="fatal"),
     ToolSubst("mlir-runner", unresolved="fatal"),
     # The user-story examples (examples/), whose output the Examples tests check.
     ToolSubst("a1_eager_matmul", unresolved="fatal"),

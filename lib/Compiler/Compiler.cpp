@@ -4,6 +4,7 @@
 
 #include "ember/InitAll.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/Pass/PassManager.h"
@@ -169,6 +170,29 @@ unsigned ember::compiler::vectorBitsOf(const Target &target) {
 //===----------------------------------------------------------------------===//
 // Compiling
 //===----------------------------------------------------------------------===//
+
+void ember::compiler::keepOnlyEntryPoints(ModuleOp lowered, bool noAlias) {
+  SmallVector<LLVM::LLVMFuncOp> entries;
+  for (auto entry : lowered.getOps<LLVM::LLVMFuncOp>())
+    if (entry.getName().starts_with("ember_entry_"))
+      entries.push_back(entry);
+  UnitAttr unit = UnitAttr::get(lowered.getContext());
+  for (LLVM::LLVMFuncOp entry : entries) {
+    std::string name = entry.getName().drop_front(strlen("ember_entry_")).str();
+    auto function = lowered.lookupSymbol<LLVM::LLVMFuncOp>(name);
+    auto wrapper = lowered.lookupSymbol<LLVM::LLVMFuncOp>("_mlir_ciface_" + name);
+    if (!function || !wrapper)
+      continue;
+    if (noAlias)
+      for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i)
+        if (isa<LLVM::LLVMPointerType>(function.getArgument(i).getType()))
+          function.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(), unit);
+    for (LLVM::LLVMFuncOp inner : {function, wrapper}) {
+      inner.setLinkage(LLVM::Linkage::Internal);
+      inner.setAlwaysInline(true);
+    }
+  }
+}
 
 static std::string textOf(ModuleOp module) {
   std::string text;

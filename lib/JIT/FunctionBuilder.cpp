@@ -10,6 +10,8 @@
 
 #include "ember/JIT/FunctionBuilder.h"
 
+#include "ember/Compiler/Compiler.h"
+
 #include "ember/Conversion/Passes.h"
 #include "ember/Dialect/Ember/IR/EmberOps.h"
 #include "ember/JIT/ModuleCompiler.h"
@@ -202,25 +204,12 @@ std::vector<FaultSite> numberFaultSites(ModuleOp module) {
 }
 
 /// Facts only ember's callers know, added once the module is in the LLVM
-/// dialect. Outputs are fresh buffers and inputs are only read, so no pointer
+/// dialect: outputs are fresh buffers and inputs are only read, so no pointer
 /// argument aliases a written one (LLVM vectorizes without runtime overlap
-/// checks). Only the packed entry point is called, so the function and its C
-/// wrapper become internal and always inlined: LLVM optimizes one function,
-/// not three (callgrind, six elementwise compiles: 832M instructions, 490M
-/// with internal linkage, 442M adding always-inline).
-void prepareForJit(ModuleOp lowered, StringRef name) {
-  auto function = lowered.lookupSymbol<LLVM::LLVMFuncOp>(name);
-  auto wrapper = lowered.lookupSymbol<LLVM::LLVMFuncOp>(("_mlir_ciface_" + name).str());
-  if (!function || !wrapper)
-    return;
-  UnitAttr unit = UnitAttr::get(lowered.getContext());
-  for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i)
-    if (isa<LLVM::LLVMPointerType>(function.getArgument(i).getType()))
-      function.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(), unit);
-  for (LLVM::LLVMFuncOp inner : {function, wrapper}) {
-    inner.setLinkage(LLVM::Linkage::Internal);
-    inner.setAlwaysInline(true);
-  }
+/// checks); only the packed entry point is called (see
+/// compiler::keepOnlyEntryPoints).
+void prepareForJit(ModuleOp lowered) {
+  ::ember::compiler::keepOnlyEntryPoints(lowered, /*noAlias=*/true);
 }
 } // namespace
 
@@ -658,7 +647,7 @@ bool FunctionBuilder::compile(std::span<const int> results, CompiledFunction &ou
     objectPath = (llvm::Twine(dir) + "/" + name + "-" + llvm::Twine(counter.fetch_add(1)) + ".o").str();
   }
   std::unique_ptr<Executable> executable =
-      compileModule(*impl.module, error, [&](ModuleOp lowered) { prepareForJit(lowered, name); },
+      compileModule(*impl.module, error, [](ModuleOp lowered) { prepareForJit(lowered); },
                     observing ? StageObserver(observe) : StageObserver(), objectPath, target);
   if (!executable)
     return false;

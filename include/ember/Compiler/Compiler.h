@@ -94,6 +94,15 @@ struct CompileOptions {
 llvm::LogicalResult compile(mlir::ModuleOp module, const CompileOptions &options,
                             std::string &out, std::string &error);
 
+/// On a module in the LLVM dialect: every function `f` that has an entry
+/// point `ember_entry_f` (and its C wrapper `_mlir_ciface_f`) becomes
+/// internal and always inlined, so the object exports the entry points alone
+/// and LLVM optimizes one function, not three (callgrind, six elementwise
+/// JIT compiles: 832M instructions, 490M internal, 442M always inlined).
+/// `noAlias`: the caller promises that no buffer argument aliases another
+/// (the JIT's outputs are fresh), so LLVM vectorizes without overlap checks.
+void keepOnlyEntryPoints(mlir::ModuleOp lowered, bool noAlias);
+
 /// The vector width a CPU target's blocked matmuls use (see Target).
 unsigned vectorBitsOf(const Target &target);
 

@@ -1,0 +1,54 @@
+// ember-compile, the ahead-of-time compiler: each phase on request, CPUs by
+// name or triple (cross-compiling), GPU objects, and clear errors that leave
+// no output behind.
+// RUN: ember-compile %s --emit=llvm-ir -o - | FileCheck %s --check-prefix=IR
+// RUN: ember-compile %s --emit=linalg -o - | FileCheck %s --check-prefix=LINALG
+// RUN: ember-compile %s --mtriple=aarch64-linux-gnu --emit=asm -o - | FileCheck %s --check-prefix=ARM
+// RUN: ember-compile %s --mcpu=x86-64 --emit=asm -o - | FileCheck %s --check-prefix=SSE
+// RUN: ember-compile %s --mcpu=x86-64-v3 --emit=asm -o - | FileCheck %s --check-prefix=AVX2
+// RUN: ember-compile %s -O0 --emit=llvm-ir -o - | FileCheck %s --check-prefix=IR
+// RUN: ember-compile %s -o %t.o && llvm-objdump -t %t.o | FileCheck %s --check-prefix=OBJ
+// RUN: ember-compile %s --target=cuda:sm_90 -o %t.gpu.o && llvm-objdump -t %t.gpu.o | FileCheck %s --check-prefix=GPU
+// RUN: rm -rf %t.dump && ember-compile %s --dump-ir-dir=%t.dump -o %t.o && ls %t.dump | FileCheck %s --check-prefix=DUMP
+
+// The entry point alone is exported; the function and its C wrapper are
+// inlined into it.
+// IR: define void @ember_entry_scale(ptr
+// IR-NOT: define {{.*}}@scale(
+// IR-NOT: define {{.*}}@_mlir_ciface_scale(
+// LINALG: func.func @scale(
+// LINALG: linalg.generic
+// ARM: ember_entry_scale:
+// ARM: fmul v{{[0-9]+}}.4s
+// SSE-NOT: ymm
+// AVX2: ymm
+// OBJ: {{ g .*F .text.*}} ember_entry_scale
+// OBJ-NOT: {{ g .*}} scale
+// GPU-DAG: ember_entry_scale
+// GPU-DAG: *UND*{{.*}}mgpuLaunchKernel
+// DUMP: ember-compile.0-optimized.mlir
+// DUMP-NEXT: ember-compile.1-linalg.mlir
+// DUMP-NEXT: ember-compile.2-llvm.mlir
+// DUMP-NEXT: ember-compile.3-llvm-ir.ll
+
+// RUN: not ember-compile %s --emit=bogus -o %t.bad 2>&1 | FileCheck %s --check-prefix=BADEMIT
+// RUN: not ember-compile %s --mcpu=nonsense -o %t.bad 2>&1 | FileCheck %s --check-prefix=BADCPU
+// RUN: not ember-compile %s --target=tpu -o %t.bad 2>&1 | FileCheck %s --check-prefix=BADTARGET
+// RUN: not ember-compile %s --target=cuda:sm_9x -o %t.bad 2>&1 | FileCheck %s --check-prefix=BADCHIP
+// RUN: not ember-compile %s --mtriple=nonsense-unknown-none -o %t.bad 2>&1 | FileCheck %s --check-prefix=BADTRIPLE
+// RUN: not ember-compile %S/Inputs/unparsable.mlir -o %t.bad 2>&1 | FileCheck %s --check-prefix=PARSE
+// RUN: not ember-compile %S/Inputs/invalid-op.mlir -o %t.bad 2>&1 | FileCheck %s --check-prefix=VERIFY
+// RUN: not test -e %t.bad
+// BADEMIT: ember-compile: error: unknown --emit=bogus: expected one of optimized, linalg, llvm, llvm-ir, asm, obj
+// BADCPU: ember-compile: error: unknown CPU 'nonsense'
+// BADTARGET: ember-compile: error: unknown target 'tpu': expected host, cuda or cuda:sm_XX
+// BADCHIP: ember-compile: error: unknown CUDA target 'cuda:sm_9x'
+// BADTRIPLE: ember-compile: error: unknown target triple
+// PARSE: unparsable.mlir:3:{{[0-9]+}}: error:
+// VERIFY: invalid-op.mlir:4:{{[0-9]+}}: error: 'ember.add' op
+
+func.func @scale(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %0 = ember.add %a, %b : tensor<64x64xf32>
+  %1 = ember.mul %0, %a : tensor<64x64xf32>
+  return %1 : tensor<64x64xf32>
+}

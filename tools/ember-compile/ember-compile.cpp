@@ -1,0 +1,257 @@
+//===- ember-compile.cpp - ember's ahead-of-time compiler ------------------===//
+//
+//   ember-compile model.mlir -o model.o [--header model.h]
+//   ember-compile model.mlir --target=cuda:sm_90 -o model_gpu.o
+//   ember-compile model.mlir --emit=llvm-ir -o -
+//   ember-compile model.mlir --mtriple=aarch64-linux-gnu --mcpu=neoverse-n1 -o model_arm.o
+//
+// A thin driver over the compiler library (ember/Compiler/Compiler.h): every
+// public function of the module gets the entry point `ember_entry_<name>`
+// (the ABI of emberrt/runtime.h: pointers to memref descriptors, the
+// arguments then the results, which the caller allocates), and --header
+// writes a C99 header declaring them. Files are written whole or not at all.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ember/Compiler/Compiler.h"
+#include "ember/InitAll.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cctype>
+#include <string>
+#include <vector>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+using ember::compiler::Phase;
+
+static cl::opt<std::string> inputPath(cl::Positional, cl::desc("<input .mlir>"), cl::Required);
+static cl::opt<std::string> outputPath("o", cl::desc("Output file ('-': standard output)"),
+                                       cl::value_desc("file"), cl::Required);
+static cl::opt<std::string> targetName("target",
+                                       cl::desc("host (default), cuda or cuda:sm_XX"),
+                                       cl::init("host"));
+static cl::opt<std::string> triple("mtriple", cl::desc("CPU target triple (cross-compiling)"));
+static cl::opt<std::string> cpu("mcpu", cl::desc("CPU name: x86-64-v3, skylake-avx512, ..."));
+static cl::opt<std::string> features("mattr", cl::desc("CPU features: +avx2,-avx512f, ..."));
+static cl::opt<unsigned> optLevel("O", cl::desc("Optimization level, 0 to 3"), cl::Prefix,
+                                  cl::init(3));
+static cl::opt<std::string> emit("emit",
+                                 cl::desc("What to write: optimized, linalg, llvm, llvm-ir, asm "
+                                          "or obj (default)"),
+                                 cl::init("obj"));
+static cl::opt<std::string> headerPath("header", cl::desc("Also write a C header declaring "
+                                                          "the entry points"),
+                                       cl::value_desc("file"));
+static cl::opt<std::string> dumpDir("dump-ir-dir",
+                                    cl::desc("Write every phase's IR into this directory"),
+                                    cl::value_desc("dir"));
+
+namespace {
+/// Writes `contents` to `path` through a temporary file and a rename, so a
+/// reader never sees half a file ("-": standard output).
+bool writeWhole(const std::string &path, llvm::StringRef contents, std::string &error) {
+  if (path == "-") {
+    llvm::outs() << contents;
+    return true;
+  }
+  std::string temporary = path + ".tmp" + std::to_string(llvm::sys::Process::getProcessId());
+  {
+    std::error_code failure;
+    llvm::raw_fd_ostream os(temporary, failure, llvm::sys::fs::OF_None);
+    if (failure) {
+      error = "cannot write " + path + ": " + failure.message();
+      return false;
+    }
+    os << contents;
+    os.close();
+    if (os.has_error()) {
+      os.clear_error();
+      llvm::sys::fs::remove(temporary);
+      error = "cannot write " + path;
+      return false;
+    }
+  }
+  if (std::error_code failure = llvm::sys::fs::rename(temporary, path)) {
+    llvm::sys::fs::remove(temporary);
+    error = "cannot write " + path + ": " + failure.message();
+    return false;
+  }
+  return true;
+}
+
+/// "ember.dtype[4, 8]" text of a tensor type for the header's comments.
+std::string typeText(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  type.print(os);
+  return text;
+}
+
+/// A C identifier made of `name` (other characters become '_').
+std::string cIdentifier(llvm::StringRef name) {
+  std::string out;
+  for (char c : name)
+    out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0])))
+    out = "_" + out;
+  return out;
+}
+
+/// The C header: one entry point and one typed wrapper per public function.
+std::string headerFor(ModuleOp module, const std::string &guardStem, bool gpu) {
+  std::string guard = "EMBER_" + cIdentifier(guardStem) + "_H";
+  for (char &c : guard)
+    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  std::string h;
+  llvm::raw_string_ostream os(h);
+  os << "/* Generated by ember-compile from " << llvm::sys::path::filename(inputPath)
+     << "; do not edit.\n"
+     << " * Each function takes pointers to memref descriptors (emberrt/runtime.h):\n"
+     << " * its arguments, then its results, whose buffers the caller allocates.\n";
+  if (gpu)
+    os << " * GPU code: the buffers are CUDA device memory (emberrt_cuda_malloc);\n"
+       << " * kernels are queued on the runtime's stream (emberrt_cuda_synchronize waits).\n";
+  os << " */\n#ifndef " << guard << "\n#define " << guard << "\n\n"
+     << "#include \"emberrt/runtime.h\"\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+  for (auto function : module.getOps<func::FuncOp>()) {
+    if (function.isPrivate() || function.isDeclaration())
+      continue;
+    std::string name = cIdentifier(function.getName());
+    FunctionType type = function.getFunctionType();
+    os << "/* " << function.getName() << "(";
+    for (auto [i, input] : llvm::enumerate(type.getInputs()))
+      os << (i ? ", " : "") << "arg" << i << ": " << typeText(input);
+    os << ") -> (";
+    for (auto [i, result] : llvm::enumerate(type.getResults()))
+      os << (i ? ", " : "") << "result" << i << ": " << typeText(result);
+    os << ") */\nvoid ember_entry_" << name << "(void **args);\n";
+    os << "static inline void " << name << "(";
+    size_t count = type.getNumInputs() + type.getNumResults();
+    for (size_t i = 0; i < count; ++i)
+      os << (i ? ", " : "") << "emberrt_memref_t *"
+         << (i < type.getNumInputs() ? "arg" + std::to_string(i)
+                                     : "result" + std::to_string(i - type.getNumInputs()));
+    if (count == 0)
+      os << "void";
+    os << ") {\n  void *args[" << std::max<size_t>(count, 1) << "] = {";
+    for (size_t i = 0; i < count; ++i)
+      os << (i ? ", " : "")
+         << (i < type.getNumInputs() ? "arg" + std::to_string(i)
+                                     : "result" + std::to_string(i - type.getNumInputs()));
+    if (count == 0)
+      os << "0";
+    os << "};\n  ember_entry_" << name << "(args);\n}\n\n";
+  }
+  os << "#ifdef __cplusplus\n}\n#endif\n\n#endif /* " << guard << " */\n";
+  return h;
+}
+
+int fail(const std::string &message) {
+  llvm::errs() << "ember-compile: error: " << message << "\n";
+  return 1;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "ember's ahead-of-time compiler\n");
+
+  ember::compiler::CompileOptions options;
+  std::string error;
+  if (!ember::compiler::Target::parse(targetName, options.target, error))
+    return fail(error);
+  bool gpu = options.target.kind == ember::compiler::Target::Kind::Cuda;
+  if (gpu && (!triple.empty() || !cpu.empty() || !features.empty()))
+    return fail("--mtriple, --mcpu and --mattr name a CPU; GPU code's host part is for this "
+                "machine");
+  options.target.triple = triple;
+  options.target.cpu = cpu;
+  options.target.features = features;
+  options.optLevel = optLevel;
+  std::optional<Phase> phase = ember::compiler::phaseNamed(emit);
+  if (!phase) {
+    std::string names;
+    for (const ember::compiler::PhaseInfo &info : ember::compiler::phases())
+      names += (names.empty() ? "" : ", ") + info.name.str();
+    return fail("unknown --emit=" + emit + ": expected one of " + names);
+  }
+  options.stopAfter = *phase;
+  if (*phase == Phase::Object && outputPath == "-")
+    return fail("an object file goes to a file: -o <file>");
+
+  DialectRegistry registry;
+  ember::registerAllDialects(registry);
+  MLIRContext context(registry);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  std::string readError;
+  std::unique_ptr<llvm::MemoryBuffer> input = openInputFile(inputPath, &readError);
+  if (!input)
+    return fail(readError);
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1; // the parser named the file and position
+
+  // Entry points for every public function; what compiled code calls
+  // by name comes from ember's runtime (memrefCopy is MLIR's runner
+  // library's name for it).
+  for (auto function : module->getOps<func::FuncOp>())
+    if (function.isPublic() && !function.isDeclaration())
+      function->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), UnitAttr::get(&context));
+  std::string header = headerPath.empty()
+                           ? ""
+                           : headerFor(*module, llvm::sys::path::stem(headerPath).str(), gpu);
+  auto useRuntimeNames = [](ModuleOp lowered) {
+    // The object exports the entry points alone (callers may pass aliasing
+    // buffers: no noalias promise).
+    ember::compiler::keepOnlyEntryPoints(lowered, /*noAlias=*/false);
+    auto copy = lowered.lookupSymbol<LLVM::LLVMFuncOp>("memrefCopy");
+    if (!copy)
+      return;
+    auto name = StringAttr::get(lowered.getContext(), "emberrt_memref_copy");
+    if (succeeded(SymbolTable::replaceAllSymbolUses(copy, name, lowered)))
+      copy.setSymName(name.getValue());
+  };
+  options.afterLowering = useRuntimeNames;
+  std::string stem = llvm::sys::path::stem(inputPath).str();
+  int dumped = 0;
+  auto dump = [&](Phase produced, const std::string &text) {
+    std::string path = (llvm::Twine(dumpDir) + "/" + stem + "." + llvm::Twine(dumped++) + "-" +
+                        ember::compiler::infoOf(produced).name +
+                        ember::compiler::infoOf(produced).extension)
+                           .str();
+    std::string ignored;
+    if (!writeWhole(path, text, ignored))
+      llvm::errs() << "ember-compile: warning: " << ignored << "\n";
+  };
+  if (!dumpDir.empty()) {
+    if (std::error_code failure = llvm::sys::fs::create_directories(dumpDir))
+      return fail("cannot create " + dumpDir + ": " + failure.message());
+    options.observePhase = dump;
+  }
+  std::string artifact;
+  if (failed(ember::compiler::compile(*module, options, artifact, error)))
+    return error.empty() ? 1 : fail(error);
+  if (!writeWhole(outputPath, artifact, error))
+    return fail(error);
+  if (!headerPath.empty() && !writeWhole(headerPath, header, error))
+    return fail(error);
+  return 0;
+}
