@@ -81,6 +81,7 @@ tools = [
     ToolSubst("e1_device_placement", unresolved="fatal"),
     ToolSubst("eager-op-probe", unresolved="fatal"),
     ToolSubst("llvm-objdump", unresolved="fatal"),
+    ToolSubst("llvm-nm", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 

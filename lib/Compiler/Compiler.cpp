@@ -226,6 +226,14 @@ LogicalResult ember::compiler::compile(ModuleOp module, const CompileOptions &op
       error = "internal error: cannot build the pass pipeline " + text;
       return failure();
     }
+    if (options.printIRAfterAll) {
+      module.getContext()->disableMultithreading();
+      pm.enableIRPrinting([](Pass *, Operation *) { return false; },
+                          [](Pass *, Operation *) { return true; },
+                          /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
+    }
+    if (options.timing)
+      pm.enableTiming();
     if (failed(pm.run(module)))
       return failure(); // the diagnostics went to the caller's handler
     if (phase == Phase::LLVMDialect && options.afterLowering)

@@ -38,6 +38,9 @@
 // RUN: not ember-compile %s --mtriple=nonsense-unknown-none -o %t.bad 2>&1 | FileCheck %s --check-prefix=BADTRIPLE
 // RUN: not ember-compile %S/Inputs/unparsable.mlir -o %t.bad 2>&1 | FileCheck %s --check-prefix=PARSE
 // RUN: not ember-compile %S/Inputs/invalid-op.mlir -o %t.bad 2>&1 | FileCheck %s --check-prefix=VERIFY
+// RUN: not ember-compile %S/Inputs/dynamic-shape.mlir -o %t.bad 2>&1 | FileCheck %s --check-prefix=DYNAMIC
+// RUN: not ember-compile %s -o %t.missing/dir/out.o 2>&1 | FileCheck %s --check-prefix=UNWRITABLE
+// RUN: not ember-compile %s --emit=llvm-ir --shared -o %t.bad 2>&1 | FileCheck %s --check-prefix=SHAREDTEXT
 // RUN: not test -e %t.bad
 // BADEMIT: ember-compile: error: unknown --emit=bogus: expected one of optimized, linalg, llvm, llvm-ir, asm, obj
 // BADCPU: ember-compile: error: unknown CPU 'nonsense'
@@ -46,6 +49,21 @@
 // BADTRIPLE: ember-compile: error: unknown target triple
 // PARSE: unparsable.mlir:3:{{[0-9]+}}: error:
 // VERIFY: invalid-op.mlir:4:{{[0-9]+}}: error: 'ember.add' op
+// DYNAMIC: dynamic-shape.mlir:2:1: error: 'f' takes or returns 'tensor<?xf32>', a dynamic shape
+// DYNAMIC-NOT: note
+// UNWRITABLE: ember-compile: error: cannot write {{.*}}out.o
+// SHAREDTEXT: ember-compile: error: --shared makes a library from object code: not with --emit=llvm-ir
+
+// A shared library exporting the entry point; --version; pass timing and
+// printing.
+// RUN: ember-compile %s --shared -o %t.so && llvm-nm -D %t.so | FileCheck %s --check-prefix=SHARED
+// RUN: ember-compile --version | FileCheck %s --check-prefix=VERSION
+// RUN: ember-compile %s --mlir-timing -o %t.o 2>&1 | FileCheck %s --check-prefix=TIMING
+// RUN: ember-compile %s --print-ir-after-all --emit=optimized -o %t.ir 2>&1 | FileCheck %s --check-prefix=PRINT
+// SHARED: T ember_entry_scale
+// VERSION: ember-compile (ember, LLVM/MLIR 22
+// TIMING: Execution time report
+// PRINT: IR Dump After {{.*}}Inliner
 
 func.func @scale(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>) -> tensor<64x64xf32> {
   %0 = ember.add %a, %b : tensor<64x64xf32>

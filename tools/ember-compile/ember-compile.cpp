@@ -28,6 +28,8 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -58,6 +60,11 @@ static cl::opt<std::string> emit("emit",
 static cl::opt<std::string> headerPath("header", cl::desc("Also write a C header declaring "
                                                           "the entry points"),
                                        cl::value_desc("file"));
+static cl::opt<bool> printIRAfterAll("print-ir-after-all",
+                                     cl::desc("Print the IR after every pass (stderr)"));
+static cl::opt<bool> timing("mlir-timing", cl::desc("Report the time every pass took (stderr)"));
+static cl::opt<bool> shared("shared", cl::desc("Write a shared library (-o libmodel.so), linked "
+                                               "by ld.lld"));
 static cl::opt<std::string> dumpDir("dump-ir-dir",
                                     cl::desc("Write every phase's IR into this directory"),
                                     cl::value_desc("dir"));
@@ -162,6 +169,45 @@ std::string headerFor(ModuleOp module, const std::string &guardStem, bool gpu) {
   return h;
 }
 
+/// A shared library of `object` at `path`, linked by ld.lld (LLVM's linker,
+/// which scripts/setup.sh installs with clang): through a temporary file
+/// and a rename, as every output.
+bool linkShared(llvm::StringRef object, const std::string &path, std::string &error) {
+  llvm::ErrorOr<std::string> linker = llvm::sys::findProgramByName("ld.lld");
+  if (!linker)
+    linker = llvm::sys::findProgramByName("ld.lld-22");
+  if (!linker) {
+    error = "--shared needs ld.lld (LLVM's linker), which is not on PATH";
+    return false;
+  }
+  llvm::SmallString<128> objectPath;
+  int fd;
+  if (llvm::sys::fs::createTemporaryFile("ember-compile", "o", fd, objectPath)) {
+    error = "cannot create a temporary object file";
+    return false;
+  }
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << object;
+  }
+  std::string temporary = path + ".tmp" + std::to_string(llvm::sys::Process::getProcessId());
+  llvm::StringRef arguments[] = {*linker, "-shared", "-o", temporary, objectPath};
+  std::string message;
+  int status = llvm::sys::ExecuteAndWait(*linker, arguments, std::nullopt, {}, 0, 0, &message);
+  llvm::sys::fs::remove(objectPath);
+  if (status != 0) {
+    llvm::sys::fs::remove(temporary);
+    error = "linking " + path + " failed" + (message.empty() ? "" : ": " + message);
+    return false;
+  }
+  if (std::error_code failure = llvm::sys::fs::rename(temporary, path)) {
+    llvm::sys::fs::remove(temporary);
+    error = "cannot write " + path + ": " + failure.message();
+    return false;
+  }
+  return true;
+}
+
 int fail(const std::string &message) {
   llvm::errs() << "ember-compile: error: " << message << "\n";
   return 1;
@@ -170,6 +216,9 @@ int fail(const std::string &message) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << "ember-compile (ember, LLVM/MLIR " LLVM_VERSION_STRING ")\n";
+  });
   cl::ParseCommandLineOptions(argc, argv, "ember's ahead-of-time compiler\n");
 
   ember::compiler::CompileOptions options;
@@ -192,12 +241,17 @@ int main(int argc, char **argv) {
     return fail("unknown --emit=" + emit + ": expected one of " + names);
   }
   options.stopAfter = *phase;
+  options.printIRAfterAll = printIRAfterAll;
+  options.timing = timing;
+  if (shared && *phase != Phase::Object)
+    return fail("--shared makes a library from object code: not with --emit=" + emit);
   if (*phase == Phase::Object && outputPath == "-")
     return fail("an object file goes to a file: -o <file>");
 
   DialectRegistry registry;
   ember::registerAllDialects(registry);
   MLIRContext context(registry);
+  context.printOpOnDiagnostic(false); // one line an error: file:line:col: error: ...
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   std::string readError;
@@ -208,6 +262,22 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1; // the parser named the file and position
+
+  // Static shapes only: kernels are compiled for them (a dynamic dimension
+  // would otherwise fail deep inside the lowering).
+  WalkResult dynamic = module->walk([&](func::FuncOp function) {
+    for (Type type : llvm::concat<const Type>(function.getArgumentTypes(),
+                                              function.getResultTypes()))
+      if (auto shaped = dyn_cast<ShapedType>(type); shaped && !shaped.hasStaticShape()) {
+        function.emitError() << "'" << function.getName() << "' takes or returns " << type
+                             << ", a dynamic shape: ember compiles functions of static shapes "
+                                "(trace or write one per shape)";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  if (dynamic.wasInterrupted())
+    return 1;
 
   // Entry points for every public function; what compiled code calls
   // by name comes from ember's runtime (memrefCopy is MLIR's runner
@@ -249,8 +319,12 @@ int main(int argc, char **argv) {
   std::string artifact;
   if (failed(ember::compiler::compile(*module, options, artifact, error)))
     return error.empty() ? 1 : fail(error);
-  if (!writeWhole(outputPath, artifact, error))
+  if (shared) {
+    if (!linkShared(artifact, outputPath, error))
+      return fail(error);
+  } else if (!writeWhole(outputPath, artifact, error)) {
     return fail(error);
+  }
   if (!headerPath.empty() && !writeWhole(headerPath, header, error))
     return fail(error);
   return 0;

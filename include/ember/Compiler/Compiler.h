@@ -85,6 +85,10 @@ struct CompileOptions {
   /// Receives the text of every phase up to stopAfter (but the object), as
   /// it is produced; costs printing each.
   llvm::function_ref<void(Phase, const std::string &)> observePhase = {};
+  /// MLIR's pass instrumentation, as mlir-opt's flags: the IR after every
+  /// pass (to stderr) and the time each pass took (a report on stderr).
+  bool printIRAfterAll = false;
+  bool timing = false;
 };
 
 /// Compiles `module` (changed in place up to the LLVM dialect) and sets `out`
