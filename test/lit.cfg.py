@@ -33,8 +33,11 @@ config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 # What a C program calling ahead-of-time compiled code builds and links with.
 config.substitutions.append(
     ("%ember_runtime_include", os.path.join(os.path.dirname(config.test_source_root), "runtime", "include")))
+# In a sanitizer build the runtime is instrumented: programs linking it link
+# the sanitizers' runtimes too.
 config.substitutions.append(
-    ("%emberrt_lib", os.path.join(config.ember_obj_root, "runtime", "libemberrt.a")))
+    ("%emberrt_lib", os.path.join(config.ember_obj_root, "runtime", "libemberrt.a")
+     + (" -fsanitize=" + config.ember_sanitizers if config.ember_sanitizers else "")))
 
 # EMBER_CACHE_DIR: the disk cache of compiled code, when the caller chose one
 # (scripts/test-sanitizers.sh gives each run a fresh one).
