@@ -11,6 +11,7 @@
 
 #include "../bench_util.h"
 #include "ember/ember.h"
+#include "mlp.h"
 
 #include <cstdio>
 
@@ -47,11 +48,6 @@ Tensor power(const Tensor &x, int y) {
   return result;
 }
 
-Tensor crossEntropy(const Tensor &logits, const Tensor &labels) {
-  Tensor shifted = logits - reduce_max(logits, {1}, true);
-  Tensor logProbs = shifted - log(reduce_sum(exp(shifted), {1}, true));
-  return -reduce_mean(reduce_sum(labels * logProbs, {1}));
-}
 } // namespace
 
 int runGpuJitBench() {
@@ -90,31 +86,10 @@ int runGpuJitBench() {
 
   // The MLP 784-256-256-10 training step, batch 64, traced whole.
   std::vector<Variable> vars;
-  for (const Tensor &param :
-       {random_normal({784, 256}, 2, 0, 0.05), zeros({256}), random_normal({256, 256}, 3, 0, 0.05),
-        zeros({256}), random_normal({256, 10}, 4, 0, 0.05), zeros({10})})
+  for (const Tensor &param : mlp::parameters())
     vars.emplace_back(param.to(gpu));
-  auto lossAndGrads = value_and_grad(
-      [](const Tensor &w1, const Tensor &b1, const Tensor &w2, const Tensor &b2, const Tensor &w3,
-         const Tensor &b3, const Tensor &input, const Tensor &target) {
-        Tensor h1 = relu(matmul(input, w1) + b1);
-        Tensor h2 = relu(matmul(h1, w2) + b2);
-        return crossEntropy(matmul(h2, w3) + b3, target);
-      },
-      Argnums{0, 1, 2, 3, 4, 5}, "mlp_loss");
-  auto step = function(
-      [&](const Tensor &input, const Tensor &target) {
-        ValueAndGrad r = lossAndGrads(vars[0].value(), vars[1].value(), vars[2].value(),
-                                      vars[3].value(), vars[4].value(), vars[5].value(), input,
-                                      target);
-        for (size_t i = 0; i < vars.size(); ++i)
-          vars[i].assign_sub(r.gradients[i] * 0.01f);
-        return r.value;
-      },
-      "train_step");
-  Tensor x = random_uniform({64, 784}, 1).to(gpu);
-  Tensor labels =
-      cast(equal(reshape(arange(0, 640) % 10, {64, 10}), Tensor(3)), DType::Float32).to(gpu);
+  auto step = mlp::tracedStep(vars, 0.01f);
+  Tensor x = random_uniform({64, 784}, 1).to(gpu), labels = mlp::labels().to(gpu);
   bench::report("jit.mlp_step_first_call", firstCallMs([&] { (void)step(x, labels); }), "ms");
   bench::report("jit.mlp_step", asyncSeconds(7, 100, [&] { (void)step(x, labels); }) * 1e6, "us");
   return 0;

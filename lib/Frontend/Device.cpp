@@ -120,16 +120,10 @@ Tensor ember::detail::newTensorOn(const Shape &shape, DType dtype, const Device 
   if (device.is_cpu())
     return newTensor(shape, dtype);
   requireDevice(device);
-  auto *impl = new TensorImpl();
-  impl->dtype = dtype;
-  impl->shape = shape;
-  size_t bytes = static_cast<size_t>(shape.numel()) * dtypeSize(dtype);
-  if (emberrt_cuda_buffer_allocate(bytes, &impl->buffer) != EMBERRT_OK) {
-    delete impl;
+  return newTensorWith(shape, dtype, emberrt_cuda_buffer_allocate, [&] {
     throwCudaError("allocating a tensor of shape " + shape.str() + " and dtype " +
                    std::string(dtypeName(dtype)) + " on cuda:0");
-  }
-  return Tensor(impl, Tensor::Adopt{});
+  });
 }
 
 Tensor ember::detail::copyToDevice(const Tensor &x, const Device &device) {

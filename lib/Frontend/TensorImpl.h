@@ -6,6 +6,7 @@
 #include "emberrt/runtime.h"
 
 #include <atomic>
+#include <functional>
 
 namespace ember::detail {
 
@@ -35,6 +36,11 @@ struct TensorImpl {
 
 /// A new tensor with uninitialized contents.
 Tensor newTensor(const Shape &shape, DType dtype);
+/// The same with a buffer from `allocate` (the host's or a device's
+/// allocator); `onFailure` throws when it fails.
+Tensor newTensorWith(const Shape &shape, DType dtype,
+                     emberrt_status_t (*allocate)(size_t, emberrt_buffer_t **),
+                     const std::function<void()> &onFailure);
 /// A new handle on `x`'s buffer: the same values, a tensor of its own (a
 /// GradientTape sees it as a different value than `x`).
 Tensor aliasOf(const Tensor &x);

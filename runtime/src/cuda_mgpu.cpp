@@ -228,18 +228,19 @@ extern "C" void *emberrt_cuda_aligned_alloc(size_t alignment, size_t size) {
 
 extern "C" void emberrt_cuda_free_any(void *ptr) { release(ptr, "emberrt_cuda_free_any"); }
 
+/// A copy between addresses as compiled code has them (integers).
+static void copyAddresses(emberrt_status_t (*copy)(void *, const void *, size_t),
+                          int64_t destination, int64_t source, int64_t bytes) {
+  if (bytes > 0)
+    copy(reinterpret_cast<void *>(static_cast<uintptr_t>(destination)),
+         reinterpret_cast<const void *>(static_cast<uintptr_t>(source)),
+         static_cast<size_t>(bytes));
+}
+
 extern "C" void emberrt_cuda_download(int64_t destination, int64_t source, int64_t bytes) {
-  if (bytes <= 0)
-    return;
-  emberrt_cuda_memcpy_dtoh(reinterpret_cast<void *>(static_cast<uintptr_t>(destination)),
-                           reinterpret_cast<const void *>(static_cast<uintptr_t>(source)),
-                           static_cast<size_t>(bytes));
+  copyAddresses(emberrt_cuda_memcpy_dtoh, destination, source, bytes);
 }
 
 extern "C" void emberrt_cuda_upload(int64_t destination, int64_t source, int64_t bytes) {
-  if (bytes <= 0)
-    return;
-  emberrt_cuda_memcpy_htod(reinterpret_cast<void *>(static_cast<uintptr_t>(destination)),
-                           reinterpret_cast<const void *>(static_cast<uintptr_t>(source)),
-                           static_cast<size_t>(bytes));
+  copyAddresses(emberrt_cuda_memcpy_htod, destination, source, bytes);
 }

@@ -72,12 +72,27 @@ static cl::opt<std::string> dumpDir("dump-ir-dir",
 namespace {
 /// Writes `contents` to `path` through a temporary file and a rename, so a
 /// reader never sees half a file ("-": standard output).
+/// Moves the finished `temporary` to `path` (removing it if that fails).
+bool renameInto(const std::string &temporary, const std::string &path, std::string &error) {
+  if (std::error_code failure = llvm::sys::fs::rename(temporary, path)) {
+    llvm::sys::fs::remove(temporary);
+    error = "cannot write " + path + ": " + failure.message();
+    return false;
+  }
+  return true;
+}
+
+/// A temporary name next to `path`, for writing it whole or not at all.
+std::string temporaryFor(const std::string &path) {
+  return path + ".tmp" + std::to_string(llvm::sys::Process::getProcessId());
+}
+
 bool writeWhole(const std::string &path, llvm::StringRef contents, std::string &error) {
   if (path == "-") {
     llvm::outs() << contents;
     return true;
   }
-  std::string temporary = path + ".tmp" + std::to_string(llvm::sys::Process::getProcessId());
+  std::string temporary = temporaryFor(path);
   {
     std::error_code failure;
     llvm::raw_fd_ostream os(temporary, failure, llvm::sys::fs::OF_None);
@@ -94,12 +109,7 @@ bool writeWhole(const std::string &path, llvm::StringRef contents, std::string &
       return false;
     }
   }
-  if (std::error_code failure = llvm::sys::fs::rename(temporary, path)) {
-    llvm::sys::fs::remove(temporary);
-    error = "cannot write " + path + ": " + failure.message();
-    return false;
-  }
-  return true;
+  return renameInto(temporary, path, error);
 }
 
 /// "ember.dtype[4, 8]" text of a tensor type for the header's comments.
@@ -190,7 +200,7 @@ bool linkShared(llvm::StringRef object, const std::string &path, std::string &er
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << object;
   }
-  std::string temporary = path + ".tmp" + std::to_string(llvm::sys::Process::getProcessId());
+  std::string temporary = temporaryFor(path);
   llvm::StringRef arguments[] = {*linker, "-shared", "-o", temporary, objectPath};
   std::string message;
   int status = llvm::sys::ExecuteAndWait(*linker, arguments, std::nullopt, {}, 0, 0, &message);
@@ -200,12 +210,7 @@ bool linkShared(llvm::StringRef object, const std::string &path, std::string &er
     error = "linking " + path + " failed" + (message.empty() ? "" : ": " + message);
     return false;
   }
-  if (std::error_code failure = llvm::sys::fs::rename(temporary, path)) {
-    llvm::sys::fs::remove(temporary);
-    error = "cannot write " + path + ": " + failure.message();
-    return false;
-  }
-  return true;
+  return renameInto(temporary, path, error);
 }
 
 int fail(const std::string &message) {

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ember/ember.h"
+#include "mlp.h"
 
 #include <gtest/gtest.h>
 
@@ -167,38 +168,16 @@ TEST(GpuJit, ControlFlowInTracedFunctions) {
   expectClose(traced(x.to(kGpu)), traced(x), 1e-5);
 }
 
-Tensor crossEntropy(const Tensor &logits, const Tensor &labels) {
-  Tensor shifted = logits - reduce_max(logits, {1}, true);
-  Tensor logProbs = shifted - log(reduce_sum(exp(shifted), {1}, true));
-  return -reduce_mean(reduce_sum(labels * logProbs, {1}));
-}
-
-Tensor mlp(const Tensor &x, const std::vector<Tensor> &p) {
-  Tensor h1 = relu(matmul(x, p[0]) + p[1]);
-  Tensor h2 = relu(matmul(h1, p[2]) + p[3]);
-  return matmul(h2, p[4]) + p[5];
-}
-
-std::vector<Tensor> mlpParameters() {
-  return {random_normal({784, 256}, 2, 0, 0.05), zeros({256}),
-          random_normal({256, 256}, 3, 0, 0.05), zeros({256}),
-          random_normal({256, 10}, 4, 0, 0.05),  zeros({10})};
-}
-
-Tensor mlpLabels() {
-  return cast(equal(reshape(arange(0, 640) % 10, {64, 10}), Tensor(3)), DType::Float32);
-}
-
 TEST(GpuJit, GradientTapeOnTheGpu) {
   REQUIRE_GPU();
-  Tensor x = random_uniform({64, 784}, 1), labels = mlpLabels();
+  Tensor x = random_uniform({64, 784}, 1), labels = mlp::labels();
   auto gradients = [&](const Device &device) {
     std::vector<Variable> vars;
-    for (const Tensor &p : mlpParameters())
+    for (const Tensor &p : mlp::parameters())
       vars.emplace_back(p.to(device));
-    std::vector<Tensor> params(vars.begin(), vars.end());
     GradientTape tape;
-    Tensor loss = crossEntropy(mlp(x.to(device), {vars.begin(), vars.end()}), labels.to(device));
+    Tensor loss =
+        mlp::crossEntropy(mlp::forward(x.to(device), {vars.begin(), vars.end()}), labels.to(device));
     std::vector<Tensor> grads = tape.gradient(loss, vars, UnconnectedGradients::Zero);
     grads.insert(grads.begin(), loss);
     return grads;
@@ -213,27 +192,12 @@ TEST(GpuJit, GradientTapeOnTheGpu) {
 
 TEST(GpuJit, TracedTrainingStepOnTheGpu) {
   REQUIRE_GPU();
-  Tensor x = random_uniform({64, 784}, 1), labels = mlpLabels();
+  Tensor x = random_uniform({64, 784}, 1), labels = mlp::labels();
   auto train = [&](const Device &device) {
     std::vector<Variable> vars;
-    for (const Tensor &p : mlpParameters())
+    for (const Tensor &p : mlp::parameters())
       vars.emplace_back(p.to(device));
-    auto lossAndGrads = value_and_grad(
-        [](const Tensor &w1, const Tensor &b1, const Tensor &w2, const Tensor &b2,
-           const Tensor &w3, const Tensor &b3, const Tensor &input, const Tensor &target) {
-          return crossEntropy(mlp(input, {w1, b1, w2, b2, w3, b3}), target);
-        },
-        Argnums{0, 1, 2, 3, 4, 5}, "mlp_loss");
-    auto step = function(
-        [&](const Tensor &input, const Tensor &target) {
-          ValueAndGrad r = lossAndGrads(vars[0].value(), vars[1].value(), vars[2].value(),
-                                        vars[3].value(), vars[4].value(), vars[5].value(), input,
-                                        target);
-          for (size_t i = 0; i < vars.size(); ++i)
-            vars[i].assign_sub(r.gradients[i] * 0.01f);
-          return r.value;
-        },
-        "train_step");
+    auto step = mlp::tracedStep(vars, 0.01f);
     std::vector<Tensor> losses;
     Tensor input = x.to(device), target = labels.to(device);
     for (int i = 0; i < 5; ++i)

@@ -6,12 +6,27 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <algorithm>
+
 using namespace mlir;
 
 std::optional<int64_t> mlir::ember::normalizedExtent(Value lower, Value upper, Value step) {
   if (getConstantIntValue(lower) != 0 || getConstantIntValue(step) != 1)
     return std::nullopt;
   return getConstantIntValue(upper);
+}
+
+std::optional<int64_t> mlir::ember::constantTripCount(scf::ParallelOp loop) {
+  int64_t trips = 1;
+  for (unsigned d = 0; d < loop.getNumLoops(); ++d) {
+    auto lower = getConstantIntValue(loop.getLowerBound()[d]);
+    auto upper = getConstantIntValue(loop.getUpperBound()[d]);
+    auto step = getConstantIntValue(loop.getStep()[d]);
+    if (!lower || !upper || !step || *step <= 0)
+      return std::nullopt;
+    trips *= std::max<int64_t>(0, (*upper - *lower + *step - 1) / *step);
+  }
+  return trips;
 }
 
 scf::ParallelOp

@@ -19,6 +19,10 @@ namespace mlir::ember {
 /// constant; nullopt for any other.
 std::optional<int64_t> normalizedExtent(Value lower, Value upper, Value step);
 
+/// The number of iterations of all of `loop`'s dimensions, if their bounds
+/// and steps are constants.
+std::optional<int64_t> constantTripCount(scf::ParallelOp loop);
+
 /// A parallel loop over the indices below `upper` (one iteration, with no
 /// indices, when `upper` is empty: a rank-0 buffer); `body` builds the
 /// iteration from the indices.

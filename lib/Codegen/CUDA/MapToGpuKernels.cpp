@@ -537,7 +537,7 @@ struct MapToGpuKernelsPass : ember::impl::MapToGpuKernelsPassBase<MapToGpuKernel
     IRRewriter rewriter(loop.getContext());
     if (vectorBytes > 0)
       (void)vectorizeInnermost(loop, vectorBytes);
-    std::optional<int64_t> trips = constantTripCount(loop);
+    std::optional<int64_t> trips = ember::constantTripCount(loop);
     // Collapsing also normalizes a loop to unit steps, which the tiling's
     // bounds check below assumes (it scales the inner index by the step:
     // with a vectorized 1-D loop's step of 4 it skipped 3/4 of the elements).
@@ -564,19 +564,6 @@ struct MapToGpuKernelsPass : ember::impl::MapToGpuKernelsPassBase<MapToGpuKernel
     return success();
   }
 
-  /// The number of iterations of all of `loop`'s dimensions, if constant.
-  static std::optional<int64_t> constantTripCount(scf::ParallelOp loop) {
-    int64_t trips = 1;
-    for (unsigned d = 0; d < loop.getNumLoops(); ++d) {
-      auto lower = getConstantIntValue(loop.getLowerBound()[d]);
-      auto upper = getConstantIntValue(loop.getUpperBound()[d]);
-      auto step = getConstantIntValue(loop.getStep()[d]);
-      if (!lower || !upper || !step || *step <= 0)
-        return std::nullopt;
-      trips *= (*upper - *lower + *step - 1) / *step;
-    }
-    return trips;
-  }
 
   /// Wraps `op` in a kernel of one block of one thread; a store takes the
   /// scalar computation it stores along (copies of it: what the host still

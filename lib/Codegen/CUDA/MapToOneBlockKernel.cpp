@@ -296,19 +296,6 @@ scf::ParallelOp copyAsLoop(memref::CopyOp copy) {
   return loop;
 }
 
-/// The number of iterations of `loop` (all dimensions), if constant.
-std::optional<int64_t> constantTrips(scf::ParallelOp loop) {
-  int64_t trips = 1;
-  for (unsigned d = 0; d < loop.getNumLoops(); ++d) {
-    auto lower = getConstantIntValue(loop.getLowerBound()[d]);
-    auto upper = getConstantIntValue(loop.getUpperBound()[d]);
-    auto step = getConstantIntValue(loop.getStep()[d]);
-    if (!lower || !upper || !step || *step <= 0)
-      return std::nullopt;
-    trips *= std::max<int64_t>(0, (*upper - *lower + *step - 1) / *step);
-  }
-  return trips;
-}
 
 /// Builds the kernel's body from the function's ops.
 class OneBlockBuilder {
@@ -474,7 +461,7 @@ private:
         ib.clone(op, mapping);
     };
     Operation *distributed;
-    std::optional<int64_t> trips = constantTrips(loop);
+    std::optional<int64_t> trips = ember::constantTripCount(loop);
     if (trips && *trips <= threads) {
       // At most one iteration a thread.
       Value active =
@@ -553,7 +540,7 @@ struct MapToOneBlockKernelPass : ember::impl::MapToOneBlockKernelPassBase<MapToO
     bool unknown = false;
     function.walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
-        if (std::optional<int64_t> trips = constantTrips(loop))
+        if (std::optional<int64_t> trips = ember::constantTripCount(loop))
           largest = std::max(largest, *trips);
         else
           unknown = true;
