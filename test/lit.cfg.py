@@ -33,6 +33,10 @@ config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 # What a C program calling ahead-of-time compiled code builds and links with.
 config.substitutions.append(
     ("%ember_runtime_include", os.path.join(os.path.dirname(config.test_source_root), "runtime", "include")))
+# A stand-in CUDA driver (unittests/runtime/FakeCudaDriver.cpp): GPU programs
+# run their host side where there is no GPU (kernels do not run).
+config.substitutions.append(
+    ("%fake_cuda", os.path.join(config.ember_obj_root, "lib", "libember-fake-cuda" + config.llvm_shlib_ext)))
 # In a sanitizer build the runtime is instrumented: programs linking it link
 # the sanitizers' runtimes too.
 config.substitutions.append(

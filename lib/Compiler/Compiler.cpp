@@ -139,8 +139,12 @@ static std::unique_ptr<llvm::TargetMachine> targetMachine(const Target &target, 
                                 : optLevel == 1 ? llvm::CodeGenOptLevel::Less
                                 : optLevel == 2 ? llvm::CodeGenOptLevel::Default
                                                 : llvm::CodeGenOptLevel::Aggressive;
+  // Constructors (a GPU module's kernel loads) in .init_array, as clang puts
+  // them: the loader and lld run nothing from the old .ctors sections.
+  llvm::TargetOptions targetOptions;
+  targetOptions.UseInitArray = true;
   std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
-      parsed, cpu, features, llvm::TargetOptions(), llvm::Reloc::PIC_, std::nullopt, level));
+      parsed, cpu, features, targetOptions, llvm::Reloc::PIC_, std::nullopt, level));
   if (!machine)
     error = "cannot generate code for " + triple + " (" + cpu + ")";
   return machine;

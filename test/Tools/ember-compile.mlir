@@ -9,6 +9,11 @@
 // RUN: ember-compile %s -O0 --emit=llvm-ir -o - | FileCheck %s --check-prefix=IR
 // RUN: ember-compile %s -o %t.o && llvm-objdump -t %t.o | FileCheck %s --check-prefix=OBJ
 // RUN: ember-compile %s --target=cuda:sm_90 -o %t.gpu.o && llvm-objdump -t %t.gpu.o | FileCheck %s --check-prefix=GPU
+// The kernels load from a constructor in .init_array (what the loader runs;
+// from .ctors they never loaded):
+// RUN: llvm-objdump -h %t.gpu.o | FileCheck %s --check-prefix=INIT
+// INIT: .init_array
+// INIT-NOT: .ctors
 // RUN: rm -rf %t.dump && ember-compile %s --dump-ir-dir=%t.dump -o %t.o && ls %t.dump | FileCheck %s --check-prefix=DUMP
 
 // The entry point alone is exported; the function and its C wrapper are

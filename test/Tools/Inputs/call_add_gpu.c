@@ -30,7 +30,10 @@ int main(void) {
   emberrt_memref_init(&mb, db, 2, sizes);
   emberrt_memref_init(&mc, dc, 2, sizes);
   add_mul(&ma, &mb, &mc); /* queued on the runtime's stream */
-  if (emberrt_cuda_memcpy_dtoh(c, dc, sizeof c)) {
+  /* Compiled code records failures (a module that did not load, a launch
+   * refused) instead of returning them: check once after the calls. */
+  if (emberrt_cuda_synchronize() || *emberrt_cuda_last_error() ||
+      emberrt_cuda_memcpy_dtoh(c, dc, sizeof c)) {
     printf("CUDA error: %s\n", emberrt_cuda_last_error());
     return 1;
   }
