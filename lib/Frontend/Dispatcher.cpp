@@ -348,12 +348,18 @@ Tensor run(const OpDef &op, std::span<const int64_t> attrWords,
            std::span<const int64_t> broadcast, const SourceLoc &loc) {
   if (inputs.size() + 1 > 64)
     throwOpError(op.name, "takes at most 63 operands, got " + std::to_string(inputs.size()), loc);
-  Device device = placementOf(op.name, inputs, loc);
+  // The common case first: no DeviceScope and every operand on the host.
+  bool onHost = !explicitDevice();
+  for (const Tensor *input : inputs)
+    onHost &= !input->impl() || !input->impl()->buffer ||
+              input->impl()->buffer->device == EMBERRT_DEVICE_CPU;
+  Device device = onHost ? Device() : placementOf(op.name, inputs, loc);
   // Operands elsewhere (host scalars, host tensors inside a DeviceScope)
   // are copied to the op's device first.
   bool elsewhere = false;
-  for (const Tensor *input : inputs)
-    elsewhere |= input->impl() && deviceOf(*input->impl()) != device;
+  if (!onHost)
+    for (const Tensor *input : inputs)
+      elsewhere |= input->impl() && deviceOf(*input->impl()) != device;
   std::vector<Tensor> moved;
   const Tensor *placed[64];
   if (elsewhere) {

@@ -93,20 +93,6 @@ void TensorImpl::operator delete(void *pointer) {
     ::operator delete(pointer);
 }
 
-Tensor ember::detail::newTensorWith(const Shape &shape, DType dtype,
-                                    emberrt_status_t (*allocate)(size_t, emberrt_buffer_t **),
-                                    const std::function<void()> &onFailure) {
-  auto *impl = new TensorImpl();
-  impl->dtype = dtype;
-  impl->shape = shape;
-  size_t bytes = static_cast<size_t>(shape.numel()) * dtypeSize(dtype);
-  if (allocate(bytes, &impl->buffer) != EMBERRT_OK) {
-    delete impl;
-    onFailure();
-  }
-  return Tensor(impl, Tensor::Adopt{});
-}
-
 Tensor ember::detail::newTensor(const Shape &shape, DType dtype) {
   return newTensorWith(shape, dtype, emberrt_buffer_allocate, [&] {
     throw Error("out of memory allocating a tensor of shape " + shape.str() + " and dtype " +

@@ -6,7 +6,6 @@
 #include "emberrt/runtime.h"
 
 #include <atomic>
-#include <functional>
 
 namespace ember::detail {
 
@@ -37,10 +36,21 @@ struct TensorImpl {
 /// A new tensor with uninitialized contents.
 Tensor newTensor(const Shape &shape, DType dtype);
 /// The same with a buffer from `allocate` (the host's or a device's
-/// allocator); `onFailure` throws when it fails.
+/// allocator); `onFailure` throws when it fails. Inline: the eager hot path.
+template <typename OnFailure>
 Tensor newTensorWith(const Shape &shape, DType dtype,
                      emberrt_status_t (*allocate)(size_t, emberrt_buffer_t **),
-                     const std::function<void()> &onFailure);
+                     OnFailure &&onFailure) {
+  auto *impl = new TensorImpl();
+  impl->dtype = dtype;
+  impl->shape = shape;
+  size_t bytes = static_cast<size_t>(shape.numel()) * dtypeSize(dtype);
+  if (allocate(bytes, &impl->buffer) != EMBERRT_OK) {
+    delete impl;
+    onFailure();
+  }
+  return Tensor(impl, Tensor::Adopt{});
+}
 /// A new handle on `x`'s buffer: the same values, a tensor of its own (a
 /// GradientTape sees it as a different value than `x`).
 Tensor aliasOf(const Tensor &x);
