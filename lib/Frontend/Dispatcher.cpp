@@ -42,6 +42,7 @@ struct Signature {
   size_t size = 0;
   uint64_t hash = 0;
 
+  void push_back(int64_t word) { push(word); }
   void push(int64_t word) {
     if (size < kInlineWords) {
       inlineWords[size++] = word;
@@ -379,17 +380,11 @@ Tensor run(const OpDef &op, std::span<const int64_t> attrWords,
   for (int64_t word : attrWords)
     signature.push(word);
   signature.push(static_cast<int64_t>(inputs.size()));
-  for (const Tensor *input : inputs) {
-    const Shape &shape = input->shape();
-    signature.push((static_cast<int64_t>(input->dtype()) << 8) | shape.rank());
-    for (int64_t dim : shape)
-      signature.push(dim);
-  }
-  if (resultType) {
-    signature.push((static_cast<int64_t>(resultType->dtype) << 8) | resultType->rank);
-    for (int d = 0; d < resultType->rank; ++d)
-      signature.push(resultType->dims[d]);
-  }
+  for (const Tensor *input : inputs)
+    appendTypeWords(signature, input->dtype(), input->shape());
+  if (resultType)
+    appendTypeWords(signature, resultType->dtype,
+                    std::span<const int64_t>(resultType->dims, resultType->rank));
   if (!broadcast.empty()) {
     signature.push(0xb40adca57); // operands broadcast inside the kernel, to:
     for (int64_t dim : broadcast)

@@ -41,6 +41,19 @@ Tensor dispatchBroadcast(const OpDef &op, std::span<const int64_t> attrWords,
                          std::initializer_list<const Tensor *> inputs, const Shape &shape,
                          const SourceLoc &loc);
 
+/// The words a tensor type adds to a signature (the eager kernel cache's, a
+/// traced function's, a tape derivative's): the dtype and the rank in one
+/// word, then the dimensions. `Words` has push_back.
+template <typename Words>
+void appendTypeWords(Words &words, DType dtype, std::span<const int64_t> dims) {
+  words.push_back((static_cast<int64_t>(dtype) << 8) | static_cast<int64_t>(dims.size()));
+  for (int64_t dim : dims)
+    words.push_back(dim);
+}
+template <typename Words> void appendTypeWords(Words &words, DType dtype, const Shape &shape) {
+  appendTypeWords(words, dtype, std::span<const int64_t>(shape.data(), shape.rank()));
+}
+
 /// The static type of a tensor as the compiler sees it.
 jit::TensorSpec specOf(DType dtype, const Shape &shape);
 

@@ -126,10 +126,8 @@ struct FunctionCore::Impl {
   static std::vector<int64_t> signatureOf(const CallKey &key, const Device &device) {
     std::vector<int64_t> words = key.words;
     words.push_back(static_cast<int64_t>(device.type()));
-    for (const Tensor *t : key.tensors) {
-      words.push_back((static_cast<int64_t>(t->dtype()) << 8) | t->rank());
-      words.insert(words.end(), t->shape().begin(), t->shape().end());
-    }
+    for (const Tensor *t : key.tensors)
+      appendTypeWords(words, t->dtype(), t->shape());
     return words;
   }
 

@@ -49,8 +49,7 @@ DerivativeCache &derivatives() {
 }
 
 void pushSpec(std::vector<int64_t> &key, DType dtype, const Shape &shape) {
-  key.push_back((static_cast<int64_t>(dtype) << 8) | shape.rank());
-  key.insert(key.end(), shape.begin(), shape.end());
+  appendTypeWords(key, dtype, shape);
 }
 } // namespace
 
