@@ -426,6 +426,13 @@ extern "C" emberrt_status_t emberrt_cuda_memcpy_htod(void *dst, const void *src,
                   });
 }
 
+extern "C" emberrt_status_t emberrt_cuda_memcpy_htod_async(void *dst, const void *src, size_t n) {
+  return onStream("emberrt_cuda_memcpy_htod_async", n, dst && src, "cuMemcpyHtoDAsync", false,
+                  [&](const DriverApi &api, CUstream stream) {
+                    return api.cuMemcpyHtoDAsync(device(dst), src, n, stream);
+                  });
+}
+
 extern "C" emberrt_status_t emberrt_cuda_memcpy_dtoh(void *dst, const void *src, size_t n) {
   return onStream("emberrt_cuda_memcpy_dtoh", n, dst && src, "cuMemcpyDtoHAsync", true,
                   [&](const DriverApi &api, CUstream stream) {

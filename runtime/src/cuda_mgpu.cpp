@@ -242,5 +242,5 @@ extern "C" void emberrt_cuda_download(int64_t destination, int64_t source, int64
 }
 
 extern "C" void emberrt_cuda_upload(int64_t destination, int64_t source, int64_t bytes) {
-  copyAddresses(emberrt_cuda_memcpy_htod, destination, source, bytes);
+  copyAddresses(emberrt_cuda_memcpy_htod_async, destination, source, bytes);
 }

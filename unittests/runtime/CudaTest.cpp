@@ -193,6 +193,12 @@ TEST_F(Cuda, CopiesRoundTrip) {
   EXPECT_EQ(emberrt_cuda_memset(b, 0, bytes), EMBERRT_OK);
   EXPECT_EQ(emberrt_cuda_memcpy_dtoh(output.data(), b, bytes), EMBERRT_OK);
   EXPECT_EQ(output, std::vector<float>(1000, 0.0f));
+
+  // Queued behind the memset, without waiting: ordered on the stream.
+  EXPECT_EQ(emberrt_cuda_memset(b, 0, bytes), EMBERRT_OK);
+  EXPECT_EQ(emberrt_cuda_memcpy_htod_async(b, input.data(), bytes), EMBERRT_OK);
+  EXPECT_EQ(emberrt_cuda_memcpy_dtoh(output.data(), b, bytes), EMBERRT_OK);
+  EXPECT_EQ(output, input);
   emberrt_cuda_free(a);
   emberrt_cuda_free(b);
 }

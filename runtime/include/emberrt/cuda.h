@@ -102,6 +102,10 @@ emberrt_status_t emberrt_cuda_buffer_allocate(size_t size, emberrt_buffer_t **ou
 emberrt_status_t emberrt_cuda_memcpy_htod(void *dst, const void *src, size_t n);
 emberrt_status_t emberrt_cuda_memcpy_dtoh(void *dst, const void *src, size_t n);
 emberrt_status_t emberrt_cuda_memcpy_dtod(void *dst, const void *src, size_t n);
+/* A host-to-device copy queued on the stream without waiting for it (or for
+ * the work before it): `src` must stay unchanged until the stream has done
+ * the copy. For data that never changes, as compiled code's constants. */
+emberrt_status_t emberrt_cuda_memcpy_htod_async(void *dst, const void *src, size_t n);
 /* Sets `n` bytes to `value` (its low byte), queued on the stream. */
 emberrt_status_t emberrt_cuda_memset(void *dst, int value, size_t n);
 /* Waits for everything queued on the runtime's stream. Errors of kernels that
@@ -189,7 +193,9 @@ EMBERRT_EXPORT void *emberrt_cuda_aligned_alloc(size_t alignment, size_t size);
 EMBERRT_EXPORT void emberrt_cuda_free_any(void *ptr);
 /* Copies a constant tensor from the host (`source`, a global of the compiled
  * code) to device memory (`destination`), addresses as integers, as the
- * compiled code has them (memref.extract_aligned_pointer_as_index). */
+ * compiled code has them (memref.extract_aligned_pointer_as_index). Queued
+ * without waiting (the constant never changes): a traced function with
+ * constants does not wait for the GPU on every call. */
 EMBERRT_EXPORT void emberrt_cuda_upload(int64_t destination, int64_t source, int64_t bytes);
 /* The other way: a value that host code needs (a branch's condition) read
  * from device memory into host memory, after the work queued before it. */
