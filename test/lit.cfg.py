@@ -17,7 +17,7 @@ config.test_exec_root = os.path.join(config.ember_obj_root, "test")
 
 config.excludes = [
     "Inputs",
-    "install",  # a project for check-install.sh (ctest), not lit tests
+    "install",  # a CMake project for check-install.sh (ctest)
     "CMakeLists.txt",
     "tools",
     "lit.cfg.py",

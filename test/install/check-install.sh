@@ -8,8 +8,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build" --prefix "$work/prefix" > /dev/null
+inputs="$here/../Tools/Inputs"
 cmake -S "$here/project" -B "$work/build" -G Ninja -DCMAKE_C_COMPILER=clang-22 \
-  -DCMAKE_PREFIX_PATH="$work/prefix" > /dev/null
+  -DCMAKE_PREFIX_PATH="$work/prefix" -DMODEL_MLIR="$inputs/add.mlir" \
+  -DMAIN_C="$inputs/call_add.c" > /dev/null
 cmake --build "$work/build" > /dev/null
 ldd "$work/build/call_model" | grep -E 'LLVM|MLIR' && { echo "links LLVM or MLIR"; exit 1; }
 "$work/build/call_model"
