@@ -160,7 +160,7 @@ struct AutodiffPass : ember::impl::AutodiffPassBase<AutodiffPass> {
       if (!rule) {
         if (op->getNumRegions() != 0)
           return op->emitOpError("is not differentiable by ember-autodiff yet (loops)");
-        if (isa<ConstantOp, CompareOp, ArgMaxOp>(op) ||
+        if (op->hasTrait<NoGradient>() ||
             llvm::none_of(op->getOperandTypes(), isFloatTensor))
           continue; // no gradient flows through it
         return op->emitOpError("has no gradient rule (VJPOpInterface)");

@@ -229,3 +229,22 @@ func.func @listed_mismatch(%x: tensor<3xf32>) -> tensor<3xf32>
   %0 = ember.tanh %x {ember.forward_value = 0 : i64} : tensor<3xf32>
   return %0 : tensor<3xf32>
 }
+
+// -----
+
+// An op with the NoGradient trait (argmax) passes no cotangent to its float
+// operand: x's gradient comes from the product alone (its cast index is a
+// constant as far as gradients go).
+// CHECK-LABEL: func.func @through_argmax_vjp(
+// CHECK-SAME:      %[[X:.*]]: tensor<3xf32>, %[[G:.*]]: tensor<3xf32>)
+// CHECK:         ember.argmax
+// CHECK-NOT:     ember.argmax
+// CHECK:         %[[GX:.*]] = ember.mul %[[G]], %{{.*}} : tensor<3xf32>
+// CHECK:         return %{{.*}}, %[[GX]]
+func.func @through_argmax(%x: tensor<3xf32>) -> tensor<3xf32> attributes {ember.differentiate} {
+  %i = ember.argmax %x axis = 0 keepdims : tensor<3xf32> -> tensor<1xi64>
+  %f = ember.cast %i : tensor<1xi64> -> tensor<1xf32>
+  %b = ember.broadcast_to %f : tensor<1xf32> -> tensor<3xf32>
+  %y = ember.mul %x, %b : tensor<3xf32>
+  return %y : tensor<3xf32>
+}

@@ -34,6 +34,13 @@ def Ember_Dialect : Dialect {
 class Ember_Op<string mnemonic, list<Trait> traits = []>
     : Op<Ember_Dialect, mnemonic, traits>;
 
+// Ops through which no gradient flows (a constant, a comparison, an index):
+// ember-autodiff gives their operands no cotangent, where an op without a
+// gradient rule (VJPOpInterface) and with float operands is an error.
+def Ember_NoGradient : NativeOpTrait<"NoGradient"> {
+  let cppNamespace = "::mlir::ember";
+}
+
 // The element types of ember's dtypes.
 def Ember_ElementType : AnyTypeOf<[F32, F64, I1, I32, I64]>;
 def Ember_Tensor : RankedTensorOf<[F32, F64, I1, I32, I64]>;

@@ -12,6 +12,12 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+namespace mlir::ember {
+/// See Ember_NoGradient in EmberDialect.td.
+template <typename ConcreteType>
+class NoGradient : public OpTrait::TraitBase<ConcreteType, NoGradient> {};
+} // namespace mlir::ember
+
 #include "ember/Dialect/Ember/IR/EmberEnums.h.inc"
 #include "ember/Dialect/Ember/IR/EmberInterfaces.h.inc"
 #include "ember/Dialect/Ember/IR/EmberOpsDialect.h.inc"

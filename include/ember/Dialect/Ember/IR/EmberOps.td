@@ -53,7 +53,7 @@ def Ember_MinimumOp : Ember_BinaryOp<"minimum", "minimum of the operands (NaN pr
 def Ember_AndOp : Ember_BinaryOp<"and", "logical (i1) or bitwise (integers) and.", [Commutative]>;
 def Ember_OrOp : Ember_BinaryOp<"or", "logical (i1) or bitwise (integers) or.", [Commutative]>;
 
-def Ember_CompareOp : Ember_Op<"compare", [Pure, InferTypeOpAdaptor]> {
+def Ember_CompareOp : Ember_Op<"compare", [Pure, InferTypeOpAdaptor, Ember_NoGradient]> {
   let summary = "elementwise comparison giving i1";
   let description = [{
     Compares operands of identical shape and element type elementwise. Float
@@ -150,7 +150,8 @@ def Ember_CastOp : Ember_Op<"cast", [Pure, DeclareOpInterfaceMethods<Ember_VJPOp
 // Shape operations
 //===----------------------------------------------------------------------===//
 
-def Ember_ConstantOp : Ember_Op<"constant", [ConstantLike, Pure, InferTypeOpAdaptor]> {
+def Ember_ConstantOp : Ember_Op<"constant", [ConstantLike, Pure, InferTypeOpAdaptor,
+                                             Ember_NoGradient]> {
   let summary = "a tensor constant";
   let description = [{
     ```mlir
@@ -305,7 +306,7 @@ def Ember_ReduceMinOp : Ember_ReduceOp<"reduce_min", "the minimum", "numbers">;
 def Ember_ReduceProdOp : Ember_ReduceOp<"reduce_prod", "the product", "numbers">;
 def Ember_ReduceMeanOp : Ember_ReduceOp<"reduce_mean", "the arithmetic mean", "floats">;
 
-def Ember_ArgMaxOp : Ember_Op<"argmax", [Pure, InferTypeOpAdaptor]> {
+def Ember_ArgMaxOp : Ember_Op<"argmax", [Pure, InferTypeOpAdaptor, Ember_NoGradient]> {
   let summary = "index of the maximum along an axis";
   let description = [{
     The i64 index of the first maximal element along `axis` (numpy `argmax`);
