@@ -87,6 +87,7 @@ tools = [
     ToolSubst("d6_control_flow", unresolved="fatal"),
     ToolSubst("d8_power", unresolved="fatal"),
     ToolSubst("e1_device_placement", unresolved="fatal"),
+    ToolSubst("f1_export", unresolved="fatal"),
     ToolSubst("eager-op-probe", unresolved="fatal"),
     ToolSubst("llvm-objdump", unresolved="fatal"),
     ToolSubst("llvm-nm", unresolved="fatal"),

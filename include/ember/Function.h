@@ -186,6 +186,8 @@ public:
   std::string tracedIR(const CallKey &key, const Trace &trace);
   /// The IR of every compilation stage of the concrete function for `key`.
   IRStages irStages(const CallKey &key, const Trace &trace);
+  /// Writes the function traced for `key` to `path` (see export_mlir).
+  void exportMLIR(const std::string &path, const CallKey &key, const Trace &trace);
 
 private:
   struct Impl;
@@ -227,6 +229,22 @@ public:
   std::string traced_ir(const Args &...args) const {
     using R = std::decay_t<std::invoke_result_t<const F &, const Args &...>>;
     return core_->tracedIR(keyOf(args...), traceOf<R>(args...));
+  }
+
+  /// Story F1: writes the function traced for `(*this)(args...)` to `path`
+  /// as ember MLIR, for `ember-compile` (ahead of time) and `ember-opt`: one
+  /// public function named after this one, its tensor arguments as arguments;
+  /// the variables it reads become constants holding their values now, each
+  /// marked `ember.weight = "<variable name>"`. A function that assigns a
+  /// variable (a training step) is refused. The file is written whole or not
+  /// at all (IOError when it cannot be).
+  ///   auto predict = ember::function([&](const Tensor &x) { return x * w + b; }, "predict");
+  ///   predict.export_mlir("predict.mlir", Tensor::empty({4, 1}, DType::Float32));
+  ///   // then: ember-compile predict.mlir -o predict.o --header predict.h
+  template <typename... Args>
+  void export_mlir(const std::string &path, const Args &...args) const {
+    using R = std::decay_t<std::invoke_result_t<const F &, const Args &...>>;
+    core_->exportMLIR(path, keyOf(args...), traceOf<R>(args...));
   }
 
   /// The IR of every stage of compiling the call `(*this)(args...)` (ember

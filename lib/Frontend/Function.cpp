@@ -7,6 +7,11 @@
 #include "Tracer.h"
 
 #include <algorithm>
+#include <unistd.h>
+#include <cerrno>
+#include <cstring>
+#include <cstdio>
+#include <fstream>
 #include <atomic>
 #include <cctype>
 #include <chrono>
@@ -377,6 +382,34 @@ std::string FunctionCore::tracedIR(const CallKey &key, const Trace &trace) {
   std::vector<Tensor> results;
   std::vector<int> ids = Impl::traceInto(tracer, key, trace, results);
   return tracer.builder().text(ids);
+}
+
+void FunctionCore::exportMLIR(const std::string &path, const CallKey &key, const Trace &trace) {
+  std::string symbol;
+  for (char c : impl_->name)
+    symbol += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (symbol.empty() || std::isdigit(static_cast<unsigned char>(symbol[0])))
+    symbol = "f_" + symbol;
+  Tracer tracer(symbol);
+  tracer.readVariablesAsWeights();
+  std::vector<Tensor> results;
+  std::vector<int> ids = Impl::traceInto(tracer, key, trace, results);
+  std::string text = tracer.builder().text(ids);
+  // Whole or not at all: a temporary file, then a rename.
+  std::string temporary = path + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary);
+    out << text;
+    out.close();
+    if (!out) {
+      std::remove(temporary.c_str());
+      throw IOError("cannot write " + path);
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    std::remove(temporary.c_str());
+    throw IOError("cannot write " + path + ": " + std::strerror(errno));
+  }
 }
 
 IRStages FunctionCore::irStages(const CallKey &key, const Trace &trace) {

@@ -87,6 +87,13 @@ void Tracer::addEffect(const OpDef &op, std::span<const int64_t> attrWords,
 Tensor Tracer::readVariable(const std::shared_ptr<VariableState> &variable) {
   if (auto it = variableValues_.find(variable.get()); it != variableValues_.end())
     return it->second;
+  if (variablesAsWeights_) {
+    int id = valueOf(variable->value, SourceLoc::current());
+    builder_.nameWeight(id, variable->name);
+    Tensor weight = newSymbolicTensor(variable->value.shape(), variable->value.dtype(), this, id);
+    variableValues_.emplace(variable.get(), weight);
+    return weight;
+  }
   Tensor argument = this->argument(variable->value.dtype(), variable->value.shape());
   variableInputs_.push_back(variable);
   variableValues_.emplace(variable.get(), argument);
@@ -94,6 +101,10 @@ Tensor Tracer::readVariable(const std::shared_ptr<VariableState> &variable) {
 }
 
 void Tracer::writeVariable(const std::shared_ptr<VariableState> &variable, const Tensor &value) {
+  if (variablesAsWeights_)
+    throw OpError("'" + name_ + "' assigns variable '" + variable->name +
+                  "': an exported function may read variables (they become its weights) but "
+                  "not assign them; export the inference step, not the training step");
   if (regionDepth_ > 0) {
     if (frames_.empty() || frames_.back()->depth_ != regionDepth_)
       throw OpError("variable '" + variable->name +

@@ -27,6 +27,11 @@ class Tracer {
 public:
   explicit Tracer(std::string name) : name_(std::move(name)), builder_(name_) {}
 
+  /// Exporting (Function::export_mlir): the variables a function reads
+  /// become constants named after them (their values now) instead of
+  /// arguments, and assigning one is an error.
+  void readVariablesAsWeights() { variablesAsWeights_ = true; }
+
   const std::string &name() const { return name_; }
   /// A symbolic tensor for a new function argument.
   Tensor argument(DType dtype, const Shape &shape);
@@ -110,6 +115,7 @@ private:
   std::string name_;
   jit::FunctionBuilder builder_;
   std::unordered_map<const TensorImpl *, int> constants_;
+  bool variablesAsWeights_ = false;
   std::unordered_map<const TensorImpl *, int> bindings_;
   std::vector<Tensor> captured_; // keeps captured tensors (and their ids' keys) alive
   std::vector<std::shared_ptr<VariableState>> variableInputs_;

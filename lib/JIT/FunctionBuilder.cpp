@@ -335,6 +335,14 @@ int FunctionBuilder::addConstant(const TensorSpec &spec, const void *data) {
   return impl.addValue(mlir::ember::ConstantOp::create(b, impl.func.getLoc(), value), impl.body);
 }
 
+void FunctionBuilder::nameWeight(int id, std::string_view name) {
+  Impl &impl = *impl_;
+  if (id < 0 || id >= static_cast<int>(impl.values.size()))
+    return;
+  if (Operation *constant = impl.values[id].getDefiningOp())
+    constant->setAttr("ember.weight", StringAttr::get(&impl.context, llvm::StringRef(name)));
+}
+
 int FunctionBuilder::addOp(const OpCall &call, std::span<const int> operands, TensorSpec &result,
                            std::string &error) {
   Impl &impl = *impl_;

@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <unistd.h>
 #include <future>
 #include <iostream>
 #include <latch>
@@ -438,4 +440,30 @@ TEST(Function, PrintRunsOnEveryCallHostCodeOnlyWhileTracing) {
   testing::internal::CaptureStdout();
   print(Tensor({{1.5f, 2.f}}), "eager: ");
   EXPECT_EQ(testing::internal::GetCapturedStdout(), "eager: [[1.5 2. ]]\n");
+}
+
+TEST(Function, ExportWritesVariablesAsNamedWeightsAndRefusesTrainingSteps) {
+  Variable v(Tensor({1.f, 2.f}), "scale");
+  auto read = function([&](const Tensor &x) { return x * v; }, "read");
+  std::string path = (std::filesystem::temp_directory_path() /
+                      ("ember-export-" + std::to_string(::getpid()) + ".mlir"))
+                         .string();
+  read.export_mlir(path, Tensor({3.f, 4.f}));
+  std::ifstream file(path);
+  std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  std::filesystem::remove(path);
+  EXPECT_NE(text.find("func.func @read("), std::string::npos) << text;
+  EXPECT_NE(text.find("ember.weight = \"scale\""), std::string::npos) << text;
+  EXPECT_NE(text.find("dense<[1.000000e+00, 2.000000e+00]>"), std::string::npos) << text;
+
+  EXPECT_THROW(read.export_mlir("/nonexistent-dir/read.mlir", Tensor({3.f, 4.f})), IOError);
+  auto step = function([&](const Tensor &g) { v.assign_sub(g); return v.value(); }, "step");
+  try {
+    step.export_mlir(path, Tensor({1.f, 1.f}));
+    FAIL() << "a training step was exported";
+  } catch (const OpError &e) {
+    EXPECT_NE(std::string(e.what()).find("'step' assigns variable 'scale'"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(path));
 }

@@ -57,6 +57,9 @@ public:
   int addArgument(const TensorSpec &spec);
   /// A constant holding `spec.numElements()` values of spec.dtype at `data`.
   int addConstant(const TensorSpec &spec, const void *data);
+  /// Marks constant `id` as the weight `name` (`ember.weight = "name"` on
+  /// it): a variable's value in an exported function.
+  void nameWeight(int id, std::string_view name);
   /// Adds `call` applied to the values `operands`. On success returns the
   /// result's id and sets `result` to its type (0 for ops without results);
   /// on failure returns -1 and sets `error` (the op is not added).
