@@ -46,7 +46,11 @@
 // RUN: not ember-compile %S/Inputs/dynamic-shape.mlir -o %t.bad 2>&1 | FileCheck %s --check-prefix=DYNAMIC
 // RUN: not ember-compile %s -o %t.missing/dir/out.o 2>&1 | FileCheck %s --check-prefix=UNWRITABLE
 // RUN: not ember-compile %s --emit=llvm-ir --shared -o %t.bad 2>&1 | FileCheck %s --check-prefix=SHAREDTEXT
+// RUN: not ember-compile %s --target=cuda --cuda-format=sass -o %t.bad 2>&1 | FileCheck %s --check-prefix=BADFORMAT
+// RUN: not ember-compile %s --cuda-format=bin -o %t.bad 2>&1 | FileCheck %s --check-prefix=FORMATCPU
 // RUN: not test -e %t.bad
+// BADFORMAT: ember-compile: error: unknown --cuda-format=sass: expected isa, bin or fatbin
+// FORMATCPU: ember-compile: error: --cuda-format applies to --target=cuda
 // BADEMIT: ember-compile: error: unknown --emit=bogus: expected one of optimized, linalg, llvm, llvm-ir, asm, obj
 // BADCPU: ember-compile: error: unknown CPU 'nonsense'
 // BADTARGET: ember-compile: error: unknown target 'tpu': expected host, cuda or cuda:sm_XX

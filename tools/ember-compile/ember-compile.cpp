@@ -48,6 +48,12 @@ static cl::opt<std::string> outputPath("o", cl::desc("Output file ('-': standard
 static cl::opt<std::string> targetName("target",
                                        cl::desc("host (default), cuda or cuda:sm_XX"),
                                        cl::init("host"));
+static cl::opt<std::string> cudaFormat(
+    "cuda-format",
+    cl::desc("GPU binary embedded with --target=cuda: isa (PTX, compiled by the driver when "
+             "the program loads it; the default), bin (a cubin, through the CUDA toolkit's "
+             "ptxas: $CUDA_ROOT or /usr/local/cuda) or fatbin"),
+    cl::init("isa"));
 static cl::opt<std::string> triple("mtriple", cl::desc("CPU target triple (cross-compiling)"));
 static cl::opt<std::string> cpu("mcpu", cl::desc("CPU name: x86-64-v3, skylake-avx512, ..."));
 static cl::opt<std::string> features("mattr", cl::desc("CPU features: +avx2,-avx512f, ..."));
@@ -234,6 +240,11 @@ int main(int argc, char **argv) {
   if (gpu && (!triple.empty() || !cpu.empty() || !features.empty()))
     return fail("--mtriple, --mcpu and --mattr name a CPU; GPU code's host part is for this "
                 "machine");
+  if (cudaFormat != "isa" && cudaFormat != "bin" && cudaFormat != "fatbin")
+    return fail("unknown --cuda-format=" + cudaFormat + ": expected isa, bin or fatbin");
+  if (!gpu && cudaFormat != "isa")
+    return fail("--cuda-format applies to --target=cuda");
+  options.target.cuda.format = cudaFormat;
   options.target.triple = triple;
   options.target.cpu = cpu;
   options.target.features = features;
