@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "llvm/Support/CommandLine.h"
+
 #include <thread>
 #include <vector>
 
@@ -89,4 +91,23 @@ TEST(KernelCache, DifferentSignaturesCompileInParallelThreads) {
       expected += i * i;
     EXPECT_EQ(results[t], expected);
   }
+}
+
+// Compiling leaves LLVM's process-wide options alone (a program may embed
+// ember next to other LLVM users): the JIT limits loop unrolling with loop
+// metadata, not with -unroll-threshold and friends.
+TEST(KernelCache, CompilingChangesNoGlobalLLVMOptions) {
+  auto traced = ember::function(
+      [](const ember::Tensor &x) {
+        ember::Tensor t = x;
+        for (int i = 0; i < 3; ++i)
+          t = ember::matmul(t, x) + 1.0f;
+        return t;
+      },
+      "unrolling_probe");
+  (void)traced(ember::random_uniform({7, 7}, 3));
+  auto &options = llvm::cl::getRegisteredOptions();
+  for (const char *name : {"unroll-threshold", "unroll-runtime", "unroll-allow-partial"})
+    if (auto it = options.find(name); it != options.end())
+      EXPECT_EQ(it->second->getNumOccurrences(), 0) << name;
 }
