@@ -42,6 +42,9 @@ static const char *const kToLinalgSteps[] = {
     // elementwise fusion works on: producers then fuse into reductions and
     // matmuls, not only into other elementwise ops.
     "func.func(linalg-generalize-named-ops)",
+    // Whole elementwise chains first, each in one step (linear); upstream's
+    // pairwise fusion (quadratic on long chains) then does the rest.
+    "func.func(ember-fuse-elementwise-trees)",
     "func.func(linalg-fuse-elementwise-ops)",
     "canonicalize",
     // ... and the elementwise consumer of a blocked matmul (bias and
