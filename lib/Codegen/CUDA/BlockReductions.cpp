@@ -130,10 +130,8 @@ std::optional<Reduction> match(Operation *nest) {
   Operation *first = nest;
   if (auto parallel = dyn_cast<scf::ParallelOp>(nest)) {
     reduction.outputs = parallel;
-    for (unsigned d = 0; d < parallel.getNumLoops(); ++d)
-      if (!ember::normalizedExtent(parallel.getLowerBound()[d], parallel.getUpperBound()[d],
-                                   parallel.getStep()[d]))
-        return std::nullopt;
+    if (!ember::normalizedExtents(parallel))
+      return std::nullopt;
     Block *body = parallel.getBody();
     if (!llvm::hasSingleElement(body->without_terminator()))
       return std::nullopt;

@@ -16,6 +16,18 @@ std::optional<int64_t> mlir::ember::normalizedExtent(Value lower, Value upper, V
   return getConstantIntValue(upper);
 }
 
+std::optional<SmallVector<int64_t>> mlir::ember::normalizedExtents(scf::ParallelOp loop) {
+  SmallVector<int64_t> extents;
+  for (unsigned d = 0; d < loop.getNumLoops(); ++d) {
+    std::optional<int64_t> extent =
+        normalizedExtent(loop.getLowerBound()[d], loop.getUpperBound()[d], loop.getStep()[d]);
+    if (!extent)
+      return std::nullopt;
+    extents.push_back(*extent);
+  }
+  return extents;
+}
+
 std::optional<int64_t> mlir::ember::constantTripCount(scf::ParallelOp loop) {
   int64_t trips = 1;
   for (unsigned d = 0; d < loop.getNumLoops(); ++d) {

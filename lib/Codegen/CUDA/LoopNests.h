@@ -19,6 +19,10 @@ namespace mlir::ember {
 /// constant; nullopt for any other.
 std::optional<int64_t> normalizedExtent(Value lower, Value upper, Value step);
 
+/// The trip counts of all of `loop`'s dimensions if each is normalized (see
+/// normalizedExtent); nullopt otherwise.
+std::optional<SmallVector<int64_t>> normalizedExtents(scf::ParallelOp loop);
+
 /// The number of iterations of all of `loop`'s dimensions, if their bounds
 /// and steps are constants.
 std::optional<int64_t> constantTripCount(scf::ParallelOp loop);

@@ -175,15 +175,12 @@ void copyAsLoop(memref::CopyOp copy) {
 /// More bytes in flight per thread is what a memory-bound kernel needs.
 /// Returns false, changing nothing, when the body does not qualify.
 bool vectorizeInnermost(scf::ParallelOp loop, int64_t vectorBytes) {
-  unsigned rank = loop.getNumLoops();
   Block *body = loop.getBody();
   Value innermost = loop.getInductionVars().back();
   auto constant = [](Value v) { return getConstantIntValue(v); };
-  std::optional<int64_t> extent;
-  for (unsigned d = 0; d < rank; ++d)
-    if (!(extent = ember::normalizedExtent(loop.getLowerBound()[d], loop.getUpperBound()[d],
-                                           loop.getStep()[d])))
-      return false;
+  std::optional<SmallVector<int64_t>> extents = ember::normalizedExtents(loop);
+  if (!extents)
+    return false;
   // Every element of one width; accesses index with plain induction
   // variables or constants; the innermost one only as the last index.
   unsigned elementBits = 0;
@@ -228,7 +225,7 @@ bool vectorizeInnermost(scf::ParallelOp loop, int64_t vectorBytes) {
   if (!elementBits)
     return false;
   int64_t width = vectorBytes * 8 / elementBits;
-  if (width < 2 || *extent % width != 0)
+  if (width < 2 || extents->back() % width != 0)
     return false;
 
   OpBuilder b(loop);

@@ -171,14 +171,9 @@ struct NestFootprint {
 
 NestFootprint footprintOf(scf::ParallelOp loop) {
   NestFootprint footprint;
-  SmallVector<int64_t> extents;
-  for (unsigned d = 0; d < loop.getNumLoops(); ++d) {
-    std::optional<int64_t> extent = ember::normalizedExtent(
-        loop.getLowerBound()[d], loop.getUpperBound()[d], loop.getStep()[d]);
-    if (!extent)
-      return footprint;
-    extents.push_back(*extent);
-  }
+  std::optional<SmallVector<int64_t>> extents = ember::normalizedExtents(loop);
+  if (!extents)
+    return footprint;
   SmallVector<Value> ivs(loop.getInductionVars());
   bool known = true;
   loop.walk([&](Operation *op) {
@@ -190,7 +185,7 @@ NestFootprint footprintOf(scf::ParallelOp loop) {
       known = false;
   });
   if (known)
-    footprint.extents = std::move(extents);
+    footprint.extents = std::move(*extents);
   return footprint;
 }
 

@@ -42,10 +42,8 @@ std::optional<int64_t> constant(Value v) { return getConstantIntValue(v); }
 std::optional<MatmulNest> match(scf::ParallelOp loop) {
   if (loop.getNumLoops() != 2)
     return std::nullopt;
-  for (unsigned d = 0; d < 2; ++d)
-    if (!ember::normalizedExtent(loop.getLowerBound()[d], loop.getUpperBound()[d],
-                                 loop.getStep()[d]))
-      return std::nullopt;
+  if (!ember::normalizedExtents(loop))
+    return std::nullopt;
   Block *body = loop.getBody();
   if (!llvm::hasSingleElement(body->without_terminator()))
     return std::nullopt;
