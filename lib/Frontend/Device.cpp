@@ -95,9 +95,17 @@ void ember::synchronize() {
 // Copies
 //===----------------------------------------------------------------------===//
 
-void ember::detail::throwCudaError(const std::string &what) {
-  std::string message = emberrt_cuda_last_error();
+std::string ember::detail::takeCudaError() {
+  const char *recorded = emberrt_cuda_last_error();
+  if (!*recorded) // the common case: no string built
+    return {};
+  std::string message = recorded;
   emberrt_cuda_clear_error();
+  return message;
+}
+
+void ember::detail::throwCudaError(const std::string &what) {
+  std::string message = takeCudaError();
   throw Error(what + ": CUDA error: " + (message.empty() ? "unknown" : message));
 }
 
@@ -109,11 +117,6 @@ void ember::detail::requireDevice(const Device &device) {
   if (device.index() != 0)
     throw Error("device " + device.str() +
                 " is not available: ember uses one GPU per process, cuda:0");
-}
-
-Device ember::detail::deviceOf(const TensorImpl &impl) {
-  return impl.buffer && impl.buffer->device == EMBERRT_DEVICE_CUDA ? Device(DeviceType::CUDA, 0)
-                                                                   : Device();
 }
 
 Tensor ember::detail::newTensorOn(const Shape &shape, DType dtype, const Device &device) {

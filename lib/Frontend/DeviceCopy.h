@@ -2,6 +2,8 @@
 #ifndef EMBER_LIB_FRONTEND_DEVICECOPY_H
 #define EMBER_LIB_FRONTEND_DEVICECOPY_H
 
+#include "TensorImpl.h"
+
 #include "ember/Device.h"
 #include "ember/Tensor.h"
 
@@ -9,12 +11,17 @@
 
 namespace ember::detail {
 
-struct TensorImpl;
-
 /// The innermost DeviceScope's device, or null outside any scope.
 const Device *explicitDevice();
-/// Where a tensor's buffer lives (cpu for symbolic tensors).
-Device deviceOf(const TensorImpl &impl);
+/// Where a tensor's buffer lives (cpu for symbolic tensors). Inline: every
+/// eager op asks it of each operand.
+inline Device deviceOf(const TensorImpl &impl) {
+  return impl.buffer && impl.buffer->device == EMBERRT_DEVICE_CUDA ? Device(DeviceType::CUDA, 0)
+                                                                   : Device();
+}
+/// The error the GPU runtime recorded on this thread (a launch that failed,
+/// memory exhausted), cleared; "" when there is none.
+std::string takeCudaError();
 /// Throws unless `device` can be used (a GPU is there, index 0).
 void requireDevice(const Device &device);
 /// A new tensor with uninitialized contents on `device`.

@@ -16,8 +16,6 @@
 #include "Tape.h"
 #include "Tracer.h"
 
-#include "emberrt/cuda.h"
-
 #include <atomic>
 #include <cstring>
 #include <future>
@@ -220,15 +218,22 @@ Shape ember::detail::shapeOf(const jit::TensorSpec &spec) {
   return Shape(std::span<const int64_t>(spec.dims, spec.rank));
 }
 
-/// After compiled GPU code has queued its work: the error the runtime
-/// recorded (a launch that failed, memory exhausted), if any.
-static std::string takeCudaError() {
-  const char *recorded = emberrt_cuda_last_error();
-  if (!*recorded) // the common case: no string built
-    return {};
-  std::string message = recorded;
-  emberrt_cuda_clear_error();
-  return message;
+/// `inputs` with those not on `device` replaced by copies there, kept in
+/// `moved` (reserved for all: its elements do not move); `placed` holds the
+/// result's pointers.
+static std::span<const Tensor *const> placeOn(const Device &device,
+                                              std::span<const Tensor *const> inputs,
+                                              std::vector<Tensor> &moved,
+                                              std::span<const Tensor *> placed) {
+  moved.reserve(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    placed[i] = inputs[i];
+    if (inputs[i]->impl() && deviceOf(*inputs[i]->impl()) != device) {
+      moved.push_back(copyToDevice(*inputs[i], device));
+      placed[i] = &moved.back();
+    }
+  }
+  return {placed.data(), inputs.size()};
 }
 
 Device ember::detail::placementOf(std::string_view what, std::span<const Tensor *const> inputs,
@@ -274,14 +279,8 @@ std::vector<Tensor> ember::detail::runCompiled(emberrt_entry_fn entry,
                                                std::span<const jit::FaultSite> faultSites,
                                                const Device &device) {
   std::vector<Tensor> moved; // inputs copied to `device`
-  moved.reserve(inputs.size());
-  std::vector<const Tensor *> placed(inputs.begin(), inputs.end());
-  for (const Tensor *&t : placed)
-    if (t->device() != device) {
-      moved.push_back(t->to(device));
-      t = &moved.back();
-    }
-  inputs = placed;
+  std::vector<const Tensor *> placed(inputs.size());
+  inputs = placeOn(device, inputs, moved, placed);
   std::vector<Tensor> outputs;
   outputs.reserve(results.size());
   for (const jit::TensorSpec &spec : results)
@@ -352,28 +351,14 @@ Tensor run(const OpDef &op, std::span<const int64_t> attrWords,
   // The common case first: no DeviceScope and every operand on the host.
   bool onHost = !explicitDevice();
   for (const Tensor *input : inputs)
-    onHost &= !input->impl() || !input->impl()->buffer ||
-              input->impl()->buffer->device == EMBERRT_DEVICE_CPU;
+    onHost &= !input->impl() || deviceOf(*input->impl()).is_cpu();
   Device device = onHost ? Device() : placementOf(op.name, inputs, loc);
   // Operands elsewhere (host scalars, host tensors inside a DeviceScope)
   // are copied to the op's device first.
-  bool elsewhere = false;
-  if (!onHost)
-    for (const Tensor *input : inputs)
-      elsewhere |= input->impl() && deviceOf(*input->impl()) != device;
   std::vector<Tensor> moved;
   const Tensor *placed[64];
-  if (elsewhere) {
-    moved.reserve(inputs.size());
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      placed[i] = inputs[i];
-      if (inputs[i]->impl() && deviceOf(*inputs[i]->impl()) != device) {
-        moved.push_back(copyToDevice(*inputs[i], device));
-        placed[i] = &moved.back();
-      }
-    }
-    inputs = std::span<const Tensor *const>(placed, inputs.size());
-  }
+  if (!onHost)
+    inputs = placeOn(device, inputs, moved, placed);
   Signature signature;
   signature.push(reinterpret_cast<intptr_t>(&op));
   signature.push(static_cast<int64_t>(device.type()));

@@ -261,8 +261,7 @@ void Tensor::copyItemTo(void *out, DType outType) const {
 }
 
 Tensor Tensor::empty(const Shape &shape, DType dtype) {
-  const Device *device = explicitDevice();
-  return device ? newTensorOn(shape, dtype, *device) : newTensor(shape, dtype);
+  return newTensorOn(shape, dtype, current_device());
 }
 
 Tensor Tensor::fromHost(const void *values, DType valueType, size_t count, const Shape &shape,
