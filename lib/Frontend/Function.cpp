@@ -3,15 +3,11 @@
 #include "ember/Function.h"
 
 #include "Dispatcher.h"
+#include "FileWrite.h"
 #include "TensorImpl.h"
 #include "Tracer.h"
 
 #include <algorithm>
-#include <unistd.h>
-#include <cerrno>
-#include <cstring>
-#include <cstdio>
-#include <fstream>
 #include <atomic>
 #include <cctype>
 #include <chrono>
@@ -42,12 +38,15 @@ std::string typeText(DType dtype, const Shape &shape) {
 
 /// The symbol of a user's function: prefixed, so that a function named like a
 /// C library function ("exp", "free") cannot capture calls meant for it.
-std::string symbolName(const std::string &name) {
-  std::string symbol = "ember_fn_";
+/// `name` with every character that a symbol may not hold as '_'.
+std::string symbolCharacters(const std::string &name) {
+  std::string symbol;
   for (char c : name)
     symbol += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   return symbol;
 }
+
+std::string symbolName(const std::string &name) { return "ember_fn_" + symbolCharacters(name); }
 
 struct Concrete {
   jit::CompiledFunction compiled;
@@ -385,9 +384,9 @@ std::string FunctionCore::tracedIR(const CallKey &key, const Trace &trace) {
 }
 
 void FunctionCore::exportMLIR(const std::string &path, const CallKey &key, const Trace &trace) {
-  std::string symbol;
-  for (char c : impl_->name)
-    symbol += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  // Named as the function itself (ember-compile's entry point and header
+  // take the name from it).
+  std::string symbol = symbolCharacters(impl_->name);
   if (symbol.empty() || std::isdigit(static_cast<unsigned char>(symbol[0])))
     symbol = "f_" + symbol;
   Tracer tracer(symbol);
@@ -395,21 +394,10 @@ void FunctionCore::exportMLIR(const std::string &path, const CallKey &key, const
   std::vector<Tensor> results;
   std::vector<int> ids = Impl::traceInto(tracer, key, trace, results);
   std::string text = tracer.builder().text(ids);
-  // Whole or not at all: a temporary file, then a rename.
-  std::string temporary = path + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    out << text;
-    out.close();
-    if (!out) {
-      std::remove(temporary.c_str());
-      throw IOError("cannot write " + path);
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    throw IOError("cannot write " + path + ": " + std::strerror(errno));
-  }
+  std::string_view pieces[] = {text};
+  writeFileWhole(path, pieces, [&](const std::string &why) {
+    throw IOError("cannot write MLIR file '" + path + "': " + why);
+  });
 }
 
 IRStages FunctionCore::irStages(const CallKey &key, const Trace &trace) {
