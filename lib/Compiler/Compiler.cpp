@@ -15,6 +15,8 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -169,6 +171,48 @@ unsigned ember::compiler::vectorBitsOf(const Target &target) {
   if (subtarget->checkFeatures("+avx"))
     return 256;
   return 128;
+}
+
+//===----------------------------------------------------------------------===//
+// Files
+//===----------------------------------------------------------------------===//
+
+std::string ember::compiler::temporaryPathFor(const std::string &path) {
+  return path + ".tmp" + std::to_string(llvm::sys::Process::getProcessId());
+}
+
+bool ember::compiler::commitTemporary(const std::string &temporary, const std::string &path,
+                                      std::string &error) {
+  if (std::error_code failure = llvm::sys::fs::rename(temporary, path)) {
+    llvm::sys::fs::remove(temporary);
+    error = "cannot write " + path + ": " + failure.message();
+    return false;
+  }
+  return true;
+}
+
+bool ember::compiler::writeFileAtomically(const std::string &path,
+                                          llvm::ArrayRef<llvm::StringRef> pieces,
+                                          std::string &error) {
+  std::string temporary = temporaryPathFor(path);
+  {
+    std::error_code failure;
+    llvm::raw_fd_ostream os(temporary, failure);
+    if (failure) {
+      error = "cannot write " + path + ": " + failure.message();
+      return false;
+    }
+    for (llvm::StringRef piece : pieces)
+      os << piece;
+    os.close();
+    if (os.has_error()) {
+      os.clear_error();
+      llvm::sys::fs::remove(temporary);
+      error = "cannot write " + path;
+      return false;
+    }
+  }
+  return commitTemporary(temporary, path, error);
 }
 
 //===----------------------------------------------------------------------===//

@@ -571,19 +571,11 @@ std::string FunctionBuilder::text(std::span<const int> results) {
   return out;
 }
 
-/// Writes `text` to `path` through a temporary file, so that a reader never
-/// sees half a file.
+/// Writes a stage's `text` to `path` whole or not at all (a dump is best
+/// effort: one that cannot be written is left out).
 static void writeAtomically(const std::string &path, const std::string &text) {
-  std::string temporary = path + ".tmp" + std::to_string(llvm::sys::Process::getProcessId());
-  std::error_code failure;
-  {
-    llvm::raw_fd_ostream os(temporary, failure);
-    if (failure)
-      return;
-    os << text;
-  }
-  if (llvm::sys::fs::rename(temporary, path))
-    llvm::sys::fs::remove(temporary);
+  std::string ignored;
+  (void)::ember::compiler::writeFileAtomically(path, {llvm::StringRef(text)}, ignored);
 }
 
 bool FunctionBuilder::compile(std::span<const int> results, CompiledFunction &out,

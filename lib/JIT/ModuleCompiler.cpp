@@ -235,25 +235,11 @@ std::unique_ptr<llvm::MemoryBuffer> readCache(const std::string &path, const std
   return llvm::MemoryBuffer::getMemBufferCopy(object, path);
 }
 
-/// Writes through a temporary file and a rename: readers (other processes)
-/// see the whole entry or none.
+/// Best effort (a cache, a copy for the user): a file that cannot be
+/// written is left out.
 void writeFileAtomically(const std::string &path, llvm::ArrayRef<llvm::StringRef> pieces) {
-  std::string temporary = path + ".tmp" + std::to_string(llvm::sys::Process::getProcessId());
-  {
-    std::error_code failure;
-    llvm::raw_fd_ostream os(temporary, failure);
-    if (failure)
-      return;
-    for (llvm::StringRef piece : pieces)
-      os << piece;
-    if (os.has_error()) {
-      os.clear_error();
-      llvm::sys::fs::remove(temporary);
-      return;
-    }
-  }
-  if (llvm::sys::fs::rename(temporary, path))
-    llvm::sys::fs::remove(temporary);
+  std::string ignored;
+  (void)ember::compiler::writeFileAtomically(path, pieces, ignored);
 }
 
 void writeCache(const std::string &dir, const std::string &path, const std::string &key,

@@ -76,46 +76,13 @@ static cl::opt<std::string> dumpDir("dump-ir-dir",
                                     cl::value_desc("dir"));
 
 namespace {
-/// Writes `contents` to `path` through a temporary file and a rename, so a
-/// reader never sees half a file ("-": standard output).
-/// Moves the finished `temporary` to `path` (removing it if that fails).
-bool renameInto(const std::string &temporary, const std::string &path, std::string &error) {
-  if (std::error_code failure = llvm::sys::fs::rename(temporary, path)) {
-    llvm::sys::fs::remove(temporary);
-    error = "cannot write " + path + ": " + failure.message();
-    return false;
-  }
-  return true;
-}
-
-/// A temporary name next to `path`, for writing it whole or not at all.
-std::string temporaryFor(const std::string &path) {
-  return path + ".tmp" + std::to_string(llvm::sys::Process::getProcessId());
-}
-
+/// Writes `contents` to `path` whole or not at all ("-": standard output).
 bool writeWhole(const std::string &path, llvm::StringRef contents, std::string &error) {
   if (path == "-") {
     llvm::outs() << contents;
     return true;
   }
-  std::string temporary = temporaryFor(path);
-  {
-    std::error_code failure;
-    llvm::raw_fd_ostream os(temporary, failure, llvm::sys::fs::OF_None);
-    if (failure) {
-      error = "cannot write " + path + ": " + failure.message();
-      return false;
-    }
-    os << contents;
-    os.close();
-    if (os.has_error()) {
-      os.clear_error();
-      llvm::sys::fs::remove(temporary);
-      error = "cannot write " + path;
-      return false;
-    }
-  }
-  return renameInto(temporary, path, error);
+  return ember::compiler::writeFileAtomically(path, {contents}, error);
 }
 
 /// "ember.dtype[4, 8]" text of a tensor type for the header's comments.
@@ -206,7 +173,7 @@ bool linkShared(llvm::StringRef object, const std::string &path, std::string &er
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << object;
   }
-  std::string temporary = temporaryFor(path);
+  std::string temporary = ember::compiler::temporaryPathFor(path);
   llvm::StringRef arguments[] = {*linker, "-shared", "-o", temporary, objectPath};
   std::string message;
   int status = llvm::sys::ExecuteAndWait(*linker, arguments, std::nullopt, {}, 0, 0, &message);
@@ -216,7 +183,7 @@ bool linkShared(llvm::StringRef object, const std::string &path, std::string &er
     error = "linking " + path + " failed" + (message.empty() ? "" : ": " + message);
     return false;
   }
-  return renameInto(temporary, path, error);
+  return ember::compiler::commitTemporary(temporary, path, error);
 }
 
 int fail(const std::string &message) {

@@ -107,6 +107,18 @@ llvm::LogicalResult compile(mlir::ModuleOp module, const CompileOptions &options
 /// (the JIT's outputs are fresh), so LLVM vectorizes without overlap checks.
 void keepOnlyEntryPoints(mlir::ModuleOp lowered, bool noAlias);
 
+/// Files written whole or not at all (artifacts, IR dumps, the JIT's disk
+/// cache): a temporary name next to `path` to write to, then renamed over
+/// it, so that readers (other processes) see the old file or the new one.
+std::string temporaryPathFor(const std::string &path);
+/// Renames a finished `temporary` to `path`; on failure removes it and
+/// returns false with `error` set.
+bool commitTemporary(const std::string &temporary, const std::string &path, std::string &error);
+/// Writes `pieces` to `path` through temporaryPathFor and commitTemporary;
+/// false with `error` set (nothing left behind) when it cannot.
+bool writeFileAtomically(const std::string &path, llvm::ArrayRef<llvm::StringRef> pieces,
+                         std::string &error);
+
 /// The vector width a CPU target's blocked matmuls use (see Target).
 unsigned vectorBitsOf(const Target &target);
 
