@@ -152,20 +152,13 @@ static std::unique_ptr<llvm::TargetMachine> targetMachine(const Target &target, 
   return machine;
 }
 
-unsigned ember::compiler::vectorBitsOf(const Target &target) {
-  if (target.kind == Target::Kind::Cuda)
-    return 0;
-  if (target.vectorBits)
-    return target.vectorBits;
-  std::string error;
-  std::unique_ptr<llvm::TargetMachine> machine = targetMachine(target, 3, error);
-  if (!machine)
+/// The width of `machine`'s vector registers, which blocked matmuls are
+/// sized to: 512 with AVX-512, 256 with AVX, else 128 (NEON; SVE widths are
+/// not fixed).
+static unsigned vectorBitsOf(const llvm::TargetMachine &machine) {
+  const llvm::MCSubtargetInfo *subtarget = machine.getMCSubtargetInfo();
+  if (!machine.getTargetTriple().isX86() || !subtarget)
     return 128;
-  llvm::StringRef triple = machine->getTargetTriple().str();
-  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(machine->getTarget().createMCSubtargetInfo(
-      machine->getTargetTriple(), machine->getTargetCPU(), machine->getTargetFeatureString()));
-  if (!triple.starts_with("x86"))
-    return 128; // NEON (SVE widths are not fixed)
   if (subtarget->checkFeatures("+avx512f"))
     return 512;
   if (subtarget->checkFeatures("+avx"))
@@ -262,9 +255,18 @@ LogicalResult ember::compiler::compile(ModuleOp module, const CompileOptions &op
       options.observePhase(phase, text);
   };
 
+  // The machine code generator first: a CPU target's vector width shapes
+  // the blocked matmuls of the linalg stage.
+  std::unique_ptr<llvm::TargetMachine> machine =
+      targetMachine(options.target, options.optLevel, error);
+  if (!machine)
+    return failure();
+  unsigned vectorBits = cuda                      ? 0
+                        : options.target.vectorBits ? options.target.vectorBits
+                                                    : vectorBitsOf(*machine);
+
   // ember -> ... -> the LLVM dialect, stage by stage.
   ember::registerAllPasses();
-  unsigned vectorBits = vectorBitsOf(options.target);
   static constexpr Phase kStagePhases[] = {Phase::Optimized, Phase::Linalg, Phase::LLVMDialect};
   for (auto [stage, phase] : llvm::zip(kLoweringStages, kStagePhases)) {
     PassManager pm(module.getContext());
@@ -297,10 +299,6 @@ LogicalResult ember::compiler::compile(ModuleOp module, const CompileOptions &op
   }
 
   // LLVM IR, optimized for the target, then machine code.
-  std::unique_ptr<llvm::TargetMachine> machine =
-      targetMachine(options.target, options.optLevel, error);
-  if (!machine)
-    return failure();
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(module, llvmContext);
   if (!llvmModule) {

@@ -119,9 +119,6 @@ bool commitTemporary(const std::string &temporary, const std::string &path, std:
 bool writeFileAtomically(const std::string &path, llvm::ArrayRef<llvm::StringRef> pieces,
                          std::string &error);
 
-/// The vector width a CPU target's blocked matmuls use (see Target).
-unsigned vectorBitsOf(const Target &target);
-
 } // namespace ember::compiler
 
 #endif // EMBER_COMPILER_COMPILER_H
