@@ -393,10 +393,10 @@ ember::jit::Executable::~Executable() {
     finalize_();
 }
 
-bool ember::jit::Executable::initialize(std::string &error) {
+void ember::jit::Executable::initialize() {
   for (llvm::StringRef name : {kModuleInit, kModuleFini}) {
     auto address = jit_->lookup(name);
-    if (!address) { // a module without initializers (CPU code)
+    if (!address) { // no constructors or no destructors
       llvm::consumeError(address.takeError());
       continue;
     }
@@ -406,8 +406,6 @@ bool ember::jit::Executable::initialize(std::string &error) {
     else
       finalize_ = function;
   }
-  (void)error;
-  return true;
 }
 
 void *ember::jit::Executable::lookup(llvm::StringRef symbol, std::string &error) {
@@ -492,7 +490,9 @@ ember::jit::compileModule(ModuleOp module, std::string &error,
         if (!objectPath.empty())
           writeFileAtomically(objectPath, {cached->getBuffer()});
         std::unique_ptr<ember::jit::Executable> executable = link(std::move(cached), error);
-        if (executable && executable->initialize(error)) {
+        if (executable) {
+          if (cuda) // GPU code loads its kernels; CPU code has nothing to run
+            executable->initialize();
           executable->fromDiskCache = true;
           return executable;
         }
@@ -530,7 +530,7 @@ ember::jit::compileModule(ModuleOp module, std::string &error,
     writeFileAtomically(objectPath, {objectText});
   std::unique_ptr<ember::jit::Executable> executable =
       link(llvm::MemoryBuffer::getMemBufferCopy(objectText, "ember-kernel"), error);
-  if (!executable || !executable->initialize(error))
-    return nullptr;
+  if (executable && cuda)
+    executable->initialize();
   return executable;
 }

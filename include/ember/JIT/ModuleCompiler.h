@@ -49,8 +49,8 @@ public:
 
   /// Runs the module's initializers (a GPU module's kernel loads), which
   /// the object's constructors would run in a linked program; the
-  /// destructor runs its finalizers.
-  bool initialize(std::string &error);
+  /// destructor runs its finalizers. Only GPU code has any.
+  void initialize();
 
 private:
   std::unique_ptr<llvm::orc::LLJIT> jit_;
