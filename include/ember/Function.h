@@ -15,6 +15,16 @@
 // signature traces and compiles it while the others with that signature wait
 // for it (one trace per signature); other signatures are not held up.
 //
+// A traced function is exported for ahead-of-time compilation (story F1,
+// then `ember-compile predict.mlir -o predict.o --header predict.h`), the
+// variables it reads as named weights:
+//   #include <filesystem>
+//   ember::Variable w(ember::Tensor(2.f), "w");
+//   auto predict = ember::function([&](const ember::Tensor &x) { return x * w; }, "predict");
+//   std::string path = std::filesystem::temp_directory_path() / "predict.mlir";
+//   predict.export_mlir(path, ember::Tensor({1.f, 2.f}));  // func.func @predict(...)
+//   std::filesystem::remove(path);
+//
 //===----------------------------------------------------------------------===//
 #ifndef EMBER_FUNCTION_H
 #define EMBER_FUNCTION_H
@@ -237,10 +247,7 @@ public:
   /// the variables it reads become constants holding their values now, each
   /// marked `ember.weight = "<variable name>"`. A function that assigns a
   /// variable (a training step) is refused. The file is written whole or not
-  /// at all (IOError when it cannot be).
-  ///   auto predict = ember::function([&](const Tensor &x) { return x * w + b; }, "predict");
-  ///   predict.export_mlir("predict.mlir", Tensor::empty({4, 1}, DType::Float32));
-  ///   // then: ember-compile predict.mlir -o predict.o --header predict.h
+  /// at all (IOError when it cannot be). Example: the file comment.
   template <typename... Args>
   void export_mlir(const std::string &path, const Args &...args) const {
     using R = std::decay_t<std::invoke_result_t<const F &, const Args &...>>;
