@@ -2,6 +2,7 @@
 
 #include "ember/InitAll.h"
 
+#include "ember/Codegen/CPU/Passes.h"
 #include "ember/Codegen/CUDA/Passes.h"
 #include "ember/Conversion/Passes.h"
 #include "ember/Dialect/Ember/IR/EmberOps.h"
@@ -33,6 +34,7 @@ void ember::registerAllPasses() {
     mlir::registerAllPasses();
     mlir::ember::registerEmberConversionPasses();
     mlir::ember::registerEmberTransformsPasses();
+    mlir::ember::registerEmberCPUCodegenPasses();
     mlir::ember::registerEmberCUDACodegenPasses();
     ember::registerPipelines();
   });

@@ -30,25 +30,10 @@ static const char *const kOptimizeSteps[] = {
     "symbol-dce",
 };
 
-// Stage 2: ember -> linalg/tensor/arith/math on tensors, then fuse elementwise
-// chains (with their broadcasts) into single loop nests, and elementwise
-// producers into the reductions and matmuls that consume them. No CSE from here on:
-// it would merge the identical zero-filled accumulators of different matmuls,
-// and bufferization would then copy the shared one for each.
-static const char *const kToLinalgSteps[] = {
-    "convert-ember-to-linalg",
-    "canonicalize",
-    // Named ops (reductions, transposes) become linalg.generic, which is what
-    // elementwise fusion works on: producers then fuse into reductions and
-    // matmuls, not only into other elementwise ops.
-    "func.func(linalg-generalize-named-ops)",
-    // Whole elementwise chains first, each in one step (linear); upstream's
-    // pairwise fusion (quadratic on long chains) then does the rest.
-    "func.func(ember-fuse-elementwise-trees)",
-    "func.func(linalg-fuse-elementwise-ops)",
-    "canonicalize",
-    // ... and the elementwise consumer of a blocked matmul (bias and
-    // activation, an SGD update) into its block writes.
+// Stage 2 (after the target-neutral kToLinalgSteps): the elementwise
+// consumer of a blocked matmul (bias and activation, an SGD update) fused
+// into its block writes.
+static const char *const kCpuEpilogueSteps[] = {
     "func.func(ember-fuse-matmul-epilogues)",
     "canonicalize",
 };
@@ -92,36 +77,34 @@ static const char *const kToLLVMSteps[] = {
     "ember-emit-entry-points",
 };
 
-/// The steps of `stage`, joined by commas: the contents of a module pass manager.
-static const std::string &stageSteps(ember::LoweringStage stage) {
-  static const std::string optimize = joinSteps(kOptimizeSteps), linalg = joinSteps(kToLinalgSteps),
-                           llvm = joinSteps(ember::kBufferizeSteps) + "," + joinSteps(kToLLVMSteps);
+/// The steps of `stage` for a CPU whose vector registers are `vectorBits`
+/// wide, joined by commas: the contents of a module pass manager.
+static std::string stageSteps(ember::LoweringStage stage, unsigned vectorBits) {
   switch (stage) {
   case ember::LoweringStage::Optimized:
-    return optimize;
+    return joinSteps(kOptimizeSteps);
   case ember::LoweringStage::Linalg:
-    return linalg;
+    // Matmuls blocked for the registers before elementwise fusion, which
+    // would otherwise fuse producers into the generic form of a matmul.
+    return "convert-ember-to-linalg,func.func(ember-cpu-lower-matmuls{vector-bits=" +
+           std::to_string(vectorBits) + "})," + joinSteps(ember::kToLinalgSteps) + "," +
+           joinSteps(kCpuEpilogueSteps);
   case ember::LoweringStage::LLVMDialect:
-    return llvm;
+    return joinSteps(ember::kBufferizeSteps) + "," + joinSteps(kToLLVMSteps);
   }
-  return llvm;
+  return "";
 }
 
 const std::string &ember::lowerToLLVMPipelineText() {
-  static const std::string text =
-      "builtin.module(" + stageSteps(LoweringStage::Optimized) + "," +
-      stageSteps(LoweringStage::Linalg) + "," + stageSteps(LoweringStage::LLVMDialect) + ")";
+  static const std::string text = "builtin.module(" +
+                                  stageSteps(LoweringStage::Optimized, 256) + "," +
+                                  stageSteps(LoweringStage::Linalg, 256) + "," +
+                                  stageSteps(LoweringStage::LLVMDialect, 256) + ")";
   return text;
 }
 
 std::string ember::stagePipelineText(LoweringStage stage, unsigned vectorBits) {
-  std::string steps = stageSteps(stage);
-  if (stage == LoweringStage::Linalg && vectorBits != 256) {
-    llvm::StringRef pass = "convert-ember-to-linalg";
-    steps.insert(steps.find(pass.str()) + pass.size(),
-                 "{vector-bits=" + std::to_string(vectorBits) + "}");
-  }
-  return steps;
+  return stageSteps(stage, vectorBits);
 }
 
 LogicalResult ember::buildStagePipeline(OpPassManager &pm, LoweringStage stage,

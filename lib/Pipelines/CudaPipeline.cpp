@@ -68,15 +68,12 @@ std::string ember::cudaStagePipelineText(LoweringStage stage, const CudaTargetOp
   switch (stage) {
   case LoweringStage::Optimized:
     return stagePipelineText(LoweringStage::Optimized, 0);
-  case LoweringStage::Linalg: {
+  case LoweringStage::Linalg:
     // Kernels cannot call the host runtime's emberrt_report_fault: integer
     // division by zero and gather indices out of range are guarded (no trap,
-    // no out-of-bounds read) but not reported on GPUs yet.
-    std::string linalg = stagePipelineText(LoweringStage::Linalg, 0);
-    substitute(linalg, "convert-ember-to-linalg{vector-bits=0}",
-               "convert-ember-to-linalg{vector-bits=0 report-faults=false}");
-    return linalg;
-  }
+    // no out-of-bounds read) but not reported on GPUs yet. Matmuls stay
+    // linalg.matmul (generalized: every element of C a thread).
+    return "convert-ember-to-linalg{report-faults=false}," + joinSteps(ember::kToLinalgSteps);
   case LoweringStage::LLVMDialect: {
     std::string gpu = joinSteps(ember::kBufferizeSteps) + "," + joinSteps(kToGpuSteps),
                 nvvm = joinSteps(kToNVVMSteps);

@@ -16,6 +16,24 @@ template <size_t N> std::string joinSteps(const char *const (&steps)[N]) {
   return joined;
 }
 
+/// Stage 2 for every target, after convert-ember-to-linalg (and a target's
+/// own rewrites of matmuls): elementwise chains (with their broadcasts)
+/// fused into single loop nests, and elementwise producers into the
+/// reductions and matmuls that consume them. No CSE from here on: it would
+/// merge the identical zero-filled accumulators of different matmuls, and
+/// bufferization would then copy the shared one for each.
+inline constexpr const char *kToLinalgSteps[] = {
+    "canonicalize",
+    // Named ops (reductions, transposes, the matmuls a target left alone)
+    // become linalg.generic, which is what elementwise fusion works on.
+    "func.func(linalg-generalize-named-ops)",
+    // Whole elementwise chains first, each in one step (linear); upstream's
+    // pairwise fusion (quadratic on long chains) then does the rest.
+    "func.func(ember-fuse-elementwise-trees)",
+    "func.func(linalg-fuse-elementwise-ops)",
+    "canonicalize",
+};
+
 /// Tensors to buffers, for every target. Function boundaries use identity
 /// layouts so the C ABI sees plain descriptors; returned buffers become
 /// caller-provided out-params (statically shaped allocations are replaced by
@@ -23,8 +41,8 @@ template <size_t N> std::string joinSteps(const char *const (&steps)[N]) {
 inline constexpr const char *kBufferizeSteps[] = {
     "eliminate-empty-tensors",
     // Loops (traced while_loop/fori_loop) may yield new buffers each step.
-    "one-shot-bufferize{bufferize-function-boundaries "
-    "function-boundary-type-conversion=identity-layout-map allow-return-allocs-from-loops}",
+    ("one-shot-bufferize{bufferize-function-boundaries "
+     "function-boundary-type-conversion=identity-layout-map allow-return-allocs-from-loops}"),
     // Loops that only write into their buffer (a blocked matmul) stop carrying
     // it, so that a returned loop result is the allocation itself...
     "canonicalize",

@@ -1,5 +1,5 @@
-// RUN: ember-opt %s --ember-lower-to-llvm --mlir-print-ir-after=convert-ember-to-linalg 2>&1 >/dev/null | FileCheck %s
-// RUN: ember-opt %s "--ember-lower-to-llvm=vector-bits=512" --mlir-print-ir-after=convert-ember-to-linalg 2>&1 >/dev/null | FileCheck %s --check-prefix=AVX512
+// RUN: ember-opt %s --ember-lower-to-llvm --mlir-print-ir-after=ember-cpu-lower-matmuls 2>&1 >/dev/null | FileCheck %s
+// RUN: ember-opt %s "--ember-lower-to-llvm=vector-bits=512" --mlir-print-ir-after=ember-cpu-lower-matmuls 2>&1 >/dev/null | FileCheck %s --check-prefix=AVX512
 
 // The pipeline sizes blocked matmuls to the target's vector registers (the
 // JIT passes the host's width): two registers per row of accumulators.

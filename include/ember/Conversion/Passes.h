@@ -14,12 +14,11 @@ namespace ember {
 #define GEN_PASS_DECL
 #include "ember/Conversion/Passes.h.inc"
 
-/// Adds the patterns that lower every ember op to linalg/tensor/arith/math;
-/// blocked matmuls use vector registers of `vectorBits`. With `reportFaults`,
+/// Adds the patterns that lower every ember op to linalg/tensor/arith/math
+/// (the same for every target). With `reportFaults`,
 /// faulting elements (integer division by zero, gather indices out of range)
 /// call the runtime's emberrt_report_fault; they are guarded either way.
-void populateEmberToLinalgPatterns(RewritePatternSet &patterns, unsigned vectorBits = 256,
-                                   bool reportFaults = true);
+void populateEmberToLinalgPatterns(RewritePatternSet &patterns, bool reportFaults = true);
 
 /// The attribute numbering an op that can fault at run time (an i32), which
 /// its fault reports carry as their site.

@@ -47,10 +47,6 @@ def ConvertEmberToLinalgPass : Pass<"convert-ember-to-linalg"> {
     ```
   }];
   let options = [
-    Option<"vectorBits", "vector-bits", "unsigned", "256",
-           "Width of the target's vector registers: a blocked matmul's rows of "
-           "accumulators are two registers wide (256: AVX2, 512: AVX-512); 0: no "
-           "blocked matmuls (GPUs)">,
     Option<"reportFaults", "report-faults", "bool", "true",
            "Report integer division by zero and gather indices out of range "
            "(ember.fault_if, for the runtime); false: only guard them (GPU "
@@ -58,8 +54,7 @@ def ConvertEmberToLinalgPass : Pass<"convert-ember-to-linalg"> {
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect", "::mlir::linalg::LinalgDialect",
-    "::mlir::math::MathDialect", "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
-    "::mlir::vector::VectorDialect"
+    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"
   ];
 }
 

@@ -31,8 +31,8 @@ inline constexpr LoweringStage kLoweringStages[] = {
 llvm::LogicalResult buildStagePipeline(mlir::OpPassManager &pm, LoweringStage stage,
                                        unsigned vectorBits = 256);
 
-/// The steps of `stage` as pass-pipeline text (the contents of a module pass
-/// manager); vectorBits 0 means no CPU-blocked matmuls (GPU targets).
+/// The steps of `stage` for a CPU as pass-pipeline text (the contents of a
+/// module pass manager).
 std::string stagePipelineText(LoweringStage stage, unsigned vectorBits = 256);
 
 /// The textual form of `ember-lower-to-llvm`: any module mixing ember with
@@ -58,7 +58,7 @@ struct CudaTargetOptions {
 };
 
 /// The steps of `stage` of ember-lower-to-nvvm as pipeline text: the same
-/// optimization, linalg without CPU-blocked matmuls or fault reports, then
+/// optimization, the same linalg without fault reports or CPU codegen, then
 /// (the LLVM-dialect stage) buffers, kernels, NVVM and the embedded binary.
 std::string cudaStagePipelineText(LoweringStage stage, const CudaTargetOptions &options);
 

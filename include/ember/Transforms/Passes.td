@@ -4,39 +4,6 @@
 
 include "mlir/Pass/PassBase.td"
 
-def OutlineLoopNestsPass : Pass<"ember-outline-loop-nests", "::mlir::ModuleOp"> {
-  let summary = "Outline the loop nests of large functions, sharing identical ones";
-  let description = [{
-    In every function with at least `min-loop-nests` top-level loop nests
-    (`scf.for`/`scf.parallel` without results, i.e. after bufferization), each
-    nest moves into a private function marked `noinline` (LLVM passthrough), called from where
-    it was. Nests that are identical up to their captured values share one
-    function.
-
-    Rationale: LLVM's optimizer is superlinear in function size (a traced
-    graph of 100 matmuls spent most of its compile time in loop rotation and
-    MemorySSA updates of one huge function), and repeated layers compile once.
-
-    ```mlir
-    func.func @f(%a: memref<10xf32>, %b: memref<10xf32>) {
-      scf.for %i = %c0 to %c10 step %c1 { ... %a ... }
-      scf.for %i = %c0 to %c10 step %c1 { ... %b ... }
-    }
-    // becomes
-    func.func @f(%a: memref<10xf32>, %b: memref<10xf32>) {
-      call @f_nest(%a) : (memref<10xf32>) -> ()
-      call @f_nest(%b) : (memref<10xf32>) -> ()
-    }
-    func.func private @f_nest(%arg0: memref<10xf32>) attributes {passthrough = ["noinline"]} {...}
-    ```
-  }];
-  let options = [
-    Option<"minLoopNests", "min-loop-nests", "unsigned", "8",
-           "Outline only in functions with at least this many loop nests">
-  ];
-  let dependentDialects = ["::mlir::func::FuncDialect"];
-}
-
 def FuseElementwiseTreesPass : Pass<"ember-fuse-elementwise-trees", "::mlir::func::FuncOp"> {
   let summary = "Fuse each tree of elementwise linalg.generic ops into one, in one step";
   let description = [{
@@ -70,70 +37,6 @@ def CopyRepeatedResultsPass : Pass<"ember-copy-repeated-results", "::mlir::func:
     ```
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
-}
-
-def FuseMatmulEpiloguesPass : Pass<"ember-fuse-matmul-epilogues", "::mlir::func::FuncOp"> {
-  let summary = "Fuse the elementwise consumer of a blocked matmul into its block writes";
-  let description = [{
-    A register-blocked matmul (convert-ember-to-linalg marks its loop nest
-    `ember.blocked_matmul` and its block write `ember.matmul_block_write`;
-    the pass starts from the write, since loops of one iteration may have
-    been folded away, e.g. the panel loop when C is one panel wide)
-    whose only user is an elementwise `linalg.generic` of the same shape and
-    type (a bias and activation, an SGD update, a ReLU's backward mask)
-    applies that generic to each block of accumulators while they are still
-    in registers: the generic's other inputs are read block by block (with
-    its broadcasts), its body runs on vectors, and the result is written
-    once instead of writing the product and reading it back.
-
-    ```mlir
-    %c = scf.for ... {ember.blocked_matmul} // ... vector.transfer_write %acc, ...
-    %r = linalg.generic ... ins(%c, %bias) { addf, maximumf }
-    // becomes
-    %r = scf.for ... // ... %b = vector.transfer_read %bias ...; %v = addf %acc, %b;
-                     //     %w = maximumf %v, ...; vector.transfer_write %w, ...
-    ```
-  }];
-  let dependentDialects = ["::mlir::vector::VectorDialect"];
-}
-
-def LowerFaultReportsPass : Pass<"ember-lower-fault-reports", "::mlir::ModuleOp"> {
-  let summary = "Lower ember.fault_if to runtime calls, one per loop nest";
-  let description = [{
-    `ember.fault_if %c, %v {kind, site}` (made by convert-ember-to-linalg in
-    the bodies of integer divisions and gathers) becomes `%v` and a call to
-    the runtime's `emberrt_report_fault(kind, site)` when `%c` holds. Run
-    after convert-linalg-to-loops: inside `scf.for` loops, a call would keep
-    LLVM from vectorizing them, so the condition is or-ed into a flag on the
-    stack instead, and the outermost loop is followed by one call if the flag
-    is set. LLVM promotes the flag to a register, and the loop then carries
-    an or-reduction, which vectorizes. Outside loops (or inside a while loop
-    or a parallel loop) the call is made in place, under an `scf.if`.
-
-    ```mlir
-    scf.for %i = %c0 to %c8 step %c1 {
-      ...
-      %r = ember.fault_if %zero, %q {kind = 1 : i32, site = 0 : i32} : i32
-      memref.store %r, %out[%i] : memref<8xi32>
-    }
-    // becomes
-    %flag = memref.alloca() : memref<i1>    // at the top of the function
-    memref.store %false, %flag[] : memref<i1>
-    scf.for %i = %c0 to %c8 step %c1 {
-      ...
-      %seen = memref.load %flag[] : memref<i1>
-      %any = arith.ori %seen, %zero : i1
-      memref.store %any, %flag[] : memref<i1>
-      memref.store %q, %out[%i] : memref<8xi32>
-    }
-    %fault = memref.load %flag[] : memref<i1>
-    scf.if %fault {
-      func.call @emberrt_report_fault(%c1_i32, %c0_i32) : (i32, i32) -> ()
-    }
-    ```
-  }];
-  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
-                           "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"];
 }
 
 def ApproximateMathPass : Pass<"ember-approximate-math", "::mlir::func::FuncOp"> {

@@ -2,7 +2,9 @@
 //
 // Elementwise ops share one pattern: a linalg.generic whose body is the op's
 // scalar semantics (emitScalar). Shape ops map to tensor ops, reductions to
-// linalg.reduce, matmul to linalg named ops. Every rule is static-shape.
+// linalg.reduce, matmul to linalg named ops. Every rule is static-shape and
+// the same for every target: what a CPU or a GPU does differently happens in
+// lib/Codegen.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,8 +15,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/PatternMatch.h"
@@ -750,256 +750,41 @@ struct ArgMaxLowering : OpConversionPattern<ArgMaxOp> {
   }
 };
 
-/// C[b..., i, j] += A[b..., i, k] * B[b..., k, j] as a linalg.generic. For
-/// CPUs its loops run (b..., i, k, j): the innermost loop walks rows of B and
-/// C contiguously, so it vectorizes, where linalg.matmul's (i, j, k) order
-/// would reduce a strided column in the innermost loop. For GPUs
-/// (`reductionInnermost`) they run (b..., i, j, k): the parallel loops are
-/// outermost, so every element of C is a thread of its own.
-static Value emitMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
-                        RankedTensorType resultType, bool reductionInnermost = false) {
-  int64_t batch = resultType.getRank() - 2;
-  int64_t i = batch, k = batch + 1, j = batch + 2, loops = batch + 3;
-  if (reductionInnermost)
-    std::swap(k, j);
-  auto map = [&](std::initializer_list<int64_t> dims) {
-    SmallVector<AffineExpr> exprs;
-    for (int64_t d = 0; d < batch; ++d)
-      exprs.push_back(b.getAffineDimExpr(d));
-    for (int64_t d : dims)
-      exprs.push_back(b.getAffineDimExpr(d));
-    return AffineMap::get(loops, 0, exprs, b.getContext());
-  };
-  SmallVector<AffineMap> maps = {map({i, k}), map({k, j}), map({i, j})};
-  SmallVector<utils::IteratorType> iterators(loops, utils::IteratorType::parallel);
-  iterators[k] = utils::IteratorType::reduction;
-  Value init = filledTensor(b, loc, resultType, 0);
-  bool isFloat = isa<FloatType>(resultType.getElementType());
-  return linalg::GenericOp::create(
-             b, loc, resultType, ValueRange{lhs, rhs}, init, maps, iterators,
-             [&](OpBuilder &nb, Location nloc, ValueRange args) {
-               Value product = isFloat ? (Value)arith::MulFOp::create(nb, nloc, args[0], args[1])
-                                       : (Value)arith::MulIOp::create(nb, nloc, args[0], args[1]);
-               Value sum = isFloat ? (Value)arith::AddFOp::create(nb, nloc, args[2], product)
-                                   : (Value)arith::AddIOp::create(nb, nloc, args[2], product);
-               linalg::YieldOp::create(nb, nloc, sum);
-             })
-      .getResult(0);
-}
-
-/// One operand of a blocked matmul: the tensor as stored, and whether it is
-/// stored transposed (a transpose folded into the matmul, as the backward
-/// pass's A^T @ dC and dC @ B^T are).
-struct MatmulOperand {
-  Value stored;
-  bool transposed = false;
-};
-
-/// The matmul operand `value`, looking through a 2-D transpose so that the
-/// matmul reads the transpose's input in place.
-static MatmulOperand matmulOperand(ConversionPatternRewriter &rewriter, Value original,
-                                   Value converted) {
-  if (auto transpose = original.getDefiningOp<TransposeOp>())
-    if (transpose.getPermutation() == ArrayRef<int64_t>{1, 0})
-      if (Value input = rewriter.getRemappedValue(transpose.getOperand()))
-        return {input, true};
-  return {converted, false};
-}
-
-/// A register-blocked float matmul for larger sizes. The columns of C are
-/// walked in panels of `columns` (two vectors); for each panel every block
-/// of kRows rows keeps kRows vector accumulators over k
-/// (C[i+r, j:j+columns] += A[i+r, k] * B[k, j:j+columns]) and writes them
-/// once. Panel-outer order keeps B's panel in cache while all of A's rows
-/// pass over it. A transposed A is read in place (A[i, k] = At[k, i]); a
-/// transposed B, one whose columns do not fill whole panels, or one whose
-/// panels are larger than L1 is first packed into a contiguous k x columns
-/// panel, so that every read of B is a plain (unmasked) vector load from
-/// one stream.
-/// Transfers past the edges are masked (rows past the end read A's last
-/// row), so any size works. The loops stay on tensors; bufferization makes
-/// them write C in place.
-static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, MatmulOperand rhs,
-                              RankedTensorType resultType, unsigned vectorBits) {
-  // 6 rows of two registers: 12 accumulators, two B vectors and a broadcast
-  // of A fit the 16 registers of AVX2 (AVX-512 has room to spare).
-  constexpr int64_t kRows = 6;
-  Type element = resultType.getElementType();
-  int64_t columns = 2 * std::max<int64_t>(1, vectorBits / element.getIntOrFloatBitWidth());
-  int64_t m = resultType.getDimSize(0), n = resultType.getDimSize(1);
-  int64_t k = cast<RankedTensorType>(lhs.stored.getType()).getDimSize(lhs.transposed ? 0 : 1);
-  auto vectorType = VectorType::get({columns}, element);
-  auto blockType = VectorType::get({kRows, columns}, element);
-  auto panelType = RankedTensorType::get({k, columns}, element);
-  auto index = [&](OpBuilder &ob, int64_t v) { return arith::ConstantIndexOp::create(ob, loc, v); };
-  Value zero = index(b, 0);
-  Value padding = arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0));
-  Value zeros = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vectorType, b.getFloatAttr(element, 0)));
-  Value blockZeros = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(blockType, b.getFloatAttr(element, 0)));
-  Value init = emptyTensor(b, loc, resultType);
-  auto panels = scf::ForOp::create(
-      b, loc, zero, index(b, n), index(b, columns), ValueRange{init},
-      [&](OpBuilder &jb, Location, Value j, ValueRange panelArgs) {
-        // B's panel: read in place, or packed from the transposed B (columns
-        // past the end repeat B's last row; they are masked when written).
-        Value panel;
-        // Packed when B^T, when the last panel is partial, or when a panel
-        // would not stay in L1 (its rows are a row of B apart: packing
-        // makes it one contiguous stream).
-        int64_t panelBytes = k * columns * element.getIntOrFloatBitWidth() / 8;
-        bool packed = rhs.transposed || n % columns != 0 || panelBytes > (16 << 10);
-        if (packed && !rhs.transposed) { // row by row, vector copies
-          auto copy = scf::ForOp::create(
-              jb, loc, index(jb, 0), index(jb, k), index(jb, 1),
-              ValueRange{emptyTensor(jb, loc, panelType)},
-              [&](OpBuilder &cb, Location, Value kk, ValueRange copyArgs) {
-                Value row = vector::TransferReadOp::create(cb, loc, vectorType, rhs.stored,
-                                                           ValueRange{kk, j}, padding,
-                                                           ArrayRef<bool>{n % columns == 0});
-                Value written = vector::TransferWriteOp::create(
-                                    cb, loc, row, copyArgs[0], ValueRange{kk, index(cb, 0)},
-                                    ArrayRef<bool>{true})
-                                    .getResult();
-                scf::YieldOp::create(cb, loc, written);
-              });
-          panel = copy.getResult(0);
-        } else if (packed) { // B^T: element by element
-          Value lastColumn = index(jb, n - 1);
-          SmallVector<AffineMap> maps = {jb.getMultiDimIdentityMap(2)};
-          SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::parallel);
-          panel = linalg::GenericOp::create(
-                      jb, loc, panelType, ValueRange{}, emptyTensor(jb, loc, panelType), maps,
-                      iterators,
-                      [&](OpBuilder &pb, Location, ValueRange) {
-                        Value kk = linalg::IndexOp::create(pb, loc, 0);
-                        Value c = linalg::IndexOp::create(pb, loc, 1);
-                        Value column = arith::MinSIOp::create(
-                            pb, loc, arith::AddIOp::create(pb, loc, j, c), lastColumn);
-                        Value element = tensor::ExtractOp::create(
-                            pb, loc, rhs.stored,
-                            rhs.transposed ? ValueRange{column, kk} : ValueRange{kk, column});
-                        linalg::YieldOp::create(pb, loc, element);
-                      })
-                      .getResult(0);
-        }
-        auto rows = scf::ForOp::create(
-            jb, loc, index(jb, 0), index(jb, m), index(jb, kRows), ValueRange{panelArgs[0]},
-            [&](OpBuilder &ib, Location, Value i, ValueRange rowArgs) {
-              SmallVector<Value> accInit(kRows, zeros);
-              SmallVector<Value> rowIndex;
-              Value lastRow = index(ib, m - 1);
-              for (int64_t r = 0; r < kRows; ++r)
-                rowIndex.push_back(arith::MinSIOp::create(
-                    ib, loc, arith::AddIOp::create(ib, loc, i, index(ib, r)), lastRow));
-              auto reduction = scf::ForOp::create(
-                  ib, loc, index(ib, 0), index(ib, k), index(ib, 1), accInit,
-                  [&](OpBuilder &kb, Location, Value kk, ValueRange acc) {
-                    // In bounds: whole panels of B, or the packed panel.
-                    Value bRow = vector::TransferReadOp::create(
-                        kb, loc, vectorType, packed ? panel : rhs.stored,
-                        ValueRange{kk, packed ? index(kb, 0) : j}, padding, ArrayRef<bool>{true});
-                    SmallVector<Value> next;
-                    for (int64_t r = 0; r < kRows; ++r) {
-                      Value a = tensor::ExtractOp::create(
-                          kb, loc, lhs.stored,
-                          lhs.transposed ? ValueRange{kk, rowIndex[r]} : ValueRange{rowIndex[r], kk});
-                      Value aSplat = vector::BroadcastOp::create(kb, loc, vectorType, a);
-                      next.push_back(vector::FMAOp::create(kb, loc, aSplat, bRow, acc[r]));
-                    }
-                    scf::YieldOp::create(kb, loc, next);
-                  });
-              Value block = blockZeros;
-              for (int64_t r = 0; r < kRows; ++r)
-                block = vector::InsertOp::create(ib, loc, reduction.getResult(r), block, r);
-              // Rows past the end are skipped (a branch per row, no masks);
-              // columns are masked only when the last panel is partial.
-              auto write = vector::TransferWriteOp::create(
-                  ib, loc, block, rowArgs[0], ValueRange{i, j},
-                  AffineMap::getMultiDimIdentityMap(2, ib.getContext()),
-                  ArrayRef<bool>{m % kRows == 0, n % columns == 0});
-              // Where ember-fuse-matmul-epilogues applies a consumer.
-              write->setAttr("ember.matmul_block_write", ib.getUnitAttr());
-              Value written = write.getResult();
-              scf::YieldOp::create(ib, loc, written);
-            });
-        scf::YieldOp::create(jb, loc, rows.getResult(0));
-      });
-  panels->setAttr("ember.blocked_matmul", b.getUnitAttr());
-  return panels.getResult(0);
-}
-
-/// A matmul with short rows and a short reduction (n, k <= 16: power(x, n)
-/// on 10x10 matrices) as one vector of C's row per row of A: the k
-/// products of A[i, kk] with B's rows summed in registers, unrolled, and
-/// written once. LLVM's own vectorization of the loop nest depended on
-/// unrolling heuristics and chose masked gathers on AVX-512.
-static Value emitRowVectorMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
-                                 RankedTensorType resultType) {
-  Type element = resultType.getElementType();
-  int64_t m = resultType.getDimSize(0), n = resultType.getDimSize(1);
-  int64_t k = cast<RankedTensorType>(lhs.getType()).getDimSize(1);
-  bool isFloat = isa<FloatType>(element);
-  auto rowType = VectorType::get({n}, element);
-  auto index = [&](OpBuilder &ob, int64_t v) { return arith::ConstantIndexOp::create(ob, loc, v); };
-  Value padding = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
-  Value zeros = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(rowType, b.getZeroAttr(element)));
-  auto rows = scf::ForOp::create(
-      b, loc, index(b, 0), index(b, m), index(b, 1), ValueRange{emptyTensor(b, loc, resultType)},
-      [&](OpBuilder &rb, Location, Value i, ValueRange args) {
-        Value acc = zeros;
-        for (int64_t kk = 0; kk < k; ++kk) {
-          Value a = tensor::ExtractOp::create(rb, loc, lhs, ValueRange{i, index(rb, kk)});
-          Value splat = vector::BroadcastOp::create(rb, loc, rowType, a);
-          Value bRow = vector::TransferReadOp::create(rb, loc, rowType, rhs,
-                                                      ValueRange{index(rb, kk), index(rb, 0)},
-                                                      padding, ArrayRef<bool>{true});
-          acc = isFloat ? Value(vector::FMAOp::create(rb, loc, splat, bRow, acc))
-                        : Value(arith::AddIOp::create(rb, loc, acc,
-                                                      arith::MulIOp::create(rb, loc, splat, bRow)));
-        }
-        Value written = vector::TransferWriteOp::create(rb, loc, acc, args[0],
-                                                        ValueRange{i, index(rb, 0)},
-                                                        ArrayRef<bool>{true})
-                            .getResult();
-        scf::YieldOp::create(rb, loc, written);
-      });
-  return rows.getResult(0);
-}
-
+/// matmul -> linalg.matmul (rank 2) or linalg.batch_matmul (the batch dims
+/// collapsed into one) into a zero-filled accumulator: the same for every
+/// target. CPUs block them for their vector registers
+/// (ember-cpu-lower-matmuls); GPUs tile them through shared memory.
 struct MatmulLowering : OpConversionPattern<MatmulOp> {
-  MatmulLowering(MLIRContext *context, unsigned vectorBits)
-      : OpConversionPattern(context), vectorBits(vectorBits) {}
-  unsigned vectorBits;
+  using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = op.getType();
-    auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
-    int64_t k = lhsType.getDimSize(lhsType.getRank() - 1);
-    bool cpu = vectorBits != 0; // 0: no CPU vector registers (a GPU)
     Location loc = op.getLoc();
-    Value result;
-    if (cpu && type.getRank() == 2 && k <= 16 && type.getDimSize(1) <= 16 &&
-        type.getNumElements() * k >= 512) {
-      // Short rows and a short reduction (power(x, n) on 10x10): vectors.
-      result = emitRowVectorMatmul(rewriter, loc, adaptor.getLhs(), adaptor.getRhs(), type);
-    } else if (cpu && type.getRank() == 2 && isa<FloatType>(type.getElementType()) &&
-               type.getNumElements() * k >= (1 << 15)) {
-      // Large float ones are blocked for the CPU's registers.
-      result = emitBlockedMatmul(rewriter, loc, matmulOperand(rewriter, op.getLhs(), adaptor.getLhs()),
-                                 matmulOperand(rewriter, op.getRhs(), adaptor.getRhs()), type,
-                                 vectorBits);
-    } else {
-      // Others (small, integer, batched; everything on a GPU) stay one loop
-      // nest. A short reduction goes innermost, as a hand-written loop has
-      // it: LLVM unrolls it fully and vectorizes the contiguous j loop
-      // around it. With j innermost instead, j was unrolled and the k loop
-      // vectorized with masked gathers down B's columns on AVX-512 (4x
-      // slower). On a GPU the reduction is innermost so that every element
-      // of C is a thread.
-      result = emitMatmul(rewriter, loc, adaptor.getLhs(), adaptor.getRhs(), type,
-                          /*reductionInnermost=*/!cpu || k <= 16);
+    RankedTensorType type = op.getType();
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    if (type.getRank() == 2) {
+      Value init = filledTensor(rewriter, loc, type, 0);
+      rewriter.replaceOp(op, linalg::MatmulOp::create(rewriter, loc, ValueRange{lhs, rhs}, init)
+                                 .getResult(0));
+      return success();
     }
-    rewriter.replaceOp(op, result);
+    // [b..., m, k] -> [batch, m, k] with batch the product of the b's.
+    auto batched = [&](Value value) {
+      auto valueType = cast<RankedTensorType>(value.getType());
+      ArrayRef<int64_t> shape = valueType.getShape();
+      int64_t batch = 1;
+      for (int64_t size : shape.drop_back(2))
+        batch *= size;
+      auto collapsed = RankedTensorType::get({batch, shape[shape.size() - 2], shape.back()},
+                                             valueType.getElementType());
+      return reshapeTo(rewriter, loc, value, collapsed);
+    };
+    lhs = batched(lhs);
+    rhs = batched(rhs);
+    auto resultType = cast<RankedTensorType>(batched(emptyTensor(rewriter, loc, type)).getType());
+    Value init = filledTensor(rewriter, loc, resultType, 0);
+    Value product =
+        linalg::BatchMatmulOp::create(rewriter, loc, ValueRange{lhs, rhs}, init).getResult(0);
+    rewriter.replaceOp(op, reshapeTo(rewriter, loc, product, type));
     return success();
   }
 };
@@ -1013,7 +798,7 @@ struct ConvertEmberToLinalgPass
     target.addLegalOp<FaultIfOp>(); // scalar, in the bodies this makes
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());
-    populateEmberToLinalgPatterns(patterns, vectorBits, reportFaults);
+    populateEmberToLinalgPatterns(patterns, reportFaults);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       signalPassFailure();
   }
@@ -1022,7 +807,7 @@ struct ConvertEmberToLinalgPass
 } // namespace
 
 void mlir::ember::populateEmberToLinalgPatterns(RewritePatternSet &patterns,
-                                                unsigned vectorBits, bool reportFaults) {
+                                                bool reportFaults) {
   MLIRContext *context = patterns.getContext();
   patterns.add<ElementwiseToGeneric<AddOp>, ElementwiseToGeneric<SubOp>,
                ElementwiseToGeneric<MulOp>, ElementwiseToGeneric<DivOp>,
@@ -1044,6 +829,5 @@ void mlir::ember::populateEmberToLinalgPatterns(RewritePatternSet &patterns,
                SliceLowering, ConcatLowering, ArgMaxLowering,
                ReduceLowering<ReduceSumOp>, ReduceLowering<ReduceMaxOp>,
                ReduceLowering<ReduceMinOp>, ReduceLowering<ReduceProdOp>,
-               ReduceLowering<ReduceMeanOp>>(context);
-  patterns.add<MatmulLowering>(context, vectorBits);
+               ReduceLowering<ReduceMeanOp>, MatmulLowering>(context);
 }

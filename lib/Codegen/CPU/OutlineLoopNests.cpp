@@ -1,6 +1,6 @@
 //===- OutlineLoopNests.cpp - one function per loop nest of big functions ---===//
 
-#include "ember/Transforms/Passes.h"
+#include "ember/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -19,7 +19,7 @@
 
 namespace mlir::ember {
 #define GEN_PASS_DEF_OUTLINELOOPNESTSPASS
-#include "ember/Transforms/Passes.h.inc"
+#include "ember/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::ember
 
 using namespace mlir;

@@ -1,5 +1,5 @@
-// RUN: ember-opt %s --convert-ember-to-linalg | FileCheck %s
-// RUN: ember-opt %s --convert-ember-to-linalg=vector-bits=512 | FileCheck %s --check-prefix=AVX512
+// RUN: ember-opt %s --convert-ember-to-linalg --ember-cpu-lower-matmuls | FileCheck %s
+// RUN: ember-opt %s --convert-ember-to-linalg --ember-cpu-lower-matmuls=vector-bits=512 | FileCheck %s --check-prefix=AVX512
 
 // A large float matmul, panel by panel of 16 columns: 6-row blocks of
 // 16-wide vector accumulators over k, written once per block. 29 columns do

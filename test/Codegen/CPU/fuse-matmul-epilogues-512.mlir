@@ -1,5 +1,5 @@
-// RUN: ember-opt %s "--convert-ember-to-linalg=vector-bits=256" --canonicalize --linalg-generalize-named-ops --linalg-fuse-elementwise-ops --ember-fuse-matmul-epilogues --canonicalize | FileCheck %s --check-prefixes=CHECK,AVX2
-// RUN: ember-opt %s "--convert-ember-to-linalg=vector-bits=512" --canonicalize --linalg-generalize-named-ops --linalg-fuse-elementwise-ops --ember-fuse-matmul-epilogues --canonicalize | FileCheck %s --check-prefixes=CHECK,AVX512
+// RUN: ember-opt %s "--convert-ember-to-linalg" "--ember-cpu-lower-matmuls=vector-bits=256" --canonicalize --linalg-generalize-named-ops --linalg-fuse-elementwise-ops --ember-fuse-matmul-epilogues --canonicalize | FileCheck %s --check-prefixes=CHECK,AVX2
+// RUN: ember-opt %s "--convert-ember-to-linalg" "--ember-cpu-lower-matmuls=vector-bits=512" --canonicalize --linalg-generalize-named-ops --linalg-fuse-elementwise-ops --ember-fuse-matmul-epilogues --canonicalize | FileCheck %s --check-prefixes=CHECK,AVX512
 
 // Epilogues fuse at every vector width, also when canonicalization has
 // folded loops of one iteration away: at 512 bits a 29-column product is

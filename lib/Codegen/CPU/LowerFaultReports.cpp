@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ember/Transforms/Passes.h"
+#include "ember/Codegen/CPU/Passes.h"
 
 #include "ember/Conversion/Passes.h"
 #include "ember/Dialect/Ember/IR/EmberOps.h"
@@ -21,7 +21,7 @@
 
 namespace mlir::ember {
 #define GEN_PASS_DEF_LOWERFAULTREPORTSPASS
-#include "ember/Transforms/Passes.h.inc"
+#include "ember/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::ember
 
 using namespace mlir;

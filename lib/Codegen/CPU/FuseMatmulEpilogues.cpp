@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ember/Transforms/Passes.h"
+#include "ember/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -17,7 +17,7 @@
 
 namespace mlir::ember {
 #define GEN_PASS_DEF_FUSEMATMULEPILOGUESPASS
-#include "ember/Transforms/Passes.h.inc"
+#include "ember/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::ember
 
 using namespace mlir;

@@ -1,4 +1,4 @@
-// RUN: ember-opt %s --convert-ember-to-linalg --canonicalize --linalg-generalize-named-ops --linalg-fuse-elementwise-ops --ember-fuse-matmul-epilogues --canonicalize | FileCheck %s
+// RUN: ember-opt %s --convert-ember-to-linalg --ember-cpu-lower-matmuls --canonicalize --linalg-generalize-named-ops --linalg-fuse-elementwise-ops --ember-fuse-matmul-epilogues --canonicalize | FileCheck %s
 
 // Bias and ReLU run on each block of accumulators: the bias is read block by
 // block (broadcast over the rows), the product is never written on its own.

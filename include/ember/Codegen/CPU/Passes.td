@@ -1,0 +1,143 @@
+//===- Passes.td - CPU code generation passes --------------*- tablegen -*-===//
+//
+// What only CPU targets do after the target-neutral ember -> linalg lowering:
+// matmuls blocked for the vector registers, epilogues fused into their
+// blocks, big functions outlined nest by nest, faults reported to the
+// runtime.
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_CODEGEN_CPU_PASSES_TD
+#define EMBER_CODEGEN_CPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def LowerMatmulsPass : Pass<"ember-cpu-lower-matmuls", "::mlir::func::FuncOp"> {
+  let summary = "Lower linalg matmuls on tensors to code shaped for a CPU's vector registers";
+  let description = [{
+    Rewrites the `linalg.matmul` and `linalg.batch_matmul` ops that
+    `convert-ember-to-linalg` produces (on tensors, accumulating into a
+    zero-filled tensor; others are left alone):
+    - Large float matmuls (m * n * k >= 32768) become register-blocked loops:
+      panels of two vectors of columns; for each panel, blocks of 6 rows keep
+      6x2 vector accumulators over k (`vector.fma`) and write them once
+      (`vector.transfer_write` marked `ember.matmul_block_write`, where
+      `ember-fuse-matmul-epilogues` applies a consumer). B's panel is packed
+      when B is transposed, when its columns do not fill whole panels, or
+      when a panel would not stay in L1. A 2-D `linalg.transpose` feeding
+      either operand is read in place.
+    - Short rows and a short reduction (n, k <= 16, power(x, n) on 10x10):
+      one vector of C's row per row of A, the k products summed in registers.
+    - Others (small, integer, batched) become a `linalg.generic` whose loops
+      run (b..., i, k, j): the innermost loop walks rows of B and C, so it
+      vectorizes; with k <= 16 the reduction is innermost instead, as a
+      hand-written loop has it (LLVM unrolls it and vectorizes j around it).
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "unsigned", "256",
+           "Width of the target's vector registers: a blocked matmul's rows of "
+           "accumulators are two registers wide (256: AVX2, 512: AVX-512)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
+def OutlineLoopNestsPass : Pass<"ember-outline-loop-nests", "::mlir::ModuleOp"> {
+  let summary = "Outline the loop nests of large functions, sharing identical ones";
+  let description = [{
+    In every function with at least `min-loop-nests` top-level loop nests
+    (`scf.for`/`scf.parallel` without results, i.e. after bufferization), each
+    nest moves into a private function marked `noinline` (LLVM passthrough), called from where
+    it was. Nests that are identical up to their captured values share one
+    function.
+
+    Rationale: LLVM's optimizer is superlinear in function size (a traced
+    graph of 100 matmuls spent most of its compile time in loop rotation and
+    MemorySSA updates of one huge function), and repeated layers compile once.
+
+    ```mlir
+    func.func @f(%a: memref<10xf32>, %b: memref<10xf32>) {
+      scf.for %i = %c0 to %c10 step %c1 { ... %a ... }
+      scf.for %i = %c0 to %c10 step %c1 { ... %b ... }
+    }
+    // becomes
+    func.func @f(%a: memref<10xf32>, %b: memref<10xf32>) {
+      call @f_nest(%a) : (memref<10xf32>) -> ()
+      call @f_nest(%b) : (memref<10xf32>) -> ()
+    }
+    func.func private @f_nest(%arg0: memref<10xf32>) attributes {passthrough = ["noinline"]} {...}
+    ```
+  }];
+  let options = [
+    Option<"minLoopNests", "min-loop-nests", "unsigned", "8",
+           "Outline only in functions with at least this many loop nests">
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
+def FuseMatmulEpiloguesPass : Pass<"ember-fuse-matmul-epilogues", "::mlir::func::FuncOp"> {
+  let summary = "Fuse the elementwise consumer of a blocked matmul into its block writes";
+  let description = [{
+    A register-blocked matmul (convert-ember-to-linalg marks its loop nest
+    `ember.blocked_matmul` and its block write `ember.matmul_block_write`;
+    the pass starts from the write, since loops of one iteration may have
+    been folded away, e.g. the panel loop when C is one panel wide)
+    whose only user is an elementwise `linalg.generic` of the same shape and
+    type (a bias and activation, an SGD update, a ReLU's backward mask)
+    applies that generic to each block of accumulators while they are still
+    in registers: the generic's other inputs are read block by block (with
+    its broadcasts), its body runs on vectors, and the result is written
+    once instead of writing the product and reading it back.
+
+    ```mlir
+    %c = scf.for ... {ember.blocked_matmul} // ... vector.transfer_write %acc, ...
+    %r = linalg.generic ... ins(%c, %bias) { addf, maximumf }
+    // becomes
+    %r = scf.for ... // ... %b = vector.transfer_read %bias ...; %v = addf %acc, %b;
+                     //     %w = maximumf %v, ...; vector.transfer_write %w, ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect"];
+}
+
+def LowerFaultReportsPass : Pass<"ember-lower-fault-reports", "::mlir::ModuleOp"> {
+  let summary = "Lower ember.fault_if to runtime calls, one per loop nest";
+  let description = [{
+    `ember.fault_if %c, %v {kind, site}` (made by convert-ember-to-linalg in
+    the bodies of integer divisions and gathers) becomes `%v` and a call to
+    the runtime's `emberrt_report_fault(kind, site)` when `%c` holds. Run
+    after convert-linalg-to-loops: inside `scf.for` loops, a call would keep
+    LLVM from vectorizing them, so the condition is or-ed into a flag on the
+    stack instead, and the outermost loop is followed by one call if the flag
+    is set. LLVM promotes the flag to a register, and the loop then carries
+    an or-reduction, which vectorizes. Outside loops (or inside a while loop
+    or a parallel loop) the call is made in place, under an `scf.if`.
+
+    ```mlir
+    scf.for %i = %c0 to %c8 step %c1 {
+      ...
+      %r = ember.fault_if %zero, %q {kind = 1 : i32, site = 0 : i32} : i32
+      memref.store %r, %out[%i] : memref<8xi32>
+    }
+    // becomes
+    %flag = memref.alloca() : memref<i1>    // at the top of the function
+    memref.store %false, %flag[] : memref<i1>
+    scf.for %i = %c0 to %c8 step %c1 {
+      ...
+      %seen = memref.load %flag[] : memref<i1>
+      %any = arith.ori %seen, %zero : i1
+      memref.store %any, %flag[] : memref<i1>
+      memref.store %q, %out[%i] : memref<8xi32>
+    }
+    %fault = memref.load %flag[] : memref<i1>
+    scf.if %fault {
+      func.call @emberrt_report_fault(%c1_i32, %c0_i32) : (i32, i32) -> ()
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"];
+}
+
+#endif // EMBER_CODEGEN_CPU_PASSES_TD
