@@ -245,7 +245,12 @@ public:
   /// as ember MLIR, for `ember-compile` (ahead of time) and `ember-opt`: one
   /// public function named after this one, its tensor arguments as arguments;
   /// the variables it reads become constants holding their values now, each
-  /// marked `ember.weight = "<variable name>"`. A function that assigns a
+  /// marked `ember.weight = "<variable name>"`: small ones as readable
+  /// `dense<...>` text, those of 64 elements or more as MLIR's
+  /// `dense_resource<name>` blobs (their bytes, little-endian, in the file's
+  /// `dialect_resources` section; ember-opt and ember-compile read both;
+  /// chosen over a safetensors file beside it so that one file is the whole
+  /// model). A function that assigns a
   /// variable (a training step) is refused. The file is written whole or not
   /// at all (IOError when it cannot be). Example: the file comment.
   template <typename... Args>

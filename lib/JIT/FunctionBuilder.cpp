@@ -21,7 +21,11 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -339,8 +343,23 @@ void FunctionBuilder::nameWeight(int id, std::string_view name) {
   Impl &impl = *impl_;
   if (id < 0 || id >= static_cast<int>(impl.values.size()))
     return;
-  if (Operation *constant = impl.values[id].getDefiningOp())
-    constant->setAttr("ember.weight", StringAttr::get(&impl.context, llvm::StringRef(name)));
+  auto constant = impl.values[id].getDefiningOp<mlir::ember::ConstantOp>();
+  if (!constant)
+    return;
+  constant->setAttr("ember.weight", StringAttr::get(&impl.context, llvm::StringRef(name)));
+  // Large weights as dense_resource blobs named after the variable (MLIR's
+  // form for large constants: raw bytes in the file's dialect_resources
+  // section, not uniqued in the context); small ones stay readable.
+  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+  if (!dense || dense.isSplat() || dense.getNumElements() < kResourceWeightMinElements ||
+      dense.getElementType().isInteger(1))
+    return;
+  ArrayRef<char> bytes = dense.getRawData();
+  size_t alignment = dense.getElementType().getIntOrFloatBitWidth() / 8;
+  auto resource = DenseResourceElementsAttr::get(
+      dense.getType(), llvm::StringRef(name),
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, alignment));
+  constant.setValueAttr(cast<ElementsAttr>(resource));
 }
 
 int FunctionBuilder::addOp(const OpCall &call, std::span<const int> operands, TensorSpec &result,

@@ -456,6 +456,25 @@ TEST(Function, ExportWritesVariablesAsNamedWeightsAndRefusesTrainingSteps) {
   EXPECT_NE(text.find("ember.weight = \"scale\""), std::string::npos) << text;
   EXPECT_NE(text.find("dense<[1.000000e+00, 2.000000e+00]>"), std::string::npos) << text;
 
+
+  // Weights of 64 elements or more are dense_resource blobs named after the
+  // variable, their bytes in the file's dialect_resources section.
+  std::vector<float> values(2 * 32);
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = static_cast<float>(i) + 0.5f;
+  Variable kernel(Tensor::from_vector(values, {2, 32}), "dense/kernel");
+  auto dense = function([&](const Tensor &x) { return x * kernel; }, "dense");
+  dense.export_mlir(path, zeros({2, 32}));
+  std::ifstream large(path);
+  std::string resourceText((std::istreambuf_iterator<char>(large)), std::istreambuf_iterator<char>());
+  std::filesystem::remove(path);
+  EXPECT_NE(resourceText.find("dense_resource<\"dense/kernel\"> : tensor<2x32xf32>"),
+            std::string::npos)
+      << resourceText;
+  // 0x, the alignment (4), then 0.5f and 1.5f little-endian.
+  EXPECT_NE(resourceText.find("\"dense/kernel\": \"0x040000000000003F0000C03F"), std::string::npos)
+      << resourceText;
+
   EXPECT_THROW(read.export_mlir("/nonexistent-dir/read.mlir", Tensor({3.f, 4.f})), IOError);
   auto step = function([&](const Tensor &g) { v.assign_sub(g); return v.value(); }, "step");
   try {

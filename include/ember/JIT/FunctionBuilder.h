@@ -58,8 +58,11 @@ public:
   /// A constant holding `spec.numElements()` values of spec.dtype at `data`.
   int addConstant(const TensorSpec &spec, const void *data);
   /// Marks constant `id` as the weight `name` (`ember.weight = "name"` on
-  /// it): a variable's value in an exported function.
+  /// it): a variable's value in an exported function. Weights of at least
+  /// kResourceWeightMinElements elements (not bool, not all one value)
+  /// become `dense_resource<name>` blobs.
   void nameWeight(int id, std::string_view name);
+  static constexpr int64_t kResourceWeightMinElements = 64;
   /// Adds `call` applied to the values `operands`. On success returns the
   /// result's id and sets `result` to its type (0 for ops without results);
   /// on failure returns -1 and sets `error` (the op is not added).

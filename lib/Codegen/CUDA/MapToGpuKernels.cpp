@@ -278,8 +278,9 @@ SmallVector<Value> constantsToDevice(func::FuncOp function, SymbolTable &symbols
   function.walk([&](memref::GetGlobalOp use) { uses.push_back(use); });
   for (memref::GetGlobalOp use : uses) {
     auto global = symbols.lookup<memref::GlobalOp>(use.getName());
-    auto value = global ? dyn_cast_or_null<DenseElementsAttr>(global.getConstantInitValue())
-                        : DenseElementsAttr();
+    // Dense values or dense_resource blobs (exported weights).
+    auto value = global ? dyn_cast_or_null<ElementsAttr>(global.getConstantInitValue())
+                        : ElementsAttr();
     MemRefType type = use.getType();
     if (!value || !global.getConstant() || !type.getLayout().isIdentity() || !type.hasStaticShape())
       continue;
@@ -288,8 +289,8 @@ SmallVector<Value> constantsToDevice(func::FuncOp function, SymbolTable &symbols
     b.setInsertionPointAfter(use);
     Location loc = use.getLoc();
     Value buffer = memref::AllocOp::create(b, loc, type);
-    if (value.isSplat()) {
-      Value element = arith::ConstantOp::create(b, loc, value.getSplatValue<TypedAttr>());
+    if (auto dense = dyn_cast<DenseElementsAttr>(value); dense && dense.isSplat()) {
+      Value element = arith::ConstantOp::create(b, loc, dense.getSplatValue<TypedAttr>());
       SmallVector<Value> upper;
       for (int64_t size : type.getShape())
         upper.push_back(arith::ConstantIndexOp::create(b, loc, size));

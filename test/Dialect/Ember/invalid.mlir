@@ -576,3 +576,43 @@ func.func @matmul_i1(%a: tensor<2x3xi1>, %b: tensor<3x4xi1>) -> tensor<2x4xi1> {
   %0 = ember.matmul %a, %b : tensor<2x3xi1>, tensor<3x4xi1> -> tensor<2x4xi1>
   return %0 : tensor<2x4xi1>
 }
+
+// -----
+
+func.func @resource_without_data() -> tensor<2x32xf32> {
+  // expected-error @+1 {{'ember.constant' op dense_resource<missing> has no data (no entry in the file's dialect_resources section)}}
+  %w = ember.constant dense_resource<missing> : tensor<2x32xf32>
+  return %w : tensor<2x32xf32>
+}
+
+// -----
+
+func.func @resource_of_the_wrong_size() -> tensor<2x32xf32> {
+  // expected-error @+1 {{'ember.constant' op dense_resource<short> holds 252 bytes; 'tensor<2x32xf32>' needs 256}}
+  %w = ember.constant dense_resource<short> : tensor<2x32xf32>
+  return %w : tensor<2x32xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      short: "0x040000000000003F0000C03F0000204000006040000090400000B0400000D0400000F04000000841000018410000284100003841000048410000584100006841000078410000844100008C410000944100009C410000A4410000AC410000B4410000BC410000C4410000CC410000D4410000DC410000E4410000EC410000F4410000FC41000002420000064200000A4200000E42000012420000164200001A4200001E42000022420000264200002A4200002E42000032420000364200003A4200003E42000042420000464200004A4200004E42000052420000564200005A4200005E42000062420000664200006A4200006E42000072420000764200007A42"
+    }
+  }
+#-}
+
+// -----
+
+func.func @resource_of_rank_zero() -> tensor<f32> {
+  // expected-error @+1 {{'ember.constant' op dense_resource<scalar> of type 'tensor<f32>': 0-d and i1 constants must be dense<...>}}
+  %w = ember.constant dense_resource<scalar> : tensor<f32>
+  return %w : tensor<f32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      scalar: "0x040000000000803F"
+    }
+  }
+#-}

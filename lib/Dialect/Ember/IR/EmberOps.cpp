@@ -9,7 +9,11 @@
 
 #include "ember/Dialect/Ember/IR/EmberOps.h"
 
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
@@ -218,6 +222,30 @@ LogicalResult ConstantOp::inferReturnTypes(MLIRContext *, std::optional<Location
                              "' op value must be a ranked tensor of f32, f64, i1, i32 or i64, got ",
                              adaptor.getValue().getType());
   out.push_back(type);
+  return success();
+}
+
+/// dense_resource values (exported weights) are blobs of raw bytes that only
+/// the LLVM translation reads: missing or short blobs, and the kinds that
+/// upstream lowering cannot translate, are refused here instead.
+LogicalResult ConstantOp::verify() {
+  auto resource = dyn_cast<DenseResourceElementsAttr>(getValue());
+  if (!resource)
+    return success();
+  auto type = cast<RankedTensorType>(resource.getType());
+  StringRef key = resource.getRawHandle().getKey();
+  if (type.getRank() == 0 || type.getElementType().isInteger(1))
+    return emitOpError("dense_resource<") << key << "> of type " << type
+                                          << ": 0-d and i1 constants must be dense<...>";
+  AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+  if (!blob)
+    return emitOpError("dense_resource<") << key
+                                          << "> has no data (no entry in the file's "
+                                             "dialect_resources section)";
+  int64_t bytes = type.getNumElements() * (type.getElementTypeBitWidth() / 8);
+  if (static_cast<int64_t>(blob->getData().size()) != bytes)
+    return emitOpError("dense_resource<") << key << "> holds " << blob->getData().size()
+                                          << " bytes; " << type << " needs " << bytes;
   return success();
 }
 

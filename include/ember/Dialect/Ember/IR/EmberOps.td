@@ -157,11 +157,15 @@ def Ember_ConstantOp : Ember_Op<"constant", [ConstantLike, Pure, InferTypeOpAdap
     ```mlir
     %c = ember.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi32>
     ```
+    Large weights (exported functions) may be `dense_resource` blobs, whose
+    bytes sit in the file's `dialect_resources` section; the blob must hold
+    exactly the tensor's bytes, and 0-d or i1 constants must be `dense`.
   }];
   let arguments = (ins ElementsAttr:$value);
   let results = (outs Ember_Tensor:$result);
   let assemblyFormat = "attr-dict $value";
   let hasFolder = 1;
+  let hasVerifier = 1;
 }
 
 def Ember_BroadcastToOp : Ember_Op<"broadcast_to", [Pure, DeclareOpInterfaceMethods<Ember_VJPOpInterface>]> {
