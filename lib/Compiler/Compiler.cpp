@@ -284,6 +284,8 @@ LogicalResult ember::compiler::compile(ModuleOp module, const CompileOptions &op
     }
     if (options.timing)
       pm.enableTiming();
+    if (!options.crashReproducerPath.empty())
+      pm.enableCrashReproducerGeneration(options.crashReproducerPath);
     if (failed(pm.run(module)))
       return failure(); // the diagnostics went to the caller's handler
     if (phase == Phase::LLVMDialect && options.afterLowering)

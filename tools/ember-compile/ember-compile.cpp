@@ -69,6 +69,11 @@ static cl::opt<std::string> headerPath("header", cl::desc("Also write a C header
 static cl::opt<bool> printIRAfterAll("print-ir-after-all",
                                      cl::desc("Print the IR after every pass (stderr)"));
 static cl::opt<bool> timing("mlir-timing", cl::desc("Report the time every pass took (stderr)"));
+static cl::opt<std::string> crashReproducer(
+    "mlir-pass-pipeline-crash-reproducer",
+    cl::desc("When a pass fails or crashes, write the IR it started from and its stage's "
+             "pipeline to this file (run it with ember-opt <file> --run-reproducer)"),
+    cl::value_desc("file"));
 static cl::opt<bool> shared("shared", cl::desc("Write a shared library (-o libmodel.so), linked "
                                                "by ld.lld"));
 static cl::opt<std::string> dumpDir("dump-ir-dir",
@@ -226,6 +231,7 @@ int main(int argc, char **argv) {
   options.stopAfter = *phase;
   options.printIRAfterAll = printIRAfterAll;
   options.timing = timing;
+  options.crashReproducerPath = crashReproducer;
   if (shared && *phase != Phase::Object)
     return fail("--shared makes a library from object code: not with --emit=" + emit);
   if (*phase == Phase::Object && outputPath == "-")

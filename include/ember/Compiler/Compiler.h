@@ -89,6 +89,11 @@ struct CompileOptions {
   /// pass (to stderr) and the time each pass took (a report on stderr).
   bool printIRAfterAll = false;
   bool timing = false;
+  /// When a pass fails or crashes, the IR it started from and the pipeline
+  /// of its stage are written to this file (MLIR's crash reproducer; run it
+  /// again with `ember-opt <file> --run-reproducer`). A crash is then
+  /// recovered from and reported as a failure.
+  std::string crashReproducerPath;
 };
 
 /// Compiles `module` (changed in place up to the LLVM dialect) and sets `out`
