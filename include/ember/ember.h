@@ -2,15 +2,15 @@
 #ifndef EMBER_EMBER_H
 #define EMBER_EMBER_H
 
-#include "ember/ControlFlow.h"
-#include "ember/CustomGradient.h"
-#include "ember/DType.h"
-#include "ember/Device.h"
-#include "ember/Error.h"
-#include "ember/Function.h"
-#include "ember/GradientTape.h"
-#include "ember/Ops.h"
-#include "ember/Tensor.h"
-#include "ember/Variable.h"
+#include "ember/Frontend/ControlFlow.h"
+#include "ember/Frontend/CustomGradient.h"
+#include "ember/Frontend/DType.h"
+#include "ember/Frontend/Device.h"
+#include "ember/Frontend/Error.h"
+#include "ember/Frontend/Function.h"
+#include "ember/Frontend/GradientTape.h"
+#include "ember/Frontend/Ops.h"
+#include "ember/Frontend/Tensor.h"
+#include "ember/Frontend/Variable.h"
 
 #endif // EMBER_EMBER_H

@@ -2,7 +2,7 @@
 
 #include "ember/Compiler/Compiler.h"
 
-#include "ember/InitAll.h"
+#include "ember/Init/InitAll.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"

@@ -1,6 +1,6 @@
 //===- ControlFlow.cpp - traced branches and loops -------------------------===//
 
-#include "ember/ControlFlow.h"
+#include "ember/Frontend/ControlFlow.h"
 
 #include "Dispatcher.h"
 #include "TensorImpl.h"

@@ -1,6 +1,6 @@
 //===- CustomGradient.cpp - user-defined gradients in traces ---------------===//
 
-#include "ember/CustomGradient.h"
+#include "ember/Frontend/CustomGradient.h"
 
 #include "Dispatcher.h"
 #include "Tape.h"

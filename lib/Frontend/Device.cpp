@@ -1,11 +1,11 @@
 //===- Device.cpp - devices, device scopes, copies between them -----------===//
 
-#include "ember/Device.h"
+#include "ember/Frontend/Device.h"
 
 #include "DeviceCopy.h"
 #include "TensorImpl.h"
 
-#include "ember/Error.h"
+#include "ember/Frontend/Error.h"
 #include "emberrt/cuda.h"
 
 #include <algorithm>

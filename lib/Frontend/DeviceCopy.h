@@ -4,8 +4,8 @@
 
 #include "TensorImpl.h"
 
-#include "ember/Device.h"
-#include "ember/Tensor.h"
+#include "ember/Frontend/Device.h"
+#include "ember/Frontend/Tensor.h"
 
 #include <string>
 

@@ -2,9 +2,9 @@
 #ifndef EMBER_LIB_FRONTEND_DISPATCHER_H
 #define EMBER_LIB_FRONTEND_DISPATCHER_H
 
-#include "ember/Device.h"
+#include "ember/Frontend/Device.h"
 #include "ember/JIT/KernelCompiler.h"
-#include "ember/Ops.h"
+#include "ember/Frontend/Ops.h"
 
 #include <initializer_list>
 #include <span>

@@ -10,7 +10,7 @@
 
 #include "Format.h"
 
-#include "ember/Error.h"
+#include "ember/Frontend/Error.h"
 
 #include <algorithm>
 #include <charconv>

@@ -9,7 +9,7 @@
 #ifndef EMBER_LIB_FRONTEND_FORMAT_H
 #define EMBER_LIB_FRONTEND_FORMAT_H
 
-#include "ember/DType.h"
+#include "ember/Frontend/DType.h"
 
 #include <cstdint>
 #include <string>

@@ -1,6 +1,6 @@
 //===- Function.cpp - concrete functions: trace, compile, cache, call -----===//
 
-#include "ember/Function.h"
+#include "ember/Frontend/Function.h"
 
 #include "Dispatcher.h"
 #include "FileWrite.h"

@@ -1,14 +1,14 @@
 //===- GradientTape.cpp - gradients of recorded eager ops ------------------===//
 
-#include "ember/GradientTape.h"
+#include "ember/Frontend/GradientTape.h"
 
 #include "Dispatcher.h"
 #include "Tape.h"
 #include "TensorImpl.h"
 #include "Tracer.h"
 
-#include "ember/CustomGradient.h"
-#include "ember/Function.h"
+#include "ember/Frontend/CustomGradient.h"
+#include "ember/Frontend/Function.h"
 #include "ember/JIT/FunctionBuilder.h"
 
 #include <algorithm>

@@ -11,7 +11,7 @@
 
 #include "FileWrite.h"
 
-#include "ember/Error.h"
+#include "ember/Frontend/Error.h"
 
 #include <bit>
 #include <cctype>

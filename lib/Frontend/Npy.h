@@ -7,7 +7,7 @@
 #ifndef EMBER_LIB_FRONTEND_NPY_H
 #define EMBER_LIB_FRONTEND_NPY_H
 
-#include "ember/DType.h"
+#include "ember/Frontend/DType.h"
 
 #include <cstdint>
 #include <string>

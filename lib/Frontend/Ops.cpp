@@ -12,7 +12,7 @@
 #include "TensorImpl.h"
 #include "Tracer.h"
 
-#include "ember/Ops.h"
+#include "ember/Frontend/Ops.h"
 
 #include <algorithm>
 #include <charconv>

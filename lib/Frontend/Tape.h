@@ -4,7 +4,7 @@
 
 #include "Dispatcher.h"
 
-#include "ember/Variable.h"
+#include "ember/Frontend/Variable.h"
 
 #include <functional>
 #include <limits>

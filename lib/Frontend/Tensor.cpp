@@ -4,7 +4,7 @@
 #include "TensorImpl.h"
 
 #include "Format.h"
-#include "ember/Ops.h"
+#include "ember/Frontend/Ops.h"
 
 #include <cmath>
 #include <cstring>

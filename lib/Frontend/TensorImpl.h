@@ -2,7 +2,7 @@
 #ifndef EMBER_LIB_FRONTEND_TENSORIMPL_H
 #define EMBER_LIB_FRONTEND_TENSORIMPL_H
 
-#include "ember/Tensor.h"
+#include "ember/Frontend/Tensor.h"
 #include "emberrt/runtime.h"
 
 #include <atomic>

@@ -3,7 +3,7 @@
 #include "Tracer.h"
 
 #include "Dispatcher.h"
-#include "ember/Ops.h"
+#include "ember/Frontend/Ops.h"
 
 #include <algorithm>
 

@@ -13,7 +13,7 @@
 #include "TensorImpl.h"
 
 #include "ember/JIT/FunctionBuilder.h"
-#include "ember/Variable.h"
+#include "ember/Frontend/Variable.h"
 
 #include <memory>
 

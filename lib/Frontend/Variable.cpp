@@ -1,6 +1,6 @@
 //===- Variable.cpp - mutable tensors --------------------------------------===//
 
-#include "ember/Variable.h"
+#include "ember/Frontend/Variable.h"
 
 #include "Dispatcher.h"
 #include "TensorImpl.h"

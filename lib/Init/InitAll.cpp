@@ -1,6 +1,6 @@
 //===- InitAll.cpp - register ember's dialects, passes and pipelines -------===//
 
-#include "ember/InitAll.h"
+#include "ember/Init/InitAll.h"
 
 #include "ember/Codegen/CPU/Passes.h"
 #include "ember/Codegen/CUDA/Passes.h"

@@ -3,7 +3,7 @@
 #include "ember/JIT/ModuleCompiler.h"
 
 #include "ember/Compiler/Compiler.h"
-#include "ember/InitAll.h"
+#include "ember/Init/InitAll.h"
 #include "ember/Pipelines/Pipelines.h"
 #include "EmberBuildId.h"
 

@@ -14,7 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ember/Compiler/Compiler.h"
-#include "ember/InitAll.h"
+#include "ember/Init/InitAll.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

@@ -1,6 +1,6 @@
 //===- ember-opt.cpp - mlir-opt with ember's dialect, passes and pipelines -===//
 
-#include "ember/InitAll.h"
+#include "ember/Init/InitAll.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"

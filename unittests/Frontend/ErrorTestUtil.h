@@ -2,7 +2,7 @@
 #ifndef EMBER_UNITTESTS_FRONTEND_ERRORTESTUTIL_H
 #define EMBER_UNITTESTS_FRONTEND_ERRORTESTUTIL_H
 
-#include "ember/Error.h"
+#include "ember/Frontend/Error.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 
 #include "Format.h"
 
-#include "ember/Error.h"
+#include "ember/Frontend/Error.h"
 
 #include <gtest/gtest.h>
 

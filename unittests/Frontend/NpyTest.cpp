@@ -2,7 +2,7 @@
 
 #include "Npy.h"
 
-#include "ember/Error.h"
+#include "ember/Frontend/Error.h"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #ifndef EMBER_JIT_KERNELCOMPILER_H
 #define EMBER_JIT_KERNELCOMPILER_H
 
-#include "ember/DType.h"
+#include "ember/Frontend/DType.h"
 #include "emberrt/runtime.h"
 
 #include <cstdint>

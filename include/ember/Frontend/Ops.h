@@ -12,7 +12,7 @@
 #ifndef EMBER_OPS_H
 #define EMBER_OPS_H
 
-#include "ember/Tensor.h"
+#include "ember/Frontend/Tensor.h"
 
 #include <cstdint>
 #include <climits>

@@ -26,8 +26,8 @@
 #ifndef EMBER_CONTROLFLOW_H
 #define EMBER_CONTROLFLOW_H
 
-#include "ember/Function.h"
-#include "ember/Ops.h"
+#include "ember/Frontend/Function.h"
+#include "ember/Frontend/Ops.h"
 
 #include <functional>
 #include <tuple>

@@ -27,8 +27,8 @@
 #ifndef EMBER_GRADIENTTAPE_H
 #define EMBER_GRADIENTTAPE_H
 
-#include "ember/Ops.h"
-#include "ember/Variable.h"
+#include "ember/Frontend/Ops.h"
+#include "ember/Frontend/Variable.h"
 
 #include <initializer_list>
 #include <memory>

@@ -8,9 +8,9 @@
 #ifndef EMBER_TENSOR_H
 #define EMBER_TENSOR_H
 
-#include "ember/DType.h"
-#include "ember/Device.h"
-#include "ember/Error.h"
+#include "ember/Frontend/DType.h"
+#include "ember/Frontend/Device.h"
+#include "ember/Frontend/Error.h"
 
 #include <cstdint>
 #include <initializer_list>

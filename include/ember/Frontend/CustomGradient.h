@@ -22,7 +22,7 @@
 #ifndef EMBER_CUSTOMGRADIENT_H
 #define EMBER_CUSTOMGRADIENT_H
 
-#include "ember/Ops.h"
+#include "ember/Frontend/Ops.h"
 
 #include <functional>
 #include <vector>

@@ -13,7 +13,7 @@
 #ifndef EMBER_VARIABLE_H
 #define EMBER_VARIABLE_H
 
-#include "ember/Ops.h"
+#include "ember/Frontend/Ops.h"
 
 #include <memory>
 #include <string>

@@ -29,7 +29,7 @@
 #ifndef EMBER_FUNCTION_H
 #define EMBER_FUNCTION_H
 
-#include "ember/Tensor.h"
+#include "ember/Frontend/Tensor.h"
 
 #include <array>
 #include <cstring>
