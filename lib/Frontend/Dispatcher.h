@@ -1,10 +1,17 @@
 //===- Dispatcher.h - run an eager op through the kernel cache --*- C++ -*-===//
+//
+// The router: an op called by the front end goes to the tracer (inside a
+// traced function), onto the tapes that watch it, and to a cached or newly
+// compiled kernel. The vocabulary it routes (OpDef, signatures, errors) is
+// the leaf header OpDef.h, which the tracer and the tape include instead.
+//
+//===----------------------------------------------------------------------===//
 #ifndef EMBER_LIB_FRONTEND_DISPATCHER_H
 #define EMBER_LIB_FRONTEND_DISPATCHER_H
 
+#include "OpDef.h"
+
 #include "ember/Frontend/Device.h"
-#include "ember/JIT/KernelCompiler.h"
-#include "ember/Frontend/Ops.h"
 
 #include <initializer_list>
 #include <span>
@@ -12,14 +19,6 @@
 #include <vector>
 
 namespace ember::detail {
-
-/// An ember op as the eager front end calls it: its MLIR name and the schema
-/// of its attributes. Instances are static; their address identifies the op in
-/// the kernel cache.
-struct OpDef {
-  std::string_view name;
-  std::span<const jit::AttrSchema> attrs = {};
-};
 
 /// Runs `op` on `inputs` with attributes `attrWords` (encoded per op.attrs):
 /// a cached kernel when one exists for this signature, else a kernel compiled
@@ -40,25 +39,6 @@ Tensor dispatch(const OpDef &op, std::span<const int64_t> attrWords,
 Tensor dispatchBroadcast(const OpDef &op, std::span<const int64_t> attrWords,
                          std::initializer_list<const Tensor *> inputs, const Shape &shape,
                          const SourceLoc &loc);
-
-/// The words a tensor type adds to a signature (the eager kernel cache's, a
-/// traced function's, a tape derivative's): the dtype and the rank in one
-/// word, then the dimensions. `Words` has push_back.
-template <typename Words>
-void appendTypeWords(Words &words, DType dtype, std::span<const int64_t> dims) {
-  words.push_back((static_cast<int64_t>(dtype) << 8) | static_cast<int64_t>(dims.size()));
-  for (int64_t dim : dims)
-    words.push_back(dim);
-}
-template <typename Words> void appendTypeWords(Words &words, DType dtype, const Shape &shape) {
-  appendTypeWords(words, dtype, std::span<const int64_t>(shape.data(), shape.rank()));
-}
-
-/// The static type of a tensor as the compiler sees it.
-jit::TensorSpec specOf(DType dtype, const Shape &shape);
-
-/// The shape of a compiler-side tensor type.
-Shape shapeOf(const jit::TensorSpec &spec);
 
 /// Where an op (or a compiled function, `what` naming it) on `inputs` runs:
 /// the DeviceScope's device inside one, else the device of its operands
@@ -86,10 +66,6 @@ std::vector<Tensor> runCompiled(emberrt_entry_fn entry, std::span<const Tensor *
 /// it as an OpError naming the faulting op and its source line from
 /// `sites`: "file:line:col: error: 'ember.div' op integer division by zero".
 void throwIfFaulted(std::span<const jit::FaultSite> sites);
-
-/// "file:line:col: error: 'ember.add' op " + message, as an OpError.
-[[noreturn]] void throwOpError(std::string_view opName, const std::string &message,
-                               const SourceLoc &loc);
 
 } // namespace ember::detail
 

@@ -9,6 +9,7 @@
 
 #include "Dispatcher.h"
 #include "Npy.h"
+#include "OpTable.h"
 #include "TensorImpl.h"
 #include "Tracer.h"
 
@@ -24,67 +25,6 @@ using jit::AttrKind;
 using jit::AttrSchema;
 
 namespace {
-
-// Attribute schemas of the ops that have attributes.
-constexpr AttrSchema kCompareAttrs[] = {{"direction", AttrKind::Enum32}};
-constexpr AttrSchema kTransposeAttrs[] = {{"permutation", AttrKind::Int64Array}};
-constexpr AttrSchema kSliceAttrs[] = {{"start", AttrKind::Int64Array},
-                                      {"limit", AttrKind::Int64Array},
-                                      {"stride", AttrKind::Int64Array}};
-constexpr AttrSchema kAxisAttrs[] = {{"axis", AttrKind::Int64}};
-constexpr AttrSchema kReduceAttrs[] = {{"axes", AttrKind::Int64Array},
-                                       {"keepdims", AttrKind::Unit}};
-constexpr AttrSchema kArgMaxAttrs[] = {{"axis", AttrKind::Int64}, {"keepdims", AttrKind::Unit}};
-
-#define EMBER_OP(VAR, NAME) const OpDef VAR{NAME};
-#define EMBER_OP_ATTRS(VAR, NAME, ATTRS) const OpDef VAR{NAME, ATTRS};
-EMBER_OP(kAdd, "ember.add")
-EMBER_OP(kSub, "ember.sub")
-EMBER_OP(kMul, "ember.mul")
-EMBER_OP(kDiv, "ember.div")
-EMBER_OP(kFloorDiv, "ember.floordiv")
-EMBER_OP(kMod, "ember.mod")
-EMBER_OP(kPow, "ember.pow")
-EMBER_OP(kMaximum, "ember.maximum")
-EMBER_OP(kMinimum, "ember.minimum")
-EMBER_OP(kAnd, "ember.and")
-EMBER_OP(kOr, "ember.or")
-EMBER_OP(kNot, "ember.not")
-EMBER_OP(kSelect, "ember.select")
-EMBER_OP(kNeg, "ember.neg")
-EMBER_OP(kAbs, "ember.abs")
-EMBER_OP(kExp, "ember.exp")
-EMBER_OP(kLog, "ember.log")
-EMBER_OP(kLog1p, "ember.log1p")
-EMBER_OP(kSqrt, "ember.sqrt")
-EMBER_OP(kRsqrt, "ember.rsqrt")
-EMBER_OP(kTanh, "ember.tanh")
-EMBER_OP(kSigmoid, "ember.sigmoid")
-EMBER_OP(kRelu, "ember.relu")
-EMBER_OP(kSquare, "ember.square")
-EMBER_OP(kSign, "ember.sign")
-EMBER_OP(kSin, "ember.sin")
-EMBER_OP(kCos, "ember.cos")
-EMBER_OP(kCast, "ember.cast")
-EMBER_OP(kBroadcastTo, "ember.broadcast_to")
-EMBER_OP(kReshape, "ember.reshape")
-EMBER_OP(kMatmul, "ember.matmul")
-EMBER_OP_ATTRS(kCompare, "ember.compare", kCompareAttrs)
-EMBER_OP_ATTRS(kTranspose, "ember.transpose", kTransposeAttrs)
-EMBER_OP_ATTRS(kSlice, "ember.slice", kSliceAttrs)
-EMBER_OP_ATTRS(kConcat, "ember.concat", kAxisAttrs)
-EMBER_OP_ATTRS(kGather, "ember.gather", kAxisAttrs)
-EMBER_OP_ATTRS(kReduceSum, "ember.reduce_sum", kReduceAttrs)
-EMBER_OP_ATTRS(kReduceMax, "ember.reduce_max", kReduceAttrs)
-EMBER_OP_ATTRS(kReduceMin, "ember.reduce_min", kReduceAttrs)
-EMBER_OP_ATTRS(kReduceProd, "ember.reduce_prod", kReduceAttrs)
-EMBER_OP_ATTRS(kReduceMean, "ember.reduce_mean", kReduceAttrs)
-EMBER_OP_ATTRS(kArgMax, "ember.argmax", kArgMaxAttrs)
-#undef EMBER_OP
-#undef EMBER_OP_ATTRS
-
-// Values of ComparisonDirection in EmberDialect.td.
-enum Direction : int64_t { kEq = 0, kNe, kLt, kLe, kGt, kGe };
 
 std::string typeText(const Tensor &t) {
   return std::string(dtypeName(t.dtype())) + " tensor of shape " + t.shape().str();
@@ -126,7 +66,7 @@ Tensor binary(const OpDef &op, const Tensor &a, const Tensor &b, const SourceLoc
                            loc);
 }
 
-Tensor compare(Direction direction, const Tensor &a, const Tensor &b, const SourceLoc &loc) {
+Tensor compare(ComparisonDirection direction, const Tensor &a, const Tensor &b, const SourceLoc &loc) {
   int64_t words[] = {direction};
   return binary(kCompare, a, b, loc, words);
 }

@@ -2,6 +2,7 @@
 
 #include "Dispatcher.h"
 #include "Format.h"
+#include "OpTable.h"
 #include "TensorImpl.h"
 #include "Tracer.h"
 
@@ -14,8 +15,6 @@ using namespace ember;
 using namespace ember::detail;
 
 namespace {
-constexpr jit::AttrSchema kPrintAttrs[] = {{"message", jit::AttrKind::String}};
-const OpDef kPrint{"ember.print", kPrintAttrs};
 
 /// The runtime's print hook: numpy formatting of a strided memref.
 void printFromCompiledCode(const char *message, size_t messageSize, emberrt_dtype_t dtype,

@@ -2,7 +2,7 @@
 #ifndef EMBER_LIB_FRONTEND_TAPE_H
 #define EMBER_LIB_FRONTEND_TAPE_H
 
-#include "Dispatcher.h"
+#include "OpDef.h"
 
 #include "ember/Frontend/Variable.h"
 

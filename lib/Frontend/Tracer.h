@@ -9,7 +9,7 @@
 #ifndef EMBER_LIB_FRONTEND_TRACER_H
 #define EMBER_LIB_FRONTEND_TRACER_H
 
-#include "Dispatcher.h"
+#include "OpDef.h"
 #include "TensorImpl.h"
 
 #include "ember/JIT/FunctionBuilder.h"

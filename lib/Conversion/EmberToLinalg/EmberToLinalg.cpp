@@ -367,22 +367,24 @@ static Value reshapeTo(OpBuilder &b, Location loc, Value value, RankedTensorType
 
 namespace {
 
-/// Any elementwise ember op -> linalg.generic with identity maps, over the
-/// operands flattened to 1-D: one loop that LLVM vectorizes whole, instead of
-/// a nest whose short inner loops it unrolls and vectorizes piecemeal (slower
-/// to compile and to run).
-template <typename OpTy>
-struct ElementwiseToGeneric : OpConversionPattern<OpTy> {
+/// Any elementwise ember op (Ember_Elementwise) -> linalg.generic with
+/// identity maps, over the operands flattened to 1-D: one loop that LLVM
+/// vectorizes whole, instead of a nest whose short inner loops it unrolls
+/// and vectorizes piecemeal (slower to compile and to run).
+struct ElementwiseToGeneric : ConversionPattern {
   ElementwiseToGeneric(MLIRContext *context, bool reportFaults)
-      : OpConversionPattern<OpTy>(context), reportFaults(reportFaults) {}
+      : ConversionPattern(MatchAnyOpTypeTag(), /*benefit=*/1, context),
+        reportFaults(reportFaults) {}
   bool reportFaults;
-  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+  LogicalResult matchAndRewrite(Operation *op, ArrayRef<Value> adaptorOperands,
                                 ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
+    if (!op->hasTrait<ember::Elementwise>())
+      return failure();
+    Location loc = op->getLoc();
     FaultReporter faults;
     if (isIntegerDivision(op))
       faults = faultReporter(op, reportFaults);
-    auto resultType = cast<RankedTensorType>(op.getType());
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
     bool flatten = resultType.getRank() > 1;
     auto flatType = [&](Type type) {
       auto tensor = cast<RankedTensorType>(type);
@@ -390,19 +392,22 @@ struct ElementwiseToGeneric : OpConversionPattern<OpTy> {
                      : tensor;
     };
     SmallVector<Value> operands;
-    for (Value operand : adaptor.getOperands())
+    for (Value operand : adaptorOperands)
       operands.push_back(reshapeTo(rewriter, loc, operand, flatType(operand.getType())));
     RankedTensorType loopType = flatType(resultType);
     int64_t rank = loopType.getRank();
     SmallVector<AffineMap> maps(operands.size() + 1, rewriter.getMultiDimIdentityMap(rank));
-    Operation *source = op.getOperation();
+    bool lowered = true;
     auto generic = linalg::GenericOp::create(
         rewriter, loc, loopType, operands, emptyTensor(rewriter, loc, loopType), maps,
         parallelIterators(rank), [&](OpBuilder &b, Location loc, ValueRange args) {
           Value result =
-              emitScalar(source, b, loc, args.drop_back(), resultType.getElementType(), faults);
-          linalg::YieldOp::create(b, loc, result);
+              emitScalar(op, b, loc, args.drop_back(), resultType.getElementType(), faults);
+          lowered = static_cast<bool>(result);
+          linalg::YieldOp::create(b, loc, result ? result : args.back());
         });
+    if (!lowered) // an op marked elementwise that emitScalar does not know
+      return rewriter.notifyMatchFailure(op, "no scalar semantics in emitScalar");
     rewriter.replaceOp(op, reshapeTo(rewriter, loc, generic.getResult(0), resultType));
     return success();
   }
@@ -809,21 +814,7 @@ struct ConvertEmberToLinalgPass
 void mlir::ember::populateEmberToLinalgPatterns(RewritePatternSet &patterns,
                                                 bool reportFaults) {
   MLIRContext *context = patterns.getContext();
-  patterns.add<ElementwiseToGeneric<AddOp>, ElementwiseToGeneric<SubOp>,
-               ElementwiseToGeneric<MulOp>, ElementwiseToGeneric<DivOp>,
-               ElementwiseToGeneric<FloorDivOp>, ElementwiseToGeneric<ModOp>,
-               ElementwiseToGeneric<PowOp>, ElementwiseToGeneric<MaximumOp>,
-               ElementwiseToGeneric<MinimumOp>, ElementwiseToGeneric<AndOp>,
-               ElementwiseToGeneric<OrOp>, ElementwiseToGeneric<CompareOp>,
-               ElementwiseToGeneric<SelectOp>, ElementwiseToGeneric<NegOp>,
-               ElementwiseToGeneric<AbsOp>, ElementwiseToGeneric<ExpOp>,
-               ElementwiseToGeneric<LogOp>, ElementwiseToGeneric<Log1pOp>,
-               ElementwiseToGeneric<SqrtOp>, ElementwiseToGeneric<RsqrtOp>,
-               ElementwiseToGeneric<TanhOp>, ElementwiseToGeneric<SigmoidOp>,
-               ElementwiseToGeneric<ReluOp>, ElementwiseToGeneric<SquareOp>,
-               ElementwiseToGeneric<SignOp>, ElementwiseToGeneric<SinOp>,
-               ElementwiseToGeneric<CosOp>, ElementwiseToGeneric<NotOp>,
-               ElementwiseToGeneric<CastOp>>(context, reportFaults);
+  patterns.add<ElementwiseToGeneric>(context, reportFaults);
   patterns.add<GatherLowering>(context, reportFaults);
   patterns.add<ConstantLowering, CustomGradientLowering, PrintLowering, BroadcastToLowering, ReshapeLowering, TransposeLowering,
                SliceLowering, ConcatLowering, ArgMaxLowering,

@@ -41,6 +41,14 @@ def Ember_NoGradient : NativeOpTrait<"NoGradient"> {
   let cppNamespace = "::mlir::ember";
 }
 
+// Ops computing each element of their result from the elements at the same
+// position of their operands (all of one shape): convert-ember-to-linalg
+// lowers every one of them with one pattern, a linalg.generic whose body is
+// the op's scalar semantics.
+def Ember_Elementwise : NativeOpTrait<"Elementwise"> {
+  let cppNamespace = "::mlir::ember";
+}
+
 // The element types of ember's dtypes.
 def Ember_ElementType : AnyTypeOf<[F32, F64, I1, I32, I64]>;
 def Ember_Tensor : RankedTensorOf<[F32, F64, I1, I32, I64]>;

@@ -16,6 +16,9 @@ namespace mlir::ember {
 /// See Ember_NoGradient in EmberDialect.td.
 template <typename ConcreteType>
 class NoGradient : public OpTrait::TraitBase<ConcreteType, NoGradient> {};
+/// See Ember_Elementwise in EmberDialect.td.
+template <typename ConcreteType>
+class Elementwise : public OpTrait::TraitBase<ConcreteType, Elementwise> {};
 } // namespace mlir::ember
 
 #include "ember/Dialect/Ember/IR/EmberEnums.h.inc"

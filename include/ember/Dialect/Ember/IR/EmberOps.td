@@ -19,7 +19,7 @@ include "ember/Dialect/Ember/IR/EmberInterfaces.td"
 //===----------------------------------------------------------------------===//
 
 class Ember_BinaryOp<string mnemonic, string semantics, list<Trait> traits = []>
-    : Ember_Op<mnemonic, !listconcat(traits, [Pure, InferTypeOpAdaptor, DeclareOpInterfaceMethods<Ember_VJPOpInterface>])> {
+    : Ember_Op<mnemonic, !listconcat(traits, [Pure, Ember_Elementwise, InferTypeOpAdaptor, DeclareOpInterfaceMethods<Ember_VJPOpInterface>])> {
   let summary = "elementwise " # mnemonic;
   let description = "Elementwise " # semantics # [{ The operands have identical
     shapes and element types (broadcast first with `ember.broadcast_to`); the
@@ -53,7 +53,7 @@ def Ember_MinimumOp : Ember_BinaryOp<"minimum", "minimum of the operands (NaN pr
 def Ember_AndOp : Ember_BinaryOp<"and", "logical (i1) or bitwise (integers) and.", [Commutative]>;
 def Ember_OrOp : Ember_BinaryOp<"or", "logical (i1) or bitwise (integers) or.", [Commutative]>;
 
-def Ember_CompareOp : Ember_Op<"compare", [Pure, InferTypeOpAdaptor, Ember_NoGradient]> {
+def Ember_CompareOp : Ember_Op<"compare", [Pure, Ember_Elementwise, InferTypeOpAdaptor, Ember_NoGradient]> {
   let summary = "elementwise comparison giving i1";
   let description = [{
     Compares operands of identical shape and element type elementwise. Float
@@ -72,7 +72,7 @@ def Ember_CompareOp : Ember_Op<"compare", [Pure, InferTypeOpAdaptor, Ember_NoGra
   let hasFolder = 1;
 }
 
-def Ember_SelectOp : Ember_Op<"select", [Pure, InferTypeOpAdaptor, DeclareOpInterfaceMethods<Ember_VJPOpInterface>]> {
+def Ember_SelectOp : Ember_Op<"select", [Pure, Ember_Elementwise, InferTypeOpAdaptor, DeclareOpInterfaceMethods<Ember_VJPOpInterface>]> {
   let summary = "elementwise choice by an i1 condition";
   let description = [{
     `condition ? on_true : on_false`, elementwise; all three operands have the
@@ -97,7 +97,7 @@ def Ember_SelectOp : Ember_Op<"select", [Pure, InferTypeOpAdaptor, DeclareOpInte
 //===----------------------------------------------------------------------===//
 
 class Ember_UnaryOp<string mnemonic, string semantics, string types>
-    : Ember_Op<mnemonic, [Pure, InferTypeOpAdaptor, DeclareOpInterfaceMethods<Ember_VJPOpInterface>]> {
+    : Ember_Op<mnemonic, [Pure, Ember_Elementwise, InferTypeOpAdaptor, DeclareOpInterfaceMethods<Ember_VJPOpInterface>]> {
   let summary = "elementwise " # mnemonic;
   let description = "Elementwise " # semantics # " Operand element types: "
     # types # [{. The result has the operand's type.
@@ -128,7 +128,7 @@ def Ember_SinOp : Ember_UnaryOp<"sin", "sine.", "floats">;
 def Ember_CosOp : Ember_UnaryOp<"cos", "cosine.", "floats">;
 def Ember_NotOp : Ember_UnaryOp<"not", "logical (i1) or bitwise (integers) not.", "i1 and integers">;
 
-def Ember_CastOp : Ember_Op<"cast", [Pure, DeclareOpInterfaceMethods<Ember_VJPOpInterface>]> {
+def Ember_CastOp : Ember_Op<"cast", [Pure, Ember_Elementwise, DeclareOpInterfaceMethods<Ember_VJPOpInterface>]> {
   let summary = "elementwise conversion to the result's element type";
   let description = [{
     Converts each element to the result's element type with numpy semantics:

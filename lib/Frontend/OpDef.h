@@ -1,0 +1,55 @@
+//===- OpDef.h - the front end's op vocabulary ------------------*- C++ -*-===//
+//
+// What every part of the front end (the dispatcher, the tracer, the tapes)
+// says about ops: an op and its attribute schema (the ops themselves are
+// OpTable.h), the signature words of a tensor type, the compiler's tensor
+// types, and op errors. A leaf: it includes no other front-end internals.
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_LIB_FRONTEND_OPDEF_H
+#define EMBER_LIB_FRONTEND_OPDEF_H
+
+#include "ember/Frontend/Ops.h"
+#include "ember/Frontend/Tensor.h"
+#include "ember/JIT/KernelCompiler.h"
+
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace ember::detail {
+
+/// An ember op as the eager front end calls it: its MLIR name and the schema
+/// of its attributes. Instances are static; their address identifies the op in
+/// the kernel cache.
+struct OpDef {
+  std::string_view name;
+  std::span<const jit::AttrSchema> attrs = {};
+};
+
+/// The words a tensor type adds to a signature (the eager kernel cache's, a
+/// traced function's, a tape derivative's): the dtype and the rank in one
+/// word, then the dimensions. `Words` has push_back.
+template <typename Words>
+void appendTypeWords(Words &words, DType dtype, std::span<const int64_t> dims) {
+  words.push_back((static_cast<int64_t>(dtype) << 8) | static_cast<int64_t>(dims.size()));
+  for (int64_t dim : dims)
+    words.push_back(dim);
+}
+template <typename Words> void appendTypeWords(Words &words, DType dtype, const Shape &shape) {
+  appendTypeWords(words, dtype, std::span<const int64_t>(shape.data(), shape.rank()));
+}
+
+/// The static type of a tensor as the compiler sees it.
+jit::TensorSpec specOf(DType dtype, const Shape &shape);
+
+/// The shape of a compiler-side tensor type.
+Shape shapeOf(const jit::TensorSpec &spec);
+
+/// "file:line:col: error: 'ember.add' op " + message, as an OpError.
+[[noreturn]] void throwOpError(std::string_view opName, const std::string &message,
+                               const SourceLoc &loc);
+
+} // namespace ember::detail
+
+#endif // EMBER_LIB_FRONTEND_OPDEF_H

@@ -1,0 +1,91 @@
+//===- OpTable.h - the ops the front end calls ------------------*- C++ -*-===//
+//
+// One table of the ember ops that the front end dispatches, with their
+// attribute schemas; each op is one OpDef, whose address identifies it in
+// the kernel cache. The table copies names and attributes from the ODS
+// definitions (EmberOps.td): unittests/Frontend/OpTableTest.cpp checks it
+// against the registered dialect, so the two cannot drift apart.
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_LIB_FRONTEND_OPTABLE_H
+#define EMBER_LIB_FRONTEND_OPTABLE_H
+
+#include "OpDef.h"
+
+namespace ember::detail {
+
+// Attribute schemas of the ops that have attributes, in the order their
+// words are encoded.
+inline constexpr jit::AttrSchema kCompareAttrs[] = {{"direction", jit::AttrKind::Enum32}};
+inline constexpr jit::AttrSchema kTransposeAttrs[] = {{"permutation", jit::AttrKind::Int64Array}};
+inline constexpr jit::AttrSchema kSliceAttrs[] = {{"start", jit::AttrKind::Int64Array},
+                                                  {"limit", jit::AttrKind::Int64Array},
+                                                  {"stride", jit::AttrKind::Int64Array}};
+inline constexpr jit::AttrSchema kAxisAttrs[] = {{"axis", jit::AttrKind::Int64}};
+inline constexpr jit::AttrSchema kReduceAttrs[] = {{"axes", jit::AttrKind::Int64Array},
+                                                   {"keepdims", jit::AttrKind::Unit}};
+inline constexpr jit::AttrSchema kArgMaxAttrs[] = {{"axis", jit::AttrKind::Int64},
+                                                   {"keepdims", jit::AttrKind::Unit}};
+inline constexpr jit::AttrSchema kPrintAttrs[] = {{"message", jit::AttrKind::String}};
+
+/// X(variable, op name, attribute schema) for every op of the table.
+#define EMBER_FRONTEND_OPS(X)                                                                      \
+  X(kAdd, "ember.add", {})                                                                         \
+  X(kSub, "ember.sub", {})                                                                         \
+  X(kMul, "ember.mul", {})                                                                         \
+  X(kDiv, "ember.div", {})                                                                         \
+  X(kFloorDiv, "ember.floordiv", {})                                                               \
+  X(kMod, "ember.mod", {})                                                                         \
+  X(kPow, "ember.pow", {})                                                                         \
+  X(kMaximum, "ember.maximum", {})                                                                 \
+  X(kMinimum, "ember.minimum", {})                                                                 \
+  X(kAnd, "ember.and", {})                                                                         \
+  X(kOr, "ember.or", {})                                                                           \
+  X(kNot, "ember.not", {})                                                                         \
+  X(kSelect, "ember.select", {})                                                                   \
+  X(kNeg, "ember.neg", {})                                                                         \
+  X(kAbs, "ember.abs", {})                                                                         \
+  X(kExp, "ember.exp", {})                                                                         \
+  X(kLog, "ember.log", {})                                                                         \
+  X(kLog1p, "ember.log1p", {})                                                                     \
+  X(kSqrt, "ember.sqrt", {})                                                                       \
+  X(kRsqrt, "ember.rsqrt", {})                                                                     \
+  X(kTanh, "ember.tanh", {})                                                                       \
+  X(kSigmoid, "ember.sigmoid", {})                                                                 \
+  X(kRelu, "ember.relu", {})                                                                       \
+  X(kSquare, "ember.square", {})                                                                   \
+  X(kSign, "ember.sign", {})                                                                       \
+  X(kSin, "ember.sin", {})                                                                         \
+  X(kCos, "ember.cos", {})                                                                         \
+  X(kCast, "ember.cast", {})                                                                       \
+  X(kBroadcastTo, "ember.broadcast_to", {})                                                        \
+  X(kReshape, "ember.reshape", {})                                                                 \
+  X(kMatmul, "ember.matmul", {})                                                                   \
+  X(kCompare, "ember.compare", kCompareAttrs)                                                      \
+  X(kTranspose, "ember.transpose", kTransposeAttrs)                                                \
+  X(kSlice, "ember.slice", kSliceAttrs)                                                            \
+  X(kConcat, "ember.concat", kAxisAttrs)                                                           \
+  X(kGather, "ember.gather", kAxisAttrs)                                                           \
+  X(kReduceSum, "ember.reduce_sum", kReduceAttrs)                                                  \
+  X(kReduceMax, "ember.reduce_max", kReduceAttrs)                                                  \
+  X(kReduceMin, "ember.reduce_min", kReduceAttrs)                                                  \
+  X(kReduceProd, "ember.reduce_prod", kReduceAttrs)                                                \
+  X(kReduceMean, "ember.reduce_mean", kReduceAttrs)                                                \
+  X(kArgMax, "ember.argmax", kArgMaxAttrs)                                                         \
+  X(kPrint, "ember.print", kPrintAttrs)
+
+#define EMBER_DEFINE_OP(VAR, NAME, ATTRS) inline constexpr OpDef VAR{NAME, ATTRS};
+EMBER_FRONTEND_OPS(EMBER_DEFINE_OP)
+#undef EMBER_DEFINE_OP
+
+#define EMBER_LIST_OP(VAR, NAME, ATTRS) &VAR,
+inline constexpr const OpDef *kFrontendOps[] = {EMBER_FRONTEND_OPS(EMBER_LIST_OP)};
+#undef EMBER_LIST_OP
+
+/// The values of ComparisonDirection in EmberDialect.td (the compare op's
+/// `direction` attribute).
+enum ComparisonDirection : int64_t { kEq = 0, kNe, kLt, kLe, kGt, kGe };
+
+} // namespace ember::detail
+
+#endif // EMBER_LIB_FRONTEND_OPTABLE_H
