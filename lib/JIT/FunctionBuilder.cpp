@@ -1,18 +1,18 @@
-//===- FunctionBuilder.cpp - build and compile an ember function ----------===//
+//===- FunctionBuilder.cpp - trace an ember function ----------------------===//
 //
 // Each op is created generically (name, operands, attributes) with a
 // placeholder result type, and the op itself then infers the real one: its
 // inference checks the operands and reports errors in the op's own words, at
-// the user's source line. The finished function goes through
-// ember-lower-to-llvm and the JIT.
+// the user's source line. The finished function is compiled by the driver
+// in FunctionCompiler.cpp.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ember/JIT/FunctionBuilder.h"
 
-#include "ember/Compiler/Compiler.h"
+#include "FunctionCompiler.h"
+#include "TensorTypes.h"
 
-#include "ember/Conversion/Passes.h"
 #include "ember/Dialect/Ember/IR/EmberOps.h"
 #include "ember/JIT/ModuleCompiler.h"
 
@@ -35,17 +35,10 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Process.h"
-#include "llvm/Support/xxhash.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <atomic>
-#include <chrono>
-#include <cstdlib>
 #include <cstring>
 
 using namespace mlir;
@@ -63,71 +56,6 @@ MLIRContext &threadContext() {
   }();
   (void)loaded;
   return context;
-}
-
-/// Records every error diagnostic as "file:line:col: error: message".
-struct DiagnosticCollector {
-  DiagnosticCollector(MLIRContext &context, std::string &out)
-      : handler(&context, [&out](Diagnostic &diag) {
-          if (diag.getSeverity() != DiagnosticSeverity::Error)
-            return success();
-          llvm::raw_string_ostream os(out);
-          if (!out.empty())
-            os << "\n";
-          if (auto loc = dyn_cast<FileLineColLoc>(diag.getLocation()))
-            os << loc.getFilename().getValue() << ":" << loc.getLine() << ":" << loc.getColumn()
-               << ": ";
-          os << "error: " << diag.str();
-          for (Diagnostic &note : diag.getNotes())
-            os << "\n  note: " << note.str();
-          return success();
-        }) {}
-  ScopedDiagnosticHandler handler;
-};
-
-Type elementType(MLIRContext &context, ::ember::DType dtype) {
-  Builder b(&context);
-  switch (dtype) {
-  case ::ember::DType::Bool:
-    return b.getI1Type();
-  case ::ember::DType::Int32:
-    return b.getI32Type();
-  case ::ember::DType::Int64:
-    return b.getI64Type();
-  case ::ember::DType::Float32:
-    return b.getF32Type();
-  case ::ember::DType::Float64:
-    return b.getF64Type();
-  }
-  return {};
-}
-
-RankedTensorType tensorType(MLIRContext &context, const TensorSpec &spec) {
-  return RankedTensorType::get(ArrayRef<int64_t>(spec.dims, spec.rank),
-                               elementType(context, spec.dtype));
-}
-
-bool toSpec(Type type, TensorSpec &spec) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || tensor.getRank() > kMaxRank)
-    return false;
-  Type element = tensor.getElementType();
-  if (element.isInteger(1))
-    spec.dtype = ::ember::DType::Bool;
-  else if (element.isInteger(32))
-    spec.dtype = ::ember::DType::Int32;
-  else if (element.isInteger(64))
-    spec.dtype = ::ember::DType::Int64;
-  else if (element.isF32())
-    spec.dtype = ::ember::DType::Float32;
-  else if (element.isF64())
-    spec.dtype = ::ember::DType::Float64;
-  else
-    return false;
-  spec.rank = tensor.getRank();
-  for (int d = 0; d < spec.rank; ++d)
-    spec.dims[d] = tensor.getDimSize(d);
-  return true;
 }
 
 /// Decodes the request's attribute words into named attributes.
@@ -167,54 +95,6 @@ NamedAttrList decodeAttributes(MLIRContext &context, const OpCall &request) {
   return attrs;
 }
 
-static_assert(static_cast<int32_t>(mlir::ember::FaultKind::IntegerDivisionByZero) ==
-              EMBERRT_FAULT_INTEGER_DIVISION_BY_ZERO);
-static_assert(static_cast<int32_t>(mlir::ember::FaultKind::IntegerDivisionOverflow) ==
-              EMBERRT_FAULT_INTEGER_DIVISION_OVERFLOW);
-static_assert(static_cast<int32_t>(mlir::ember::FaultKind::IndexOutOfRange) ==
-              EMBERRT_FAULT_INDEX_OUT_OF_RANGE);
-
-/// Numbers the ops of `module` that can fault at run time (integer
-/// division, gather) with ember.fault_site, which the code they lower to
-/// reports faults with, and lists them in that order. The numbers depend on
-/// the module's structure only, not on its source locations, so that code
-/// from the disk cache (keyed without locations) reports the same numbers.
-std::vector<FaultSite> numberFaultSites(ModuleOp module) {
-  std::vector<FaultSite> sites;
-  module.walk([&](Operation *op) {
-    std::string detail;
-    if (auto gather = dyn_cast<mlir::ember::GatherOp>(op)) {
-      RankedTensorType type = gather.getOperand().getType();
-      llvm::raw_string_ostream os(detail);
-      os << "for axis " << gather.getAxis() << " of size " << type.getDimSize(gather.getAxis())
-         << " (" << type << ")";
-    } else if (!isa<mlir::ember::DivOp, mlir::ember::FloorDivOp, mlir::ember::ModOp>(op) ||
-               !isa<IntegerType>(getElementTypeOrSelf(op->getResult(0).getType()))) {
-      return;
-    }
-    op->setAttr(mlir::ember::kFaultSiteAttrName,
-                IntegerAttr::get(IntegerType::get(op->getContext(), 32),
-                                 static_cast<int64_t>(sites.size())));
-    FaultSite site;
-    site.opName = op->getName().getStringRef().str();
-    if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
-      site.location = (loc.getFilename().getValue() + ":" + llvm::Twine(loc.getLine()) + ":" +
-                       llvm::Twine(loc.getColumn()))
-                          .str();
-    site.detail = std::move(detail);
-    sites.push_back(std::move(site));
-  });
-  return sites;
-}
-
-/// Facts only ember's callers know, added once the module is in the LLVM
-/// dialect: outputs are fresh buffers and inputs are only read, so no pointer
-/// argument aliases a written one (LLVM vectorizes without runtime overlap
-/// checks); only the packed entry point is called (see
-/// compiler::keepOnlyEntryPoints).
-void prepareForJit(ModuleOp lowered) {
-  ::ember::compiler::keepOnlyEntryPoints(lowered, /*noAlias=*/true);
-}
 } // namespace
 
 struct FunctionBuilder::Impl {
@@ -590,18 +470,10 @@ std::string FunctionBuilder::text(std::span<const int> results) {
   return out;
 }
 
-/// Writes a stage's `text` to `path` whole or not at all (a dump is best
-/// effort: one that cannot be written is left out).
-static void writeAtomically(const std::string &path, const std::string &text) {
-  std::string ignored;
-  (void)::ember::compiler::writeFileAtomically(path, {llvm::StringRef(text)}, ignored);
-}
-
 bool FunctionBuilder::compile(std::span<const int> results, CompiledFunction &out,
                               std::string &error, const StageSink &stages,
                               const std::optional<std::vector<int64_t>> &differentiateWrt,
                               Target target) {
-  auto start = std::chrono::steady_clock::now();
   Impl &impl = *impl_;
   DiagnosticCollector collector(impl.context, error);
   if (!impl.finish(results)) {
@@ -610,74 +482,8 @@ bool FunctionBuilder::compile(std::span<const int> results, CompiledFunction &ou
   }
   if (failed(verify(*impl.module)))
     return false;
-  bool differentiate = differentiateWrt.has_value();
-  if (differentiate)
-    for (int64_t index : *differentiateWrt)
-      if (index < 0 || index >= static_cast<int64_t>(impl.func.getNumArguments())) {
-        error += "internal error: differentiating with respect to a missing argument";
-        return false;
-      }
-  if (differentiate)
-    impl.func->setAttr("ember.differentiate",
-                       DenseI64ArrayAttr::get(&impl.context, *differentiateWrt));
-  // Stage dumps: to the caller and/or to EMBER_DUMP_DIR.
-  const char *dumpDir = std::getenv("EMBER_DUMP_DIR");
-  std::string dumpPrefix;
-  int stageIndex = 0;
-  auto observe = [&](llvm::StringRef stage, const std::string &text) {
-    if (stages)
-      stages(stage.str(), text);
-    if (dumpDir)
-      writeAtomically(dumpPrefix + "." + std::to_string(stageIndex) + "-" + stage.str() +
-                          (stage == "llvm-ir" ? ".ll" : ".mlir"),
-                      text);
-    ++stageIndex;
-  };
-  bool observing = stages || dumpDir;
-  if (observing) {
-    std::string traced;
-    llvm::raw_string_ostream os(traced);
-    impl.module->print(os, OpPrintingFlags().enableDebugInfo());
-    if (dumpDir)
-      dumpPrefix = (llvm::Twine(dumpDir) + "/" + impl.name + "-" +
-                    llvm::utohexstr(llvm::xxh3_64bits(traced), /*LowerCase=*/true).substr(0, 8))
-                       .str();
-    observe("traced", traced);
-  }
-  out.results.clear();
-  SmallVector<Type> resultTypes(impl.func.getResultTypes());
-  if (differentiate) // ... then the gradients of the listed arguments
-    for (int64_t index : *differentiateWrt)
-      resultTypes.push_back(impl.func.getArgumentTypes()[index]);
-  for (Type type : resultTypes) {
-    out.results.emplace_back();
-    if (!toSpec(type, out.results.back())) {
-      error += "internal error: unsupported result type";
-      return false;
-    }
-  }
-  out.faultSites = numberFaultSites(*impl.module);
-  std::string name = differentiate ? impl.name + "_vjp" : impl.name;
-  // EMBER_KERNEL_OBJECT_DIR=<dir>: also write the machine code to
-  // <dir>/<name>-<n>.o, to read with objdump (e.g. to see that it vectorized).
-  std::string objectPath;
-  if (const char *dir = std::getenv("EMBER_KERNEL_OBJECT_DIR")) {
-    static std::atomic<int> counter{0};
-    objectPath = (llvm::Twine(dir) + "/" + name + "-" + llvm::Twine(counter.fetch_add(1)) + ".o").str();
-  }
-  std::unique_ptr<Executable> executable =
-      compileModule(*impl.module, error, [](ModuleOp lowered) { prepareForJit(lowered); },
-                    observing ? StageObserver(observe) : StageObserver(), objectPath, target);
-  if (!executable)
-    return false;
-  out.entry = reinterpret_cast<emberrt_entry_fn>(executable->lookup("ember_entry_" + name, error));
-  if (!out.entry)
-    return false;
-  out.fromDiskCache = executable->fromDiskCache;
-  out.owner = std::shared_ptr<Executable>(std::move(executable));
-  out.compileSeconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return true;
+  return compileTracedFunction(*impl.module, impl.func, impl.name, out, error, stages,
+                               differentiateWrt, target);
 }
 
 /// A new, empty function `<name>_grad<n>` at the end of the module, to be

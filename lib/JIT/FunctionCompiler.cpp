@@ -1,0 +1,166 @@
+//===- FunctionCompiler.cpp - the JIT's compile driver ---------------------===//
+//
+// What happens to a traced function once it is built: fault sites numbered
+// for the runtime's reports, its stages observed (the caller's ir_stages,
+// EMBER_DUMP_DIR, EMBER_KERNEL_OBJECT_DIR), the compiler library's pipeline
+// (through the JIT's cache, ModuleCompiler), and the entry point looked up.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FunctionCompiler.h"
+
+#include "TensorTypes.h"
+
+#include "ember/Compiler/Compiler.h"
+#include "ember/Conversion/Passes.h"
+#include "ember/Dialect/Ember/IR/EmberOps.h"
+#include "ember/JIT/ModuleCompiler.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+
+using namespace mlir;
+
+namespace ember::jit {
+
+static_assert(static_cast<int32_t>(mlir::ember::FaultKind::IntegerDivisionByZero) ==
+              EMBERRT_FAULT_INTEGER_DIVISION_BY_ZERO);
+static_assert(static_cast<int32_t>(mlir::ember::FaultKind::IntegerDivisionOverflow) ==
+              EMBERRT_FAULT_INTEGER_DIVISION_OVERFLOW);
+static_assert(static_cast<int32_t>(mlir::ember::FaultKind::IndexOutOfRange) ==
+              EMBERRT_FAULT_INDEX_OUT_OF_RANGE);
+
+/// Numbers the ops of `module` that can fault at run time (integer
+/// division, gather) with ember.fault_site, which the code they lower to
+/// reports faults with, and lists them in that order. The numbers depend on
+/// the module's structure only, not on its source locations, so that code
+/// from the disk cache (keyed without locations) reports the same numbers.
+static std::vector<FaultSite> numberFaultSites(ModuleOp module) {
+  std::vector<FaultSite> sites;
+  module.walk([&](Operation *op) {
+    std::string detail;
+    if (auto gather = dyn_cast<mlir::ember::GatherOp>(op)) {
+      RankedTensorType type = gather.getOperand().getType();
+      llvm::raw_string_ostream os(detail);
+      os << "for axis " << gather.getAxis() << " of size " << type.getDimSize(gather.getAxis())
+         << " (" << type << ")";
+    } else if (!isa<mlir::ember::DivOp, mlir::ember::FloorDivOp, mlir::ember::ModOp>(op) ||
+               !isa<IntegerType>(getElementTypeOrSelf(op->getResult(0).getType()))) {
+      return;
+    }
+    op->setAttr(mlir::ember::kFaultSiteAttrName,
+                IntegerAttr::get(IntegerType::get(op->getContext(), 32),
+                                 static_cast<int64_t>(sites.size())));
+    FaultSite site;
+    site.opName = op->getName().getStringRef().str();
+    if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+      site.location = (loc.getFilename().getValue() + ":" + llvm::Twine(loc.getLine()) + ":" +
+                       llvm::Twine(loc.getColumn()))
+                          .str();
+    site.detail = std::move(detail);
+    sites.push_back(std::move(site));
+  });
+  return sites;
+}
+
+/// Facts only ember's callers know, added once the module is in the LLVM
+/// dialect: outputs are fresh buffers and inputs are only read, so no pointer
+/// argument aliases a written one (LLVM vectorizes without runtime overlap
+/// checks); only the packed entry point is called (see
+/// compiler::keepOnlyEntryPoints).
+static void prepareForJit(ModuleOp lowered) {
+  ::ember::compiler::keepOnlyEntryPoints(lowered, /*noAlias=*/true);
+}
+
+/// Writes a stage's `text` to `path` whole or not at all (a dump is best
+/// effort: one that cannot be written is left out).
+static void writeAtomically(const std::string &path, const std::string &text) {
+  std::string ignored;
+  (void)::ember::compiler::writeFileAtomically(path, {llvm::StringRef(text)}, ignored);
+}
+
+bool compileTracedFunction(ModuleOp module, func::FuncOp function, const std::string &name,
+                           CompiledFunction &out, std::string &error,
+                           const FunctionBuilder::StageSink &stages,
+                           const std::optional<std::vector<int64_t>> &differentiateWrt,
+                           Target target) {
+  auto start = std::chrono::steady_clock::now();
+  bool differentiate = differentiateWrt.has_value();
+  if (differentiate)
+    for (int64_t index : *differentiateWrt)
+      if (index < 0 || index >= static_cast<int64_t>(function.getNumArguments())) {
+        error += "internal error: differentiating with respect to a missing argument";
+        return false;
+      }
+  if (differentiate)
+    function->setAttr("ember.differentiate",
+                       DenseI64ArrayAttr::get(function.getContext(), *differentiateWrt));
+  // Stage dumps: to the caller and/or to EMBER_DUMP_DIR.
+  const char *dumpDir = std::getenv("EMBER_DUMP_DIR");
+  std::string dumpPrefix;
+  int stageIndex = 0;
+  auto observe = [&](llvm::StringRef stage, const std::string &text) {
+    if (stages)
+      stages(stage.str(), text);
+    if (dumpDir)
+      writeAtomically(dumpPrefix + "." + std::to_string(stageIndex) + "-" + stage.str() +
+                          (stage == "llvm-ir" ? ".ll" : ".mlir"),
+                      text);
+    ++stageIndex;
+  };
+  bool observing = stages || dumpDir;
+  if (observing) {
+    std::string traced;
+    llvm::raw_string_ostream os(traced);
+    module.print(os, OpPrintingFlags().enableDebugInfo());
+    if (dumpDir)
+      dumpPrefix = (llvm::Twine(dumpDir) + "/" + name + "-" +
+                    llvm::utohexstr(llvm::xxh3_64bits(traced), /*LowerCase=*/true).substr(0, 8))
+                       .str();
+    observe("traced", traced);
+  }
+  out.results.clear();
+  SmallVector<Type> resultTypes(function.getResultTypes());
+  if (differentiate) // ... then the gradients of the listed arguments
+    for (int64_t index : *differentiateWrt)
+      resultTypes.push_back(function.getArgumentTypes()[index]);
+  for (Type type : resultTypes) {
+    out.results.emplace_back();
+    if (!toSpec(type, out.results.back())) {
+      error += "internal error: unsupported result type";
+      return false;
+    }
+  }
+  out.faultSites = numberFaultSites(module);
+  std::string symbol = differentiate ? name + "_vjp" : name;
+  // EMBER_KERNEL_OBJECT_DIR=<dir>: also write the machine code to
+  // <dir>/<name>-<n>.o, to read with objdump (e.g. to see that it vectorized).
+  std::string objectPath;
+  if (const char *dir = std::getenv("EMBER_KERNEL_OBJECT_DIR")) {
+    static std::atomic<int> counter{0};
+    objectPath = (llvm::Twine(dir) + "/" + symbol + "-" + llvm::Twine(counter.fetch_add(1)) + ".o").str();
+  }
+  std::unique_ptr<Executable> executable =
+      compileModule(module, error, [](ModuleOp lowered) { prepareForJit(lowered); },
+                    observing ? StageObserver(observe) : StageObserver(), objectPath, target);
+  if (!executable)
+    return false;
+  out.entry = reinterpret_cast<emberrt_entry_fn>(executable->lookup("ember_entry_" + symbol, error));
+  if (!out.entry)
+    return false;
+  out.fromDiskCache = executable->fromDiskCache;
+  out.owner = std::shared_ptr<Executable>(std::move(executable));
+  out.compileSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return true;
+}
+
+} // namespace ember::jit

@@ -1,0 +1,56 @@
+//===- TensorTypes.cpp - the JIT's plain types in MLIR --------------------===//
+
+#include "TensorTypes.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+
+namespace ember::jit {
+
+Type elementType(MLIRContext &context, ::ember::DType dtype) {
+  Builder b(&context);
+  switch (dtype) {
+  case ::ember::DType::Bool:
+    return b.getI1Type();
+  case ::ember::DType::Int32:
+    return b.getI32Type();
+  case ::ember::DType::Int64:
+    return b.getI64Type();
+  case ::ember::DType::Float32:
+    return b.getF32Type();
+  case ::ember::DType::Float64:
+    return b.getF64Type();
+  }
+  return {};
+}
+
+RankedTensorType tensorType(MLIRContext &context, const TensorSpec &spec) {
+  return RankedTensorType::get(ArrayRef<int64_t>(spec.dims, spec.rank),
+                               elementType(context, spec.dtype));
+}
+
+bool toSpec(Type type, TensorSpec &spec) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || tensor.getRank() > kMaxRank)
+    return false;
+  Type element = tensor.getElementType();
+  if (element.isInteger(1))
+    spec.dtype = ::ember::DType::Bool;
+  else if (element.isInteger(32))
+    spec.dtype = ::ember::DType::Int32;
+  else if (element.isInteger(64))
+    spec.dtype = ::ember::DType::Int64;
+  else if (element.isF32())
+    spec.dtype = ::ember::DType::Float32;
+  else if (element.isF64())
+    spec.dtype = ::ember::DType::Float64;
+  else
+    return false;
+  spec.rank = tensor.getRank();
+  for (int d = 0; d < spec.rank; ++d)
+    spec.dims[d] = tensor.getDimSize(d);
+  return true;
+}
+
+} // namespace ember::jit
