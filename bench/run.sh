@@ -27,6 +27,7 @@ out=$(mktemp)
   "$build/bin/ember_bench"
   "$build/bin/function_bench"
   "$build/bin/matmul_bench"
+  "$build/bin/compile_bench"
   # The training step, alternating with LibTorch's so that both see the same
   # load; the figures are the medians of 5 rounds, the ratios per round.
   for round in 1 2 3 4 5; do
@@ -77,6 +78,12 @@ printf "%-36s traced %.2f ms, eager %.2f ms, hand-fused %.2f ms, LibTorch %.2f m
 printf "%-36s traced/hand %sx, LibTorch/traced %sx\n" "" "$(ratio "$ct" "$ch")" "$(ratio "$cT" "$ct")"
 printf "%-36s %.1f ms compiling, %.1f ms from the disk cache (second process)\n" "first call of power() in a process" \
   "$(value ember.first_call_compiled)" "$(value ember.first_call_disk_cache)"
+echo
+echo "Compile time against size (issue 9): first call, trace + compile, fresh disk cache"
+printf "%-36s N=300 %.0f ms, N=1000 %.0f ms, N=3000 %.0f ms\n" "elementwise chain, 64x64 f32" \
+  "$(value ember.compile_chain_300)" "$(value ember.compile_chain_1000)" "$(value ember.compile_chain_3000)"
+printf "%-36s N=100 %.0f ms, N=300 %.0f ms\n" "32x32 f32 matmuls in a row" \
+  "$(value ember.compile_matmuls_100)" "$(value ember.compile_matmuls_300)"
 echo
 echo "Training (issue 4): MLP 784-256-256-10, batch 64, SGD step (medians of 5 alternating rounds)"
 mt=$(median ember.mlp_traced_step); mg=$(median ember.mlp_tape_step); mT=$(median torch.mlp_step)

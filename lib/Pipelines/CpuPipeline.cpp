@@ -32,10 +32,12 @@ static const char *const kOptimizeSteps[] = {
 
 // Stage 2 (after the target-neutral kToLinalgSteps): the elementwise
 // consumer of a blocked matmul (bias and activation, an SGD update) fused
-// into its block writes.
+// into its block writes, then repeated matmuls outlined.
 static const char *const kCpuEpilogueSteps[] = {
     "func.func(ember-fuse-matmul-epilogues)",
     "canonicalize",
+    // ... and the rest of a long chain of matmuls outlined.
+    "ember-outline-blocked-matmuls",
 };
 
 // Stage 3: buffers (kBufferizeSteps), loops and the LLVM dialect.
@@ -86,9 +88,12 @@ static std::string stageSteps(ember::LoweringStage stage, unsigned vectorBits) {
   case ember::LoweringStage::Linalg:
     // Matmuls blocked for the registers before elementwise fusion, which
     // would otherwise fuse producers into the generic form of a matmul.
+    // Long chains of them are outlined at once (what follows sees one copy
+    // of each kind), but for those an elementwise consumer may fuse into.
     return "convert-ember-to-linalg,func.func(ember-cpu-lower-matmuls{vector-bits=" +
-           std::to_string(vectorBits) + "})," + joinSteps(ember::kToLinalgSteps) + "," +
-           joinSteps(kCpuEpilogueSteps);
+           std::to_string(vectorBits) +
+           "}),ember-outline-blocked-matmuls{keep-epilogue-candidates}," +
+           joinSteps(ember::kToLinalgSteps) + "," + joinSteps(kCpuEpilogueSteps);
   case ember::LoweringStage::LLVMDialect:
     return joinSteps(ember::kBufferizeSteps) + "," + joinSteps(kToLLVMSteps);
   }

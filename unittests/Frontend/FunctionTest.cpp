@@ -50,6 +50,29 @@ TEST(Function, TracedMatchesEagerAndInlinesInnerFunctions) {
   EXPECT_NE(ir.find("FunctionTest.cpp"), std::string::npos) << "ops carry the user's lines";
 }
 
+// A long chain of matmuls is compiled with each kind of blocked matmul
+// outlined once (ember-outline-blocked-matmuls, 16 or more in a function),
+// interleaved with an elementwise op whose matmul stays inline (its
+// epilogue): the same values as eagerly.
+TEST(Function, LongMatmulChainsMatchEager) {
+  std::vector<float> values(48 * 48);
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = static_cast<float>(static_cast<int>(i * 37 % 11) - 5) / 120.f;
+  Tensor a = Tensor::from_vector(values, {48, 48});
+  auto chain = [&](const Tensor &x) {
+    Tensor t = x;
+    for (int i = 0; i < 20; ++i)
+      t = i == 10 ? relu(matmul(t, a)) : matmul(i % 2 ? a : t, i % 2 ? t : a);
+    return t;
+  };
+  Tensor x = Tensor::from_vector(std::vector<float>(values.rbegin(), values.rend()), {48, 48});
+  std::vector<float> eager = chain(x).to_vector<float>();
+  std::vector<float> traced = function(chain, "matmul_chain")(x).to_vector<float>();
+  ASSERT_EQ(traced.size(), eager.size());
+  for (size_t i = 0; i < eager.size(); ++i)
+    ASSERT_NEAR(traced[i], eager[i], 1e-5f * (1 + std::abs(eager[i]))) << i;
+}
+
 TEST(Function, OneConcreteFunctionPerSignature) {
   int traces = 0;
   auto f = function([&](const Tensor &x, int n) {

@@ -195,8 +195,11 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
               Value written = write.getResult();
               scf::YieldOp::create(ib, loc, written);
             });
+        rows->setAttr("ember.blocked_matmul_rows", jb.getUnitAttr());
         scf::YieldOp::create(jb, loc, rows.getResult(0));
       });
+  // Where ember-outline-blocked-matmuls finds them: the rows loop is marked
+  // too, since canonicalization folds away a loop over one panel.
   panels->setAttr("ember.blocked_matmul", b.getUnitAttr());
   return panels.getResult(0);
 }

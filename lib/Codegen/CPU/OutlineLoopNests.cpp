@@ -1,5 +1,7 @@
 //===- OutlineLoopNests.cpp - one function per loop nest of big functions ---===//
 
+#include "Outlining.h"
+
 #include "ember/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -84,7 +86,7 @@ struct OutlineLoopNestsPass
       if (nests.size() < minLoopNests)
         continue;
       for (Operation *nest : nests) {
-        auto [callee, arguments] = outline(nest, func, symbols, outlined);
+        auto [callee, arguments] = ember::outlineIntoFunction(nest, func, "_nest", symbols, outlined);
         auto [it, inserted] = exclusive.try_emplace(callee, writtenArguments(callee), true);
         it->second.second &= writtenBuffersAreExclusive(arguments, it->second.first);
       }
@@ -114,65 +116,5 @@ struct OutlineLoopNestsPass
     }
   }
 
-  /// Outlines `nest`; returns the callee and the call's operands.
-  std::pair<func::FuncOp, SmallVector<Value>> outline(Operation *nest, func::FuncOp parent,
-                                                      SymbolTable &symbols,
-                                                      llvm::StringMap<func::FuncOp> &outlined) {
-    MLIRContext *context = &getContext();
-    Location loc = nest->getLoc();
-    // Values from above become arguments, except constants, which are cloned
-    // in (so that nests differing only in captured buffers stay identical).
-    llvm::SetVector<Value> captured(nest->operand_begin(), nest->operand_end()); // bounds
-    getUsedValuesDefinedAbove(nest->getRegions(), captured);
-    SmallVector<Value> arguments;
-    SmallVector<Operation *> constants;
-    for (Value value : captured) {
-      Operation *def = value.getDefiningOp();
-      if (def && def->hasTrait<OpTrait::ConstantLike>())
-        constants.push_back(def);
-      else
-        arguments.push_back(value);
-    }
-
-    OpBuilder builder(context);
-    builder.setInsertionPointToEnd(parent->getBlock());
-    auto function = func::FuncOp::create(
-        builder, loc, "outlined_nest",
-        FunctionType::get(context, ValueRange(arguments).getTypes(), {}));
-    Block *entry = function.addEntryBlock();
-    IRMapping mapping;
-    for (auto [value, argument] : llvm::zip(arguments, entry->getArguments()))
-      mapping.map(value, argument);
-    builder.setInsertionPointToStart(entry);
-    for (Operation *constant : constants)
-      builder.clone(*constant, mapping);
-    builder.clone(*nest, mapping);
-    func::ReturnOp::create(builder, loc);
-
-    std::string key;
-    llvm::raw_string_ostream os(key);
-    // Local scope: printing an op inside a module otherwise numbers the
-    // values of the whole module first, every time (quadratic: 300 matmuls
-    // spent 0.45 s here).
-    function->print(os, OpPrintingFlags().printGenericOpForm().useLocalScope());
-    func::FuncOp callee;
-    if (auto it = outlined.find(key); it != outlined.end()) {
-      function.erase();
-      callee = it->second;
-    } else {
-      function.setPrivate();
-      // Kept out of line in LLVM (func-to-llvm passes `passthrough` on).
-      function->setAttr("passthrough",
-                        ArrayAttr::get(context, {StringAttr::get(context, "noinline")}));
-      function.setName((parent.getName() + "_nest").str());
-      symbols.insert(function); // renames it uniquely
-      outlined[key] = function;
-      callee = function;
-    }
-    builder.setInsertionPoint(nest);
-    func::CallOp::create(builder, loc, callee, arguments);
-    nest->erase();
-    return {callee, arguments};
-  }
 };
 } // namespace

@@ -76,6 +76,40 @@ def OutlineLoopNestsPass : Pass<"ember-outline-loop-nests", "::mlir::ModuleOp"> 
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def OutlineBlockedMatmulsPass : Pass<"ember-outline-blocked-matmuls", "::mlir::ModuleOp"> {
+  let summary = "Move blocked matmuls (on tensors) into functions, sharing identical ones";
+  let description = [{
+    In every function with at least `min-matmuls` register-blocked matmuls
+    (the `scf.for` nests marked `ember.blocked_matmul` by
+    `ember-cpu-lower-matmuls`, with any epilogue fused into them), each one
+    moves into a private function taking the tensors it reads and returning
+    its result, marked `noinline` for LLVM; matmuls identical up to the
+    tensors they read share one function. Runs on tensors, right after
+    `ember-cpu-lower-matmuls` (with `keep-epilogue-candidates`) and again at
+    the end of the linalg stage, so that canonicalization, bufferization,
+    loop lowering and LLVM see one copy of each kind of matmul instead of
+    every one (a traced chain of 300 32x32 matmuls: one function called 300
+    times).
+
+    ```mlir
+    %1 = scf.for ... { ... } {ember.blocked_matmul}   // A @ B, 120 ops
+    %2 = scf.for ... { ... } {ember.blocked_matmul}   // %1 @ B, the same ops
+    // becomes
+    %1 = call @f_matmul(%a, %b) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    %2 = call @f_matmul(%1, %b) : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
+    ```
+  }];
+  let options = [
+    Option<"minMatmuls", "min-matmuls", "unsigned", "16",
+           "Outline only in functions with at least this many blocked matmuls (a "
+           "training step's few stay inline: their calls cost an MLP step 15%)">,
+    Option<"keepEpilogueCandidates", "keep-epilogue-candidates", "bool", "false",
+           "Leave in place the matmuls whose only user is a linalg.generic (run "
+           "before ember-fuse-matmul-epilogues, which may fuse it into them)">
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 def FuseMatmulEpiloguesPass : Pass<"ember-fuse-matmul-epilogues", "::mlir::func::FuncOp"> {
   let summary = "Fuse the elementwise consumer of a blocked matmul into its block writes";
   let description = [{

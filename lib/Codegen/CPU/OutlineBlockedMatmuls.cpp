@@ -1,0 +1,65 @@
+//===- OutlineBlockedMatmuls.cpp - one function per kind of blocked matmul --===//
+
+#include "Outlining.h"
+
+#include "ember/Codegen/CPU/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::ember {
+#define GEN_PASS_DEF_OUTLINEBLOCKEDMATMULSPASS
+#include "ember/Codegen/CPU/Passes.h.inc"
+} // namespace mlir::ember
+
+using namespace mlir;
+
+namespace {
+/// Whether the product's only user is a linalg.generic, directly or through
+/// reshapes (an elementwise op flattens its operands), which elementwise
+/// fusion may turn into an epilogue of the matmul.
+bool mayGetAnEpilogue(Value product) {
+  while (product.hasOneUse()) {
+    Operation *user = *product.getUsers().begin();
+    if (isa<linalg::GenericOp>(user))
+      return true;
+    if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(user))
+      return false;
+    product = user->getResult(0);
+  }
+  return false;
+}
+
+struct OutlineBlockedMatmulsPass
+    : ember::impl::OutlineBlockedMatmulsPassBase<OutlineBlockedMatmulsPass> {
+  using OutlineBlockedMatmulsPassBase::OutlineBlockedMatmulsPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    llvm::StringMap<func::FuncOp> outlined; // by their text: identical ones shared
+    for (func::FuncOp func : llvm::to_vector(module.getOps<func::FuncOp>())) {
+      // Each matmul's loop over panels of columns, or its loop over rows
+      // where the panel loop had one iteration and was folded away.
+      llvm::SetVector<Operation *> matmuls;
+      func.walk([&](scf::ForOp rows) {
+        if (!rows->hasAttr("ember.blocked_matmul_rows"))
+          return;
+        Operation *panels = rows->getParentOp();
+        matmuls.insert(panels->hasAttr("ember.blocked_matmul") ? panels : rows.getOperation());
+      });
+      if (matmuls.size() < minMatmuls)
+        continue;
+      for (Operation *matmul : matmuls) {
+        // One whose only user is elementwise (a linalg.generic) may still
+        // get it fused into its blocks (ember-fuse-matmul-epilogues): later.
+        if (keepEpilogueCandidates && mayGetAnEpilogue(matmul->getResult(0)))
+          continue;
+        ember::outlineIntoFunction(matmul, func, "_matmul", symbols, outlined);
+      }
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,27 @@
+//===- Outlining.h - ops moved into functions, identical ones shared -*- C++ -*-===//
+#ifndef EMBER_LIB_CODEGEN_CPU_OUTLINING_H
+#define EMBER_LIB_CODEGEN_CPU_OUTLINING_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <utility>
+
+namespace mlir::ember {
+
+/// Moves `op` (with its regions) into a private function `<parent><suffix>`
+/// placed after `parent`, marked noinline for LLVM, and replaces it with a
+/// call. Values from above become arguments, except constants and static
+/// empty tensors, which are cloned in, so that ops differing only in the
+/// values they capture stay
+/// identical; an identical function outlined before (`outlined`, keyed by
+/// its text) is called instead of a new one. Returns the callee and the
+/// call's operands.
+std::pair<func::FuncOp, SmallVector<Value>>
+outlineIntoFunction(Operation *op, func::FuncOp parent, StringRef suffix, SymbolTable &symbols,
+                    llvm::StringMap<func::FuncOp> &outlined);
+
+} // namespace mlir::ember
+
+#endif // EMBER_LIB_CODEGEN_CPU_OUTLINING_H
