@@ -1,6 +1,9 @@
 // GFLOP/s of eager float32 matmuls with the shapes of issue 4's MLP step
 // (784-256-256-10, batch 64): the forward products and the backward ones,
 // which multiply by transposes. bench/torch_bench.cpp times the same shapes.
+// Then square SGEMMs (256, 1024, 4096; issue 10), which bench/blas_bench.cpp
+// times with OpenBLAS. The thread count is EMBER_NUM_THREADS (bench/run.sh
+// runs both at 1 and at 2 threads).
 #include "bench_util.h"
 
 #include "ember/ember.h"
@@ -20,5 +23,12 @@ int main() {
     std::string name = "ember.matmul_gflops_" + std::to_string(s[0]) + "x" + std::to_string(s[1]) +
                        "x" + std::to_string(s[2]);
     bench::report(name.c_str(), 2.0 * s[0] * s[1] * s[2] / seconds / 1e9, "GFLOP/s");
+  }
+  for (int n : {256, 1024, 4096}) {
+    Tensor a = random_uniform({n, n}, 1), b = random_uniform({n, n}, 2);
+    Tensor c = matmul(a, b);
+    double seconds = bench::medianSeconds(n >= 4096 ? 3 : 7, n >= 4096 ? 1 : 256 / (n / 256) / (n / 256), [&] { c = matmul(a, b); });
+    bench::report(("ember.sgemm_gflops_" + std::to_string(n)).c_str(),
+                  2.0 * n * n * n / seconds / 1e9, "GFLOP/s");
   }
 }

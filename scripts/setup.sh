@@ -9,6 +9,8 @@ packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22
   # ASan/UBSan runtimes (scripts/test-sanitizers.sh)
   libclang-rt-22-dev
+  # LLVM's OpenMP runtime (libomp.so.5): the threads of compiled parallel loops
+  libomp-22-dev
   # build
   cmake ninja-build ccache zlib1g-dev libzstd-dev
   # tests and benchmarks

@@ -91,6 +91,7 @@ tools = [
     ToolSubst("eager-op-probe", unresolved="fatal"),
     ToolSubst("llvm-objdump", unresolved="fatal"),
     ToolSubst("llvm-nm", unresolved="fatal"),
+    ToolSubst("llvm-readelf", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 

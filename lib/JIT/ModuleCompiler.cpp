@@ -32,6 +32,7 @@
 #include "llvm/Support/xxhash.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/TargetSelect.h"
@@ -322,6 +323,15 @@ std::unique_ptr<ember::jit::Executable> link(std::unique_ptr<llvm::MemoryBuffer>
     if (auto *linker = llvm::dyn_cast<llvm::orc::ObjectLinkingLayer>(&(*jit)->getObjLinkingLayer()))
       linker->addPlugin(std::make_shared<PerfMapPlugin>());
   llvm::orc::JITDylib &main = (*jit)->getMainJITDylib();
+  // Parallel loops call LLVM's OpenMP runtime (__kmpc_*): loaded into the
+  // process once, where the lookup below finds it.
+  static const bool openMPLoaded = [] {
+    for (const char *name : {"libomp.so.5", "libomp.so"})
+      if (!llvm::sys::DynamicLibrary::LoadLibraryPermanently(name))
+        return true;
+    return false;
+  }();
+  (void)openMPLoaded;
   auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
       (*jit)->getDataLayout().getGlobalPrefix());
   if (!process) {
@@ -348,6 +358,8 @@ std::unique_ptr<ember::jit::Executable> link(std::unique_ptr<llvm::MemoryBuffer>
   provide("emberrt_print_f64", &emberrt_print_f64);
   // Integer division by zero, gather indices out of range (see runtime.h).
   provide("emberrt_report_fault", &emberrt_report_fault);
+  // The team size of parallel loops (see ember-omp-num-threads).
+  provide("emberrt_num_threads", &emberrt_num_threads);
   // What the host code of GPU functions calls (emberrt/cuda.h), by address:
   // a program linked statically does not export them to the JIT's lookup in
   // the process.

@@ -42,6 +42,9 @@ static const char *const kCpuEpilogueSteps[] = {
 
 // Stage 3: buffers (kBufferizeSteps), loops and the LLVM dialect.
 static const char *const kToLLVMSteps[] = {
+    // Work enough for several threads as parallel loops, before allocations
+    // are hoisted (which would share one temporary between iterations).
+    "func.func(ember-cpu-parallelize)",
     // Small temporaries live on the stack: no malloc/free per op inside a
     // function (e.g. 100 chained 10x10 matmuls).
     // Allocations are first hoisted out of loops where they can be, so that a
@@ -60,6 +63,13 @@ static const char *const kToLLVMSteps[] = {
     // Faults (integer division by zero, gather indices out of range) as
     // runtime calls, one per loop nest, not one per element: loops vectorize.
     "ember-lower-fault-reports",
+    // Parallel loops as OpenMP work-sharing loops, each run by a team whose
+    // size the runtime gives at run time; the canonicalization drops the
+    // alloca scopes the conversion wraps bodies in (a stack save and restore
+    // per iteration would stop vectorization).
+    "convert-scf-to-openmp",
+    "ember-omp-num-threads",
+    "canonicalize",
     "convert-scf-to-cf",
     "expand-strided-metadata",
     "lower-affine",

@@ -195,12 +195,15 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
               Value written = write.getResult();
               scf::YieldOp::create(ib, loc, written);
             });
-        rows->setAttr("ember.blocked_matmul_rows", jb.getUnitAttr());
+        rows->setAttr("ember.blocked_matmul_rows", jb.getI64IntegerAttr(m * n * k));
         scf::YieldOp::create(jb, loc, rows.getResult(0));
       });
   // Where ember-outline-blocked-matmuls finds them: the rows loop is marked
   // too, since canonicalization folds away a loop over one panel.
-  panels->setAttr("ember.blocked_matmul", b.getUnitAttr());
+  // Both carry the multiply-adds of the whole matmul: how much work
+  // ember-cpu-parallelize would split.
+  IntegerAttr work = b.getI64IntegerAttr(m * n * k);
+  panels->setAttr("ember.blocked_matmul", work);
   return panels.getResult(0);
 }
 

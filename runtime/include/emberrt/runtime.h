@@ -151,6 +151,19 @@ void emberrt_report_fault(int32_t kind, int32_t site);
  * EMBERRT_FAULT_NONE when there is none. */
 emberrt_fault_t emberrt_take_fault(void);
 
+/* Threads of compiled code. Loops with enough work run on a team of
+ * threads of LLVM's OpenMP runtime (libomp); compiled code asks
+ * emberrt_num_threads() for the team's size on every parallel loop, so a
+ * change applies to code already compiled. The default is the
+ * EMBER_NUM_THREADS environment variable when set to a positive number, else
+ * every CPU this process may run on (sched_getaffinity). */
+int32_t emberrt_num_threads(void);
+/* Sets the team size for every thread of the process; n < 1 restores the
+ * default. */
+void emberrt_set_num_threads(int32_t n);
+/* The default team size (see above). */
+int32_t emberrt_default_num_threads(void);
+
 /* The packed entry point of a compiled function. */
 typedef void (*emberrt_entry_fn)(void **args);
 

@@ -174,4 +174,48 @@ def LowerFaultReportsPass : Pass<"ember-lower-fault-reports", "::mlir::ModuleOp"
                            "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"];
 }
 
+def ParallelizePass : Pass<"ember-cpu-parallelize", "::mlir::func::FuncOp"> {
+  let summary = "Loops with enough work as parallel loops (scf.parallel), on buffers";
+  let description = [{
+    Runs after bufferization, before loops are lowered and allocations
+    hoisted (nothing inside a parallel loop may then be shared by its
+    iterations):
+    - A linalg op on buffers with static sizes, a parallel outermost
+      dimension and at least `min-elements` iterations is tiled along that
+      dimension into an `scf.parallel` of at most `max-blocks` blocks of rows
+      (linalg tiling); each block keeps the op, whose loops vectorize as
+      before. Ops that report faults (integer division, gather) stay serial:
+      their fault flag is one per loop nest.
+    - A register-blocked matmul (`ember.blocked_matmul_rows`, which carries
+      its multiply-adds) with at least `min-matmul-work` of them: its loop
+      over panels of columns becomes an `scf.parallel` when it has two or
+      more panels (each writes its own columns of C and packs its own panel
+      of B), else its loop over blocks of rows.
+    Loops already inside an `scf.parallel` are left alone: one level of
+    parallelism. `convert-scf-to-openmp` turns the result into OpenMP.
+  }];
+  let options = [
+    Option<"minElements", "min-elements", "int64_t", "65536",
+           "Split linalg ops with at least this many iterations (below, a "
+           "fork and join, about 1.5 us for 2 threads, would cost more than it gains)">,
+    Option<"maxBlocks", "max-blocks", "int64_t", "64",
+           "Split a linalg op into at most this many blocks of rows">,
+    Option<"minMatmulWork", "min-matmul-work", "int64_t", "262144",
+           "Split blocked matmuls of at least this many multiply-adds (64x64x64)">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect"];
+}
+
+def OpenMPNumThreadsPass : Pass<"ember-omp-num-threads", "::mlir::ModuleOp"> {
+  let summary = "Give every OpenMP parallel region the runtime's thread count";
+  let description = [{
+    Every `omp.parallel` without a `num_threads` clause gets one: the result
+    of a call to `emberrt_num_threads()` just before it, so that
+    `ember::set_num_threads` (or EMBER_NUM_THREADS) applies to code already
+    compiled, and the thread count never enters the code or its cache key.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::omp::OpenMPDialect"];
+}
+
 #endif // EMBER_CODEGEN_CPU_PASSES_TD

@@ -1,0 +1,121 @@
+//===- Parallelize.cpp - loops with enough work as parallel loops ----------===//
+//
+// On buffers, before loops are lowered: the outermost parallel dimension of
+// every linalg op with enough work is tiled into an scf.parallel of row
+// blocks, and a blocked matmul's loop over panels (or over row blocks) becomes
+// an scf.parallel. convert-scf-to-openmp later makes them OpenMP work-sharing
+// loops, run by a team whose size the runtime gives (ember-omp-num-threads).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ember/Codegen/CPU/Passes.h"
+#include "ember/Dialect/Ember/IR/EmberOps.h"
+
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::ember {
+#define GEN_PASS_DEF_PARALLELIZEPASS
+#include "ember/Codegen/CPU/Passes.h.inc"
+} // namespace mlir::ember
+
+using namespace mlir;
+
+namespace {
+
+/// Whether `op` sits in a loop that already runs in parallel.
+bool insideParallelLoop(Operation *op) { return op->getParentOfType<scf::ParallelOp>() != nullptr; }
+
+/// The static trip count of `loop`, or 0 when unknown.
+int64_t tripCount(scf::ForOp loop) {
+  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
+  std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound());
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (!lower || !upper || !step || *step <= 0 || *upper <= *lower)
+    return 0;
+  return (*upper - *lower + *step - 1) / *step;
+}
+
+/// `loop` (no results) as an scf.parallel over the same range.
+void makeParallel(RewriterBase &rewriter, scf::ForOp loop) {
+  rewriter.setInsertionPoint(loop);
+  auto parallel = scf::ParallelOp::create(rewriter, loop.getLoc(), loop.getLowerBound(),
+                                          loop.getUpperBound(), loop.getStep());
+  for (NamedAttribute attribute : loop->getDiscardableAttrs())
+    parallel->setAttr(attribute.getName(), attribute.getValue());
+  Block *body = parallel.getBody();
+  // The for body without its scf.yield, before the parallel body's reduce.
+  rewriter.eraseOp(loop.getBody()->getTerminator());
+  rewriter.inlineBlockBefore(loop.getBody(), body->getTerminator(), body->getArguments());
+  rewriter.eraseOp(loop);
+}
+
+struct ParallelizePass : ember::impl::ParallelizePassBase<ParallelizePass> {
+  using ParallelizePassBase::ParallelizePassBase;
+
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    // Blocked matmuls: their panels when there are several (each writes its
+    // own columns of C and packs its own panel of B), else their row blocks.
+    SmallVector<scf::ForOp> matmulLoops;
+    getOperation().walk([&](scf::ForOp rows) {
+      auto work = rows->getAttrOfType<IntegerAttr>("ember.blocked_matmul_rows");
+      if (!work || work.getInt() < minMatmulWork || rows.getNumResults() != 0 ||
+          insideParallelLoop(rows))
+        return;
+      auto panels = dyn_cast<scf::ForOp>(rows->getParentOp());
+      bool byPanels = panels && panels->hasAttr("ember.blocked_matmul") &&
+                      panels.getNumResults() == 0 && tripCount(panels) >= 2;
+      scf::ForOp loop = byPanels ? panels : rows;
+      if (tripCount(loop) >= 2)
+        matmulLoops.push_back(loop);
+    });
+    for (scf::ForOp loop : matmulLoops)
+      makeParallel(rewriter, loop);
+
+    // Linalg ops (elementwise bodies, reductions along rows, small matmuls)
+    // split along their outermost dimension when it is parallel.
+    SmallVector<linalg::LinalgOp> ops;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (op.hasPureBufferSemantics() && !insideParallelLoop(op) && worthSplitting(op))
+        ops.push_back(op);
+    });
+    for (linalg::LinalgOp op : ops) {
+      int64_t rows = op.getStaticLoopRanges().front();
+      int64_t blocks = std::min<int64_t>(rows, maxBlocks);
+      SmallVector<int64_t> tileSizes(op.getNumLoops(), 0);
+      tileSizes[0] = (rows + blocks - 1) / blocks;
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::TiledLinalgOp> tiled = linalg::tileLinalgOp(
+          rewriter, op,
+          linalg::LinalgTilingOptions().setTileSizes(tileSizes).setLoopType(
+              linalg::LinalgTilingLoopType::ParallelLoops));
+      if (succeeded(tiled))
+        rewriter.eraseOp(op);
+    }
+  }
+
+  /// Static sizes, a parallel outermost dimension of at least two, and at
+  /// least minElements iterations; not an op that reports faults (their
+  /// flag is one per loop nest, not per thread).
+  bool worthSplitting(linalg::LinalgOp op) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (ranges.empty() || ranges.front() < 2 ||
+        op.getIteratorTypesArray().front() != utils::IteratorType::parallel)
+      return false;
+    int64_t iterations = 1;
+    for (int64_t range : ranges) {
+      if (ShapedType::isDynamic(range))
+        return false;
+      iterations *= range;
+    }
+    if (iterations < minElements)
+      return false;
+    bool faults = false;
+    op->walk([&](ember::FaultIfOp) { faults = true; });
+    return !faults;
+  }
+};
+
+} // namespace
