@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <vector>
 
@@ -27,6 +28,17 @@ double medianSeconds(int repeats, long iterations, F &&body) {
   }
   std::sort(samples.begin(), samples.end());
   return samples[samples.size() / 2];
+}
+
+/// GFLOP/s of `sgemm`, one n x n x n float32 matrix product per call: the
+/// median of 7 samples of 256 / (n / 256)^2 calls (3 samples of one call
+/// from n = 4096), as matmul_bench, blas_bench and torch_bench all time it.
+template <typename F> double sgemmGflops(int n, F &&sgemm) {
+  sgemm();
+  int64_t blocks = n / 256;
+  double seconds = n >= 4096 ? medianSeconds(3, 1, sgemm)
+                             : medianSeconds(7, 256 / (blocks * blocks), sgemm);
+  return 2.0 * n * n * n / seconds / 1e9;
 }
 
 /// One result line: "<name> <value> <unit>", read by bench/run.sh.

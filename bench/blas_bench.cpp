@@ -23,10 +23,7 @@ int main() {
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.f, a.data(), n,
                   b.data(), n, 0.f, c.data(), n);
     };
-    sgemm();
-    double seconds = bench::medianSeconds(n >= 4096 ? 3 : 7,
-                                          n >= 4096 ? 1 : 256 / (n / 256) / (n / 256), sgemm);
     bench::report(("blas.sgemm_gflops_" + std::to_string(n)).c_str(),
-                  2.0 * n * n * n / seconds / 1e9, "GFLOP/s");
+                  bench::sgemmGflops(n, sgemm), "GFLOP/s");
   }
 }

@@ -21,6 +21,15 @@ Tensor chain(const Tensor &x, const Tensor &v) {
   return t / 3.f;
 }
 
+// The in-cache chain of issue 10: N elementwise ops on 256x256 f32, one
+// fused loop (bench/hand_loops.cpp has the hand-written one).
+Tensor longChain(const Tensor &x, int n) {
+  Tensor t = x;
+  for (int k = 0; k < n; ++k)
+    t = k % 3 == 0 ? t * 1.0001f : k % 3 == 1 ? t + 0.5f : maximum(t, x);
+  return t;
+}
+
 int main() {
   Tensor x = random_uniform({10, 10}, 0, 0, 2, DType::Int32);
   auto tracedPower = function(power, "power");
@@ -42,4 +51,12 @@ int main() {
   sink = chain(big, v);
   bench::report("ember.chain_eager",
                 bench::medianSeconds(5, 1, [&] { sink = chain(big, v); }) * 1e3, "ms");
+  Tensor small = random_uniform({256, 256}, 3);
+  for (int n : {10, 100}) {
+    auto traced = function([n](const Tensor &x) { return longChain(x, n); }, "long_chain");
+    sink = traced(small);
+    bench::report(n == 10 ? "ember.incache_chain_10" : "ember.incache_chain_100",
+                  bench::medianSeconds(11, n == 10 ? 100 : 20, [&] { sink = traced(small); }) * 1e6,
+                  "us");
+  }
 }

@@ -55,6 +55,52 @@ __attribute__((noinline)) void chain(const float *__restrict x, const float *__r
       out[r * cols + c] = t / 3.f;
     }
 }
+// The same chain on a team of threads (OpenMP, OMP_NUM_THREADS): the
+// multithreaded limit, rows split between threads as ember splits them.
+__attribute__((noinline)) void chainParallel(const float *__restrict x,
+                                             const float *__restrict v, float *__restrict out,
+                                             long rows, long cols) {
+#pragma omp parallel for schedule(static)
+  for (long r = 0; r < rows; ++r)
+    for (long c = 0; c < cols; ++c) {
+      float xi = x[r * cols + c];
+      float t = xi * v[c];
+      t = t + 1.f;
+      t = t * xi;
+      t = t - 0.5f;
+      t = t > 0.f ? t : 0.f;
+      t = t * 2.f;
+      t = t + xi;
+      out[r * cols + c] = t / 3.f;
+    }
+}
+
+// The in-cache chain of issue 10: N ops (t * 1.0001, t + 0.5, maximum(t, x)
+// in turn) on 256x256 f32, the body unrolled so that the element loop
+// vectorizes (16 lanes: this file is compiled -mprefer-vector-width=512).
+// maximum as numpy's (and ember's): a NaN operand gives NaN, hence the
+// second test; `Plain` leaves it out (one max instruction, NaN in x lost).
+template <int N, bool Plain = false>
+__attribute__((noinline)) void longChain(const float *__restrict x, float *__restrict out,
+                                         long n) {
+  for (long i = 0; i < n; ++i) {
+    float xi = x[i], t = xi;
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+      if (k % 3 == 0) {
+        t = t * 1.0001f;
+      } else if (k % 3 == 1) {
+        t = t + 0.5f;
+      } else {
+        t = xi > t ? xi : t;
+        if (!Plain)
+          t = xi != xi ? xi : t;
+      }
+    }
+    out[i] = t;
+  }
+}
+
 // libm's, one call per element (what a plain C++ loop gets).
 __attribute__((noinline)) void expLoop(const float *__restrict a, float *__restrict c, long n) {
   for (long i = 0; i < n; ++i)
@@ -96,6 +142,23 @@ int main() {
   chain(a, v, c, 4096, 4096);
   bench::report("hand.chain", bench::medianSeconds(11, 1, [&] { chain(a, v, c, 4096, 4096); }) * 1e3,
                 "ms");
+  chainParallel(a, v, c, 4096, 4096);
+  bench::report("hand.chain_omp",
+                bench::medianSeconds(11, 1, [&] { chainParallel(a, v, c, 4096, 4096); }) * 1e3,
+                "ms");
+  const long inCache = 256 * 256;
+  longChain<10>(a, c, inCache);
+  bench::report("hand.incache_chain_10",
+                bench::medianSeconds(11, 100, [&] { longChain<10>(a, c, inCache); }) * 1e6, "us");
+  longChain<100>(a, c, inCache);
+  bench::report("hand.incache_chain_100",
+                bench::medianSeconds(11, 20, [&] { longChain<100>(a, c, inCache); }) * 1e6, "us");
+  bench::report("hand.incache_chain_10_plain_max",
+                bench::medianSeconds(11, 100, [&] { longChain<10, true>(a, c, inCache); }) * 1e6,
+                "us");
+  bench::report("hand.incache_chain_100_plain_max",
+                bench::medianSeconds(11, 20, [&] { longChain<100, true>(a, c, inCache); }) * 1e6,
+                "us");
   std::free(v);
   std::free(a);
   std::free(b);

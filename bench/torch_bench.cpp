@@ -13,6 +13,17 @@ int main(int argc, char **argv) {
   bool mlpOnly = argc > 1 && std::string(argv[1]) == "mlp";
   torch::NoGradGuard noGrad;
   torch::manual_seed(0);
+  // `torch_bench sgemm`: square float32 matmuls only, on OMP_NUM_THREADS
+  // threads (bench/run.sh runs it at 1 and 2 threads).
+  if (argc > 1 && std::string(argv[1]) == "sgemm") {
+    for (int n : {256, 1024, 4096}) {
+      auto a = torch::rand({n, n}), b = torch::rand({n, n});
+      torch::Tensor c;
+      bench::report(("torch.sgemm_gflops_" + std::to_string(n)).c_str(),
+                    bench::sgemmGflops(n, [&] { c = torch::mm(a, b); }), "GFLOP/s");
+    }
+    return 0;
+  }
   if (!mlpOnly) {
     auto a1 = torch::rand({1}), b1 = torch::rand({1});
     auto a10 = torch::rand({10, 10}), b10 = torch::rand({10, 10});

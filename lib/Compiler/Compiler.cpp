@@ -309,6 +309,13 @@ LogicalResult ember::compiler::compile(ModuleOp module, const CompileOptions &op
   }
   if (options.afterTranslation)
     options.afterTranslation(*llvmModule);
+  // Full-width vectors: LLVM's tuning of AVX-512 CPUs vectorizes loops with
+  // 256-bit vectors (older chips slowed their clock for 512-bit ones); ember's
+  // loops are long, compute-bound ones included, and get all 16 f32 lanes.
+  if (!cuda && vectorBits >= 512)
+    for (llvm::Function &function : *llvmModule)
+      if (!function.isDeclaration())
+        function.addFnAttr("prefer-vector-width", std::to_string(vectorBits));
   llvmModule->setDataLayout(machine->createDataLayout());
   llvmModule->setTargetTriple(machine->getTargetTriple());
   if (llvm::Error failed =

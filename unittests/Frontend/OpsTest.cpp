@@ -41,6 +41,38 @@ TEST(Ops, Arithmetic) {
   EXPECT_TRUE(std::isnan(floats(maximum(Tensor({nan}), Tensor({1.f})))[0]));
 }
 
+// numpy's maximum and minimum: NaN on either side propagates; of equal
+// operands (-0 and +0) the first is the result. Compiled code (eager, and
+// traced on values only known at run time) and the folder (traced on
+// constants) agree.
+TEST(Ops, MaximumAndMinimumPropagateNaNAndKeepTheFirstOfEqualOperands) {
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  Tensor a = {nan, 1.f, 0.f, -0.f, 2.f}, b = {1.f, nan, -0.f, 0.f, 2.f};
+  auto check = [&](const std::vector<float> &max, const std::vector<float> &min,
+                   const char *where) {
+    for (int i : {0, 1}) {
+      EXPECT_TRUE(std::isnan(max[i])) << where << " maximum " << i;
+      EXPECT_TRUE(std::isnan(min[i])) << where << " minimum " << i;
+    }
+    EXPECT_FALSE(std::signbit(max[2])) << where; // maximum(+0, -0) = +0
+    EXPECT_TRUE(std::signbit(max[3])) << where;  // maximum(-0, +0) = -0
+    EXPECT_FALSE(std::signbit(min[2])) << where;
+    EXPECT_TRUE(std::signbit(min[3])) << where;
+    EXPECT_EQ(max[4], 2.f) << where;
+  };
+  check(floats(maximum(a, b)), floats(minimum(a, b)), "eager");
+  auto traced = function([](const Tensor &x, const Tensor &y) {
+    return std::make_tuple(maximum(x, y), minimum(x, y));
+  }, "extrema");
+  auto [max, min] = traced(a, b);
+  check(floats(max), floats(min), "traced");
+  auto folded = function([&](const Tensor &) {
+    return std::make_tuple(maximum(a, b), minimum(a, b));
+  }, "folded_extrema");
+  auto [fmax, fmin] = folded(Tensor(0.f));
+  check(floats(fmax), floats(fmin), "folded");
+}
+
 TEST(Ops, Float32TranscendentalsMatchLibmOverTheirRange) {
   // exp, log, log1p, tanh and sigmoid on float32 run as polynomial
   // approximations (ember-approximate-math): within a few ulp of libm over

@@ -96,6 +96,24 @@ static Value emitCompare(OpBuilder &b, Location loc, ComparisonDirection directi
   return arith::CmpIOp::create(b, loc, predicate, lhs, rhs);
 }
 
+/// numpy's maximum (or minimum) of floats, as ember's folder computes it: a
+/// NaN operand gives NaN, and of two equal operands (-0 and +0) the first.
+/// A NaN `rhs` first replaces `lhs`; then `rhs > lhs ? rhs : lhs`, which is
+/// one max instruction on x86 (returning its second operand on NaN or
+/// equality). arith.maximumf would also order -0 below +0, which costs
+/// twice as many instructions in every fused loop that uses it, and testing
+/// for NaN after the max made LLVM merge the two choices into one that is
+/// not a max instruction.
+static Value emitFloatExtremum(OpBuilder &b, Location loc, Value lhs, Value rhs, bool maximum) {
+  Value rhsIsNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, rhs, rhs);
+  lhs = arith::SelectOp::create(b, loc, rhsIsNaN, rhs, lhs);
+  Value rhsWins = arith::CmpFOp::create(b, loc,
+                                        maximum ? arith::CmpFPredicate::OGT
+                                                : arith::CmpFPredicate::OLT,
+                                        rhs, lhs);
+  return arith::SelectOp::create(b, loc, rhsWins, rhs, lhs);
+}
+
 /// Integer power; a negative exponent gives 0 unless the base is 1 or -1
 /// (math.ipowi would divide by zero for base 0).
 static Value emitIntegerPow(OpBuilder &b, Location loc, Value base, Value exponent) {
@@ -247,8 +265,14 @@ static Value emitScalar(Operation *op, OpBuilder &b, Location loc, ValueRange ar
           return math::PowFOp::create(b, loc, args[0], args[1]);
         return emitIntegerPow(b, loc, args[0], args[1]);
       })
-      .Case([&](MaximumOp) { return binary(arith::MaximumFOp(), arith::MaxSIOp()); })
-      .Case([&](MinimumOp) { return binary(arith::MinimumFOp(), arith::MinSIOp()); })
+      .Case([&](MaximumOp) {
+        return isFloat ? emitFloatExtremum(b, loc, args[0], args[1], /*maximum=*/true)
+                       : (Value)arith::MaxSIOp::create(b, loc, args[0], args[1]);
+      })
+      .Case([&](MinimumOp) {
+        return isFloat ? emitFloatExtremum(b, loc, args[0], args[1], /*maximum=*/false)
+                       : (Value)arith::MinSIOp::create(b, loc, args[0], args[1]);
+      })
       .Case([&](AndOp) { return arith::AndIOp::create(b, loc, args[0], args[1]); })
       .Case([&](OrOp) { return arith::OrIOp::create(b, loc, args[0], args[1]); })
       .Case([&](CompareOp compare) {

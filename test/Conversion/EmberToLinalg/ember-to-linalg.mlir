@@ -50,8 +50,13 @@ func.func @elementwise_int(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32
 // CHECK:         %[[Q:.*]] = arith.divf %{{.*}}, %{{.*}} : f64
 // CHECK-NEXT:    math.floor %[[Q]] : f64
 // CHECK:         arith.remf %{{.*}}, %{{.*}} : f64
-// CHECK:         math.powf %{{.*}}, %{{.*}} : f64
-// CHECK:         arith.minimumf %{{.*}}, %{{.*}} : f64
+// CHECK:         %[[P:.*]] = math.powf %{{.*}}, %{{.*}} : f64
+// numpy's minimum: a NaN right operand replaces the left, then one "less
+// than" choice (a NaN left one stays; equal operands give the left one).
+// CHECK:         %[[NAN:.*]] = arith.cmpf uno, %[[B:.*]], %[[B]] : f64
+// CHECK-NEXT:    %[[L:.*]] = arith.select %[[NAN]], %[[B]], %{{.*}} : f64
+// CHECK-NEXT:    %[[LT:.*]] = arith.cmpf olt, %[[B]], %[[L]] : f64
+// CHECK-NEXT:    arith.select %[[LT]], %[[B]], %[[L]] : f64
 // CHECK:         math.tanh %{{.*}} : f64
 // CHECK:         %[[NEG:.*]] = arith.negf %{{.*}} : f64
 // CHECK-NEXT:    %[[EXP:.*]] = math.exp %[[NEG]] : f64
