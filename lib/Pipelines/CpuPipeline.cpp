@@ -36,6 +36,9 @@ static const char *const kOptimizeSteps[] = {
 static const char *const kCpuEpilogueSteps[] = {
     "func.func(ember-fuse-matmul-epilogues)",
     "canonicalize",
+    // Reductions of a large tensor to one value as partials per block, which
+    // run on several threads.
+    "func.func(ember-cpu-split-reductions)",
     // ... and the rest of a long chain of matmuls outlined.
     "ember-outline-blocked-matmuls",
 };

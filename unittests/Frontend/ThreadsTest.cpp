@@ -53,15 +53,17 @@ TEST(Threads, ResultsAreTheSameForAnyThreadCount) {
         Tensor e = exp(x) * 0.5f + x;                 // elementwise, 131072 elements
         Tensor rows = reduce_sum(e, {1});             // a reduction along rows
         Tensor product = matmul(e, y);                // a blocked matmul, 9 panels
-        return std::make_tuple(e, rows, product);
+        Tensor total = reduce_sum(e * e);             // split into 64 partial sums
+        return std::make_tuple(e, rows, product, total);
       },
       "parallel_work");
   auto run = [&](int threads) {
     set_num_threads(threads);
-    auto [e, rows, product] = work(a, b);
+    auto [e, rows, product, total] = work(a, b);
     Tensor eager = matmul(exp(a), b); // eager kernels split too
     return std::make_tuple(e.to_vector<float>(), rows.to_vector<float>(),
-                           product.to_vector<float>(), eager.to_vector<float>());
+                           product.to_vector<float>(), eager.to_vector<float>(),
+                           total.item<float>(), reduce_sum(a).item<float>());
   };
   auto one = run(1);
   auto three = run(3);
@@ -69,12 +71,18 @@ TEST(Threads, ResultsAreTheSameForAnyThreadCount) {
   EXPECT_EQ(std::get<1>(one), std::get<1>(three));
   EXPECT_EQ(std::get<2>(one), std::get<2>(three));
   EXPECT_EQ(std::get<3>(one), std::get<3>(three));
+  EXPECT_EQ(std::get<4>(one), std::get<4>(three));
+  EXPECT_EQ(std::get<5>(one), std::get<5>(three));
   // ... and they are right: a row's sum, against the elementwise result.
   const std::vector<float> &e = std::get<0>(one);
   double sum = 0;
   for (int j = 0; j < 256; ++j)
     sum += e[7 * 256 + j];
   EXPECT_NEAR(std::get<1>(one)[7], sum, 1e-3 * sum);
+  double squares = 0;
+  for (float x : e)
+    squares += static_cast<double>(x) * x;
+  EXPECT_NEAR(std::get<4>(one), squares, 1e-4 * squares);
 }
 
 } // namespace

@@ -666,10 +666,14 @@ static double reductionInit(Operation *op, Type type) {
 }
 
 /// The combiner of a reduction: sum (also for mean), product, max, min.
+/// Float sums and products may be reassociated, as numpy (pairwise
+/// summation), TensorFlow and LibTorch (tree and vector reductions) do: LLVM
+/// then keeps several vector accumulators instead of one scalar chain.
 static Value combine(Operation *op, OpBuilder &b, Location loc, Value x, Value acc) {
   bool isFloat = isa<FloatType>(x.getType());
+  auto reassociable = arith::FastMathFlags::reassoc;
   if (isa<ReduceProdOp>(op))
-    return isFloat ? (Value)arith::MulFOp::create(b, loc, x, acc)
+    return isFloat ? (Value)arith::MulFOp::create(b, loc, x, acc, reassociable)
                    : (Value)arith::MulIOp::create(b, loc, x, acc);
   if (isa<ReduceMaxOp>(op))
     return isFloat ? (Value)arith::MaximumFOp::create(b, loc, x, acc)
@@ -677,7 +681,7 @@ static Value combine(Operation *op, OpBuilder &b, Location loc, Value x, Value a
   if (isa<ReduceMinOp>(op))
     return isFloat ? (Value)arith::MinimumFOp::create(b, loc, x, acc)
                    : (Value)arith::MinSIOp::create(b, loc, x, acc);
-  return isFloat ? (Value)arith::AddFOp::create(b, loc, x, acc)
+  return isFloat ? (Value)arith::AddFOp::create(b, loc, x, acc, reassociable)
                  : (Value)arith::AddIOp::create(b, loc, x, acc);
 }
 

@@ -207,6 +207,29 @@ def ParallelizePass : Pass<"ember-cpu-parallelize", "::mlir::func::FuncOp"> {
                            "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect"];
 }
 
+def SplitReductionsPass : Pass<"ember-cpu-split-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Split large reductions to one value into per-block partials";
+  let description = [{
+    On tensors, after elementwise fusion: a `linalg.generic` whose loops are
+    all reductions (a tensor reduced to one value, with any fused producer)
+    and that has at least `min-elements` iterations gets one reduction
+    dimension (its dimensions collapsed where the operands allow) split into
+    `blocks` blocks (fewer when the size is not a multiple: the greatest
+    common divisor), by linalg's split reduction: a generic computing one
+    partial result per block along a new parallel dimension, which
+    `ember-cpu-parallelize` then runs on several threads, and a short
+    reduction of the partials. The blocks are a constant, not one per
+    thread, so results do not depend on the thread count.
+  }];
+  let options = [
+    Option<"minElements", "min-elements", "int64_t", "65536",
+           "Split reductions of at least this many elements">,
+    Option<"blocks", "blocks", "int64_t", "64", "Partial results (at most)">
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def OpenMPNumThreadsPass : Pass<"ember-omp-num-threads", "::mlir::ModuleOp"> {
   let summary = "Give every OpenMP parallel region the runtime's thread count";
   let description = [{
