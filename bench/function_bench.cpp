@@ -51,6 +51,12 @@ int main() {
   sink = chain(big, v);
   bench::report("ember.chain_eager",
                 bench::medianSeconds(5, 1, [&] { sink = chain(big, v); }) * 1e3, "ms");
+  // A reduction of 16M f32 to one value (eager: one kernel).
+  Tensor flat = random_uniform({16 << 20}, 4);
+  sink = reduce_sum(flat);
+  bench::report("ember.reduce_sum_16M",
+                bench::medianSeconds(11, 1, [&] { reduce_sum(flat).item<float>(); }) * 1e3, "ms");
+
   Tensor small = random_uniform({256, 256}, 3);
   for (int n : {10, 100}) {
     auto traced = function([n](const Tensor &x) { return longChain(x, n); }, "long_chain");

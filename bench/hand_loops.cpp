@@ -101,6 +101,16 @@ __attribute__((noinline)) void longChain(const float *__restrict x, float *__res
   }
 }
 
+// A sum of n floats on a team of threads, each with vector accumulators (as
+// ember's split and reassociated reduction).
+__attribute__((noinline)) float sumParallel(const float *__restrict a, long n) {
+  float sum = 0;
+#pragma omp parallel for simd reduction(+ : sum) schedule(static)
+  for (long i = 0; i < n; ++i)
+    sum += a[i];
+  return sum;
+}
+
 // libm's, one call per element (what a plain C++ loop gets).
 __attribute__((noinline)) void expLoop(const float *__restrict a, float *__restrict c, long n) {
   for (long i = 0; i < n; ++i)
@@ -146,6 +156,9 @@ int main() {
   bench::report("hand.chain_omp",
                 bench::medianSeconds(11, 1, [&] { chainParallel(a, v, c, 4096, 4096); }) * 1e3,
                 "ms");
+  volatile float total = sumParallel(a, n);
+  bench::report("hand.reduce_sum_16M_omp",
+                bench::medianSeconds(11, 1, [&] { total = sumParallel(a, n); }) * 1e3, "ms");
   const long inCache = 256 * 256;
   longChain<10>(a, c, inCache);
   bench::report("hand.incache_chain_10",

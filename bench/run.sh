@@ -11,7 +11,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${EMBER_BUILD_DIR:-$root/build}
 "$root/scripts/build.sh" -DEMBER_BUILD_BENCH=ON > /dev/null
 
-export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+# One thread unless a row says otherwise (the "Threads" rows run 1 and 2).
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 EMBER_NUM_THREADS=1
 # A fresh disk cache: first-call figures measure real compiles.
 cache=$(mktemp -d)
 export EMBER_CACHE_DIR=$cache
@@ -35,6 +36,20 @@ out=$(mktemp)
     "$build/bin/train_bench" | sed "s/^/round$round./"
   done
   "$build/bin/hand_loops"
+  # Threads (issue 10): ember and its peers at 1 and at 2 threads.
+  for t in 1 2; do
+    EMBER_NUM_THREADS=$t "$build/bin/matmul_bench" sgemm | sed "s/^/t$t./"
+    if [ -x "$build/bin/blas_bench" ]; then
+      env "${peer_env[@]}" OPENBLAS_NUM_THREADS=$t "$build/bin/blas_bench" | sed "s/^/t$t./"
+    fi
+    env "${peer_env[@]}" OMP_NUM_THREADS=$t OPENBLAS_NUM_THREADS=$t "$build/bin/torch_bench" sgemm | sed "s/^/t$t./"
+    EMBER_NUM_THREADS=$t "$build/bin/function_bench" | sed "s/^/t$t./"
+    OMP_NUM_THREADS=$t "$build/bin/hand_loops" | sed "s/^/t$t./"
+    for round in 1 2 3; do
+      env "${peer_env[@]}" OMP_NUM_THREADS=$t OPENBLAS_NUM_THREADS=$t "$build/bin/torch_bench" mlp | sed "s/^/t$t.round$round./"
+      EMBER_NUM_THREADS=$t "$build/bin/train_bench" | sed "s/^/t$t.round$round./"
+    done
+  done
   cacheOnly=$(mktemp -d)
   EMBER_CACHE_DIR=$cacheOnly "$build/bin/cache_bench" # compiles, fills the cache
   EMBER_CACHE_DIR=$cacheOnly "$build/bin/cache_bench" # a second process: loads from it
@@ -49,6 +64,10 @@ median() {
     a=$(value "round$round.$1")
     if [ -n "${2:-}" ]; then awk -v a="$a" -v b="$(value "round$round.$2")" 'BEGIN { print a / b }'; else echo "$a"; fi
   done | sort -g | sed -n 3p
+}
+# The median of 3 rounds of `name` (the thread rows).
+median3() {
+  for round in 1 2 3; do value "${1%%.*}.round$round.${1#*.}"; done | sort -g | sed -n 2p
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
@@ -78,6 +97,27 @@ printf "%-36s traced %.2f ms, eager %.2f ms, hand-fused %.2f ms, LibTorch %.2f m
 printf "%-36s traced/hand %sx, LibTorch/traced %sx\n" "" "$(ratio "$ct" "$ch")" "$(ratio "$cT" "$ct")"
 printf "%-36s %.1f ms compiling, %.1f ms from the disk cache (second process)\n" "first call of power() in a process" \
   "$(value ember.first_call_compiled)" "$(value ember.first_call_disk_cache)"
+echo
+echo "Threads (issue 10): 1 and 2 threads, the peer at the same count"
+for t in 1 2; do
+  for n in 256 1024 4096; do
+    e=$(value "t$t.ember.sgemm_gflops_$n"); b=$(value "t$t.blas.sgemm_gflops_$n"); T=$(value "t$t.torch.sgemm_gflops_$n")
+    printf "%-36s ember %6.1f, OpenBLAS %6.1f, LibTorch %6.1f GFLOP/s, ember/OpenBLAS %sx\n" \
+      "SGEMM $n, $t thread(s)" "$e" "${b:-0}" "$T" "$(ratio "$e" "${b:-1}")"
+  done
+  ct=$(value "t$t.ember.chain_traced"); ch=$(value "t$t.hand.chain_omp")
+  printf "%-36s traced %.2f ms, hand-written OpenMP loop %.2f ms, traced/hand %sx\n" \
+    "8-op chain 16M f32, $t thread(s)" "$ct" "$ch" "$(ratio "$ct" "$ch")"
+  rs=$(value "t$t.ember.reduce_sum_16M"); rh=$(value "t$t.hand.reduce_sum_16M_omp")
+  printf "%-36s ember %.2f ms, hand-written OpenMP loop %.2f ms\n" "reduce_sum 16M f32, $t thread(s)" "$rs" "$rh"
+  mt=$(median3 "t$t.ember.mlp_traced_step"); mg=$(median3 "t$t.ember.mlp_tape_step"); mT=$(median3 "t$t.torch.mlp_step")
+  printf "%-36s traced %.2f ms (%sx LibTorch), tape %.2f ms (%sx), LibTorch %.2f ms\n" \
+    "MLP step, $t thread(s)" "$mt" "$(ratio "$mt" "$mT")" "$mg" "$(ratio "$mg" "$mT")" "$mT"
+done
+i10=$(value t1.ember.incache_chain_10); h10=$(value t1.hand.incache_chain_10)
+i100=$(value t1.ember.incache_chain_100); h100=$(value t1.hand.incache_chain_100)
+printf "%-36s N=10 %.1f us (hand %.1f, %sx), N=100 %.0f us (hand %.0f, %sx)\n" \
+  "in-cache chain 256x256, 1 thread" "$i10" "$h10" "$(ratio "$i10" "$h10")" "$i100" "$h100" "$(ratio "$i100" "$h100")"
 echo
 echo "Compile time against size (issue 9): first call, trace + compile, fresh disk cache"
 printf "%-36s N=300 %.0f ms, N=1000 %.0f ms, N=3000 %.0f ms\n" "elementwise chain, 64x64 f32" \

@@ -117,6 +117,8 @@ int main(int argc, char **argv) {
                 bench::medianSeconds(11, 1, [&] { z = x * y; }) * 1e3, "ms");
   bench::report("torch.exp_f32_16M", bench::medianSeconds(11, 1, [&] { z = torch::exp(x); }) * 1e3,
                 "ms");
+  bench::report("torch.reduce_sum_16M",
+                bench::medianSeconds(11, 1, [&] { torch::sum(x).item<float>(); }) * 1e3, "ms");
   bench::report("torch.tanh_f32_16M",
                 bench::medianSeconds(11, 1, [&] { z = torch::tanh(x); }) * 1e3, "ms");
 }

@@ -303,6 +303,26 @@ struct VectorBitsScope {
   ~VectorBitsScope() { jit::setVectorBits(0); }
 };
 
+// Large integer matmuls are register-blocked too (vector multiplies and
+// adds); sizes that fill no whole block of rows or panel of columns
+// included. Exact against a plain loop.
+TEST(Ops, LargeIntegerMatmulsAreExact) {
+  for (DType dtype : {DType::Int32, DType::Int64}) {
+    const int m = 40, k = 70, n = 50;
+    Tensor a = random_uniform({m, k}, 11, -50, 50, dtype), b = random_uniform({k, n}, 12, -50, 50, dtype);
+    std::vector<int64_t> av = cast(a, DType::Int64).to_vector<int64_t>();
+    std::vector<int64_t> bv = cast(b, DType::Int64).to_vector<int64_t>();
+    std::vector<int64_t> c = cast(matmul(a, b), DType::Int64).to_vector<int64_t>();
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        int64_t expected = 0;
+        for (int kk = 0; kk < k; ++kk)
+          expected += av[i * k + kk] * bv[kk * n + j];
+        ASSERT_EQ(c[i * n + j], expected) << dtypeName(dtype) << " at " << i << ", " << j;
+      }
+  }
+}
+
 TEST(Ops, MatmulConsumersFusedIntoTheBlocksComputeWhatEagerOpsDo) {
   // Traced, the bias, the activation and an update run on each block of the
   // product (ember-fuse-matmul-epilogues); eagerly each is its own kernel.

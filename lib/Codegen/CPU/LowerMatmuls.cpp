@@ -79,7 +79,8 @@ static MatmulOperand matmulOperand(Value value) {
   return {value, false};
 }
 
-/// A register-blocked float matmul for larger sizes. The columns of C are
+/// A register-blocked matmul for larger sizes (floats with fused
+/// multiply-adds, integers with multiplies and adds). The columns of C are
 /// walked in panels of `columns` (two vectors); for each panel every block
 /// of kRows rows keeps kRows vector accumulators over k
 /// (C[i+r, j:j+columns] += A[i+r, k] * B[k, j:j+columns]) and writes them
@@ -106,9 +107,11 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
   auto panelType = RankedTensorType::get({k, columns}, element);
   auto index = [&](OpBuilder &ob, int64_t v) { return arith::ConstantIndexOp::create(ob, loc, v); };
   Value zero = index(b, 0);
-  Value padding = arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0));
-  Value zeros = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vectorType, b.getFloatAttr(element, 0)));
-  Value blockZeros = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(blockType, b.getFloatAttr(element, 0)));
+  bool isFloat = isa<FloatType>(element);
+  TypedAttr zeroAttr = b.getZeroAttr(element);
+  Value padding = arith::ConstantOp::create(b, loc, zeroAttr);
+  Value zeros = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vectorType, zeroAttr));
+  Value blockZeros = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(blockType, zeroAttr));
   Value init = emptyTensor(b, loc, resultType);
   auto panels = scf::ForOp::create(
       b, loc, zero, index(b, n), index(b, columns), ValueRange{init},
@@ -177,7 +180,11 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
                           kb, loc, lhs.stored,
                           lhs.transposed ? ValueRange{kk, rowIndex[r]} : ValueRange{rowIndex[r], kk});
                       Value aSplat = vector::BroadcastOp::create(kb, loc, vectorType, a);
-                      next.push_back(vector::FMAOp::create(kb, loc, aSplat, bRow, acc[r]));
+                      next.push_back(
+                          isFloat ? Value(vector::FMAOp::create(kb, loc, aSplat, bRow, acc[r]))
+                                  : Value(arith::AddIOp::create(
+                                        kb, loc, acc[r],
+                                        arith::MulIOp::create(kb, loc, aSplat, bRow))));
                     }
                     scf::YieldOp::create(kb, loc, next);
                   });
@@ -286,9 +293,8 @@ static Value lowerMatmul(OpBuilder &b, linalg::LinalgOp op, unsigned vectorBits)
     // Short rows and a short reduction (power(x, n) on 10x10): vectors.
     return emitRowVectorMatmul(b, loc, lhs, rhs, type);
   }
-  if (type.getRank() == 2 && isa<FloatType>(type.getElementType()) &&
-      type.getNumElements() * k >= (1 << 15)) {
-    // Large float ones are blocked for the CPU's registers.
+  if (type.getRank() == 2 && type.getNumElements() * k >= (1 << 15)) {
+    // Large ones (f32, f64, i32, i64) are blocked for the CPU's registers.
     return emitBlockedMatmul(b, loc, matmulOperand(lhs), matmulOperand(rhs), type, vectorBits);
   }
   // Others (small, integer, batched) stay one loop nest. A short reduction

@@ -88,3 +88,16 @@ func.func @tiny(%a: tensor<4x3xf32>, %b: tensor<3x5xf32>) -> tensor<4x5xf32> {
   %0 = ember.matmul %a, %b : tensor<4x3xf32>, tensor<3x5xf32> -> tensor<4x5xf32>
   return %0 : tensor<4x5xf32>
 }
+
+// Integers are blocked the same way, with vector multiplies and adds.
+// CHECK-LABEL: func.func @large_int32(
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             %[[P:.*]] = arith.muli %{{.*}}, %{{.*}} : vector<16xi32>
+// CHECK:             arith.addi %{{.*}}, %[[P]] : vector<16xi32>
+// CHECK:           } {ember.blocked_matmul_rows = 262144 : i64}
+// CHECK:         } {ember.blocked_matmul = 262144 : i64}
+func.func @large_int32(%a: tensor<64x64xi32>, %b: tensor<64x64xi32>) -> tensor<64x64xi32> {
+  %0 = ember.matmul %a, %b : tensor<64x64xi32>, tensor<64x64xi32> -> tensor<64x64xi32>
+  return %0 : tensor<64x64xi32>
+}
