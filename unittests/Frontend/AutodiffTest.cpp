@@ -81,6 +81,17 @@ TEST(Autodiff, BinaryOpsWithBroadcasting) {
   checkGradients("where", [](auto &x) { return where(x[0] > 0, x[0] * 2, x[1]); }, {a, uniform({2, 3}, 10)});
 }
 
+TEST(Autodiff, SoftmaxAndCrossEntropy) {
+  Tensor logits = uniform({3, 4}, 31, -3, 3);
+  checkGradients("softmax", [](auto &x) { return nn::softmax(x[0]); }, {logits});
+  checkGradients("softmax axis 0", [](auto &x) { return nn::softmax(x[0], 0); }, {logits});
+  checkGradients("log_softmax", [](auto &x) { return nn::log_softmax(x[0]); }, {logits});
+  Tensor labels = Tensor({3, 0, 2});
+  checkGradients("sparse_softmax_cross_entropy_with_logits", [&](auto &x) {
+    return nn::sparse_softmax_cross_entropy_with_logits(labels, x[0]);
+  }, {logits});
+}
+
 TEST(Autodiff, UnaryOps) {
   Tensor x = uniform({5}, 11), positive = uniform({5}, 12, 0.2, 3);
   checkGradients("neg", [](auto &v) { return -v[0]; }, {x});

@@ -1,0 +1,51 @@
+//===- NN.h - neural-network functions, as tf.nn names them ------*- C++ -*-===//
+//
+// What a classifier's loss needs, built from ember's ops, so each runs
+// eagerly, traced (where the compiler fuses it: the exponentials into their
+// sums) and differentiated like any op. Numerically stable: softmax and its
+// log subtract each row's maximum first, so logits of 1000 do not overflow.
+//
+//   #include <cmath>
+//   ember::Tensor logits = ember::Tensor({{2.f, 1.f, 0.1f}, {0.5f, 2.5f, 0.f}});
+//   ember::Tensor labels = ember::Tensor({0, 1});                    // int32
+//   ember::Tensor p = ember::nn::softmax(logits);                    // rows sum to 1
+//   ember::Tensor y = ember::nn::one_hot(labels, 3);                 // [[1 0 0] [0 1 0]]
+//   ember::Tensor loss =
+//       ember::nn::sparse_softmax_cross_entropy_with_logits(labels, logits);
+//   // loss[i] = -log(p[i, labels[i]]): about [0.417 0.220]
+//   if (std::abs(loss.to_vector<float>()[0] + std::log(p.to_vector<float>()[0])) > 1e-5f)
+//     throw ember::Error("cross-entropy disagrees with softmax");
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_NN_H
+#define EMBER_NN_H
+
+#include "ember/Frontend/Ops.h"
+
+namespace ember::nn {
+
+/// exp(x) / sum(exp(x)) along `axis` (the last by default), computed as
+/// exp(x - max) / sum(exp(x - max)). Float tensors of rank >= 1.
+Tensor softmax(const Tensor &logits, int64_t axis = -1, EMBER_LOC);
+
+/// log(softmax(x)) along `axis`, as x - max - log(sum(exp(x - max))).
+Tensor log_softmax(const Tensor &logits, int64_t axis = -1, EMBER_LOC);
+
+/// A new last axis of `depth`: `on` where it equals the index, `off`
+/// elsewhere; indices outside [0, depth) give a row of `off` (TensorFlow's
+/// tf.one_hot). Indices are int32 or int64.
+Tensor one_hot(const Tensor &indices, int64_t depth, DType dtype = DType::Float32,
+               double on = 1, double off = 0, EMBER_LOC);
+
+/// The cross-entropy of softmax(logits) against integer class labels, per
+/// example (TensorFlow's tf.nn.sparse_softmax_cross_entropy_with_logits):
+/// logits [..., classes] (float), labels [...] (int32 or int64), result
+/// [...] = -log_softmax(logits)[..., label]. A label outside [0, classes)
+/// raises an OpError naming 'ember.gather' and the caller's line, eagerly
+/// or when traced code runs. Its gradient is softmax(logits) - one_hot(labels).
+Tensor sparse_softmax_cross_entropy_with_logits(const Tensor &labels, const Tensor &logits,
+                                                EMBER_LOC);
+
+} // namespace ember::nn
+
+#endif // EMBER_NN_H

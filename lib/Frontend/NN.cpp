@@ -1,0 +1,89 @@
+//===- NN.cpp - neural-network functions built from ember's ops ------------===//
+
+#include "OpDef.h"
+
+#include "ember/Frontend/GradientTape.h"
+#include "ember/Frontend/NN.h"
+
+#include <string>
+
+using namespace ember;
+using detail::throwOpError;
+
+namespace {
+
+std::string typeText(const Tensor &t) {
+  return std::string(dtypeName(t.dtype())) + " tensor of shape " + t.shape().str();
+}
+
+bool isFloat(DType dtype) { return dtype == DType::Float32 || dtype == DType::Float64; }
+bool isInteger(DType dtype) { return dtype == DType::Int32 || dtype == DType::Int64; }
+
+/// `axis` of `x` in [0, rank), from Python's [-rank, rank); the error names
+/// `what` otherwise. Float tensors of rank >= 1 only.
+int64_t classAxis(std::string_view what, const Tensor &x, int64_t axis, const SourceLoc &loc) {
+  if (!isFloat(x.dtype()))
+    throwOpError(what, "needs floating-point logits, got " + typeText(x), loc);
+  int64_t rank = x.shape().rank();
+  if (rank == 0 || axis < -rank || axis >= rank)
+    throwOpError(what,
+                 "axis " + std::to_string(axis) + " is out of range for " + typeText(x), loc);
+  return axis < 0 ? axis + rank : axis;
+}
+
+/// x - max(x) along `axis`: the max as a constant for differentiation (its
+/// gradient cancels out of softmax and log_softmax exactly).
+Tensor shifted(const Tensor &x, int64_t axis, const SourceLoc &loc) {
+  return sub(x, stop_gradient(reduce_max(x, {axis}, /*keepdims=*/true, loc)), loc);
+}
+
+} // namespace
+
+Tensor nn::softmax(const Tensor &logits, int64_t axis, SourceLoc loc) {
+  axis = classAxis("nn.softmax", logits, axis, loc);
+  Tensor e = exp(shifted(logits, axis, loc), loc);
+  return truediv(e, reduce_sum(e, {axis}, /*keepdims=*/true, loc), loc);
+}
+
+Tensor nn::log_softmax(const Tensor &logits, int64_t axis, SourceLoc loc) {
+  axis = classAxis("nn.log_softmax", logits, axis, loc);
+  Tensor z = shifted(logits, axis, loc);
+  return sub(z, log(reduce_sum(exp(z, loc), {axis}, /*keepdims=*/true, loc), loc), loc);
+}
+
+Tensor nn::one_hot(const Tensor &indices, int64_t depth, DType dtype, double on, double off,
+                   SourceLoc loc) {
+  if (!isInteger(indices.dtype()))
+    throwOpError("nn.one_hot", "needs int32 or int64 indices, got " + typeText(indices), loc);
+  if (depth < 0)
+    throwOpError("nn.one_hot", "depth must not be negative, got " + std::to_string(depth), loc);
+  std::vector<int64_t> dims(indices.shape().data(), indices.shape().data() + indices.shape().rank());
+  dims.push_back(1);
+  Tensor column = reshape(indices, dims, loc);
+  Tensor classes = arange(0, depth, 1, indices.dtype());
+  return where(equal(column, classes, loc), full({}, on, dtype), full({}, off, dtype), loc);
+}
+
+Tensor nn::sparse_softmax_cross_entropy_with_logits(const Tensor &labels, const Tensor &logits,
+                                                    SourceLoc loc) {
+  constexpr std::string_view kWhat = "nn.sparse_softmax_cross_entropy_with_logits";
+  int64_t axis = classAxis(kWhat, logits, -1, loc);
+  if (!isInteger(labels.dtype()))
+    throwOpError(kWhat, "needs int32 or int64 labels, got " + typeText(labels), loc);
+  const Shape &shape = logits.shape();
+  bool matching = labels.shape().rank() == shape.rank() - 1;
+  for (int d = 0; matching && d < labels.shape().rank(); ++d)
+    matching = labels.shape()[d] == shape[d];
+  if (!matching)
+    throwOpError(kWhat,
+                 "labels must have the shape of the logits without their last axis: got " +
+                     typeText(labels) + " for logits " + typeText(logits),
+                 loc);
+  int64_t classes = shape[axis];
+  // Each label read through a gather from [0, classes): one out of range is
+  // the gather's fault, raised with the caller's line, eagerly or traced.
+  Tensor checked = gather(arange(0, classes, 1, labels.dtype()), labels, 0, loc);
+  Tensor picked = mul(one_hot(checked, classes, logits.dtype(), 1, 0, loc),
+                      log_softmax(logits, axis, loc), loc);
+  return neg(reduce_sum(picked, {axis}, /*keepdims=*/false, loc), loc);
+}
