@@ -1,6 +1,7 @@
 //===- NN.cpp - neural-network functions built from ember's ops ------------===//
 
-#include "OpDef.h"
+#include "Dispatcher.h"
+#include "OpTable.h"
 
 #include "ember/Frontend/GradientTape.h"
 #include "ember/Frontend/NN.h"
@@ -86,4 +87,45 @@ Tensor nn::sparse_softmax_cross_entropy_with_logits(const Tensor &labels, const 
   Tensor picked = mul(one_hot(checked, classes, logits.dtype(), 1, 0, loc),
                       log_softmax(logits, axis, loc), loc);
   return neg(reduce_sum(picked, {axis}, /*keepdims=*/false, loc), loc);
+}
+
+Tensor nn::conv2d(const Tensor &input, const Tensor &filters, std::array<int64_t, 2> strides,
+                  std::array<int64_t, 4> padding, std::array<int64_t, 2> dilations,
+                  SourceLoc loc) {
+  std::vector<int64_t> words;
+  for (auto values : {std::vector<int64_t>(strides.begin(), strides.end()),
+                      std::vector<int64_t>(dilations.begin(), dilations.end()),
+                      std::vector<int64_t>{1, 1},
+                      std::vector<int64_t>(padding.begin(), padding.end())}) {
+    words.push_back(static_cast<int64_t>(values.size()));
+    words.insert(words.end(), values.begin(), values.end());
+  }
+  return detail::dispatch(detail::kConv2D, words, {&input, &filters}, nullptr, loc);
+}
+
+Tensor nn::conv2d(const Tensor &input, const Tensor &filters, std::array<int64_t, 2> strides,
+                  std::string_view padding, std::array<int64_t, 2> dilations, SourceLoc loc) {
+  constexpr std::string_view kWhat = "nn.conv2d";
+  if (padding != "SAME" && padding != "VALID")
+    throwOpError(kWhat, "padding must be \"SAME\" or \"VALID\", got \"" + std::string(padding) +
+                            "\"",
+                 loc);
+  if (input.shape().rank() != 4 || filters.shape().rank() != 4)
+    throwOpError(kWhat,
+                 "needs an NHWC input and an HWIO filter (rank 4), got " + typeText(input) +
+                     " and " + typeText(filters),
+                 loc);
+  std::array<int64_t, 4> pads = {0, 0, 0, 0};
+  if (padding == "SAME")
+    for (int d = 0; d < 2; ++d) {
+      if (strides[d] < 1 || dilations[d] < 1)
+        break; // the op's verifier names them
+      int64_t size = input.shape()[1 + d];
+      int64_t out = (size + strides[d] - 1) / strides[d];
+      int64_t window = (filters.shape()[d] - 1) * dilations[d] + 1;
+      int64_t total = std::max<int64_t>((out - 1) * strides[d] + window - size, 0);
+      pads[2 * d] = total / 2;
+      pads[2 * d + 1] = total - total / 2;
+    }
+  return conv2d(input, filters, strides, pads, dilations, loc);
 }

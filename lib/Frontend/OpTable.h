@@ -26,6 +26,10 @@ inline constexpr jit::AttrSchema kReduceAttrs[] = {{"axes", jit::AttrKind::Int64
                                                    {"keepdims", jit::AttrKind::Unit}};
 inline constexpr jit::AttrSchema kArgMaxAttrs[] = {{"axis", jit::AttrKind::Int64},
                                                    {"keepdims", jit::AttrKind::Unit}};
+inline constexpr jit::AttrSchema kConv2DAttrs[] = {{"strides", jit::AttrKind::Int64Array},
+                                                  {"dilations", jit::AttrKind::Int64Array},
+                                                  {"input_dilations", jit::AttrKind::Int64Array},
+                                                  {"padding", jit::AttrKind::Int64Array}};
 inline constexpr jit::AttrSchema kPrintAttrs[] = {{"message", jit::AttrKind::String}};
 
 /// X(variable, op name, attribute schema) for every op of the table.
@@ -72,6 +76,7 @@ inline constexpr jit::AttrSchema kPrintAttrs[] = {{"message", jit::AttrKind::Str
   X(kReduceProd, "ember.reduce_prod", kReduceAttrs)                                                \
   X(kReduceMean, "ember.reduce_mean", kReduceAttrs)                                                \
   X(kArgMax, "ember.argmax", kArgMaxAttrs)                                                         \
+  X(kConv2D, "ember.conv2d", kConv2DAttrs)                                                         \
   X(kPrint, "ember.print", kPrintAttrs)
 
 #define EMBER_DEFINE_OP(VAR, NAME, ATTRS) inline constexpr OpDef VAR{NAME, ATTRS};

@@ -92,6 +92,20 @@ TEST(Autodiff, SoftmaxAndCrossEntropy) {
   }, {logits});
 }
 
+TEST(Autodiff, Conv2D) {
+  Tensor x = uniform({2, 5, 6, 3}, 41), w = uniform({3, 2, 3, 4}, 42);
+  checkGradients("conv2d valid", [](auto &v) { return nn::conv2d(v[0], v[1]); }, {x, w});
+  checkGradients("conv2d same, strides 2", [](auto &v) {
+    return nn::conv2d(v[0], v[1], {2, 2}, "SAME");
+  }, {x, w});
+  checkGradients("conv2d dilated, strides (2, 1)", [](auto &v) {
+    return nn::conv2d(v[0], v[1], {2, 1}, "SAME", {2, 1});
+  }, {x, w});
+  checkGradients("conv2d explicit padding", [](auto &v) {
+    return nn::conv2d(v[0], v[1], {1, 2}, std::array<int64_t, 4>{2, 0, 1, 1});
+  }, {x, w});
+}
+
 TEST(Autodiff, UnaryOps) {
   Tensor x = uniform({5}, 11), positive = uniform({5}, 12, 0.2, 3);
   checkGradients("neg", [](auto &v) { return -v[0]; }, {x});

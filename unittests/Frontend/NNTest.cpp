@@ -87,6 +87,70 @@ TEST(NN, SparseCrossEntropyIsMinusTheLabelsLogProbability) {
   }
 }
 
+/// conv2d in double by its definition (NHWC, HWIO, explicit padding).
+std::vector<double> convolve(const Tensor &input, const Tensor &filters,
+                             std::array<int64_t, 2> strides, std::array<int64_t, 4> padding,
+                             std::array<int64_t, 2> dilations, Shape &shape) {
+  std::vector<double> x = cast(input, DType::Float64).to_vector<double>();
+  std::vector<double> w = cast(filters, DType::Float64).to_vector<double>();
+  int64_t n = input.shape()[0], h = input.shape()[1], wd = input.shape()[2], c = input.shape()[3];
+  int64_t kh = filters.shape()[0], kw = filters.shape()[1], f = filters.shape()[3];
+  int64_t oh = (h + padding[0] + padding[1] - (kh - 1) * dilations[0] - 1) / strides[0] + 1;
+  int64_t ow = (wd + padding[2] + padding[3] - (kw - 1) * dilations[1] - 1) / strides[1] + 1;
+  shape = Shape({n, oh, ow, f});
+  std::vector<double> y(n * oh * ow * f, 0);
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j)
+        for (int64_t o = 0; o < f; ++o) {
+          double sum = 0;
+          for (int64_t p = 0; p < kh; ++p)
+            for (int64_t q = 0; q < kw; ++q) {
+              int64_t r = i * strides[0] + p * dilations[0] - padding[0];
+              int64_t s = j * strides[1] + q * dilations[1] - padding[2];
+              if (r < 0 || r >= h || s < 0 || s >= wd)
+                continue;
+              for (int64_t k = 0; k < c; ++k)
+                sum += x[((b * h + r) * wd + s) * c + k] * w[((p * kw + q) * c + k) * f + o];
+            }
+          y[((b * oh + i) * ow + j) * f + o] = sum;
+        }
+  return y;
+}
+
+TEST(NN, Conv2DMatchesItsDefinition) {
+  Tensor input = random_uniform({2, 7, 6, 3}, 21, -1, 1);
+  Tensor filters = random_uniform({3, 2, 3, 4}, 22, -1, 1);
+  struct Case {
+    std::array<int64_t, 2> strides;
+    const char *padding;
+    std::array<int64_t, 2> dilations;
+    std::array<int64_t, 4> pads; // what the padding means for this input
+  };
+  const Case cases[] = {{{1, 1}, "VALID", {1, 1}, {0, 0, 0, 0}},
+                        {{1, 1}, "SAME", {1, 1}, {1, 1, 0, 1}},
+                        {{2, 2}, "SAME", {1, 1}, {1, 1, 0, 0}},
+                        {{1, 2}, "SAME", {2, 1}, {2, 2, 0, 0}},
+                        {{2, 1}, "VALID", {2, 2}, {0, 0, 0, 0}}};
+  auto traced = function(
+      [](const Tensor &x, const Tensor &w) { return nn::conv2d(x, w, {2, 2}, "SAME"); },
+      "conv2d");
+  for (const Case &c : cases) {
+    Shape shape;
+    std::vector<double> expected = convolve(input, filters, c.strides, c.pads, c.dilations, shape);
+    Tensor y = nn::conv2d(input, filters, c.strides, c.padding, c.dilations);
+    ASSERT_EQ(y.shape(), shape) << c.padding << " " << c.strides[0] << "x" << c.strides[1];
+    std::vector<float> got = y.to_vector<float>();
+    for (size_t i = 0; i < expected.size(); ++i)
+      ASSERT_NEAR(got[i], expected[i], 1e-5) << c.padding << " element " << i;
+  }
+  Shape shape;
+  std::vector<double> expected = convolve(input, filters, {2, 2}, {1, 1, 0, 0}, {1, 1}, shape);
+  std::vector<float> got = traced(input, filters).to_vector<float>();
+  for (size_t i = 0; i < expected.size(); ++i)
+    ASSERT_NEAR(got[i], expected[i], 1e-5) << "traced element " << i;
+}
+
 TEST(NN, BadInputsNameTheFunctionAndTheShapes) {
   Tensor logits = Tensor({{2.f, 1.f, 0.1f}, {0.5f, 2.5f, 0.f}});
   int line = __LINE__ + 1;
@@ -98,6 +162,14 @@ TEST(NN, BadInputsNameTheFunctionAndTheShapes) {
                   "labels must have the shape of the logits without their last axis: got "
                   "int32 tensor of shape (3,) for logits float32 tensor of shape (2, 3)");
   EXPECT_OP_ERROR(nn::one_hot(Tensor({0.5f}), 2), "'nn.one_hot' op needs int32 or int64 indices");
+  Tensor images = zeros({1, 5, 5, 3}), kernel = zeros({3, 3, 2, 8});
+  EXPECT_OP_ERROR(nn::conv2d(images, kernel),
+                  "'ember.conv2d' op the input has 3 channels but the filter expects 2");
+  EXPECT_OP_ERROR(nn::conv2d(images, zeros({3, 3, 3, 8}), {1, 1}, "same"),
+                  "'nn.conv2d' op padding must be \"SAME\" or \"VALID\", got \"same\"");
+  EXPECT_OP_ERROR(nn::conv2d(images, zeros({7, 3, 3, 8})),
+                  "'ember.conv2d' op the filter's height (7 with its dilation) exceeds the padded "
+                  "input's (5)");
   // A label out of range: the gather that reads it faults, at this line.
   line = __LINE__ + 1;
   message = test::errorOf([&] { nn::sparse_softmax_cross_entropy_with_logits(Tensor({0, 3}), logits); });

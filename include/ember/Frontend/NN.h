@@ -22,7 +22,24 @@
 
 #include "ember/Frontend/Ops.h"
 
+#include <array>
+#include <string_view>
+
 namespace ember::nn {
+
+/// 2-D convolution, tf.nn.conv2d: `input` [N, H, W, C] (NHWC), `filters`
+/// [KH, KW, C, F] (HWIO), floats of one dtype -> [N, OH, OW, F]. `padding`
+/// "VALID" (none) or "SAME" (OH = ceil(H / stride), the padding split as
+/// TensorFlow splits it, the odd one at the bottom/right); `dilations`
+/// spread the filter's taps.
+Tensor conv2d(const Tensor &input, const Tensor &filters, std::array<int64_t, 2> strides = {1, 1},
+              std::string_view padding = "VALID", std::array<int64_t, 2> dilations = {1, 1},
+              EMBER_LOC);
+
+/// The same with explicit padding {top, bottom, left, right}.
+Tensor conv2d(const Tensor &input, const Tensor &filters, std::array<int64_t, 2> strides,
+              std::array<int64_t, 4> padding, std::array<int64_t, 2> dilations = {1, 1},
+              EMBER_LOC);
 
 /// exp(x) / sum(exp(x)) along `axis` (the last by default), computed as
 /// exp(x - max) / sum(exp(x - max)). Float tensors of rank >= 1.

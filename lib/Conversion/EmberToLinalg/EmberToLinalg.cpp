@@ -822,6 +822,50 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
   }
 };
 
+/// conv2d -> the input (dilated and padded: inserted with strides at an
+/// offset into a zero tensor, when needed) into linalg.conv_2d_nhwc_hwcf
+/// with the strides and filter dilations, accumulating into zeros.
+struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(Conv2DOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto inputType = cast<RankedTensorType>(input.getType());
+    ArrayRef<int64_t> inputDilations = op.getInputDilations(), padding = op.getPadding();
+    if (llvm::any_of(inputDilations, [](int64_t d) { return d != 1; }) ||
+        llvm::any_of(padding, [](int64_t p) { return p != 0; })) {
+      SmallVector<int64_t> shape(inputType.getShape());
+      for (int d = 0; d < 2; ++d)
+        shape[1 + d] = (shape[1 + d] - 1) * inputDilations[d] + 1 + padding[2 * d] +
+                       padding[2 * d + 1];
+      auto expandedType = RankedTensorType::get(shape, inputType.getElementType());
+      Value zeros = filledTensor(rewriter, loc, expandedType, 0);
+      SmallVector<OpFoldResult> offsets = {rewriter.getIndexAttr(0),
+                                           rewriter.getIndexAttr(padding[0]),
+                                           rewriter.getIndexAttr(padding[2]),
+                                           rewriter.getIndexAttr(0)};
+      SmallVector<OpFoldResult> sizes, strides = {rewriter.getIndexAttr(1),
+                                                  rewriter.getIndexAttr(inputDilations[0]),
+                                                  rewriter.getIndexAttr(inputDilations[1]),
+                                                  rewriter.getIndexAttr(1)};
+      for (int64_t size : inputType.getShape())
+        sizes.push_back(rewriter.getIndexAttr(size));
+      input = tensor::InsertSliceOp::create(rewriter, loc, input, zeros, offsets, sizes, strides);
+    }
+    RankedTensorType type = op.getType();
+    Value init = filledTensor(rewriter, loc, type, 0);
+    auto vector2 = [&](ArrayRef<int64_t> values) {
+      return DenseIntElementsAttr::get(VectorType::get({2}, rewriter.getI64Type()), values);
+    };
+    auto conv = linalg::Conv2DNhwcHwcfOp::create(
+        rewriter, loc, TypeRange{type}, ValueRange{input, adaptor.getFilter()}, ValueRange{init},
+        vector2(op.getStrides()), vector2(op.getDilations()));
+    rewriter.replaceOp(op, conv.getResult(0));
+    return success();
+  }
+};
+
 struct ConvertEmberToLinalgPass
     : ember::impl::ConvertEmberToLinalgPassBase<ConvertEmberToLinalgPass> {
   using ConvertEmberToLinalgPassBase::ConvertEmberToLinalgPassBase;
@@ -848,5 +892,5 @@ void mlir::ember::populateEmberToLinalgPatterns(RewritePatternSet &patterns,
                SliceLowering, ConcatLowering, ArgMaxLowering,
                ReduceLowering<ReduceSumOp>, ReduceLowering<ReduceMaxOp>,
                ReduceLowering<ReduceMinOp>, ReduceLowering<ReduceProdOp>,
-               ReduceLowering<ReduceMeanOp>, MatmulLowering>(context);
+               ReduceLowering<ReduceMeanOp>, MatmulLowering, Conv2DLowering>(context);
 }

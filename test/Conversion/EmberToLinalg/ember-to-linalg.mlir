@@ -396,3 +396,18 @@ func.func @unary_int(%x: tensor<4xi32>) -> tensor<4xi32> {
   %1 = ember.not %0 : tensor<4xi32>
   return %1 : tensor<4xi32>
 }
+
+// -----
+
+// conv2d: the input inserted (dilated by its input dilations, at the padding's
+// offset) into zeros, then linalg's NHWC/HWCF convolution.
+// CHECK-LABEL: func.func @conv2d(
+// CHECK-SAME:      %[[X:.*]]: tensor<2x7x6x3xf32>, %[[W:.*]]: tensor<3x2x3x4xf32>)
+// CHECK:         %[[ZEROS:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x15x6x3xf32>)
+// CHECK:         %[[PADDED:.*]] = tensor.insert_slice %[[X]] into %[[ZEROS]][0, 1, 0, 0] [2, 7, 6, 3] [1, 2, 1, 1] : tensor<2x7x6x3xf32> into tensor<2x15x6x3xf32>
+// CHECK:         %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x7x5x4xf32>)
+// CHECK:         linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : vector<2xi64>, strides = dense<[2, 1]> : vector<2xi64>} ins(%[[PADDED]], %[[W]] : tensor<2x15x6x3xf32>, tensor<3x2x3x4xf32>) outs(%[[INIT]] : tensor<2x7x5x4xf32>)
+func.func @conv2d(%x: tensor<2x7x6x3xf32>, %w: tensor<3x2x3x4xf32>) -> tensor<2x7x5x4xf32> {
+  %0 = ember.conv2d %x, %w strides = [2, 1] dilations = [1, 1] input_dilations = [2, 1] padding = [1, 1, 0, 0] : tensor<2x7x6x3xf32>, tensor<3x2x3x4xf32> -> tensor<2x7x5x4xf32>
+  return %0 : tensor<2x7x5x4xf32>
+}

@@ -616,3 +616,30 @@ func.func @resource_of_rank_zero() -> tensor<f32> {
     }
   }
 #-}
+
+// -----
+
+func.func @conv2d_channels(%x: tensor<1x5x5x3xf32>, %w: tensor<3x3x2x8xf32>) {
+  // expected-error @+2 {{'ember.conv2d' op the input has 3 channels but the filter expects 2 ('tensor<1x5x5x3xf32>', 'tensor<3x3x2x8xf32>')}}
+  // expected-error @+1 {{'ember.conv2d' op failed to infer returned types}}
+  %0 = "ember.conv2d"(%x, %w) {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, input_dilations = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>} : (tensor<1x5x5x3xf32>, tensor<3x3x2x8xf32>) -> tensor<1x3x3x8xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_window(%x: tensor<1x5x5x3xf32>, %w: tensor<3x3x3x8xf32>) {
+  // expected-error @+2 {{'ember.conv2d' op the filter's width (7 with its dilation) exceeds the padded input's (5): }}
+  // expected-error @+1 {{'ember.conv2d' op failed to infer returned types}}
+  %0 = "ember.conv2d"(%x, %w) {strides = array<i64: 1, 1>, dilations = array<i64: 1, 3>, input_dilations = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>} : (tensor<1x5x5x3xf32>, tensor<3x3x3x8xf32>) -> tensor<1x3x1x8xf32>
+  return
+}
+
+// -----
+
+func.func @conv2d_ints(%x: tensor<1x5x5x3xi32>, %w: tensor<3x3x3x8xi32>) {
+  // expected-error @+2 {{'ember.conv2d' op operands must be floats of one element type}}
+  // expected-error @+1 {{'ember.conv2d' op failed to infer returned types}}
+  %0 = "ember.conv2d"(%x, %w) {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, input_dilations = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>} : (tensor<1x5x5x3xi32>, tensor<3x3x3x8xi32>) -> tensor<1x3x3x8xi32>
+  return
+}

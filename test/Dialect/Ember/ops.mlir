@@ -369,3 +369,10 @@ func.func @generic_form(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> (tensor<2x3
   %3 = "ember.transpose"(%a) <{permutation = array<i64: 1, 0>}> : (tensor<2x3xf32>) -> tensor<3x2xf32>
   return %1, %2, %3 : tensor<2x3xi1>, tensor<1x3xf32>, tensor<3x2xf32>
 }
+
+// CHECK-LABEL: func.func @conv2d(
+// CHECK:         ember.conv2d %{{.*}}, %{{.*}} strides = [2, 2] dilations = [1, 1] input_dilations = [1, 1] padding = [1, 1, 0, 0] : tensor<2x7x6x3xf32>, tensor<3x2x3x4xf32> -> tensor<2x4x3x4xf32>
+func.func @conv2d(%x: tensor<2x7x6x3xf32>, %w: tensor<3x2x3x4xf32>) -> tensor<2x4x3x4xf32> {
+  %0 = ember.conv2d %x, %w strides = [2, 2] dilations = [1, 1] input_dilations = [1, 1] padding = [1, 1, 0, 0] : tensor<2x7x6x3xf32>, tensor<3x2x3x4xf32> -> tensor<2x4x3x4xf32>
+  return %0 : tensor<2x4x3x4xf32>
+}

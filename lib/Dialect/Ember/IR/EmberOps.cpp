@@ -471,6 +471,56 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
 }
 
 //===----------------------------------------------------------------------===//
+// Convolution
+//===----------------------------------------------------------------------===//
+
+LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &out) {
+  StringRef name = getOperationName();
+  Type inputType = adaptor.getInput().getType(), filterType = adaptor.getFilter().getType();
+  auto input = cast<RankedTensorType>(inputType), filter = cast<RankedTensorType>(filterType);
+  if (input.getRank() != 4 || filter.getRank() != 4)
+    return emitOptionalError(loc, "'", name,
+                             "' op needs an NHWC input and an HWIO filter (rank 4), got ",
+                             inputType, " and ", filterType);
+  if (input.getElementType() != filter.getElementType() ||
+      !isa<FloatType>(input.getElementType()))
+    return emitOptionalError(loc, "'", name,
+                             "' op operands must be floats of one element type, got ", inputType,
+                             " and ", filterType);
+  if (input.getDimSize(3) != filter.getDimSize(2))
+    return emitOptionalError(loc, "'", name, "' op the input has ", input.getDimSize(3),
+                             " channels but the filter expects ", filter.getDimSize(2), " (",
+                             inputType, ", ", filterType, ")");
+  ArrayRef<int64_t> strides = adaptor.getStrides(), dilations = adaptor.getDilations(),
+                    inputDilations = adaptor.getInputDilations(), padding = adaptor.getPadding();
+  if (strides.size() != 2 || dilations.size() != 2 || inputDilations.size() != 2 ||
+      padding.size() != 4)
+    return emitOptionalError(loc, "'", name,
+                             "' op needs 2 strides, 2 dilations, 2 input dilations and 4 "
+                             "paddings [top, bottom, left, right]");
+  if (llvm::any_of(llvm::concat<const int64_t>(strides, dilations, inputDilations),
+                   [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(padding, [](int64_t v) { return v < 0; }))
+    return emitOptionalError(loc, "'", name,
+                             "' op strides and dilations must be at least 1 and paddings at "
+                             "least 0");
+  SmallVector<int64_t> shape = {input.getDimSize(0), 0, 0, filter.getDimSize(3)};
+  for (int d = 0; d < 2; ++d) {
+    int64_t size = (input.getDimSize(1 + d) - 1) * inputDilations[d] + 1 + padding[2 * d] +
+                   padding[2 * d + 1];
+    int64_t window = (filter.getDimSize(d) - 1) * dilations[d] + 1;
+    if (size < window)
+      return emitOptionalError(loc, "'", name, "' op the filter's ", d == 0 ? "height" : "width",
+                               " (", window, " with its dilation) exceeds the padded input's (",
+                               size, "): ", inputType, ", ", filterType);
+    shape[1 + d] = (size - window) / strides[d] + 1;
+  }
+  out.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Custom gradients
 //===----------------------------------------------------------------------===//
 

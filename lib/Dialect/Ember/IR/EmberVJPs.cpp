@@ -419,3 +419,69 @@ EMBER_VJP(MatmulOp) {
               MatmulOp::create(builder, getLoc(), g.transposeLast2(getLhs()), cotangents[0])});
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Convolution
+//===----------------------------------------------------------------------===//
+
+// The gradients of y = conv(x, w) (strides s, filter dilations d, padding p)
+// are convolutions:
+// - dx = conv(dy, w flipped along KH and KW, its I and O swapped) with input
+//   dilations s, filter dilations d, strides 1 and padding d (K - 1) - p
+//   before (after: what makes dx as tall as x);
+// - dw = conv(x as [C, H, W, N], dy as [OH, OW, N, F]) with strides d,
+//   filter dilations s and padding p, giving [C, KH', KW', F] with KH' >= KH:
+//   its first KH x KW, as [KH, KW, C, F].
+// A convolution with input dilations (itself a gradient) is not
+// differentiated again.
+EMBER_VJP(Conv2DOp) {
+  if (llvm::any_of(getInputDilations(), [](int64_t d) { return d != 1; }))
+    return emitOpError("with input dilations (a convolution's gradient) has no gradient rule");
+  Location loc = getLoc();
+  Grad g{builder, loc};
+  auto xType = cast<RankedTensorType>(getInput().getType());
+  auto wType = cast<RankedTensorType>(getFilter().getType());
+  auto yType = getType();
+  ArrayRef<int64_t> strides = getStrides(), dilations = getDilations(), padding = getPadding();
+  Value dy = cotangents[0];
+
+  // dx.
+  SmallVector<int64_t> dxPadding;
+  for (int d = 0; d < 2; ++d) {
+    int64_t reach = dilations[d] * (wType.getDimSize(d) - 1);
+    int64_t before = reach - padding[2 * d];
+    int64_t after = xType.getDimSize(1 + d) - (yType.getDimSize(1 + d) - 1) * strides[d] - 1 +
+                    padding[2 * d];
+    if (before < 0 || after < 0)
+      return emitOpError("has padding larger than the dilated filter: no gradient rule for it");
+    dxPadding.append({before, after});
+  }
+  Value flipped = getFilter();
+  for (int64_t axis : {0, 1}) {
+    int64_t size = wType.getDimSize(axis);
+    SmallVector<int64_t> reversed;
+    for (int64_t i = size - 1; i >= 0; --i)
+      reversed.push_back(i);
+    auto indexType = RankedTensorType::get({size}, builder.getI64Type());
+    Value indices = ConstantOp::create(builder, loc,
+                                       DenseElementsAttr::get(indexType, ArrayRef<int64_t>(reversed)));
+    flipped = GatherOp::create(builder, loc, flipped, indices, axis);
+  }
+  flipped = TransposeOp::create(builder, loc, flipped, ArrayRef<int64_t>{0, 1, 3, 2});
+  Value dx = Conv2DOp::create(builder, loc, dy, flipped, ArrayRef<int64_t>{1, 1}, dilations,
+                              strides, dxPadding);
+
+  // dw.
+  Value xT = TransposeOp::create(builder, loc, getInput(), ArrayRef<int64_t>{3, 1, 2, 0});
+  Value dyT = TransposeOp::create(builder, loc, dy, ArrayRef<int64_t>{1, 2, 0, 3});
+  Value wide = Conv2DOp::create(builder, loc, xT, dyT, dilations, strides,
+                                ArrayRef<int64_t>{1, 1}, padding);
+  auto wideType = cast<RankedTensorType>(wide.getType());
+  SmallVector<int64_t> limit = {wideType.getDimSize(0), wType.getDimSize(0), wType.getDimSize(1),
+                                wideType.getDimSize(3)};
+  Value cut = SliceOp::create(builder, loc, wide, ArrayRef<int64_t>{0, 0, 0, 0}, limit,
+                              ArrayRef<int64_t>{1, 1, 1, 1});
+  Value dw = TransposeOp::create(builder, loc, cut, ArrayRef<int64_t>{1, 2, 0, 3});
+  out.append({dx, dw});
+  return success();
+}

@@ -435,4 +435,43 @@ def Ember_MatmulOp : Ember_Op<"matmul", [Pure, InferTypeOpAdaptor, DeclareOpInte
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Convolution
+//===----------------------------------------------------------------------===//
+
+def Ember_Conv2DOp : Ember_Op<"conv2d", [Pure, InferTypeOpAdaptor, DeclareOpInterfaceMethods<Ember_VJPOpInterface>]> {
+  let summary = "2-D convolution of an NHWC input with an HWIO filter";
+  let description = [{
+    `input [N, H, W, C] x filter [KH, KW, C, F] -> [N, OH, OW, F]`, floats:
+
+        result[n, oh, ow, f] = sum over kh, kw, c of
+            x[n, oh * strides[0] + kh * dilations[0], ow * strides[1] + kw * dilations[1], c]
+              * filter[kh, kw, c, f]
+
+    where `x` is the input with `input_dilations - 1` zeros between its
+    elements along H and W, then `padding = [top, bottom, left, right]`
+    zeros around them (XLA's convolution, in TensorFlow's layouts): with
+    input dilations of 1 this is `tf.nn.conv2d` with explicit padding, and
+    the gradients of a convolution are convolutions too (the input's with
+    the forward strides as input dilations). `OH = (H' - (KH - 1) *
+    dilations[0] - 1) / strides[0] + 1` for the dilated, padded height `H'`
+    (likewise OW); it must be at least 1.
+
+    ```mlir
+    %y = ember.conv2d %x, %w strides = [1, 1] dilations = [1, 1]
+        input_dilations = [1, 1] padding = [1, 1, 1, 1]
+        : tensor<8x28x28x1xf32>, tensor<3x3x1x16xf32> -> tensor<8x28x28x16xf32>
+    ```
+  }];
+  let arguments = (ins Ember_Tensor:$input, Ember_Tensor:$filter, DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$dilations, DenseI64ArrayAttr:$input_dilations,
+                       DenseI64ArrayAttr:$padding);
+  let results = (outs Ember_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $filter `strides` `=` $strides `dilations` `=` $dilations
+    `input_dilations` `=` $input_dilations `padding` `=` $padding attr-dict
+    `:` type($input) `,` type($filter) `->` type($result)
+  }];
+}
+
 #endif // EMBER_DIALECT_EMBER_IR_EMBEROPS_TD
