@@ -99,11 +99,13 @@ static std::string stageSteps(ember::LoweringStage stage, unsigned vectorBits) {
   case ember::LoweringStage::Optimized:
     return joinSteps(kOptimizeSteps);
   case ember::LoweringStage::Linalg:
-    // Matmuls blocked for the registers before elementwise fusion, which
-    // would otherwise fuse producers into the generic form of a matmul.
+    // Convolutions as matmuls of their patches, and matmuls blocked for the
+    // registers, before elementwise fusion, which would otherwise fuse
+    // producers into the generic form of a matmul.
     // Long chains of them are outlined at once (what follows sees one copy
     // of each kind), but for those an elementwise consumer may fuse into.
-    return "convert-ember-to-linalg,func.func(ember-cpu-lower-matmuls{vector-bits=" +
+    return "convert-ember-to-linalg,func.func(ember-cpu-lower-convolutions,"
+           "ember-cpu-lower-matmuls{vector-bits=" +
            std::to_string(vectorBits) +
            "}),ember-outline-blocked-matmuls{keep-epilogue-candidates}," +
            joinSteps(ember::kToLinalgSteps) + "," + joinSteps(kCpuEpilogueSteps);

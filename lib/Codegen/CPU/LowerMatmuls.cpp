@@ -99,8 +99,11 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
   // of A fit the 16 registers of AVX2 (AVX-512 has room to spare).
   constexpr int64_t kRows = 6;
   Type element = resultType.getElementType();
-  int64_t columns = 2 * std::max<int64_t>(1, vectorBits / element.getIntOrFloatBitWidth());
   int64_t m = resultType.getDimSize(0), n = resultType.getDimSize(1);
+  // Panels of two vectors, or of one when C is no wider than one (a
+  // convolution with 16 filters): no lanes masked off in every block.
+  int64_t lanes = std::max<int64_t>(1, vectorBits / element.getIntOrFloatBitWidth());
+  int64_t columns = n <= lanes ? lanes : 2 * lanes;
   int64_t k = cast<RankedTensorType>(lhs.stored.getType()).getDimSize(lhs.transposed ? 0 : 1);
   auto vectorType = VectorType::get({columns}, element);
   auto blockType = VectorType::get({kRows, columns}, element);

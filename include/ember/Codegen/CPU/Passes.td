@@ -76,6 +76,20 @@ def OutlineLoopNestsPass : Pass<"ember-outline-loop-nests", "::mlir::ModuleOp"> 
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def LowerConvolutionsPass : Pass<"ember-cpu-lower-convolutions", "::mlir::func::FuncOp"> {
+  let summary = "Convolutions as matmuls of their patches (im2col), for CPUs";
+  let description = [{
+    Every `linalg.conv_2d_nhwc_hwcf` on tensors of static shape becomes a
+    copy of its patches, `[N, OH, OW, KH, KW, C]` read through an affine map
+    (strides and dilations in it; the innermost C contiguous, so the copy
+    vectorizes), collapsed to `[N * OH * OW, KH * KW * C]`, times the filter
+    collapsed to `[KH * KW * C, F]`: a `linalg.matmul` into the
+    convolution's own accumulator, which `ember-cpu-lower-matmuls` then
+    blocks for the vector registers.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
+}
+
 def OutlineBlockedMatmulsPass : Pass<"ember-outline-blocked-matmuls", "::mlir::ModuleOp"> {
   let summary = "Move blocked matmuls (on tensors) into functions, sharing identical ones";
   let description = [{
