@@ -1,0 +1,121 @@
+//===- Optimizers.cpp - SGD and Adam ---------------------------------------===//
+
+#include "OpDef.h"
+
+#include "ember/Frontend/Optimizers.h"
+
+#include <string>
+
+using namespace ember;
+using namespace ember::optimizers;
+
+namespace {
+std::string typeText(const Tensor &t) {
+  return std::string(dtypeName(t.dtype())) + " tensor of shape " + t.shape().str();
+}
+bool isFloat(DType dtype) { return dtype == DType::Float32 || dtype == DType::Float64; }
+} // namespace
+
+Optimizer::Optimizer(LearningRate learningRate, std::string name)
+    : learningRate_(std::move(learningRate)), name_(std::move(name)),
+      iterations_(Tensor(int64_t{0}, DType::Int64), name_ + "/iterations") {}
+
+Optimizer::~Optimizer() = default;
+
+Tensor Optimizer::learning_rate(const Tensor &step) const {
+  if (const double *value = std::get_if<double>(&learningRate_))
+    return Tensor(*value, DType::Float64); // each variable's dtype takes it exactly
+  if (const Variable *variable = std::get_if<Variable>(&learningRate_))
+    return variable->value();
+  return std::get<std::function<Tensor(const Tensor &)>>(learningRate_)(step);
+}
+
+Variable Optimizer::slot(const Variable &variable, const std::string &name) {
+  const void *key = variable.state().get();
+  for (auto &[owner, entry] : slots_)
+    if (owner == key && entry.first == name)
+      return entry.second;
+  slots_.push_back({key, {name, Variable(zeros(variable.shape(), variable.dtype()),
+                                         variable.name() + "/" + name)}});
+  return slots_.back().second.second;
+}
+
+std::vector<std::pair<std::string, Variable>> Optimizer::variables() const {
+  std::vector<std::pair<std::string, Variable>> all = {{"iterations", iterations_}};
+  for (const auto &[owner, entry] : slots_)
+    all.emplace_back(entry.second.name(), entry.second);
+  return all;
+}
+
+void Optimizer::apply_gradients(const std::vector<std::optional<Tensor>> &gradients,
+                                const std::vector<Variable> &variables, SourceLoc loc) {
+  std::string what = "optimizers." + name_ + ".apply_gradients";
+  if (gradients.size() != variables.size())
+    detail::throwOpError(what,
+                         "got " + std::to_string(gradients.size()) + " gradients for " +
+                             std::to_string(variables.size()) + " variables",
+                         loc);
+  for (size_t i = 0; i < gradients.size(); ++i) {
+    if (!gradients[i])
+      continue;
+    const Tensor &g = *gradients[i];
+    if (!isFloat(variables[i].dtype()) || g.dtype() != variables[i].dtype() ||
+        g.shape() != variables[i].shape())
+      detail::throwOpError(what,
+                           "the gradient of variable '" + variables[i].name() + "' (" +
+                               typeText(variables[i].value()) + ") is a " + typeText(g),
+                           loc);
+  }
+  Tensor step = add(iterations_.value(), Tensor(int64_t{1}, DType::Int64), loc);
+  iterations_.assign(step, loc);
+  Tensor rate = learning_rate(step);
+  for (size_t i = 0; i < gradients.size(); ++i)
+    if (gradients[i]) {
+      DType dtype = variables[i].dtype();
+      update(*gradients[i], variables[i], rate.dtype() == dtype ? rate : cast(rate, dtype), step);
+    }
+}
+
+void Optimizer::apply_gradients(const std::vector<Tensor> &gradients,
+                                const std::vector<Variable> &variables, SourceLoc loc) {
+  std::vector<std::optional<Tensor>> present(gradients.begin(), gradients.end());
+  apply_gradients(present, variables, loc);
+}
+
+void Optimizer::apply_gradients(std::initializer_list<Tensor> gradients,
+                                const std::vector<Variable> &variables, SourceLoc loc) {
+  apply_gradients(std::vector<Tensor>(gradients), variables, loc);
+}
+
+SGD::SGD(LearningRate learning_rate, double momentum, bool nesterov)
+    : Optimizer(std::move(learning_rate), "SGD"), momentum_(momentum), nesterov_(nesterov) {}
+
+void SGD::update(const Tensor &g, Variable variable, const Tensor &rate, const Tensor &) {
+  if (momentum_ == 0) {
+    variable.assign_sub(g * rate);
+    return;
+  }
+  DType dtype = variable.dtype();
+  Tensor momentum(momentum_, dtype);
+  Variable m = slot(variable, "momentum");
+  Tensor next = m.value() * momentum - g * rate;
+  m.assign(next);
+  variable.assign_add(nesterov_ ? next * momentum - g * rate : next);
+}
+
+Adam::Adam(LearningRate learning_rate, double beta_1, double beta_2, double epsilon)
+    : Optimizer(std::move(learning_rate), "Adam"), beta1_(beta_1), beta2_(beta_2),
+      epsilon_(epsilon) {}
+
+void Adam::update(const Tensor &g, Variable variable, const Tensor &rate,
+                  const Tensor &step) {
+  DType dtype = variable.dtype();
+  Tensor t = cast(step, dtype);
+  Tensor beta1(beta1_, dtype), beta2(beta2_, dtype), one(1.0, dtype);
+  Tensor alpha = rate * sqrt(one - pow(beta2, t)) / (one - pow(beta1, t));
+  Variable m = slot(variable, "m");
+  Variable v = slot(variable, "v");
+  m.assign_add((g - m.value()) * (one - beta1));
+  v.assign_add((g * g - v.value()) * (one - beta2));
+  variable.assign_sub(m.value() * alpha / (sqrt(v.value()) + Tensor(epsilon_, dtype)));
+}
