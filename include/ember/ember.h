@@ -9,6 +9,7 @@
 #include "ember/Frontend/Error.h"
 #include "ember/Frontend/Function.h"
 #include "ember/Frontend/GradientTape.h"
+#include "ember/Frontend/Layers.h"
 #include "ember/Frontend/NN.h"
 #include "ember/Frontend/Ops.h"
 #include "ember/Frontend/Optimizers.h"

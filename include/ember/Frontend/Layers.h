@@ -1,0 +1,133 @@
+//===- Layers.h - modules that own their variables (Keras layers) -*- C++ -*-===//
+//
+// A Module (tf.Module) owns Variables and sub-modules; trainable_variables()
+// collects them depth first, and named_variables() names them by their path
+// ("sequential/dense/kernel"), the names checkpoints use. Layers follow
+// Keras: their weights are made at the first call, when the input's shape is
+// known, initialized as Keras does (Glorot-uniform kernels from a seed, zero
+// biases). A layer called inside an ember::function reads its weights as
+// inputs of the compiled function, so a traced step trains them.
+//
+//   ember::layers::Sequential model({
+//       std::make_shared<ember::layers::Conv2D>(16, std::array<int64_t, 2>{3, 3}, "relu"),
+//       std::make_shared<ember::layers::GlobalAveragePooling2D>(),
+//       std::make_shared<ember::layers::Dense>(10)});
+//   ember::Tensor logits = model(ember::zeros({1, 28, 28, 1}));   // shape (1, 10)
+//   // model.named_variables(): sequential/conv2d/kernel [3, 3, 1, 16],
+//   // sequential/conv2d/bias, sequential/dense/kernel [16, 10], sequential/dense/bias
+//   if (model.trainable_variables().size() != 4) throw ember::Error("4 weights expected");
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_LAYERS_H
+#define EMBER_LAYERS_H
+
+#include "ember/Frontend/NN.h"
+#include "ember/Frontend/Variable.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ember::layers {
+
+class Module {
+public:
+  virtual ~Module();
+  Module(const Module &) = delete;
+  Module &operator=(const Module &) = delete;
+
+  const std::string &name() const { return name_; }
+  /// This module's variables, then its sub-modules', depth first.
+  std::vector<Variable> trainable_variables() const;
+  /// The same, each with its path: "<module>/<sub-module>/.../<variable>".
+  std::vector<std::pair<std::string, Variable>> named_variables() const;
+
+protected:
+  /// `name`, or (empty) `kind` made unique in the process as Keras does:
+  /// "dense", "dense_1", "dense_2", ...
+  Module(const std::string &name, const std::string &kind);
+  /// A variable of this module named `name` (its path adds the module's).
+  Variable add_weight(const std::string &name, const Tensor &initial);
+  /// Makes `child` a sub-module (its variables become this module's too).
+  void add_module(std::shared_ptr<Module> child);
+
+private:
+  std::string name_;
+  std::vector<std::pair<std::string, Variable>> weights_;
+  std::vector<std::shared_ptr<Module>> children_;
+};
+
+/// A module computing one tensor from one tensor.
+class Layer : public Module {
+public:
+  virtual Tensor operator()(const Tensor &x) = 0;
+
+protected:
+  using Module::Module;
+};
+
+/// `activation(x @ kernel + bias)`: kernel [in, units] Glorot-uniform,
+/// bias zeros. `activation`: "linear" (none), "relu", "sigmoid", "tanh",
+/// "softmax".
+class Dense : public Layer {
+public:
+  explicit Dense(int64_t units, std::string activation = "linear", bool use_bias = true,
+                 uint64_t seed = 0, const std::string &name = "");
+  Tensor operator()(const Tensor &x) override;
+
+private:
+  int64_t units_;
+  std::string activation_;
+  bool useBias_;
+  uint64_t seed_;
+  std::optional<Variable> kernel_, bias_;
+};
+
+/// `activation(nn::conv2d(x, kernel, strides, padding) + bias)`: x NHWC,
+/// kernel [KH, KW, C, filters] Glorot-uniform, bias zeros.
+class Conv2D : public Layer {
+public:
+  Conv2D(int64_t filters, std::array<int64_t, 2> kernel_size, std::string activation = "linear",
+         std::array<int64_t, 2> strides = {1, 1}, std::string padding = "VALID",
+         uint64_t seed = 0, const std::string &name = "");
+  Tensor operator()(const Tensor &x) override;
+
+private:
+  int64_t filters_;
+  std::array<int64_t, 2> kernelSize_, strides_;
+  std::string activation_, padding_;
+  uint64_t seed_;
+  std::optional<Variable> kernel_, bias_;
+};
+
+/// [N, H, W, C] -> [N, C], the mean over H and W.
+class GlobalAveragePooling2D : public Layer {
+public:
+  explicit GlobalAveragePooling2D(const std::string &name = "");
+  Tensor operator()(const Tensor &x) override;
+};
+
+/// [N, ...] -> [N, everything else].
+class Flatten : public Layer {
+public:
+  explicit Flatten(const std::string &name = "");
+  Tensor operator()(const Tensor &x) override;
+};
+
+/// Its layers applied in order.
+class Sequential : public Layer {
+public:
+  explicit Sequential(std::vector<std::shared_ptr<Layer>> layers, const std::string &name = "");
+  Tensor operator()(const Tensor &x) override;
+
+private:
+  std::vector<std::shared_ptr<Layer>> layers_;
+};
+
+} // namespace ember::layers
+
+#endif // EMBER_LAYERS_H

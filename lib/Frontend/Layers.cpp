@@ -1,0 +1,183 @@
+//===- Layers.cpp - modules that own their variables -----------------------===//
+
+#include "ember/Frontend/Layers.h"
+
+#include "ember/Frontend/Error.h"
+
+#include <atomic>
+#include <cmath>
+#include <map>
+#include <mutex>
+
+using namespace ember;
+using namespace ember::layers;
+
+namespace {
+
+/// "dense", then "dense_1", "dense_2", ... as Keras names layers.
+std::string uniqueName(const std::string &kind) {
+  static std::mutex mutex;
+  static std::map<std::string, int> used;
+  std::lock_guard<std::mutex> lock(mutex);
+  int n = used[kind]++;
+  return n == 0 ? kind : kind + "_" + std::to_string(n);
+}
+
+/// A seed for a layer's initializer: `seed`, or (0) the next one of the
+/// process, so that two layers do not start from the same weights.
+uint64_t seedOf(uint64_t seed) {
+  static std::atomic<uint64_t> next{1};
+  return seed != 0 ? seed : next.fetch_add(1);
+}
+
+/// Keras's glorot_uniform: U(-limit, limit), limit = sqrt(6 / (fan_in + fan_out)).
+Tensor glorotUniform(const Shape &shape, int64_t fanIn, int64_t fanOut, uint64_t seed,
+                     DType dtype) {
+  double limit = std::sqrt(6.0 / static_cast<double>(fanIn + fanOut));
+  return random_uniform(shape, seed, -limit, limit, dtype);
+}
+
+Tensor activate(const std::string &activation, const Tensor &x) {
+  if (activation == "linear" || activation.empty())
+    return x;
+  if (activation == "relu")
+    return relu(x);
+  if (activation == "sigmoid")
+    return sigmoid(x);
+  if (activation == "tanh")
+    return tanh(x);
+  if (activation == "softmax")
+    return nn::softmax(x);
+  throw Error("unknown activation \"" + activation +
+              "\" (linear, relu, sigmoid, tanh or softmax)");
+}
+
+void checkActivation(const std::string &activation) { (void)activate(activation, Tensor(0.f)); }
+
+void checkRank(const std::string &layer, const Tensor &x, int rank) {
+  if (x.shape().rank() != rank)
+    throw OpError("layer '" + layer + "' needs an input of rank " + std::to_string(rank) +
+                  ", got " + std::string(dtypeName(x.dtype())) + " tensor of shape " +
+                  x.shape().str());
+}
+
+DType floatDType(const Tensor &x) {
+  return x.dtype() == DType::Float64 ? DType::Float64 : DType::Float32;
+}
+
+} // namespace
+
+Module::Module(const std::string &name, const std::string &kind)
+    : name_(name.empty() ? uniqueName(kind) : name) {}
+
+Module::~Module() = default;
+
+Variable Module::add_weight(const std::string &name, const Tensor &initial) {
+  Variable variable(initial, name_ + "/" + name);
+  weights_.emplace_back(name, variable);
+  return variable;
+}
+
+void Module::add_module(std::shared_ptr<Module> child) { children_.push_back(std::move(child)); }
+
+std::vector<std::pair<std::string, Variable>> Module::named_variables() const {
+  std::vector<std::pair<std::string, Variable>> all;
+  for (const auto &[name, variable] : weights_)
+    all.emplace_back(name_ + "/" + name, variable);
+  for (const auto &child : children_)
+    for (auto &[path, variable] : child->named_variables())
+      all.emplace_back(name_ + "/" + path, variable);
+  return all;
+}
+
+std::vector<Variable> Module::trainable_variables() const {
+  std::vector<Variable> variables;
+  for (auto &[path, variable] : named_variables())
+    variables.push_back(variable);
+  return variables;
+}
+
+Dense::Dense(int64_t units, std::string activation, bool use_bias, uint64_t seed,
+             const std::string &name)
+    : Layer(name, "dense"), units_(units), activation_(std::move(activation)),
+      useBias_(use_bias), seed_(seedOf(seed)) {
+  if (units < 1)
+    throw Error("Dense: units must be positive, got " + std::to_string(units));
+  checkActivation(activation_);
+}
+
+Tensor Dense::operator()(const Tensor &x) {
+  if (x.shape().rank() < 1)
+    checkRank(name(), x, 2);
+  int64_t in = x.shape()[x.shape().rank() - 1];
+  if (!kernel_) {
+    DType dtype = floatDType(x);
+    kernel_ = add_weight("kernel", glorotUniform({in, units_}, in, units_, seed_, dtype));
+    if (useBias_)
+      bias_ = add_weight("bias", zeros({units_}, dtype));
+  } else if (kernel_->shape()[0] != in) {
+    throw OpError("layer '" + name() + "' was built for inputs of " +
+                  std::to_string(kernel_->shape()[0]) + " features, got " +
+                  std::string(dtypeName(x.dtype())) + " tensor of shape " + x.shape().str());
+  }
+  Tensor y = matmul(x, kernel_->value());
+  if (bias_)
+    y = y + bias_->value();
+  return activate(activation_, y);
+}
+
+Conv2D::Conv2D(int64_t filters, std::array<int64_t, 2> kernel_size, std::string activation,
+               std::array<int64_t, 2> strides, std::string padding, uint64_t seed,
+               const std::string &name)
+    : Layer(name, "conv2d"), filters_(filters), kernelSize_(kernel_size), strides_(strides),
+      activation_(std::move(activation)), padding_(std::move(padding)), seed_(seedOf(seed)) {
+  if (filters < 1 || kernel_size[0] < 1 || kernel_size[1] < 1)
+    throw Error("Conv2D: filters and kernel sizes must be positive");
+  checkActivation(activation_);
+}
+
+Tensor Conv2D::operator()(const Tensor &x) {
+  checkRank(name(), x, 4);
+  int64_t channels = x.shape()[3];
+  if (!kernel_) {
+    DType dtype = floatDType(x);
+    int64_t window = kernelSize_[0] * kernelSize_[1];
+    kernel_ = add_weight("kernel",
+                         glorotUniform({kernelSize_[0], kernelSize_[1], channels, filters_},
+                                       window * channels, window * filters_, seed_, dtype));
+    bias_ = add_weight("bias", zeros({filters_}, dtype));
+  }
+  Tensor y = nn::conv2d(x, kernel_->value(), strides_, padding_) + bias_->value();
+  return activate(activation_, y);
+}
+
+GlobalAveragePooling2D::GlobalAveragePooling2D(const std::string &name)
+    : Layer(name, "global_average_pooling2d") {}
+
+Tensor GlobalAveragePooling2D::operator()(const Tensor &x) {
+  checkRank(name(), x, 4);
+  return reduce_mean(x, {1, 2});
+}
+
+Flatten::Flatten(const std::string &name) : Layer(name, "flatten") {}
+
+Tensor Flatten::operator()(const Tensor &x) {
+  if (x.shape().rank() < 1)
+    checkRank(name(), x, 2);
+  int64_t batch = x.shape()[0];
+  int64_t rest = batch == 0 ? 0 : x.shape().numel() / batch;
+  return reshape(x, {batch, rest});
+}
+
+Sequential::Sequential(std::vector<std::shared_ptr<Layer>> layers, const std::string &name)
+    : Layer(name, "sequential"), layers_(std::move(layers)) {
+  for (const auto &layer : layers_)
+    add_module(layer);
+}
+
+Tensor Sequential::operator()(const Tensor &x) {
+  Tensor y = x;
+  for (const auto &layer : layers_)
+    y = (*layer)(y);
+  return y;
+}

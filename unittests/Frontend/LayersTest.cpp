@@ -1,0 +1,93 @@
+//===- LayersTest.cpp - modules, layers, and a model that trains -----------===//
+
+#include "ErrorTestUtil.h"
+
+#include "ember/ember.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace ember;
+using namespace ember::layers;
+
+namespace {
+
+TEST(Layers, ASequentialModelOwnsItsWeightsByPath) {
+  Sequential model({std::make_shared<Conv2D>(4, std::array<int64_t, 2>{3, 3}, "relu",
+                                             std::array<int64_t, 2>{1, 1}, "SAME", 0, "conv"),
+                    std::make_shared<GlobalAveragePooling2D>(),
+                    std::make_shared<Dense>(10, "linear", true, 0, "head")},
+                   "classifier");
+  Tensor logits = model(zeros({2, 8, 8, 3}));
+  EXPECT_EQ(logits.shape(), Shape({2, 10}));
+  std::vector<std::pair<std::string, Shape>> seen;
+  for (const auto &[path, variable] : model.named_variables())
+    seen.emplace_back(path, variable.shape());
+  EXPECT_EQ(seen, (std::vector<std::pair<std::string, Shape>>{
+                      {"classifier/conv/kernel", Shape({3, 3, 3, 4})},
+                      {"classifier/conv/bias", Shape({4})},
+                      {"classifier/head/kernel", Shape({4, 10})},
+                      {"classifier/head/bias", Shape({10})}}));
+  EXPECT_EQ(model.trainable_variables().size(), 4u);
+  // Glorot-uniform kernels within sqrt(6 / (fan_in + fan_out)), zero biases.
+  std::vector<float> kernel = model.trainable_variables()[0].value().to_vector<float>();
+  double limit = std::sqrt(6.0 / (27 + 36));
+  double largest = 0;
+  for (float w : kernel)
+    largest = std::max(largest, std::fabs(static_cast<double>(w)));
+  EXPECT_LE(largest, limit);
+  EXPECT_GT(largest, limit / 2);
+  EXPECT_EQ(model.trainable_variables()[1].value().to_vector<float>(), std::vector<float>(4, 0.f));
+}
+
+TEST(Layers, NamesAreUniqueAsKerasMakesThem) {
+  Dense a(3), b(3);
+  EXPECT_EQ(a.name().rfind("dense", 0), 0u);
+  EXPECT_NE(a.name(), b.name());
+  Flatten flatten;
+  EXPECT_EQ(flatten(zeros({2, 3, 4})).shape(), Shape({2, 12}));
+}
+
+// A small classifier trained by a traced step (weights made inside the
+// first trace, Adam's update compiled in) learns a separable problem.
+TEST(Layers, ATracedTrainingStepLearns) {
+  Tensor x = random_uniform({64, 2}, 1, -1, 1);
+  std::vector<float> points = x.to_vector<float>();
+  std::vector<int32_t> classes;
+  for (int i = 0; i < 64; ++i)
+    classes.push_back(points[2 * i] + points[2 * i + 1] > 0 ? 1 : 0);
+  Tensor labels = Tensor::from_vector(classes, {64});
+  Sequential model({std::make_shared<Dense>(16, "relu", true, 11),
+                    std::make_shared<Dense>(2, "linear", true, 12)});
+  optimizers::Adam adam(0.05);
+  auto step = function(
+      [&](const Tensor &inputs, const Tensor &targets) {
+        GradientTape tape;
+        Tensor loss = reduce_mean(nn::sparse_softmax_cross_entropy_with_logits(targets, model(inputs)));
+        std::vector<Variable> weights = model.trainable_variables();
+        adam.apply_gradients(tape.gradient(loss, weights), weights);
+        return loss;
+      },
+      "train_step");
+  float first = step(x, labels).item<float>();
+  float last = first;
+  for (int i = 0; i < 60; ++i)
+    last = step(x, labels).item<float>();
+  EXPECT_LT(last, first * 0.3f) << "from " << first << " to " << last;
+  EXPECT_EQ(step.concrete_functions().size(), 1u);
+  EXPECT_EQ(model.trainable_variables().size(), 4u);
+}
+
+TEST(Layers, BadInputsAreErrors) {
+  Dense dense(3, "linear", true, 0, "fc");
+  dense(zeros({2, 4}));
+  test::expectContains(test::errorOf([&] { dense(zeros({2, 5})); }),
+                       "layer 'fc' was built for inputs of 4 features, got float32 tensor of shape (2, 5)");
+  Conv2D conv(2, {3, 3}, "linear", {1, 1}, "VALID", 0, "c");
+  test::expectContains(test::errorOf([&] { conv(zeros({8, 8, 3})); }),
+                       "layer 'c' needs an input of rank 4, got float32 tensor of shape (8, 8, 3)");
+  test::expectContains(test::errorOf([&] { Dense(3, "gelu"); }), "unknown activation \"gelu\"");
+}
+
+} // namespace
