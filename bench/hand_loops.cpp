@@ -39,21 +39,25 @@ __attribute__((noinline)) void power(const int32_t (&x)[N][N], int y, int32_t (&
   std::memcpy(out, result, sizeof result);
 }
 
-// The 8-op chain of function_bench.cpp, fused by hand into one loop.
+// The 8-op chain of function_bench.cpp on one row, fused by hand.
+inline void chainRow(const float *__restrict x, const float *__restrict v,
+                     float *__restrict out, long cols) {
+  for (long c = 0; c < cols; ++c) {
+    float xi = x[c];
+    float t = xi * v[c];
+    t = t + 1.f;
+    t = t * xi;
+    t = t - 0.5f;
+    t = t > 0.f ? t : 0.f;
+    t = t * 2.f;
+    t = t + xi;
+    out[c] = t / 3.f;
+  }
+}
 __attribute__((noinline)) void chain(const float *__restrict x, const float *__restrict v,
                                      float *__restrict out, long rows, long cols) {
   for (long r = 0; r < rows; ++r)
-    for (long c = 0; c < cols; ++c) {
-      float xi = x[r * cols + c];
-      float t = xi * v[c];
-      t = t + 1.f;
-      t = t * xi;
-      t = t - 0.5f;
-      t = t > 0.f ? t : 0.f;
-      t = t * 2.f;
-      t = t + xi;
-      out[r * cols + c] = t / 3.f;
-    }
+    chainRow(x + r * cols, v, out + r * cols, cols);
 }
 // The same chain on a team of threads (OpenMP, OMP_NUM_THREADS): the
 // multithreaded limit, rows split between threads as ember splits them.
@@ -62,17 +66,7 @@ __attribute__((noinline)) void chainParallel(const float *__restrict x,
                                              long rows, long cols) {
 #pragma omp parallel for schedule(static)
   for (long r = 0; r < rows; ++r)
-    for (long c = 0; c < cols; ++c) {
-      float xi = x[r * cols + c];
-      float t = xi * v[c];
-      t = t + 1.f;
-      t = t * xi;
-      t = t - 0.5f;
-      t = t > 0.f ? t : 0.f;
-      t = t * 2.f;
-      t = t + xi;
-      out[r * cols + c] = t / 3.f;
-    }
+    chainRow(x + r * cols, v, out + r * cols, cols);
 }
 
 // The in-cache chain of issue 10: N ops (t * 1.0001, t + 0.5, maximum(t, x)

@@ -28,7 +28,7 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-std::string typeText(DType dtype, const Shape &shape) {
+std::string argumentText(DType dtype, const Shape &shape) {
   std::string text(dtypeName(dtype));
   text += "[";
   for (int d = 0; d < shape.rank(); ++d)
@@ -142,7 +142,7 @@ struct FunctionCore::Impl {
       text += i ? ", " : "";
       if (key.hostArgs[i].empty()) {
         const Tensor *t = key.tensors[tensor];
-        text += "arg" + std::to_string(i) + ": " + typeText(t->dtype(), t->shape());
+        text += "arg" + std::to_string(i) + ": " + argumentText(t->dtype(), t->shape());
         ++tensor;
       } else {
         text += "arg" + std::to_string(i) + "=" + key.hostArgs[i];
@@ -152,7 +152,7 @@ struct FunctionCore::Impl {
     if (results.size() != 1)
       text += "(";
     for (size_t i = 0; i < results.size(); ++i)
-      text += (i ? ", " : "") + typeText(results[i].dtype(), results[i].shape());
+      text += (i ? ", " : "") + argumentText(results[i].dtype(), results[i].shape());
     return text + (results.size() != 1 ? ")" : "");
   }
 

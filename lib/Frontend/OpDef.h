@@ -46,6 +46,11 @@ jit::TensorSpec specOf(DType dtype, const Shape &shape);
 /// The shape of a compiler-side tensor type.
 Shape shapeOf(const jit::TensorSpec &spec);
 
+/// "float32 tensor of shape (2, 3)": how error messages name a tensor.
+inline std::string typeText(const Tensor &t) {
+  return std::string(dtypeName(t.dtype())) + " tensor of shape " + t.shape().str();
+}
+
 /// "file:line:col: error: 'ember.add' op " + message, as an OpError.
 [[noreturn]] void throwOpError(std::string_view opName, const std::string &message,
                                const SourceLoc &loc);

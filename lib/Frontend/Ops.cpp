@@ -26,10 +26,6 @@ using jit::AttrSchema;
 
 namespace {
 
-std::string typeText(const Tensor &t) {
-  return std::string(dtypeName(t.dtype())) + " tensor of shape " + t.shape().str();
-}
-
 /// numpy's broadcast of two shapes, or an error naming both.
 Shape broadcastShapes(std::string_view opName, const Shape &a, const Shape &b,
                       const SourceLoc &loc) {

@@ -7,12 +7,10 @@
 #include <string>
 
 using namespace ember;
+using detail::typeText;
 using namespace ember::optimizers;
 
 namespace {
-std::string typeText(const Tensor &t) {
-  return std::string(dtypeName(t.dtype())) + " tensor of shape " + t.shape().str();
-}
 bool isFloat(DType dtype) { return dtype == DType::Float32 || dtype == DType::Float64; }
 } // namespace
 
