@@ -54,11 +54,13 @@ Tensor activate(const std::string &activation, const Tensor &x) {
 
 void checkActivation(const std::string &activation) { (void)activate(activation, Tensor(0.f)); }
 
-void checkRank(const std::string &layer, const Tensor &x, int rank) {
-  if (x.shape().rank() != rank)
-    throw OpError("layer '" + layer + "' needs an input of rank " + std::to_string(rank) +
-                  ", got " + std::string(dtypeName(x.dtype())) + " tensor of shape " +
-                  x.shape().str());
+/// Throws unless `x` has rank `rank` (or, `orMore`, at least `rank`).
+void checkRank(const std::string &layer, const Tensor &x, int rank, bool orMore = false) {
+  if (orMore ? x.shape().rank() >= rank : x.shape().rank() == rank)
+    return;
+  throw OpError("layer '" + layer + "' needs an input of rank " + std::to_string(rank) +
+                (orMore ? " or more" : "") + ", got " + std::string(dtypeName(x.dtype())) +
+                " tensor of shape " + x.shape().str());
 }
 
 DType floatDType(const Tensor &x) {
@@ -107,8 +109,7 @@ Dense::Dense(int64_t units, std::string activation, bool use_bias, uint64_t seed
 }
 
 Tensor Dense::operator()(const Tensor &x) {
-  if (x.shape().rank() < 1)
-    checkRank(name(), x, 2);
+  checkRank(name(), x, 1, /*orMore=*/true);
   int64_t in = x.shape()[x.shape().rank() - 1];
   if (!kernel_) {
     DType dtype = floatDType(x);
@@ -162,8 +163,7 @@ Tensor GlobalAveragePooling2D::operator()(const Tensor &x) {
 Flatten::Flatten(const std::string &name) : Layer(name, "flatten") {}
 
 Tensor Flatten::operator()(const Tensor &x) {
-  if (x.shape().rank() < 1)
-    checkRank(name(), x, 2);
+  checkRank(name(), x, 1, /*orMore=*/true);
   int64_t batch = x.shape()[0];
   int64_t rest = batch == 0 ? 0 : x.shape().numel() / batch;
   return reshape(x, {batch, rest});

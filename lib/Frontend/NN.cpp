@@ -14,13 +14,11 @@ using detail::throwOpError;
 
 namespace {
 
-bool isFloat(DType dtype) { return dtype == DType::Float32 || dtype == DType::Float64; }
-bool isInteger(DType dtype) { return dtype == DType::Int32 || dtype == DType::Int64; }
 
 /// `axis` of `x` in [0, rank), from Python's [-rank, rank); the error names
 /// `what` otherwise. Float tensors of rank >= 1 only.
 int64_t classAxis(std::string_view what, const Tensor &x, int64_t axis, const SourceLoc &loc) {
-  if (!isFloat(x.dtype()))
+  if (!isFloatingPoint(x.dtype()))
     throwOpError(what, "needs floating-point logits, got " + typeText(x), loc);
   int64_t rank = x.shape().rank();
   if (rank == 0 || axis < -rank || axis >= rank)
@@ -90,13 +88,10 @@ Tensor nn::conv2d(const Tensor &input, const Tensor &filters, std::array<int64_t
                   std::array<int64_t, 4> padding, std::array<int64_t, 2> dilations,
                   SourceLoc loc) {
   std::vector<int64_t> words;
-  for (auto values : {std::vector<int64_t>(strides.begin(), strides.end()),
-                      std::vector<int64_t>(dilations.begin(), dilations.end()),
-                      std::vector<int64_t>{1, 1},
-                      std::vector<int64_t>(padding.begin(), padding.end())}) {
-    words.push_back(static_cast<int64_t>(values.size()));
-    words.insert(words.end(), values.begin(), values.end());
-  }
+  detail::pushArray(words, strides);
+  detail::pushArray(words, dilations);
+  detail::pushArray(words, std::array<int64_t, 2>{1, 1}); // input dilations
+  detail::pushArray(words, padding);
   return detail::dispatch(detail::kConv2D, words, {&input, &filters}, nullptr, loc);
 }
 

@@ -16,6 +16,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ember::detail {
 
@@ -38,6 +39,13 @@ void appendTypeWords(Words &words, DType dtype, std::span<const int64_t> dims) {
 }
 template <typename Words> void appendTypeWords(Words &words, DType dtype, const Shape &shape) {
   appendTypeWords(words, dtype, std::span<const int64_t>(shape.data(), shape.rank()));
+}
+
+/// Appends an Int64Array attribute to an op's attribute words: the count,
+/// then the values (see jit::AttrKind).
+template <typename Values> void pushArray(std::vector<int64_t> &words, const Values &values) {
+  words.push_back(static_cast<int64_t>(std::size(values)));
+  words.insert(words.end(), std::begin(values), std::end(values));
 }
 
 /// The static type of a tensor as the compiler sees it.

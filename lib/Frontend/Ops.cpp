@@ -81,11 +81,6 @@ int64_t normalizeAxis(std::string_view opName, int64_t axis, int rank, const Ten
 }
 
 /// Appends an Int64Array attribute: its count, then its values.
-void pushArray(std::vector<int64_t> &words, const std::vector<int64_t> &values) {
-  words.push_back(static_cast<int64_t>(values.size()));
-  words.insert(words.end(), values.begin(), values.end());
-}
-
 Tensor reduce(const OpDef &op, const Tensor &x, const std::vector<int64_t> &axes, bool keepdims,
               const SourceLoc &loc) {
   std::vector<int64_t> normalized;

@@ -4,15 +4,13 @@
 
 #include "ember/Frontend/Optimizers.h"
 
+#include <map>
 #include <string>
 
 using namespace ember;
 using detail::typeText;
 using namespace ember::optimizers;
 
-namespace {
-bool isFloat(DType dtype) { return dtype == DType::Float32 || dtype == DType::Float64; }
-} // namespace
 
 Optimizer::Optimizer(LearningRate learningRate, std::string name)
     : learningRate_(std::move(learningRate)), name_(std::move(name)),
@@ -57,7 +55,7 @@ void Optimizer::apply_gradients(const std::vector<std::optional<Tensor>> &gradie
     if (!gradients[i])
       continue;
     const Tensor &g = *gradients[i];
-    if (!isFloat(variables[i].dtype()) || g.dtype() != variables[i].dtype() ||
+    if (!isFloatingPoint(variables[i].dtype()) || g.dtype() != variables[i].dtype() ||
         g.shape() != variables[i].shape())
       detail::throwOpError(what,
                            "the gradient of variable '" + variables[i].name() + "' (" +
@@ -66,11 +64,17 @@ void Optimizer::apply_gradients(const std::vector<std::optional<Tensor>> &gradie
   }
   Tensor step = add(iterations_.value(), Tensor(int64_t{1}, DType::Int64), loc);
   iterations_.assign(step, loc);
+  // The rate in each variable's dtype, cast once per dtype.
+  std::map<DType, Tensor> rates;
   Tensor rate = learning_rate(step);
+  rates.emplace(rate.dtype(), rate);
   for (size_t i = 0; i < gradients.size(); ++i)
     if (gradients[i]) {
       DType dtype = variables[i].dtype();
-      update(*gradients[i], variables[i], rate.dtype() == dtype ? rate : cast(rate, dtype), step);
+      auto it = rates.find(dtype);
+      if (it == rates.end())
+        it = rates.emplace(dtype, cast(rate, dtype)).first;
+      update(*gradients[i], variables[i], it->second, step);
     }
 }
 

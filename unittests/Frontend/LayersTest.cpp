@@ -84,6 +84,8 @@ TEST(Layers, BadInputsAreErrors) {
   dense(zeros({2, 4}));
   test::expectContains(test::errorOf([&] { dense(zeros({2, 5})); }),
                        "layer 'fc' was built for inputs of 4 features, got float32 tensor of shape (2, 5)");
+  test::expectContains(test::errorOf([&] { dense(Tensor(1.f)); }),
+                       "layer 'fc' needs an input of rank 1 or more, got float32 tensor of shape ()");
   Conv2D conv(2, {3, 3}, "linear", {1, 1}, "VALID", 0, "c");
   test::expectContains(test::errorOf([&] { conv(zeros({8, 8, 3})); }),
                        "layer 'c' needs an input of rank 4, got float32 tensor of shape (8, 8, 3)");

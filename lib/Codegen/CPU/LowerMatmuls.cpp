@@ -300,7 +300,7 @@ static Value lowerMatmul(OpBuilder &b, linalg::LinalgOp op, unsigned vectorBits)
     // Large ones (f32, f64, i32, i64) are blocked for the CPU's registers.
     return emitBlockedMatmul(b, loc, matmulOperand(lhs), matmulOperand(rhs), type, vectorBits);
   }
-  // Others (small, integer, batched) stay one loop nest. A short reduction
+  // Others (small, batched) stay one loop nest. A short reduction
   // goes innermost, as a hand-written loop has it: LLVM unrolls it fully and
   // vectorizes the contiguous j loop around it. With j innermost instead, j
   // was unrolled and the k loop vectorized with masked gathers down B's

@@ -12,7 +12,6 @@
 #include "ember/Dialect/Ember/IR/EmberOps.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::ember {
@@ -27,14 +26,10 @@ namespace {
 /// Whether `op` sits in a loop that already runs in parallel.
 bool insideParallelLoop(Operation *op) { return op->getParentOfType<scf::ParallelOp>() != nullptr; }
 
-/// The static trip count of `loop`, or 0 when unknown.
-int64_t tripCount(scf::ForOp loop) {
-  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
-  std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound());
-  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-  if (!lower || !upper || !step || *step <= 0 || *upper <= *lower)
-    return 0;
-  return (*upper - *lower + *step - 1) / *step;
+/// Whether `loop` runs at least twice, as far as its constant bounds tell.
+bool runsTwice(scf::ForOp loop) {
+  std::optional<APInt> trips = loop.getStaticTripCount();
+  return trips && trips->sge(2);
 }
 
 /// `loop` (no results) as an scf.parallel over the same range.
@@ -66,9 +61,9 @@ struct ParallelizePass : ember::impl::ParallelizePassBase<ParallelizePass> {
         return;
       auto panels = dyn_cast<scf::ForOp>(rows->getParentOp());
       bool byPanels = panels && panels->hasAttr("ember.blocked_matmul") &&
-                      panels.getNumResults() == 0 && tripCount(panels) >= 2;
+                      panels.getNumResults() == 0 && runsTwice(panels);
       scf::ForOp loop = byPanels ? panels : rows;
-      if (tripCount(loop) >= 2)
+      if (runsTwice(loop))
         matmulLoops.push_back(loop);
     });
     for (scf::ForOp loop : matmulLoops)
