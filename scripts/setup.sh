@@ -13,6 +13,9 @@ packages=(
   libomp-22-dev
   # build
   cmake ninja-build ccache zlib1g-dev libzstd-dev
+  # training stack: checkpoint headers (JSON), IDX data (zlib), the
+  # Fashion-MNIST data set, and protoc (tests decode TensorBoard events with it)
+  nlohmann-json3-dev dataset-fashion-mnist protobuf-compiler
   # tests and benchmarks
   libgtest-dev libbenchmark-dev
 )
