@@ -95,29 +95,70 @@ Tensor nn::conv2d(const Tensor &input, const Tensor &filters, std::array<int64_t
   return detail::dispatch(detail::kConv2D, words, {&input, &filters}, nullptr, loc);
 }
 
+/// TensorFlow's "SAME" padding along one axis: the output has ceil(size /
+/// stride) elements; the padding they need, the odd one after.
+static std::array<int64_t, 2> samePadding(int64_t size, int64_t stride, int64_t window) {
+  int64_t out = (size + stride - 1) / stride;
+  int64_t total = std::max<int64_t>((out - 1) * stride + window - size, 0);
+  return {total / 2, total - total / 2};
+}
+
+/// The {top, bottom, left, right} padding of a "SAME" or "VALID" window
+/// `window` (dilated) over `input` [N, H, W, C], for the op `what`.
+static std::array<int64_t, 4> windowPadding(std::string_view what, const Tensor &input,
+                                            std::array<int64_t, 2> window,
+                                            std::array<int64_t, 2> strides,
+                                            std::string_view padding, SourceLoc loc) {
+  if (padding != "SAME" && padding != "VALID")
+    throwOpError(what, "padding must be \"SAME\" or \"VALID\", got \"" + std::string(padding) +
+                           "\"",
+                 loc);
+  std::array<int64_t, 4> pads = {0, 0, 0, 0};
+  if (padding == "SAME")
+    for (int d = 0; d < 2; ++d) {
+      if (strides[d] < 1 || window[d] < 1)
+        break; // the op's verifier names them
+      auto [before, after] = samePadding(input.shape()[1 + d], strides[d], window[d]);
+      pads[2 * d] = before;
+      pads[2 * d + 1] = after;
+    }
+  return pads;
+}
+
 Tensor nn::conv2d(const Tensor &input, const Tensor &filters, std::array<int64_t, 2> strides,
                   std::string_view padding, std::array<int64_t, 2> dilations, SourceLoc loc) {
   constexpr std::string_view kWhat = "nn.conv2d";
-  if (padding != "SAME" && padding != "VALID")
-    throwOpError(kWhat, "padding must be \"SAME\" or \"VALID\", got \"" + std::string(padding) +
-                            "\"",
-                 loc);
   if (input.shape().rank() != 4 || filters.shape().rank() != 4)
     throwOpError(kWhat,
                  "needs an NHWC input and an HWIO filter (rank 4), got " + typeText(input) +
                      " and " + typeText(filters),
                  loc);
-  std::array<int64_t, 4> pads = {0, 0, 0, 0};
-  if (padding == "SAME")
-    for (int d = 0; d < 2; ++d) {
-      if (strides[d] < 1 || dilations[d] < 1)
-        break; // the op's verifier names them
-      int64_t size = input.shape()[1 + d];
-      int64_t out = (size + strides[d] - 1) / strides[d];
-      int64_t window = (filters.shape()[d] - 1) * dilations[d] + 1;
-      int64_t total = std::max<int64_t>((out - 1) * strides[d] + window - size, 0);
-      pads[2 * d] = total / 2;
-      pads[2 * d + 1] = total - total / 2;
-    }
-  return conv2d(input, filters, strides, pads, dilations, loc);
+  std::array<int64_t, 2> window = {(filters.shape()[0] - 1) * dilations[0] + 1,
+                                   (filters.shape()[1] - 1) * dilations[1] + 1};
+  if (dilations[0] < 1 || dilations[1] < 1)
+    window = {1, 1}; // the op's verifier names them
+  return conv2d(input, filters, strides,
+                windowPadding(kWhat, input, window, strides, padding, loc), dilations, loc);
+}
+
+static Tensor pool2d(const detail::OpDef &op, std::string_view what, const Tensor &input,
+                     std::array<int64_t, 2> ksize, std::array<int64_t, 2> strides,
+                     std::string_view padding, SourceLoc loc) {
+  if (input.shape().rank() != 4)
+    throwOpError(what, "needs an NHWC input (rank 4), got " + typeText(input), loc);
+  std::vector<int64_t> words;
+  detail::pushArray(words, ksize);
+  detail::pushArray(words, strides);
+  detail::pushArray(words, windowPadding(what, input, ksize, strides, padding, loc));
+  return detail::dispatch(op, words, {&input}, nullptr, loc);
+}
+
+Tensor nn::max_pool2d(const Tensor &input, std::array<int64_t, 2> ksize,
+                      std::array<int64_t, 2> strides, std::string_view padding, SourceLoc loc) {
+  return pool2d(detail::kMaxPool2D, "nn.max_pool2d", input, ksize, strides, padding, loc);
+}
+
+Tensor nn::avg_pool2d(const Tensor &input, std::array<int64_t, 2> ksize,
+                      std::array<int64_t, 2> strides, std::string_view padding, SourceLoc loc) {
+  return pool2d(detail::kAvgPool2D, "nn.avg_pool2d", input, ksize, strides, padding, loc);
 }

@@ -30,6 +30,9 @@ inline constexpr jit::AttrSchema kConv2DAttrs[] = {{"strides", jit::AttrKind::In
                                                   {"dilations", jit::AttrKind::Int64Array},
                                                   {"input_dilations", jit::AttrKind::Int64Array},
                                                   {"padding", jit::AttrKind::Int64Array}};
+inline constexpr jit::AttrSchema kPool2DAttrs[] = {{"window", jit::AttrKind::Int64Array},
+                                                   {"strides", jit::AttrKind::Int64Array},
+                                                   {"padding", jit::AttrKind::Int64Array}};
 inline constexpr jit::AttrSchema kPrintAttrs[] = {{"message", jit::AttrKind::String}};
 
 /// X(variable, op name, attribute schema) for every op of the table.
@@ -77,6 +80,8 @@ inline constexpr jit::AttrSchema kPrintAttrs[] = {{"message", jit::AttrKind::Str
   X(kReduceMean, "ember.reduce_mean", kReduceAttrs)                                                \
   X(kArgMax, "ember.argmax", kArgMaxAttrs)                                                         \
   X(kConv2D, "ember.conv2d", kConv2DAttrs)                                                         \
+  X(kMaxPool2D, "ember.max_pool2d", kPool2DAttrs)                                                  \
+  X(kAvgPool2D, "ember.avg_pool2d", kPool2DAttrs)                                                  \
   X(kPrint, "ember.print", kPrintAttrs)
 
 #define EMBER_DEFINE_OP(VAR, NAME, ATTRS) inline constexpr OpDef VAR{NAME, ATTRS};

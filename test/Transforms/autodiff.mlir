@@ -248,3 +248,26 @@ func.func @through_argmax(%x: tensor<3xf32>) -> tensor<3xf32> attributes {ember.
   %y = ember.mul %x, %b : tensor<3xf32>
   return %y : tensor<3xf32>
 }
+
+// -----
+
+// Pooling gradients are ops of their own, reading the forward input.
+// CHECK-LABEL: func.func @pools_vjp(
+// CHECK-SAME:      %[[X:.*]]: tensor<1x4x4x2xf32>, %[[G:.*]]: tensor<1x2x2x2xf32>)
+// CHECK-DAG:     ember.max_pool2d_grad %[[X]], %[[G]] window = [2, 2] strides = [2, 2] padding = [0, 0, 0, 0]
+// CHECK-DAG:     ember.avg_pool2d_grad %[[X]], %[[G]] window = [2, 2] strides = [2, 2] padding = [0, 0, 0, 0]
+func.func @pools(%x: tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32> attributes {ember.differentiate} {
+  %m = ember.max_pool2d %x window = [2, 2] strides = [2, 2] padding = [0, 0, 0, 0] : tensor<1x4x4x2xf32> -> tensor<1x2x2x2xf32>
+  %a = ember.avg_pool2d %x window = [2, 2] strides = [2, 2] padding = [0, 0, 0, 0] : tensor<1x4x4x2xf32> -> tensor<1x2x2x2xf32>
+  %s = ember.add %m, %a : tensor<1x2x2x2xf32>
+  return %s : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+// A pooling gradient is not differentiated again.
+func.func @pool_grad_twice(%x: tensor<1x4x4x2xf32>, %g: tensor<1x2x2x2xf32>) -> tensor<1x4x4x2xf32> attributes {ember.differentiate} {
+  // expected-error @+1 {{'ember.max_pool2d_grad' op has no gradient rule (VJPOpInterface)}}
+  %0 = ember.max_pool2d_grad %x, %g window = [2, 2] strides = [2, 2] padding = [0, 0, 0, 0] : tensor<1x4x4x2xf32>, tensor<1x2x2x2xf32> -> tensor<1x4x4x2xf32>
+  return %0 : tensor<1x4x4x2xf32>
+}

@@ -106,6 +106,20 @@ TEST(Autodiff, Conv2D) {
   }, {x, w});
 }
 
+TEST(Autodiff, Pooling) {
+  // Distinct values, so that each window's maximum is unique and the max
+  // pooling's gradient is the derivative.
+  Tensor x = uniform({2, 5, 6, 3}, 43);
+  checkGradients("max_pool2d valid", [](auto &v) { return nn::max_pool2d(v[0], {2, 2}, {2, 2}); }, {x});
+  checkGradients("max_pool2d same, overlapping", [](auto &v) {
+    return nn::max_pool2d(v[0], {3, 3}, {2, 1}, "SAME");
+  }, {x});
+  checkGradients("avg_pool2d valid", [](auto &v) { return nn::avg_pool2d(v[0], {2, 3}, {2, 3}); }, {x});
+  checkGradients("avg_pool2d same, overlapping", [](auto &v) {
+    return nn::avg_pool2d(v[0], {3, 3}, {1, 2}, "SAME");
+  }, {x});
+}
+
 TEST(Autodiff, UnaryOps) {
   Tensor x = uniform({5}, 11), positive = uniform({5}, 12, 0.2, 3);
   checkGradients("neg", [](auto &v) { return -v[0]; }, {x});

@@ -151,6 +151,87 @@ TEST(NN, Conv2DMatchesItsDefinition) {
     ASSERT_NEAR(got[i], expected[i], 1e-5) << "traced element " << i;
 }
 
+/// Max or average pooling by its definition, in double ("SAME" padding not
+/// counted, -inf for max).
+std::vector<double> pool(const Tensor &input, bool max, std::array<int64_t, 2> k,
+                         std::array<int64_t, 2> strides, std::array<int64_t, 4> padding,
+                         Shape &shape) {
+  std::vector<double> x = input.to_vector<double>();
+  int64_t n = input.shape()[0], h = input.shape()[1], wd = input.shape()[2],
+          c = input.shape()[3];
+  int64_t oh = (h + padding[0] + padding[1] - k[0]) / strides[0] + 1;
+  int64_t ow = (wd + padding[2] + padding[3] - k[1]) / strides[1] + 1;
+  shape = Shape({n, oh, ow, c});
+  std::vector<double> y;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j)
+        for (int64_t ch = 0; ch < c; ++ch) {
+          double acc = max ? -INFINITY : 0;
+          int count = 0;
+          for (int64_t p = 0; p < k[0]; ++p)
+            for (int64_t q = 0; q < k[1]; ++q) {
+              int64_t r = i * strides[0] + p - padding[0], s = j * strides[1] + q - padding[2];
+              if (r < 0 || r >= h || s < 0 || s >= wd)
+                continue;
+              double v = x[((b * h + r) * wd + s) * c + ch];
+              acc = max ? std::max(acc, v) : acc + v;
+              ++count;
+            }
+          y.push_back(max ? acc : acc / count);
+        }
+  return y;
+}
+
+TEST(NN, PoolingMatchesItsDefinition) {
+  Tensor input = random_uniform({2, 7, 6, 3}, 23, -1, 1);
+  struct Case {
+    std::array<int64_t, 2> k, strides;
+    const char *padding;
+    std::array<int64_t, 4> pads; // what the padding means for this input
+  };
+  const Case cases[] = {{{2, 2}, {2, 2}, "VALID", {0, 0, 0, 0}},
+                        {{2, 2}, {2, 2}, "SAME", {0, 1, 0, 0}},
+                        {{3, 3}, {1, 1}, "SAME", {1, 1, 1, 1}},
+                        {{3, 2}, {2, 1}, "SAME", {1, 1, 0, 1}},
+                        {{3, 3}, {2, 3}, "VALID", {0, 0, 0, 0}}};
+  for (bool max : {true, false})
+    for (const Case &c : cases) {
+      Shape shape;
+      std::vector<double> expected = pool(input, max, c.k, c.strides, c.pads, shape);
+      Tensor y = max ? nn::max_pool2d(input, c.k, c.strides, c.padding)
+                     : nn::avg_pool2d(input, c.k, c.strides, c.padding);
+      std::string what = std::string(max ? "max " : "avg ") + c.padding + " " +
+                         std::to_string(c.k[0]) + "x" + std::to_string(c.k[1]);
+      ASSERT_EQ(y.shape(), shape) << what;
+      std::vector<float> got = y.to_vector<float>();
+      for (size_t i = 0; i < expected.size(); ++i)
+        ASSERT_NEAR(got[i], expected[i], 1e-6) << what << " element " << i;
+    }
+  auto traced = function([](const Tensor &x) { return nn::max_pool2d(x, {2, 2}, {2, 2}); },
+                         "max_pool2d");
+  Shape shape;
+  std::vector<double> expected = pool(input, true, {2, 2}, {2, 2}, {0, 0, 0, 0}, shape);
+  std::vector<float> got = traced(input).to_vector<float>();
+  for (size_t i = 0; i < expected.size(); ++i)
+    ASSERT_NEAR(got[i], expected[i], 1e-6) << "traced element " << i;
+}
+
+TEST(NN, MaxPoolGradientGoesToTheFirstMaximum) {
+  // Ties (as relu's zeros make): TensorFlow gives each window's gradient to
+  // its first largest element, row by row.
+  Tensor x = Tensor({{{{1.f}, {3.f}, {3.f}, {0.f}},
+                      {{3.f}, {2.f}, {0.f}, {0.f}}}}); // [1, 2, 4, 1]
+  auto grad = [](const Tensor &x) {
+    GradientTape tape;
+    tape.watch(x);
+    Tensor y = nn::max_pool2d(x, {2, 2}, {2, 2});
+    return tape.gradient(reduce_sum(y * Tensor({{{{10.f}, {20.f}}}})), {x})[0];
+  };
+  std::vector<float> expected = {0, 10, 20, 0, 0, 0, 0, 0};
+  EXPECT_EQ(grad(x)->to_vector<float>(), expected);
+}
+
 TEST(NN, BadInputsNameTheFunctionAndTheShapes) {
   Tensor logits = Tensor({{2.f, 1.f, 0.1f}, {0.5f, 2.5f, 0.f}});
   int line = __LINE__ + 1;
@@ -170,6 +251,14 @@ TEST(NN, BadInputsNameTheFunctionAndTheShapes) {
   EXPECT_OP_ERROR(nn::conv2d(images, zeros({7, 3, 3, 8})),
                   "'ember.conv2d' op the filter's height (7 with its dilation) exceeds the padded "
                   "input's (5)");
+  EXPECT_OP_ERROR(nn::max_pool2d(zeros({5, 5, 3}), {2, 2}, {2, 2}),
+                  "'nn.max_pool2d' op needs an NHWC input (rank 4), got float32 tensor of shape "
+                  "(5, 5, 3)");
+  EXPECT_OP_ERROR(nn::avg_pool2d(images, {6, 2}, {1, 1}),
+                  "'ember.avg_pool2d' op the window's height (6) exceeds the padded input's (5)");
+  EXPECT_OP_ERROR(nn::max_pool2d(Tensor({{{{1}}}}), {1, 1}, {1, 1}),
+                  "'ember.max_pool2d' op needs an NHWC float input (rank 4), got "
+                  "'tensor<1x1x1x1xi32>'");
   // A label out of range: the gather that reads it faults, at this line.
   line = __LINE__ + 1;
   message = test::errorOf([&] { nn::sparse_softmax_cross_entropy_with_logits(Tensor({0, 3}), logits); });

@@ -41,6 +41,18 @@ Tensor conv2d(const Tensor &input, const Tensor &filters, std::array<int64_t, 2>
               std::array<int64_t, 4> padding, std::array<int64_t, 2> dilations = {1, 1},
               EMBER_LOC);
 
+/// 2-D max pooling, tf.nn.max_pool2d: `input` [N, H, W, C] floats ->
+/// [N, OH, OW, C], each the largest element of its `ksize` window, windows
+/// `strides` apart; "SAME" pads (with -inf) as conv2d does. Its gradient
+/// goes to each window's first largest element, as TensorFlow's.
+Tensor max_pool2d(const Tensor &input, std::array<int64_t, 2> ksize,
+                  std::array<int64_t, 2> strides, std::string_view padding = "VALID", EMBER_LOC);
+
+/// 2-D average pooling, tf.nn.avg_pool2d: as max_pool2d, each result the
+/// mean of its window's input elements ("SAME" padding is not counted).
+Tensor avg_pool2d(const Tensor &input, std::array<int64_t, 2> ksize,
+                  std::array<int64_t, 2> strides, std::string_view padding = "VALID", EMBER_LOC);
+
 /// exp(x) / sum(exp(x)) along `axis` (the last by default), computed as
 /// exp(x - max) / sum(exp(x - max)). Float tensors of rank >= 1.
 Tensor softmax(const Tensor &logits, int64_t axis = -1, EMBER_LOC);

@@ -822,47 +822,250 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
   }
 };
 
-/// conv2d -> the input (dilated and padded: inserted with strides at an
-/// offset into a zero tensor, when needed) into linalg.conv_2d_nhwc_hwcf
-/// with the strides and filter dilations, accumulating into zeros.
+/// `input` (NHWC) with `dilations - 1` elements of `fill` between its
+/// elements along H and W and `padding` [top, bottom, left, right] of them
+/// around: inserted with strides at an offset into a filled tensor.
+static Value padSpatially(OpBuilder &b, Location loc, Value input,
+                          ArrayRef<int64_t> dilations, ArrayRef<int64_t> padding, double fill) {
+  if (llvm::all_of(dilations, [](int64_t d) { return d == 1; }) &&
+      llvm::all_of(padding, [](int64_t p) { return p == 0; }))
+    return input;
+  auto inputType = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape(inputType.getShape());
+  for (int d = 0; d < 2; ++d)
+    shape[1 + d] = (shape[1 + d] - 1) * dilations[d] + 1 + padding[2 * d] + padding[2 * d + 1];
+  Value filled =
+      filledTensor(b, loc, RankedTensorType::get(shape, inputType.getElementType()), fill);
+  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(padding[0]),
+                                       b.getIndexAttr(padding[2]), b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes, strides = {b.getIndexAttr(1), b.getIndexAttr(dilations[0]),
+                                              b.getIndexAttr(dilations[1]), b.getIndexAttr(1)};
+  for (int64_t size : inputType.getShape())
+    sizes.push_back(b.getIndexAttr(size));
+  return tensor::InsertSliceOp::create(b, loc, input, filled, offsets, sizes, strides);
+}
+
+/// The shape operand of a pooling window [KH, KW] (its values are not read:
+/// it gives the window loops their bounds).
+static Value windowShape(OpBuilder &b, Location loc, ArrayRef<int64_t> window, Type element) {
+  return tensor::EmptyOp::create(b, loc, window, element);
+}
+
+static DenseIntElementsAttr vector2Attr(OpBuilder &b, ArrayRef<int64_t> values) {
+  return DenseIntElementsAttr::get(VectorType::get({2}, b.getI64Type()), values);
+}
+
+/// conv2d -> the input (dilated and padded with zeros) into
+/// linalg.conv_2d_nhwc_hwcf with the strides and filter dilations,
+/// accumulating into zeros.
 struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(Conv2DOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value input = adaptor.getInput();
-    auto inputType = cast<RankedTensorType>(input.getType());
-    ArrayRef<int64_t> inputDilations = op.getInputDilations(), padding = op.getPadding();
-    if (llvm::any_of(inputDilations, [](int64_t d) { return d != 1; }) ||
-        llvm::any_of(padding, [](int64_t p) { return p != 0; })) {
-      SmallVector<int64_t> shape(inputType.getShape());
-      for (int d = 0; d < 2; ++d)
-        shape[1 + d] = (shape[1 + d] - 1) * inputDilations[d] + 1 + padding[2 * d] +
-                       padding[2 * d + 1];
-      auto expandedType = RankedTensorType::get(shape, inputType.getElementType());
-      Value zeros = filledTensor(rewriter, loc, expandedType, 0);
-      SmallVector<OpFoldResult> offsets = {rewriter.getIndexAttr(0),
-                                           rewriter.getIndexAttr(padding[0]),
-                                           rewriter.getIndexAttr(padding[2]),
-                                           rewriter.getIndexAttr(0)};
-      SmallVector<OpFoldResult> sizes, strides = {rewriter.getIndexAttr(1),
-                                                  rewriter.getIndexAttr(inputDilations[0]),
-                                                  rewriter.getIndexAttr(inputDilations[1]),
-                                                  rewriter.getIndexAttr(1)};
-      for (int64_t size : inputType.getShape())
-        sizes.push_back(rewriter.getIndexAttr(size));
-      input = tensor::InsertSliceOp::create(rewriter, loc, input, zeros, offsets, sizes, strides);
-    }
+    Value input = padSpatially(rewriter, loc, adaptor.getInput(), op.getInputDilations(),
+                               op.getPadding(), 0);
     RankedTensorType type = op.getType();
     Value init = filledTensor(rewriter, loc, type, 0);
-    auto vector2 = [&](ArrayRef<int64_t> values) {
-      return DenseIntElementsAttr::get(VectorType::get({2}, rewriter.getI64Type()), values);
-    };
     auto conv = linalg::Conv2DNhwcHwcfOp::create(
         rewriter, loc, TypeRange{type}, ValueRange{input, adaptor.getFilter()}, ValueRange{init},
-        vector2(op.getStrides()), vector2(op.getDilations()));
+        vector2Attr(rewriter, op.getStrides()), vector2Attr(rewriter, op.getDilations()));
     rewriter.replaceOp(op, conv.getResult(0));
     return success();
+  }
+};
+
+/// Index arithmetic of pooling windows, inside a linalg body.
+struct WindowMath {
+  OpBuilder &b;
+  Location loc;
+  Value constant(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  Value both(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+  /// The number of input elements (not padding) in window `o` along an axis
+  /// of `size` elements: min(o*stride - pad + window, size) - max(o*stride - pad, 0).
+  Value elementsIn(Value o, int64_t stride, int64_t pad, int64_t window, int64_t size) {
+    Value start = sub(mul(o, constant(stride)), constant(pad));
+    Value end = arith::MinSIOp::create(b, loc, add(start, constant(window)), constant(size));
+    return sub(end, arith::MaxSIOp::create(b, loc, start, constant(0)));
+  }
+  Value toFloat(Value index, Type type) {
+    Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+    return arith::SIToFPOp::create(b, loc, type, i64);
+  }
+};
+
+/// max_pool2d -> linalg.pooling_nhwc_max over the input padded with -inf.
+struct MaxPool2DLowering : OpConversionPattern<MaxPool2DOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(MaxPool2DOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    double lowest = -std::numeric_limits<double>::infinity();
+    Value input = padSpatially(rewriter, loc, adaptor.getInput(), {1, 1}, op.getPadding(), lowest);
+    RankedTensorType type = op.getType();
+    Value window = windowShape(rewriter, loc, op.getWindow(), type.getElementType());
+    auto pool = linalg::PoolingNhwcMaxOp::create(
+        rewriter, loc, TypeRange{type}, ValueRange{input, window},
+        ValueRange{filledTensor(rewriter, loc, type, lowest)},
+        vector2Attr(rewriter, op.getStrides()), vector2Attr(rewriter, {1, 1}));
+    rewriter.replaceOp(op, pool.getResult(0));
+    return success();
+  }
+};
+
+/// avg_pool2d -> linalg.pooling_nhwc_sum over the zero-padded input, each
+/// sum divided by the number of input elements in its window.
+struct AvgPool2DLowering : OpConversionPattern<AvgPool2DOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(AvgPool2DOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ArrayRef<int64_t> window = op.getWindow(), strides = op.getStrides(),
+                      padding = op.getPadding();
+    ArrayRef<int64_t> inShape = op.getInput().getType().getShape();
+    Value input = padSpatially(rewriter, loc, adaptor.getInput(), {1, 1}, padding, 0);
+    RankedTensorType type = op.getType();
+    Value sums = linalg::PoolingNhwcSumOp::create(
+                     rewriter, loc, TypeRange{type},
+                     ValueRange{input, windowShape(rewriter, loc, window, type.getElementType())},
+                     ValueRange{filledTensor(rewriter, loc, type, 0)},
+                     vector2Attr(rewriter, strides), vector2Attr(rewriter, {1, 1}))
+                     .getResult(0);
+    AffineMap identity = rewriter.getMultiDimIdentityMap(4);
+    auto mean = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type}, sums, emptyTensor(rewriter, loc, type),
+        SmallVector<AffineMap>{identity, identity}, parallelIterators(4),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          WindowMath m{b, loc};
+          Value rows = m.elementsIn(linalg::IndexOp::create(b, loc, 1), strides[0], padding[0],
+                                    window[0], inShape[1]);
+          Value cols = m.elementsIn(linalg::IndexOp::create(b, loc, 2), strides[1], padding[2],
+                                    window[1], inShape[2]);
+          Value count = m.toFloat(m.mul(rows, cols), args[0].getType());
+          linalg::YieldOp::create(b, loc, ValueRange{arith::DivFOp::create(b, loc, args[0], count)});
+        });
+    rewriter.replaceOp(op, mean.getResult(0));
+    return success();
+  }
+};
+
+/// The pooling gradients, as a reduction over each input element's window
+/// offsets (kh, kw): the element at h is offset kh in window
+/// oh = (h + top - kh) / stride when that divides and is a window; its
+/// cotangent there (for max pooling, only where the window's first maximum
+/// is at kh, kw; for average pooling, divided by the window's count) adds up.
+template <typename GradOp>
+struct Pool2DGradLowering : OpConversionPattern<GradOp> {
+  using OpConversionPattern<GradOp>::OpConversionPattern;
+  using OpAdaptor = typename GradOp::Adaptor;
+  static constexpr bool isMax = std::is_same_v<GradOp, MaxPool2DGradOp>;
+
+  LogicalResult matchAndRewrite(GradOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ArrayRef<int64_t> window = op.getWindow(), strides = op.getStrides(),
+                      padding = op.getPadding();
+    auto inType = cast<RankedTensorType>(op.getInput().getType());
+    auto outType = cast<RankedTensorType>(op.getCotangent().getType());
+    Type element = inType.getElementType();
+    Value cotangent = adaptor.getCotangent();
+    Value firstMax = isMax ? firstMaxima(rewriter, loc, op, adaptor.getInput(), outType) : Value();
+
+    MLIRContext *context = rewriter.getContext();
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+    AffineMap outMap = AffineMap::get(6, 0, {d(0), d(1), d(2), d(3)}, context);
+    AffineMap windowMap = AffineMap::get(6, 0, {d(4), d(5)}, context);
+    SmallVector<utils::IteratorType> iterators = parallelIterators(4);
+    iterators.append(2, utils::IteratorType::reduction);
+    auto grad = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{inType}, windowShape(rewriter, loc, window, element),
+        ValueRange{filledTensor(rewriter, loc, inType, 0)},
+        SmallVector<AffineMap>{windowMap, outMap}, iterators,
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          WindowMath m{b, loc};
+          SmallVector<Value> at;
+          for (int64_t i = 0; i < 6; ++i)
+            at.push_back(linalg::IndexOp::create(b, loc, i));
+          // The window along each axis, and whether there is one.
+          Value valid;
+          SmallVector<Value> windowAt = {at[0], Value(), Value(), at[3]};
+          for (int a = 0; a < 2; ++a) {
+            Value shifted = m.sub(m.add(at[1 + a], m.constant(padding[2 * a])), at[4 + a]);
+            Value stride = m.constant(strides[a]);
+            Value o = arith::DivSIOp::create(b, loc, shifted, stride);
+            Value ok = m.both(m.cmp(arith::CmpIPredicate::sge, shifted, m.constant(0)),
+                              m.cmp(arith::CmpIPredicate::eq,
+                                    arith::RemSIOp::create(b, loc, shifted, stride),
+                                    m.constant(0)));
+            ok = m.both(ok, m.cmp(arith::CmpIPredicate::slt, o,
+                                  m.constant(outType.getDimSize(1 + a))));
+            valid = valid ? m.both(valid, ok) : ok;
+            // Clamped, so that the reads below stay in bounds.
+            Value zero = m.constant(0);
+            windowAt[1 + a] = arith::SelectOp::create(b, loc, ok, o, zero);
+          }
+          Value g = tensor::ExtractOp::create(b, loc, cotangent, windowAt);
+          if constexpr (isMax) {
+            Value offset = m.add(m.mul(at[4], m.constant(window[1])), at[5]);
+            Value first = tensor::ExtractOp::create(b, loc, firstMax, windowAt);
+            first = arith::IndexCastOp::create(b, loc, b.getIndexType(), first);
+            valid = m.both(valid, m.cmp(arith::CmpIPredicate::eq, first, offset));
+          } else {
+            Value rows = m.elementsIn(windowAt[1], strides[0], padding[0], window[0],
+                                      inType.getDimSize(1));
+            Value cols = m.elementsIn(windowAt[2], strides[1], padding[2], window[1],
+                                      inType.getDimSize(2));
+            g = arith::DivFOp::create(b, loc, g, m.toFloat(m.mul(rows, cols), element));
+          }
+          Value zero = constantLike(b, loc, element, 0);
+          Value share = arith::SelectOp::create(b, loc, valid, g, zero);
+          linalg::YieldOp::create(b, loc, ValueRange{arith::AddFOp::create(b, loc, args[1], share)});
+        });
+    rewriter.replaceOp(op, grad.getResult(0));
+    return success();
+  }
+
+  /// The offset kh * KW + kw of the first largest element of each window
+  /// (row by row), as i64 [N, OH, OW, C].
+  static Value firstMaxima(OpBuilder &b, Location loc, GradOp op, Value input,
+                           RankedTensorType outType) {
+    ArrayRef<int64_t> window = op.getWindow(), strides = op.getStrides();
+    double lowest = -std::numeric_limits<double>::infinity();
+    Value padded = padSpatially(b, loc, input, {1, 1}, op.getPadding(), lowest);
+    MLIRContext *context = b.getContext();
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+    AffineMap inMap = AffineMap::get(
+        6, 0, {d(0), d(1) * strides[0] + d(4), d(2) * strides[1] + d(5), d(3)}, context);
+    AffineMap outMap = AffineMap::get(6, 0, {d(0), d(1), d(2), d(3)}, context);
+    AffineMap windowMap = AffineMap::get(6, 0, {d(4), d(5)}, context);
+    auto indexType = RankedTensorType::get(outType.getShape(), b.getI64Type());
+    SmallVector<utils::IteratorType> iterators = parallelIterators(4);
+    iterators.append(2, utils::IteratorType::reduction);
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{outType, indexType},
+        ValueRange{padded, windowShape(b, loc, window, outType.getElementType())},
+        ValueRange{filledTensor(b, loc, outType, lowest), filledTensor(b, loc, indexType, 0)},
+        SmallVector<AffineMap>{inMap, windowMap, outMap, outMap}, iterators,
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value kh = linalg::IndexOp::create(b, loc, 4), kw = linalg::IndexOp::create(b, loc, 5);
+          WindowMath m{b, loc};
+          Value offset = m.add(m.mul(kh, m.constant(window[1])), kw);
+          offset = arith::IndexCastOp::create(b, loc, b.getI64Type(), offset);
+          // Strictly greater: a later equal element does not take over.
+          Value greater =
+              arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, args[0], args[2]);
+          linalg::YieldOp::create(
+              b, loc,
+              ValueRange{arith::SelectOp::create(b, loc, greater, args[0], args[2]),
+                         arith::SelectOp::create(b, loc, greater, offset, args[3])});
+        });
+    return generic.getResult(1);
   }
 };
 
@@ -892,5 +1095,7 @@ void mlir::ember::populateEmberToLinalgPatterns(RewritePatternSet &patterns,
                SliceLowering, ConcatLowering, ArgMaxLowering,
                ReduceLowering<ReduceSumOp>, ReduceLowering<ReduceMaxOp>,
                ReduceLowering<ReduceMinOp>, ReduceLowering<ReduceProdOp>,
-               ReduceLowering<ReduceMeanOp>, MatmulLowering, Conv2DLowering>(context);
+               ReduceLowering<ReduceMeanOp>, MatmulLowering, Conv2DLowering,
+               MaxPool2DLowering, AvgPool2DLowering, Pool2DGradLowering<MaxPool2DGradOp>,
+               Pool2DGradLowering<AvgPool2DGradOp>>(context);
 }

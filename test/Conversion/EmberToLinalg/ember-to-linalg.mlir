@@ -411,3 +411,42 @@ func.func @conv2d(%x: tensor<2x7x6x3xf32>, %w: tensor<3x2x3x4xf32>) -> tensor<2x
   %0 = ember.conv2d %x, %w strides = [2, 1] dilations = [1, 1] input_dilations = [2, 1] padding = [1, 1, 0, 0] : tensor<2x7x6x3xf32>, tensor<3x2x3x4xf32> -> tensor<2x7x5x4xf32>
   return %0 : tensor<2x7x5x4xf32>
 }
+
+// -----
+
+// Pooling: max over the input padded with -inf; average as sums over the
+// zero-padded input divided by each window's count of input elements.
+// CHECK-LABEL: func.func @pooling(
+// CHECK-SAME:      %[[X:.*]]: tensor<1x5x5x2xf32>
+// CHECK:         %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK:         %[[LOW:.*]] = linalg.fill ins(%[[NEGINF]] : f32) outs(%{{.*}} : tensor<1x7x7x2xf32>)
+// CHECK:         %[[PADDED:.*]] = tensor.insert_slice %[[X]] into %[[LOW]][0, 1, 1, 0] [1, 5, 5, 2] [1, 1, 1, 1]
+// CHECK:         %[[WINDOW:.*]] = tensor.empty() : tensor<3x3xf32>
+// CHECK:         linalg.pooling_nhwc_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%[[PADDED]], %[[WINDOW]] : tensor<1x7x7x2xf32>, tensor<3x3xf32>)
+// CHECK:         %[[SUMS:.*]] = linalg.pooling_nhwc_sum {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x6x6x2xf32>, tensor<2x2xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[SUMS]] : tensor<1x3x3x2xf32>)
+// CHECK:           arith.minsi
+// CHECK:           arith.divf
+func.func @pooling(%x: tensor<1x5x5x2xf32>) -> (tensor<1x3x3x2xf32>, tensor<1x3x3x2xf32>) {
+  %m = ember.max_pool2d %x window = [3, 3] strides = [2, 2] padding = [1, 1, 1, 1] : tensor<1x5x5x2xf32> -> tensor<1x3x3x2xf32>
+  %a = ember.avg_pool2d %x window = [2, 2] strides = [2, 2] padding = [0, 1, 0, 1] : tensor<1x5x5x2xf32> -> tensor<1x3x3x2xf32>
+  return %m, %a : tensor<1x3x3x2xf32>, tensor<1x3x3x2xf32>
+}
+
+// -----
+
+// The max pooling's gradient: each window's first maximum (offset kh * KW
+// + kw, strictly greater values taking over), then each input element's sum
+// over the windows that hold it, read where the window is its first maximum.
+// CHECK-LABEL: func.func @max_pool_grad(
+// CHECK:         %[[FIRST:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]
+// CHECK:           arith.cmpf ogt
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]
+// CHECK-SAME:        outs(%{{.*}} : tensor<1x4x4x2xf32>)
+// CHECK:           arith.remsi
+// CHECK:           tensor.extract %{{.*}}[{{.*}}] : tensor<1x2x2x2xf32>
+// CHECK:           tensor.extract %[[FIRST]]#1[{{.*}}] : tensor<1x2x2x2xi64>
+func.func @max_pool_grad(%x: tensor<1x4x4x2xf32>, %dy: tensor<1x2x2x2xf32>) -> tensor<1x4x4x2xf32> {
+  %0 = ember.max_pool2d_grad %x, %dy window = [2, 2] strides = [2, 2] padding = [0, 0, 0, 0] : tensor<1x4x4x2xf32>, tensor<1x2x2x2xf32> -> tensor<1x4x4x2xf32>
+  return %0 : tensor<1x4x4x2xf32>
+}

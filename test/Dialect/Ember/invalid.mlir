@@ -643,3 +643,39 @@ func.func @conv2d_ints(%x: tensor<1x5x5x3xi32>, %w: tensor<3x3x3x8xi32>) {
   %0 = "ember.conv2d"(%x, %w) {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, input_dilations = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>} : (tensor<1x5x5x3xi32>, tensor<3x3x3x8xi32>) -> tensor<1x3x3x8xi32>
   return
 }
+
+// -----
+
+func.func @pool_rank(%x: tensor<5x5x2xf32>) {
+  // expected-error @+2 {{'ember.max_pool2d' op needs an NHWC float input (rank 4), got 'tensor<5x5x2xf32>'}}
+  // expected-error @+1 {{'ember.max_pool2d' op failed to infer returned types}}
+  %0 = "ember.max_pool2d"(%x) {window = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<5x5x2xf32>) -> tensor<2x2x2xf32>
+  return
+}
+
+// -----
+
+func.func @pool_padding(%x: tensor<1x5x5x2xf32>) {
+  // expected-error @+2 {{'ember.avg_pool2d' op paddings must be at least 0 and smaller than the window (2), got [0, 2] along W}}
+  // expected-error @+1 {{'ember.avg_pool2d' op failed to infer returned types}}
+  %0 = "ember.avg_pool2d"(%x) {window = array<i64: 2, 2>, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 2>} : (tensor<1x5x5x2xf32>) -> tensor<1x4x6x2xf32>
+  return
+}
+
+// -----
+
+func.func @pool_window(%x: tensor<1x5x5x2xf32>) {
+  // expected-error @+2 {{'ember.max_pool2d' op the window's width (6) exceeds the padded input's (5): 'tensor<1x5x5x2xf32>'}}
+  // expected-error @+1 {{'ember.max_pool2d' op failed to infer returned types}}
+  %0 = "ember.max_pool2d"(%x) {window = array<i64: 1, 6>, strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>} : (tensor<1x5x5x2xf32>) -> tensor<1x5x1x2xf32>
+  return
+}
+
+// -----
+
+func.func @pool_grad_cotangent(%x: tensor<1x4x4x2xf32>, %dy: tensor<1x3x3x2xf32>) {
+  // expected-error @+2 {{'ember.max_pool2d_grad' op the cotangent must have the pooling's type 'tensor<1x2x2x2xf32>', got 'tensor<1x3x3x2xf32>'}}
+  // expected-error @+1 {{'ember.max_pool2d_grad' op failed to infer returned types}}
+  %0 = "ember.max_pool2d_grad"(%x, %dy) {window = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<1x4x4x2xf32>, tensor<1x3x3x2xf32>) -> tensor<1x4x4x2xf32>
+  return
+}

@@ -376,3 +376,16 @@ func.func @conv2d(%x: tensor<2x7x6x3xf32>, %w: tensor<3x2x3x4xf32>) -> tensor<2x
   %0 = ember.conv2d %x, %w strides = [2, 2] dilations = [1, 1] input_dilations = [1, 1] padding = [1, 1, 0, 0] : tensor<2x7x6x3xf32>, tensor<3x2x3x4xf32> -> tensor<2x4x3x4xf32>
   return %0 : tensor<2x4x3x4xf32>
 }
+
+// CHECK-LABEL: func.func @pooling(
+// CHECK:         ember.max_pool2d %{{.*}} window = [3, 3] strides = [2, 2] padding = [1, 1, 1, 1] : tensor<1x5x5x2xf32> -> tensor<1x3x3x2xf32>
+// CHECK:         ember.avg_pool2d %{{.*}} window = [2, 2] strides = [2, 2] padding = [0, 1, 0, 1] : tensor<1x5x5x2xf32> -> tensor<1x3x3x2xf32>
+// CHECK:         ember.max_pool2d_grad %{{.*}}, %{{.*}} window = [3, 3] strides = [2, 2] padding = [1, 1, 1, 1] : tensor<1x5x5x2xf32>, tensor<1x3x3x2xf32> -> tensor<1x5x5x2xf32>
+// CHECK:         ember.avg_pool2d_grad %{{.*}}, %{{.*}} window = [2, 2] strides = [2, 2] padding = [0, 1, 0, 1] : tensor<1x5x5x2xf32>, tensor<1x3x3x2xf32> -> tensor<1x5x5x2xf32>
+func.func @pooling(%x: tensor<1x5x5x2xf32>, %dy: tensor<1x3x3x2xf32>) -> (tensor<1x3x3x2xf32>, tensor<1x3x3x2xf32>, tensor<1x5x5x2xf32>, tensor<1x5x5x2xf32>) {
+  %m = ember.max_pool2d %x window = [3, 3] strides = [2, 2] padding = [1, 1, 1, 1] : tensor<1x5x5x2xf32> -> tensor<1x3x3x2xf32>
+  %a = ember.avg_pool2d %x window = [2, 2] strides = [2, 2] padding = [0, 1, 0, 1] : tensor<1x5x5x2xf32> -> tensor<1x3x3x2xf32>
+  %gm = ember.max_pool2d_grad %x, %dy window = [3, 3] strides = [2, 2] padding = [1, 1, 1, 1] : tensor<1x5x5x2xf32>, tensor<1x3x3x2xf32> -> tensor<1x5x5x2xf32>
+  %ga = ember.avg_pool2d_grad %x, %dy window = [2, 2] strides = [2, 2] padding = [0, 1, 0, 1] : tensor<1x5x5x2xf32>, tensor<1x3x3x2xf32> -> tensor<1x5x5x2xf32>
+  return %m, %a, %gm, %ga : tensor<1x3x3x2xf32>, tensor<1x3x3x2xf32>, tensor<1x5x5x2xf32>, tensor<1x5x5x2xf32>
+}

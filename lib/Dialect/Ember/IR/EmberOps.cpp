@@ -521,6 +521,90 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
 }
 
 //===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+/// The result type of a 2-D pooling of `inputType` (NHWC floats), or an
+/// error naming `name`, the attribute at fault and the types.
+static FailureOr<RankedTensorType> pool2DType(StringRef name, std::optional<Location> loc,
+                                              Type inputType, ArrayRef<int64_t> window,
+                                              ArrayRef<int64_t> strides,
+                                              ArrayRef<int64_t> padding) {
+  auto input = cast<RankedTensorType>(inputType);
+  if (input.getRank() != 4 || !isa<FloatType>(input.getElementType()))
+    return emitOptionalError(loc, "'", name, "' op needs an NHWC float input (rank 4), got ",
+                             inputType);
+  if (window.size() != 2 || strides.size() != 2 || padding.size() != 4)
+    return emitOptionalError(loc, "'", name,
+                             "' op needs a window of 2, 2 strides and 4 paddings [top, bottom, "
+                             "left, right]");
+  if (llvm::any_of(llvm::concat<const int64_t>(window, strides), [](int64_t v) { return v < 1; }))
+    return emitOptionalError(loc, "'", name, "' op windows and strides must be at least 1");
+  SmallVector<int64_t> shape = {input.getDimSize(0), 0, 0, input.getDimSize(3)};
+  for (int d = 0; d < 2; ++d) {
+    if (padding[2 * d] < 0 || padding[2 * d] >= window[d] || padding[2 * d + 1] < 0 ||
+        padding[2 * d + 1] >= window[d])
+      return emitOptionalError(loc, "'", name, "' op paddings must be at least 0 and smaller "
+                                               "than the window (",
+                               window[d], "), got [", padding[2 * d], ", ", padding[2 * d + 1],
+                               "] along ", d == 0 ? "H" : "W");
+    int64_t size = input.getDimSize(1 + d) + padding[2 * d] + padding[2 * d + 1];
+    if (size < window[d])
+      return emitOptionalError(loc, "'", name, "' op the window's ", d == 0 ? "height" : "width",
+                               " (", window[d], ") exceeds the padded input's (", size,
+                               "): ", inputType);
+    shape[1 + d] = (size - window[d]) / strides[d] + 1;
+  }
+  return RankedTensorType::get(shape, input.getElementType());
+}
+
+template <typename Adaptor>
+static LogicalResult inferPool2D(StringRef name, std::optional<Location> loc, Adaptor adaptor,
+                                 SmallVectorImpl<Type> &out) {
+  FailureOr<RankedTensorType> type =
+      pool2DType(name, loc, adaptor.getInput().getType(), adaptor.getWindow(),
+                 adaptor.getStrides(), adaptor.getPadding());
+  if (failed(type))
+    return failure();
+  out.push_back(*type);
+  return success();
+}
+
+/// A pooling gradient: the input's type, given a cotangent of the pooling's
+/// result type.
+template <typename Adaptor>
+static LogicalResult inferPool2DGrad(StringRef name, std::optional<Location> loc,
+                                     Adaptor adaptor, SmallVectorImpl<Type> &out) {
+  FailureOr<RankedTensorType> pooled =
+      pool2DType(name, loc, adaptor.getInput().getType(), adaptor.getWindow(),
+                 adaptor.getStrides(), adaptor.getPadding());
+  if (failed(pooled))
+    return failure();
+  if (adaptor.getCotangent().getType() != *pooled)
+    return emitOptionalError(loc, "'", name, "' op the cotangent must have the pooling's type ",
+                             *pooled, ", got ", adaptor.getCotangent().getType());
+  out.push_back(adaptor.getInput().getType());
+  return success();
+}
+
+LogicalResult MaxPool2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                            Adaptor adaptor, SmallVectorImpl<Type> &out) {
+  return inferPool2D(getOperationName(), loc, adaptor, out);
+}
+LogicalResult AvgPool2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                            Adaptor adaptor, SmallVectorImpl<Type> &out) {
+  return inferPool2D(getOperationName(), loc, adaptor, out);
+}
+LogicalResult MaxPool2DGradOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                                Adaptor adaptor, SmallVectorImpl<Type> &out) {
+  return inferPool2DGrad(getOperationName(), loc, adaptor, out);
+}
+LogicalResult AvgPool2DGradOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                                Adaptor adaptor, SmallVectorImpl<Type> &out) {
+  return inferPool2DGrad(getOperationName(), loc, adaptor, out);
+}
+
+//===----------------------------------------------------------------------===//
 // Custom gradients
 //===----------------------------------------------------------------------===//
 

@@ -485,3 +485,21 @@ EMBER_VJP(Conv2DOp) {
   out.append({dx, dw});
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+// Pooling gradients are ops of their own (as TensorFlow's MaxPoolGrad and
+// AvgPoolGrad): each input element gathers the cotangents of the windows
+// that hold it.
+EMBER_VJP(MaxPool2DOp) {
+  out.push_back(MaxPool2DGradOp::create(builder, getLoc(), getInput(), cotangents[0],
+                                        getWindow(), getStrides(), getPadding()));
+  return success();
+}
+EMBER_VJP(AvgPool2DOp) {
+  out.push_back(AvgPool2DGradOp::create(builder, getLoc(), getInput(), cotangents[0],
+                                        getWindow(), getStrides(), getPadding()));
+  return success();
+}

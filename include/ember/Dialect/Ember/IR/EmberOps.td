@@ -474,4 +474,83 @@ def Ember_Conv2DOp : Ember_Op<"conv2d", [Pure, InferTypeOpAdaptor, DeclareOpInte
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+class Ember_Pool2DOp<string mnemonic, list<Trait> traits = []>
+    : Ember_Op<mnemonic, !listconcat([Pure, InferTypeOpAdaptor], traits)> {
+  let arguments = (ins Ember_Tensor:$input, DenseI64ArrayAttr:$window,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding);
+  let results = (outs Ember_Tensor:$result);
+  let assemblyFormat = [{
+    $input `window` `=` $window `strides` `=` $strides `padding` `=` $padding attr-dict
+    `:` type($input) `->` type($result)
+  }];
+}
+
+def Ember_MaxPool2DOp : Ember_Pool2DOp<"max_pool2d",
+                                       [DeclareOpInterfaceMethods<Ember_VJPOpInterface>]> {
+  let summary = "2-D max pooling of an NHWC input";
+  let description = [{
+    `input [N, H, W, C] -> [N, OH, OW, C]`, floats: each result is the
+    largest element of its `window = [KH, KW]` of the input padded with
+    `padding = [top, bottom, left, right]` elements of -inf, windows
+    `strides` apart (`tf.nn.max_pool2d` with explicit padding). `OH = (H +
+    top + bottom - KH) / strides[0] + 1` (likewise OW); a padding must be
+    smaller than its window, so that each window holds an input element.
+
+    ```mlir
+    %y = ember.max_pool2d %x window = [2, 2] strides = [2, 2] padding = [0, 0, 0, 0]
+        : tensor<8x28x28x16xf32> -> tensor<8x14x14x16xf32>
+    ```
+  }];
+}
+
+def Ember_AvgPool2DOp : Ember_Pool2DOp<"avg_pool2d",
+                                       [DeclareOpInterfaceMethods<Ember_VJPOpInterface>]> {
+  let summary = "2-D average pooling of an NHWC input";
+  let description = [{
+    As `ember.max_pool2d`, each result the mean of the input elements of its
+    window: padding is not counted (`tf.nn.avg_pool2d`: a window that
+    overlaps the padding divides by the number of input elements in it).
+
+    ```mlir
+    %y = ember.avg_pool2d %x window = [3, 3] strides = [1, 1] padding = [1, 1, 1, 1]
+        : tensor<8x28x28x16xf32> -> tensor<8x28x28x16xf32>
+    ```
+  }];
+}
+
+class Ember_Pool2DGradOp<string mnemonic> : Ember_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let arguments = (ins Ember_Tensor:$input, Ember_Tensor:$cotangent, DenseI64ArrayAttr:$window,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding);
+  let results = (outs Ember_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $cotangent `window` `=` $window `strides` `=` $strides `padding` `=` $padding
+    attr-dict `:` type($input) `,` type($cotangent) `->` type($result)
+  }];
+}
+
+def Ember_MaxPool2DGradOp : Ember_Pool2DGradOp<"max_pool2d_grad"> {
+  let summary = "the gradient of ember.max_pool2d";
+  let description = [{
+    The input's gradient for `ember.max_pool2d` of `input` with these
+    attributes, whose result's gradient is `cotangent`: each window's
+    cotangent goes to the first of its largest elements (row by row), as
+    TensorFlow's MaxPoolGrad; elements in several windows add up theirs.
+    Made by reverse-mode differentiation; it has no gradient itself.
+  }];
+}
+
+def Ember_AvgPool2DGradOp : Ember_Pool2DGradOp<"avg_pool2d_grad"> {
+  let summary = "the gradient of ember.avg_pool2d";
+  let description = [{
+    The input's gradient for `ember.avg_pool2d` of `input` (read for its
+    shape alone) whose result's gradient is `cotangent`: each window's
+    cotangent divided among the input elements of the window. Made by
+    reverse-mode differentiation; it has no gradient itself.
+  }];
+}
+
 #endif // EMBER_DIALECT_EMBER_IR_EMBEROPS_TD
