@@ -74,29 +74,42 @@ Module::Module(const std::string &name, const std::string &kind)
 
 Module::~Module() = default;
 
-Variable Module::add_weight(const std::string &name, const Tensor &initial) {
+Variable Module::add_weight(const std::string &name, const Tensor &initial, bool trainable) {
   Variable variable(initial, name_ + "/" + name);
-  weights_.emplace_back(name, variable);
+  weights_.push_back({name, variable, trainable});
   return variable;
 }
 
 void Module::add_module(std::shared_ptr<Module> child) { children_.push_back(std::move(child)); }
 
-std::vector<std::pair<std::string, Variable>> Module::named_variables() const {
+/// The variables with their paths: all (trainable < 0), or those whose
+/// trainability is `trainable`.
+std::vector<std::pair<std::string, Variable>> Module::collect(int trainable) const {
   std::vector<std::pair<std::string, Variable>> all;
-  for (const auto &[name, variable] : weights_)
-    all.emplace_back(name_ + "/" + name, variable);
+  for (const Weight &weight : weights_)
+    if (trainable < 0 || weight.trainable == (trainable == 1))
+      all.emplace_back(name_ + "/" + weight.name, weight.variable);
   for (const auto &child : children_)
-    for (auto &[path, variable] : child->named_variables())
+    for (auto &[path, variable] : child->collect(trainable))
       all.emplace_back(name_ + "/" + path, variable);
   return all;
 }
 
-std::vector<Variable> Module::trainable_variables() const {
+std::vector<std::pair<std::string, Variable>> Module::named_variables() const {
+  return collect(-1);
+}
+
+static std::vector<Variable> withoutPaths(std::vector<std::pair<std::string, Variable>> named) {
   std::vector<Variable> variables;
-  for (auto &[path, variable] : named_variables())
+  for (auto &[path, variable] : named)
     variables.push_back(variable);
   return variables;
+}
+
+std::vector<Variable> Module::variables() const { return withoutPaths(collect(-1)); }
+std::vector<Variable> Module::trainable_variables() const { return withoutPaths(collect(1)); }
+std::vector<Variable> Module::non_trainable_variables() const {
+  return withoutPaths(collect(0));
 }
 
 Dense::Dense(int64_t units, std::string activation, bool use_bias, uint64_t seed,
@@ -108,7 +121,7 @@ Dense::Dense(int64_t units, std::string activation, bool use_bias, uint64_t seed
   checkActivation(activation_);
 }
 
-Tensor Dense::operator()(const Tensor &x) {
+Tensor Dense::call(const Tensor &x, bool training) {
   checkRank(name(), x, 1, /*orMore=*/true);
   int64_t in = x.shape()[x.shape().rank() - 1];
   if (!kernel_) {
@@ -137,7 +150,7 @@ Conv2D::Conv2D(int64_t filters, std::array<int64_t, 2> kernel_size, std::string 
   checkActivation(activation_);
 }
 
-Tensor Conv2D::operator()(const Tensor &x) {
+Tensor Conv2D::call(const Tensor &x, bool training) {
   checkRank(name(), x, 4);
   int64_t channels = x.shape()[3];
   if (!kernel_) {
@@ -155,18 +168,81 @@ Tensor Conv2D::operator()(const Tensor &x) {
 GlobalAveragePooling2D::GlobalAveragePooling2D(const std::string &name)
     : Layer(name, "global_average_pooling2d") {}
 
-Tensor GlobalAveragePooling2D::operator()(const Tensor &x) {
+Tensor GlobalAveragePooling2D::call(const Tensor &x, bool training) {
   checkRank(name(), x, 4);
   return reduce_mean(x, {1, 2});
 }
 
 Flatten::Flatten(const std::string &name) : Layer(name, "flatten") {}
 
-Tensor Flatten::operator()(const Tensor &x) {
+Tensor Flatten::call(const Tensor &x, bool training) {
   checkRank(name(), x, 1, /*orMore=*/true);
   int64_t batch = x.shape()[0];
   int64_t rest = batch == 0 ? 0 : x.shape().numel() / batch;
   return reshape(x, {batch, rest});
+}
+
+/// The strides of a pooling layer: as given, or (Keras) the window.
+static std::array<int64_t, 2> poolStrides(std::array<int64_t, 2> poolSize,
+                                          std::optional<std::array<int64_t, 2>> strides) {
+  return strides ? *strides : poolSize;
+}
+
+MaxPooling2D::MaxPooling2D(std::array<int64_t, 2> pool_size,
+                           std::optional<std::array<int64_t, 2>> strides, std::string padding,
+                           const std::string &name)
+    : Layer(name, "max_pooling2d"), poolSize_(pool_size),
+      strides_(poolStrides(pool_size, strides)), padding_(std::move(padding)) {}
+
+Tensor MaxPooling2D::call(const Tensor &x, bool training) {
+  checkRank(name(), x, 4);
+  return nn::max_pool2d(x, poolSize_, strides_, padding_);
+}
+
+AveragePooling2D::AveragePooling2D(std::array<int64_t, 2> pool_size,
+                                   std::optional<std::array<int64_t, 2>> strides,
+                                   std::string padding, const std::string &name)
+    : Layer(name, "average_pooling2d"), poolSize_(pool_size),
+      strides_(poolStrides(pool_size, strides)), padding_(std::move(padding)) {}
+
+Tensor AveragePooling2D::call(const Tensor &x, bool training) {
+  checkRank(name(), x, 4);
+  return nn::avg_pool2d(x, poolSize_, strides_, padding_);
+}
+
+Dropout::Dropout(double rate, uint64_t seed, const std::string &name)
+    : Layer(name, "dropout"), rate_(rate), seed_(seedOf(seed)),
+      state_(add_weight("seed_state", Tensor(int64_t{0}, DType::Int64), /*trainable=*/false)) {
+  if (!(rate >= 0 && rate < 1))
+    throw Error("Dropout: rate must be in [0, 1), got " + std::to_string(rate));
+}
+
+/// Uniform [0, 1) numbers of `shape`, one per element, from a counter-based
+/// hash of (element index, seed, step) in int64 ember ops: so that a
+/// compiled step draws new numbers at each call from its step input.
+static Tensor hashedUniform(const Shape &shape, uint64_t seed, const Tensor &step, DType dtype) {
+  constexpr int64_t kPrime = 2147483647; // 2^31 - 1: products of two residues fit in int64
+  auto i64 = [](int64_t v) { return Tensor(v, DType::Int64); };
+  auto mod = [&](const Tensor &t) { return ember::mod(t, i64(kPrime)); };
+  Tensor base = mod(step * i64(1000003) + i64(static_cast<int64_t>(seed % kPrime)));
+  Tensor s = mod(arange(int64_t{1}, shape.numel() + 1, int64_t{1}, DType::Int64) * i64(69621) +
+                 base);
+  // Rounds of squaring (non-linear, so that neighbours do not fall on a
+  // lattice) and MINSTD's multiplier (to spread the small squares).
+  for (int64_t salt : {12345, 67891}) {
+    s = mod(s * s + i64(salt));
+    s = mod(s * i64(48271));
+  }
+  return reshape(cast(s, dtype) / Tensor(static_cast<double>(kPrime), dtype), shape.vec());
+}
+
+Tensor Dropout::call(const Tensor &x, bool training) {
+  if (!training || rate_ == 0)
+    return x;
+  Tensor step = state_.value();
+  state_.assign_add(Tensor(int64_t{1}, DType::Int64));
+  Tensor keep = hashedUniform(x.shape(), seed_, step, x.dtype()) >= Tensor(rate_, x.dtype());
+  return where(keep, x * Tensor(1 / (1 - rate_), x.dtype()), zeros({}, x.dtype()));
 }
 
 Sequential::Sequential(std::vector<std::shared_ptr<Layer>> layers, const std::string &name)
@@ -175,9 +251,9 @@ Sequential::Sequential(std::vector<std::shared_ptr<Layer>> layers, const std::st
     add_module(layer);
 }
 
-Tensor Sequential::operator()(const Tensor &x) {
+Tensor Sequential::call(const Tensor &x, bool training) {
   Tensor y = x;
   for (const auto &layer : layers_)
-    y = (*layer)(y);
+    y = (*layer)(y, training);
   return y;
 }

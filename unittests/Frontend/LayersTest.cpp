@@ -79,6 +79,49 @@ TEST(Layers, ATracedTrainingStepLearns) {
   EXPECT_EQ(model.trainable_variables().size(), 4u);
 }
 
+TEST(Layers, PoolingLayersAsKeras) {
+  Tensor x = random_uniform({2, 6, 5, 3}, 7, -1, 1);
+  MaxPooling2D pool; // 2x2, strides = the window, VALID
+  Tensor y = pool(x);
+  EXPECT_EQ(y.shape(), Shape({2, 3, 2, 3}));
+  EXPECT_EQ(y.to_vector<float>(), nn::max_pool2d(x, {2, 2}, {2, 2}).to_vector<float>());
+  AveragePooling2D average({3, 3}, std::array<int64_t, 2>{1, 1}, "SAME");
+  EXPECT_EQ(average(x).to_vector<float>(),
+            nn::avg_pool2d(x, {3, 3}, {1, 1}, "SAME").to_vector<float>());
+  EXPECT_TRUE(pool.variables().empty());
+}
+
+TEST(Layers, DropoutDropsInTrainingOnly) {
+  Dropout dropout(0.25, /*seed=*/3);
+  Tensor x = ones({100, 100});
+  EXPECT_EQ(dropout(x).to_vector<float>(), x.to_vector<float>()); // inference: identity
+  EXPECT_EQ(dropout.trainable_variables().size(), 0u);
+  ASSERT_EQ(dropout.non_trainable_variables().size(), 1u);
+
+  std::vector<float> first = dropout(x, /*training=*/true).to_vector<float>();
+  std::vector<float> second = dropout(x, true).to_vector<float>();
+  int64_t dropped = 0;
+  for (float v : first) {
+    ASSERT_TRUE(v == 0.f || std::fabs(v - 1 / 0.75f) < 1e-6f) << v;
+    dropped += v == 0.f;
+  }
+  EXPECT_NEAR(dropped / 10000.0, 0.25, 0.02); // 4.5 standard deviations
+  EXPECT_NE(first, second) << "each step draws a new mask";
+  // No lattice: the mask's rows are not shifts of each other.
+  std::vector<float> row0(first.begin(), first.begin() + 100);
+  std::vector<float> row1(first.begin() + 100, first.begin() + 200);
+  EXPECT_NE(row0, row1);
+
+  // A seeded layer repeats its masks; a traced step draws a new one per call.
+  Dropout again(0.25, 3);
+  EXPECT_EQ(again(x, true).to_vector<float>(), first);
+  auto step = function([&](const Tensor &t) { return again(t, true); }, "dropout_step");
+  EXPECT_EQ(step(x).to_vector<float>(), second);
+  std::vector<float> third = step(x).to_vector<float>();
+  EXPECT_NE(third, second);
+  EXPECT_EQ(step.concrete_functions().size(), 1u);
+}
+
 TEST(Layers, BadInputsAreErrors) {
   Dense dense(3, "linear", true, 0, "fc");
   dense(zeros({2, 4}));

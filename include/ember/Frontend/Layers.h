@@ -41,33 +41,48 @@ public:
   Module &operator=(const Module &) = delete;
 
   const std::string &name() const { return name_; }
-  /// This module's variables, then its sub-modules', depth first.
-  std::vector<Variable> trainable_variables() const;
-  /// The same, each with its path: "<module>/<sub-module>/.../<variable>".
+  /// Every variable of this module, then of its sub-modules, depth first,
+  /// each with its path: "<module>/<sub-module>/.../<variable>" (what
+  /// checkpoints save: trainable or not).
   std::vector<std::pair<std::string, Variable>> named_variables() const;
+  /// The variables, in that order (Keras's `variables`).
+  std::vector<Variable> variables() const;
+  /// Those an optimizer trains (weights), and the others (state such as
+  /// Dropout's seed counter).
+  std::vector<Variable> trainable_variables() const;
+  std::vector<Variable> non_trainable_variables() const;
 
 protected:
   /// `name`, or (empty) `kind` made unique in the process as Keras does:
   /// "dense", "dense_1", "dense_2", ...
   Module(const std::string &name, const std::string &kind);
   /// A variable of this module named `name` (its path adds the module's).
-  Variable add_weight(const std::string &name, const Tensor &initial);
+  Variable add_weight(const std::string &name, const Tensor &initial, bool trainable = true);
   /// Makes `child` a sub-module (its variables become this module's too).
   void add_module(std::shared_ptr<Module> child);
 
 private:
+  struct Weight {
+    std::string name;
+    Variable variable;
+    bool trainable;
+  };
+  std::vector<std::pair<std::string, Variable>> collect(int trainable) const;
+
   std::string name_;
-  std::vector<std::pair<std::string, Variable>> weights_;
+  std::vector<Weight> weights_;
   std::vector<std::shared_ptr<Module>> children_;
 };
 
-/// A module computing one tensor from one tensor.
+/// A module computing one tensor from one tensor. `training` (Keras's
+/// `training` argument) selects training behaviour: Dropout drops only then.
 class Layer : public Module {
 public:
-  virtual Tensor operator()(const Tensor &x) = 0;
+  Tensor operator()(const Tensor &x, bool training = false) { return call(x, training); }
 
 protected:
   using Module::Module;
+  virtual Tensor call(const Tensor &x, bool training) = 0;
 };
 
 /// `activation(x @ kernel + bias)`: kernel [in, units] Glorot-uniform,
@@ -77,7 +92,9 @@ class Dense : public Layer {
 public:
   explicit Dense(int64_t units, std::string activation = "linear", bool use_bias = true,
                  uint64_t seed = 0, const std::string &name = "");
-  Tensor operator()(const Tensor &x) override;
+
+protected:
+  Tensor call(const Tensor &x, bool training) override;
 
 private:
   int64_t units_;
@@ -94,7 +111,9 @@ public:
   Conv2D(int64_t filters, std::array<int64_t, 2> kernel_size, std::string activation = "linear",
          std::array<int64_t, 2> strides = {1, 1}, std::string padding = "VALID",
          uint64_t seed = 0, const std::string &name = "");
-  Tensor operator()(const Tensor &x) override;
+
+protected:
+  Tensor call(const Tensor &x, bool training) override;
 
 private:
   int64_t filters_;
@@ -108,21 +127,78 @@ private:
 class GlobalAveragePooling2D : public Layer {
 public:
   explicit GlobalAveragePooling2D(const std::string &name = "");
-  Tensor operator()(const Tensor &x) override;
+
+protected:
+  Tensor call(const Tensor &x, bool training) override;
 };
 
 /// [N, ...] -> [N, everything else].
 class Flatten : public Layer {
 public:
   explicit Flatten(const std::string &name = "");
-  Tensor operator()(const Tensor &x) override;
+
+protected:
+  Tensor call(const Tensor &x, bool training) override;
+};
+
+/// 2-D max pooling (tf.keras.layers.MaxPooling2D): `pool_size` windows,
+/// `strides` apart (by default the window), "VALID" or "SAME" padding.
+class MaxPooling2D : public Layer {
+public:
+  explicit MaxPooling2D(std::array<int64_t, 2> pool_size = {2, 2},
+                        std::optional<std::array<int64_t, 2>> strides = std::nullopt,
+                        std::string padding = "VALID", const std::string &name = "");
+
+protected:
+  Tensor call(const Tensor &x, bool training) override;
+
+private:
+  std::array<int64_t, 2> poolSize_, strides_;
+  std::string padding_;
+};
+using MaxPool2D = MaxPooling2D;
+
+/// 2-D average pooling (tf.keras.layers.AveragePooling2D), as MaxPooling2D.
+class AveragePooling2D : public Layer {
+public:
+  explicit AveragePooling2D(std::array<int64_t, 2> pool_size = {2, 2},
+                            std::optional<std::array<int64_t, 2>> strides = std::nullopt,
+                            std::string padding = "VALID", const std::string &name = "");
+
+protected:
+  Tensor call(const Tensor &x, bool training) override;
+
+private:
+  std::array<int64_t, 2> poolSize_, strides_;
+  std::string padding_;
+};
+using AvgPool2D = AveragePooling2D;
+
+/// Keras's Dropout: in training, each element zeroed with probability
+/// `rate`, the others scaled by 1 / (1 - rate); the identity otherwise. The
+/// mask is drawn from `seed` and a step counter (a non-trainable int64
+/// Variable, "seed_state") counted up at each training call, so that each
+/// step, eager or compiled, gets a new mask and a seeded run is repeatable.
+class Dropout : public Layer {
+public:
+  explicit Dropout(double rate, uint64_t seed = 0, const std::string &name = "");
+
+protected:
+  Tensor call(const Tensor &x, bool training) override;
+
+private:
+  double rate_;
+  uint64_t seed_;
+  Variable state_;
 };
 
 /// Its layers applied in order.
 class Sequential : public Layer {
 public:
   explicit Sequential(std::vector<std::shared_ptr<Layer>> layers, const std::string &name = "");
-  Tensor operator()(const Tensor &x) override;
+
+protected:
+  Tensor call(const Tensor &x, bool training) override;
 
 private:
   std::vector<std::shared_ptr<Layer>> layers_;
