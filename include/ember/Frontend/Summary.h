@@ -69,7 +69,10 @@ public:
   /// error, as in TensorFlow.
   void histogram(const std::string &tag, const Tensor &values, int64_t step, int buckets = 30);
 
-  /// Appends the queued events to the file and syncs it.
+  /// Appends the queued events to the file and syncs it. A failed append
+  /// (a full disk) is an ember::IOError naming the file; the file is cut
+  /// back to whole records and the queued events are dropped, as
+  /// TensorFlow drops them. Any write may flush, and so fail the same way.
   void flush();
   /// Flushes and closes the file; later writes are an error. Closing twice
   /// does nothing.
@@ -85,7 +88,8 @@ public:
   const std::string &path() const;
 
   /// Internal: the shared state.
-  explicit SummaryWriter(std::shared_ptr<detail::SummaryWriterState> state) : state_(std::move(state)) {}
+  explicit SummaryWriter(std::shared_ptr<detail::SummaryWriterState> state)
+      : state_(std::move(state)) {}
   const std::shared_ptr<detail::SummaryWriterState> &state() const { return state_; }
 
 private:
