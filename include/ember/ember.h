@@ -13,6 +13,7 @@
 #include "ember/Frontend/NN.h"
 #include "ember/Frontend/Ops.h"
 #include "ember/Frontend/Optimizers.h"
+#include "ember/Frontend/Summary.h"
 #include "ember/Frontend/Tensor.h"
 #include "ember/Frontend/Threads.h"
 #include "ember/Frontend/Variable.h"
