@@ -1,0 +1,33 @@
+//===- Losses.cpp - loss objects --------------------------------------------===//
+
+#include "ember/Frontend/Losses.h"
+
+#include "ember/Frontend/NN.h"
+
+#include "OpDef.h"
+
+using namespace ember;
+using namespace ember::losses;
+
+Tensor SparseCategoricalCrossentropy::operator()(const Tensor &y_true, const Tensor &y_pred,
+                                                 SourceLoc loc) const {
+  if (fromLogits_)
+    return reduce_mean(nn::sparse_softmax_cross_entropy_with_logits(y_true, y_pred, loc), {},
+                       false, loc);
+  if (!isFloatingPoint(y_pred.dtype()))
+    detail::throwOpError("SparseCategoricalCrossentropy",
+                         "needs float probabilities, got " + detail::typeText(y_pred), loc);
+  // Keras clips probabilities away from 0 and 1 before the log.
+  double eps = 1e-7;
+  Tensor p = minimum(maximum(y_pred, Tensor(eps, y_pred.dtype()), loc),
+                     Tensor(1 - eps, y_pred.dtype()), loc);
+  int64_t classes = y_pred.shape().rank() ? y_pred.shape()[y_pred.shape().rank() - 1] : 0;
+  Tensor picked = reduce_sum(nn::one_hot(y_true, classes, y_pred.dtype(), 1, 0, loc) * log(p, loc),
+                             {-1}, false, loc);
+  return neg(reduce_mean(picked, {}, false, loc), loc);
+}
+
+Tensor MeanSquaredError::operator()(const Tensor &y_true, const Tensor &y_pred,
+                                    SourceLoc loc) const {
+  return reduce_mean(square(sub(y_true, y_pred, loc), loc), {}, false, loc);
+}

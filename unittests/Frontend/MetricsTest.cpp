@@ -1,0 +1,130 @@
+//===- MetricsTest.cpp - losses, metrics, progress and plots ------------------===//
+
+#include "ErrorTestUtil.h"
+
+#include "ember/ember.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+using namespace ember;
+
+namespace {
+
+std::string readFile(const std::string &path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+TEST(Losses, SparseCategoricalCrossentropyAsKeras) {
+  Tensor logits = Tensor({{2.f, 1.f, 0.1f}, {0.5f, 2.5f, 0.f}});
+  Tensor labels = Tensor({0, 1});
+  // By hand: -log(softmax) at the label, averaged over the batch.
+  double expected = 0;
+  std::vector<float> l = logits.to_vector<float>();
+  for (int row = 0; row < 2; ++row) {
+    double sum = 0;
+    for (int c = 0; c < 3; ++c)
+      sum += std::exp(l[row * 3 + c]);
+    expected += -(l[row * 3 + row] - std::log(sum)) / 2;
+  }
+  losses::SparseCategoricalCrossentropy fromLogits(true);
+  EXPECT_NEAR(fromLogits(labels, logits).item<float>(), expected, 1e-6);
+  losses::SparseCategoricalCrossentropy fromProbabilities;
+  EXPECT_NEAR(fromProbabilities(labels, nn::softmax(logits)).item<float>(), expected, 1e-6);
+  // Probabilities of 0 are clipped to 1e-7, as Keras: finite.
+  EXPECT_NEAR(fromProbabilities(Tensor({1}), Tensor({{1.f, 0.f}})).item<float>(),
+              -std::log(1e-7), 1e-2);
+  // Differentiable: the gradient of the mean is (softmax - onehot) / batch.
+  GradientTape tape;
+  tape.watch(logits);
+  Tensor loss = fromLogits(labels, logits);
+  std::vector<float> grad = tape.gradient(loss, {logits})[0]->to_vector<float>();
+  std::vector<float> p = nn::softmax(logits).to_vector<float>();
+  for (int i = 0; i < 6; ++i)
+    EXPECT_NEAR(grad[i], (p[i] - (i == 0 || i == 4 ? 1.f : 0.f)) / 2, 1e-6) << i;
+}
+
+TEST(Losses, MeanSquaredError) {
+  losses::MeanSquaredError mse;
+  EXPECT_FLOAT_EQ(mse(Tensor({{1.f, 2.f}, {3.f, 4.f}}), Tensor({{1.f, 4.f}, {0.f, 4.f}})).item<float>(),
+                  (0 + 4 + 9 + 0) / 4.f);
+}
+
+TEST(Metrics, MeanAsStoryC5) {
+  metrics::Mean loss("loss");
+  EXPECT_EQ(loss.result().item<double>(), 0);
+  loss.update_state(0.0);
+  loss.update_state(5.0);
+  EXPECT_EQ(loss.result().item<double>(), 2.5);
+  loss.update_state(Tensor({8.f, 9.f}));
+  EXPECT_EQ(loss.result().item<double>(), 5.5);
+  loss.reset_state();
+  EXPECT_EQ(loss.result().item<double>(), 0);
+  EXPECT_EQ(loss.name(), "loss");
+}
+
+TEST(Metrics, UpdatesInsideACompiledStepCount) {
+  metrics::Mean mean;
+  metrics::SparseCategoricalAccuracy accuracy;
+  auto step = function(
+      [&](const Tensor &labels, const Tensor &logits) {
+        mean.update_state(reduce_max(logits, {1}));
+        accuracy.update_state(labels, logits);
+        return reduce_sum(logits);
+      },
+      "metrics_step");
+  Tensor logits = Tensor({{0.1f, 0.9f}, {0.8f, 0.2f}, {0.3f, 0.7f}});
+  step(Tensor({1, 1, 1}), logits);       // 2 of 3 right
+  step(Tensor({1, 0, 1}), logits);       // 3 of 3
+  EXPECT_NEAR(accuracy.result().item<double>(), 5.0 / 6, 1e-12);
+  EXPECT_NEAR(mean.result().item<double>(), (0.9 + 0.8 + 0.7) / 3, 1e-6);
+  EXPECT_EQ(step.concrete_functions().size(), 1u);
+  accuracy.reset_state();
+  accuracy.update_state(Tensor({0}), Tensor({{0.f, 1.f}}));
+  EXPECT_EQ(accuracy.result().item<double>(), 0);
+}
+
+TEST(Progbar, PlainLinesWhenNotATerminal) {
+  std::ostringstream log;
+  utils::Progbar bar(4, log, 30, {"accuracy"});
+  bar.update(1, {{"loss", 4.0}, {"accuracy", 0.25}});
+  bar.update(2, {{"loss", 2.0}, {"accuracy", 0.5}});
+  EXPECT_EQ(log.str(), ""); // nothing until the epoch ends
+  bar.add(2, {{"loss", 1.0}, {"accuracy", 0.75}});
+  // loss: the mean over steps (4 + 2 + 1 * 2) / 4; accuracy: stateful, as given.
+  EXPECT_EQ(log.str(), "4/4 - 0s - loss: 2.0000 - accuracy: 0.7500\n");
+}
+
+TEST(Progbar, ABarRedrawnInPlaceOnATerminal) {
+  std::ostringstream screen;
+  utils::Progbar bar(10, screen, 10, {}, /*interactive=*/1);
+  bar.update(5, {{"loss", 0.5}});
+  EXPECT_NE(screen.str().find("\r 5/10 [====>.....] - ETA: "), std::string::npos) << screen.str();
+  bar.update(10, {{"loss", 0.5}});
+  std::string text = screen.str();
+  EXPECT_NE(text.find("10/10 [==========] - 0s - loss: 0.5000"), std::string::npos) << text;
+  EXPECT_EQ(text.back(), '\n');
+}
+
+TEST(Plot, ALinePlotOfTheLossHistory) {
+  std::vector<double> losses = {2.3, 1.7, NAN, 1.2, 0.9};
+  std::string svg = plot::line_plot_svg(losses, "Loss <per> batch", "batch", "loss");
+  EXPECT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);
+  EXPECT_NE(svg.find("Loss &lt;per&gt; batch"), std::string::npos);
+  // The NaN splits the line in two; every y is inside the picture.
+  size_t lines = 0;
+  for (size_t at = svg.find("<polyline"); at != std::string::npos; at = svg.find("<polyline", at + 1))
+    ++lines;
+  EXPECT_EQ(lines, 2u);
+  EXPECT_NE(svg.find(">2<"), std::string::npos) << "a tick at 2";
+  std::string path = ::testing::TempDir() + "/loss.svg";
+  plot::save_line_plot(path, losses, "loss", "batch", "loss");
+  EXPECT_EQ(readFile(path), plot::line_plot_svg(losses, "loss", "batch", "loss"));
+  EXPECT_THROW(plot::save_line_plot("/nonexistent-dir/x.svg", losses, "", "", ""), IOError);
+}
+
+} // namespace
