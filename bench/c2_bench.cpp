@@ -1,0 +1,63 @@
+// Story C2's training step (issue 11): Conv2D(16, 3x3, relu) -> Conv2D(16,
+// 3x3, relu) -> global average pooling -> Dense(10), sparse softmax
+// cross-entropy from logits, Adam, batch 32 of 28x28x1 images. Traced (the
+// whole step one compiled function, as tf.function / jax.jit of a train
+// step) and eager on a GradientTape; torch_c2_bench.cpp is LibTorch's side.
+// Threads: EMBER_NUM_THREADS (bench/run.sh runs 1 and 2). Last line: peak RSS.
+#include "bench_util.h"
+
+#include "ember/ember.h"
+
+#include <sys/resource.h>
+
+using namespace ember;
+
+namespace {
+std::shared_ptr<layers::Sequential> model() {
+  using namespace layers;
+  return std::make_shared<Sequential>(std::vector<std::shared_ptr<Layer>>{
+      std::make_shared<Conv2D>(16, std::array<int64_t, 2>{3, 3}, "relu"),
+      std::make_shared<Conv2D>(16, std::array<int64_t, 2>{3, 3}, "relu"),
+      std::make_shared<GlobalAveragePooling2D>(), std::make_shared<Dense>(10)});
+}
+} // namespace
+
+int main() {
+  Tensor images = random_uniform({32, 28, 28, 1}, 1);
+  Tensor labels = cast(arange(0, 32) % 10, DType::Int64);
+  losses::SparseCategoricalCrossentropy lossFn(/*from_logits=*/true);
+
+  auto tracedModel = model();
+  optimizers::Adam tracedAdam(1e-3);
+  (*tracedModel)(images); // weights made
+  auto tracedStep = function(
+      [&](const Tensor &x, const Tensor &y) {
+        GradientTape tape;
+        Tensor loss = lossFn(y, (*tracedModel)(x, true));
+        std::vector<Variable> vars = tracedModel->trainable_variables();
+        tracedAdam.apply_gradients(tape.gradient(loss, vars), vars);
+        return loss;
+      },
+      "c2_train_step");
+  double start = bench::now();
+  tracedStep(images, labels);
+  bench::report("ember.c2_traced_first_step", (bench::now() - start) * 1e3, "ms");
+  bench::report("ember.c2_traced_step",
+                bench::medianSeconds(7, 10, [&] { return tracedStep(images, labels); }) * 1e3,
+                "ms");
+
+  auto eagerModel = model();
+  optimizers::Adam eagerAdam(1e-3);
+  auto tapeStep = [&] {
+    GradientTape tape;
+    Tensor loss = lossFn(labels, (*eagerModel)(images, true));
+    std::vector<Variable> vars = eagerModel->trainable_variables();
+    eagerAdam.apply_gradients(tape.gradient(loss, vars), vars);
+    return loss;
+  };
+  tapeStep();
+  bench::report("ember.c2_tape_step", bench::medianSeconds(7, 5, tapeStep) * 1e3, "ms");
+  struct rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  bench::report("ember.c2_peak_rss", usage.ru_maxrss / 1024.0, "MiB");
+}
