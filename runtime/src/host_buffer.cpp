@@ -188,13 +188,22 @@ extern "C" void emberrt_memref_copy(int64_t element_size, emberrt_unranked_memre
     total *= from.sizes[d];
   if (total == 0)
     return;
-  // Walk the index space like an odometer, keeping both element offsets.
-  std::vector<int64_t> index(static_cast<size_t>(rank), 0);
+  // The innermost dims that are one contiguous run in both (strides 1,
+  // and each outer stride the run below it) copy with one memcpy: a padded
+  // or sliced tensor's rows, not element by element.
+  int64_t run = 1, outer = rank;
+  while (outer > 0 && from.strides[outer - 1] == run && to.strides[outer - 1] == run) {
+    run *= from.sizes[outer - 1];
+    --outer;
+  }
+  size_t runBytes = static_cast<size_t>(run * element_size);
+  // Walk the outer index space like an odometer, keeping both offsets.
+  std::vector<int64_t> index(static_cast<size_t>(outer), 0);
   int64_t fromOffset = from.offset, toOffset = to.offset;
-  for (int64_t n = 0; n < total; ++n) {
+  for (int64_t n = 0; n < total / run; ++n) {
     std::memcpy(to.aligned + toOffset * element_size, from.aligned + fromOffset * element_size,
-                static_cast<size_t>(element_size));
-    for (int64_t d = rank - 1; d >= 0; --d) {
+                runBytes);
+    for (int64_t d = outer - 1; d >= 0; --d) {
       ++index[d];
       fromOffset += from.strides[d];
       toOffset += to.strides[d];

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <thread>
+#include <vector>
 
 TEST(HostBuffer, AllocationIsAlignedAndSized) {
   emberrt_buffer_t *buffer = nullptr;
@@ -95,4 +96,40 @@ TEST(ScratchMemory, HonoursLargeAlignmentsAndRefusesBadOnes) {
   }
   EXPECT_EQ(emberrt_scratch_allocate(0, 8), nullptr);
   EXPECT_EQ(emberrt_scratch_allocate(48, 8), nullptr);
+}
+
+namespace {
+/// A rank-3 memref descriptor (allocated, aligned, offset, sizes, strides).
+struct Descriptor3 {
+  float *allocated, *aligned;
+  int64_t offset, sizes[3], strides[3];
+};
+} // namespace
+
+TEST(MemrefCopy, StridedViewsCopyElementForElement) {
+  // A [2, 3, 4] source into the middle of a [4, 5, 6] target (a padding's
+  // insert_slice): contiguous runs of 4, strided rows and planes.
+  std::vector<float> source(24), target(4 * 5 * 6, -1.f);
+  for (size_t i = 0; i < source.size(); ++i)
+    source[i] = static_cast<float>(i);
+  Descriptor3 from{source.data(), source.data(), 0, {2, 3, 4}, {12, 4, 1}};
+  Descriptor3 to{target.data(), target.data(), 1 * 30 + 1 * 6 + 1, {2, 3, 4}, {30, 6, 1}};
+  emberrt_unranked_memref_t a{3, &from}, b{3, &to};
+  emberrt_memref_copy(sizeof(float), &a, &b);
+  for (int64_t i = 0; i < 4; ++i)
+    for (int64_t j = 0; j < 5; ++j)
+      for (int64_t k = 0; k < 6; ++k) {
+        bool inside = i >= 1 && i < 3 && j >= 1 && j < 4 && k >= 1 && k < 5;
+        float expected = inside ? static_cast<float>(((i - 1) * 3 + (j - 1)) * 4 + (k - 1)) : -1.f;
+        ASSERT_EQ(target[(i * 5 + j) * 6 + k], expected) << i << " " << j << " " << k;
+      }
+  // A transposing view (no contiguous run): element by element.
+  std::vector<float> transposed(24);
+  Descriptor3 t{transposed.data(), transposed.data(), 0, {2, 3, 4}, {1, 8, 2}};
+  emberrt_unranked_memref_t c{3, &t};
+  emberrt_memref_copy(sizeof(float), &a, &c);
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 3; ++j)
+      for (int64_t k = 0; k < 4; ++k)
+        ASSERT_EQ(transposed[i + j * 8 + k * 2], source[(i * 3 + j) * 4 + k]);
 }

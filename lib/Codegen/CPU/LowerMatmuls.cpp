@@ -9,6 +9,7 @@
 
 #include "ember/Codegen/CPU/Passes.h"
 
+#include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -62,21 +63,93 @@ static Value emitMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs, Value 
       .getResult(0);
 }
 
+/// A matrix that is a gather of another tensor, read in place: the
+/// collapse of a linalg.generic that copies `source` through the affine map
+/// `read` (a convolution's patches, [N, OH, OW, KH, KW, C] collapsed to
+/// [N * OH * OW, KH * KW * C]). Its rows and columns are the products of
+/// `rowDims` and `columnDims`, the generic's loops in order.
+struct Gather {
+  Value source;
+  AffineMap read;
+  SmallVector<int64_t> rowDims, columnDims;
+};
+
 /// One operand of a blocked matmul: the tensor as stored, and whether it is
 /// stored transposed (a transpose folded into the matmul, as the backward
-/// pass's A^T @ dC and dC @ B^T are).
+/// pass's A^T @ dC and dC @ B^T are), or a gather read in place.
 struct MatmulOperand {
   Value stored;
   bool transposed = false;
+  std::optional<Gather> gather;
 };
+
+/// `value` as the gather of a tensor: a 2-D collapse_shape of a
+/// linalg.generic whose body yields its one input, which it reads through a
+/// projected affine map, and whose loops are all parallel.
+static std::optional<Gather> asGather(Value value) {
+  auto collapse = value.getDefiningOp<tensor::CollapseShapeOp>();
+  if (!collapse || collapse.getResultType().getRank() != 2)
+    return std::nullopt;
+  auto copy = collapse.getSrc().getDefiningOp<linalg::GenericOp>();
+  if (!copy || copy.getNumDpsInputs() != 1 || copy.getNumDpsInits() != 1 ||
+      copy.getNumReductionLoops() != 0 ||
+      !copy.getIndexingMapsArray()[1].isIdentity())
+    return std::nullopt;
+  auto yield = cast<linalg::YieldOp>(copy.getBody()->getTerminator());
+  if (yield.getValues().size() != 1 || yield.getValues()[0] != copy.getBody()->getArgument(0))
+    return std::nullopt;
+  SmallVector<ReassociationIndices> groups = collapse.getReassociationIndices();
+  ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
+  Gather gather{copy.getDpsInputs()[0], copy.getIndexingMapsArray()[0], {}, {}};
+  for (int64_t d : groups[0])
+    gather.rowDims.push_back(shape[d]);
+  for (int64_t d : groups[1])
+    gather.columnDims.push_back(shape[d]);
+  return gather;
+}
 
 /// The matmul operand `value`, looking through a 2-D linalg.transpose so
 /// that the matmul reads the transpose's input in place.
 static MatmulOperand matmulOperand(Value value) {
   if (auto transpose = value.getDefiningOp<linalg::TransposeOp>())
     if (transpose.getPermutation() == ArrayRef<int64_t>{1, 0})
-      return {transpose.getInput(), true};
-  return {value, false};
+      return {transpose.getInput(), true, std::nullopt};
+  return {value, false, std::nullopt};
+}
+
+/// `row` split into its coordinates along `dims` (row-major).
+static SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value row,
+                                      ArrayRef<int64_t> dims) {
+  SmallVector<Value> coordinates(dims.size());
+  for (int64_t d = dims.size() - 1; d >= 0; --d) {
+    Value size = arith::ConstantIndexOp::create(b, loc, dims[d]);
+    coordinates[d] = d == 0 ? row : arith::RemUIOp::create(b, loc, row, size).getResult();
+    if (d > 0)
+      row = arith::DivUIOp::create(b, loc, row, size);
+  }
+  return coordinates;
+}
+
+/// Nested scf.for loops over `extents` carrying `inits`; `body` returns the
+/// next values from the loops' indices (outer first) and the current ones.
+static SmallVector<Value>
+reductionLoops(OpBuilder &b, Location loc, ArrayRef<int64_t> extents, ValueRange inits,
+               function_ref<SmallVector<Value>(OpBuilder &, ValueRange, ValueRange)> body,
+               SmallVector<Value> outer = {}) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value extent = arith::ConstantIndexOp::create(b, loc, extents.front());
+  auto loop = scf::ForOp::create(
+      b, loc, zero, extent, one, inits,
+      [&](OpBuilder &lb, Location, Value iv, ValueRange args) {
+        SmallVector<Value> ivs = outer;
+        ivs.push_back(iv);
+        SmallVector<Value> next =
+            extents.size() == 1 ? body(lb, ivs, args)
+                                : reductionLoops(lb, loc, extents.drop_front(), args, body, ivs);
+        scf::YieldOp::create(lb, loc, next);
+      });
+  return SmallVector<Value>(loop.getResults());
 }
 
 /// A register-blocked matmul for larger sizes (floats with fused
@@ -126,7 +199,9 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
         // would not stay in L1 (its rows are a row of B apart: packing
         // makes it one contiguous stream).
         int64_t panelBytes = k * columns * element.getIntOrFloatBitWidth() / 8;
-        bool packed = rhs.transposed || n % columns != 0 || panelBytes > (16 << 10);
+        // (A panel as wide as B is one contiguous stream already.)
+        bool packed =
+            rhs.transposed || n % columns != 0 || (panelBytes > (16 << 10) && n != columns);
         if (packed && !rhs.transposed) { // row by row, vector copies
           auto copy = scf::ForOp::create(
               jb, loc, index(jb, 0), index(jb, k), index(jb, 1),
@@ -166,22 +241,47 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
             [&](OpBuilder &ib, Location, Value i, ValueRange rowArgs) {
               SmallVector<Value> accInit(kRows, zeros);
               SmallVector<Value> rowIndex;
+              // A gathered A's rows as coordinates of its copy's loops.
+              SmallVector<SmallVector<Value>> rowCoordinates;
               Value lastRow = index(ib, m - 1);
-              for (int64_t r = 0; r < kRows; ++r)
+              for (int64_t r = 0; r < kRows; ++r) {
                 rowIndex.push_back(arith::MinSIOp::create(
                     ib, loc, arith::AddIOp::create(ib, loc, i, index(ib, r)), lastRow));
-              auto reduction = scf::ForOp::create(
-                  ib, loc, index(ib, 0), index(ib, k), index(ib, 1), accInit,
-                  [&](OpBuilder &kb, Location, Value kk, ValueRange acc) {
+                if (lhs.gather)
+                  rowCoordinates.push_back(
+                      delinearize(ib, loc, rowIndex.back(), lhs.gather->rowDims));
+              }
+              // A gathered A's k runs as its copy's column loops (a
+              // convolution's KH, KW, C): no division in the loop.
+              SmallVector<int64_t> kExtents =
+                  lhs.gather ? lhs.gather->columnDims : SmallVector<int64_t>{k};
+              SmallVector<Value> sums = reductionLoops(
+                  ib, loc, kExtents, accInit,
+                  [&](OpBuilder &kb, ValueRange ivs, ValueRange acc) {
+                    Value kk = ivs.front();
+                    for (size_t d = 1; d < ivs.size(); ++d)
+                      kk = arith::AddIOp::create(
+                          kb, loc, arith::MulIOp::create(kb, loc, kk, index(kb, kExtents[d])),
+                          ivs[d]);
                     // In bounds: whole panels of B, or the packed panel.
                     Value bRow = vector::TransferReadOp::create(
                         kb, loc, vectorType, packed ? panel : rhs.stored,
                         ValueRange{kk, packed ? index(kb, 0) : j}, padding, ArrayRef<bool>{true});
                     SmallVector<Value> next;
                     for (int64_t r = 0; r < kRows; ++r) {
-                      Value a = tensor::ExtractOp::create(
-                          kb, loc, lhs.stored,
-                          lhs.transposed ? ValueRange{kk, rowIndex[r]} : ValueRange{rowIndex[r], kk});
+                      Value a;
+                      if (lhs.gather) {
+                        SmallVector<Value> at = rowCoordinates[r];
+                        at.append(ivs.begin(), ivs.end());
+                        std::optional<SmallVector<Value>> indices =
+                            affine::expandAffineMap(kb, loc, lhs.gather->read, at);
+                        a = tensor::ExtractOp::create(kb, loc, lhs.gather->source, *indices);
+                      } else {
+                        a = tensor::ExtractOp::create(
+                            kb, loc, lhs.stored,
+                            lhs.transposed ? ValueRange{kk, rowIndex[r]}
+                                           : ValueRange{rowIndex[r], kk});
+                      }
                       Value aSplat = vector::BroadcastOp::create(kb, loc, vectorType, a);
                       next.push_back(
                           isFloat ? Value(vector::FMAOp::create(kb, loc, aSplat, bRow, acc[r]))
@@ -189,11 +289,11 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
                                         kb, loc, acc[r],
                                         arith::MulIOp::create(kb, loc, aSplat, bRow))));
                     }
-                    scf::YieldOp::create(kb, loc, next);
+                    return next;
                   });
               Value block = blockZeros;
               for (int64_t r = 0; r < kRows; ++r)
-                block = vector::InsertOp::create(ib, loc, reduction.getResult(r), block, r);
+                block = vector::InsertOp::create(ib, loc, sums[r], block, r);
               // Rows past the end are skipped (a branch per row, no masks);
               // columns are masked only when the last panel is partial.
               auto write = vector::TransferWriteOp::create(
@@ -298,7 +398,9 @@ static Value lowerMatmul(OpBuilder &b, linalg::LinalgOp op, unsigned vectorBits)
   }
   if (type.getRank() == 2 && type.getNumElements() * k >= (1 << 15)) {
     // Large ones (f32, f64, i32, i64) are blocked for the CPU's registers.
-    return emitBlockedMatmul(b, loc, matmulOperand(lhs), matmulOperand(rhs), type, vectorBits);
+    MatmulOperand a = matmulOperand(lhs);
+    a.gather = asGather(lhs);
+    return emitBlockedMatmul(b, loc, a, matmulOperand(rhs), type, vectorBits);
   }
   // Others (small, batched) stay one loop nest. A short reduction
   // goes innermost, as a hand-written loop has it: LLVM unrolls it fully and
