@@ -23,8 +23,10 @@ def LowerMatmulsPass : Pass<"ember-cpu-lower-matmuls", "::mlir::func::FuncOp"> {
       (`vector.transfer_write` marked `ember.matmul_block_write`, where
       `ember-fuse-matmul-epilogues` applies a consumer). B's panel is packed
       when B is transposed, when its columns do not fill whole panels, or
-      when a panel would not stay in L1. A 2-D `linalg.transpose` feeding
-      either operand is read in place.
+      when a panel would not stay in L1 (unless it is as wide as B: contiguous
+      already). A 2-D `linalg.transpose` feeding either operand is read in
+      place, and so is an A that is a gather (the collapse of a copy through
+      an affine map: a convolution's patches), its k run as the copy's loops.
     - Short rows and a short reduction (n, k <= 16, power(x, n) on 10x10):
       one vector of C's row per row of A, the k products summed in registers.
     - Others (small, integer, batched) become a `linalg.generic` whose loops
@@ -85,7 +87,8 @@ def LowerConvolutionsPass : Pass<"ember-cpu-lower-convolutions", "::mlir::func::
     vectorizes), collapsed to `[N * OH * OW, KH * KW * C]`, times the filter
     collapsed to `[KH * KW * C, F]`: a `linalg.matmul` into the
     convolution's own accumulator, which `ember-cpu-lower-matmuls` then
-    blocks for the vector registers.
+    blocks for the vector registers, reading the patches from the input in
+    place (the copy is never made).
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
 }
