@@ -15,6 +15,7 @@
 #include <fstream>
 #include <future>
 #include <numeric>
+#include <ranges>
 #include <string>
 #include <thread>
 #include <vector>
@@ -262,6 +263,10 @@ TEST(Idx, FashionMnistLoadsAsC2Wants) {
 // Datasets
 //===----------------------------------------------------------------------===//
 
+// A Dataset is a C++20 input range: range-for, and std::ranges algorithms.
+static_assert(std::input_iterator<Dataset::Iterator>);
+static_assert(std::ranges::input_range<Dataset>);
+
 TEST(Dataset, FromTensorSlicesYieldsRows) {
   Tensor x = Tensor::from_vector(std::vector<float>{0, 1, 2, 3, 4, 5}, {3, 2});
   Tensor y = Tensor::from_vector(std::vector<int64_t>{7, 8, 9}, {3});
@@ -414,6 +419,10 @@ TEST(Dataset, PrefetchGivesTheSameSequence) {
   Dataset ds = Dataset::from_tensor_slices({x}).shuffle(30, 11, false).batch(7);
   auto plain = collect(ds);
   EXPECT_EQ(collect(ds.prefetch(3)), plain);
+  // Eager ops in map run on the prefetch thread.
+  auto twice = [](const Element &e) { return Element{e[0] * int64_t(2)}; };
+  EXPECT_EQ(collect(ds.map(twice).prefetch(2)), collect(ds.map(twice)));
+  EXPECT_EQ(std::ranges::distance(ds.prefetch(2)), 15);
   EXPECT_EQ(collect(ds.prefetch(1)), plain);
   EXPECT_EQ(collect(ds.prefetch(AUTOTUNE).prefetch(2)), plain);
   EXPECT_EQ(ds.prefetch(3).cardinality(), 15);
