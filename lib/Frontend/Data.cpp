@@ -210,7 +210,8 @@ public:
           buffer[pick] = std::move(e);
         } else {
           inputDone = true;
-          buffer[pick] = std::move(buffer.back());
+          if (pick + 1 != buffer.size())
+            buffer[pick] = std::move(buffer.back());
           buffer.pop_back();
         }
         return true;
