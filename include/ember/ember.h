@@ -4,6 +4,7 @@
 
 #include "ember/Frontend/ControlFlow.h"
 #include "ember/Frontend/CustomGradient.h"
+#include "ember/Frontend/Data.h"
 #include "ember/Frontend/DType.h"
 #include "ember/Frontend/Device.h"
 #include "ember/Frontend/Error.h"
