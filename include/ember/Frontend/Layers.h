@@ -45,6 +45,23 @@ public:
   std::vector<Variable> trainable_variables() const;
   /// The same, each with its path: "<module>/<sub-module>/.../<variable>".
   std::vector<std::pair<std::string, Variable>> named_variables() const;
+  /// The same keyed by structure, not by names, as checkpoints and
+  /// save_weights key them (and Keras's weights files): the module's own
+  /// name left out, each sub-module named by its kind, numbered among its
+  /// siblings ("dense/kernel", "dense_1/kernel"). Unlike names, which are
+  /// unique in the process ("sequential_1/dense_3"), these keys are the same
+  /// for every model built alike, so one loads another's weights.
+  std::vector<std::pair<std::string, Variable>> checkpoint_variables() const;
+
+  /// Keras's save_weights: the variables to a safetensors file keyed by
+  /// checkpoint_variables(), written whole or not at all.
+  void save_weights(const std::string &path) const;
+  /// Keras's load_weights: reads a file save_weights wrote into a module
+  /// built alike (layers make their weights at their first call: call it
+  /// once before). Every key must match a variable of the same dtype and
+  /// shape and the reverse; otherwise an ember::Error listing each problem,
+  /// and no variable changes.
+  void load_weights(const std::string &path);
 
 protected:
   /// `name`, or (empty) `kind` made unique in the process as Keras does:
@@ -56,7 +73,7 @@ protected:
   void add_module(std::shared_ptr<Module> child);
 
 private:
-  std::string name_;
+  std::string name_, kind_;
   std::vector<std::pair<std::string, Variable>> weights_;
   std::vector<std::shared_ptr<Module>> children_;
 };
