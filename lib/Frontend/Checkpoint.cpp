@@ -63,9 +63,10 @@ void writeVariables(const std::string &path, const KeyedVariables &variables) {
   std::set<std::string> keys;
   for (const auto &[key, variable] : variables) {
     if (!keys.insert(key).second)
-      throw Error("cannot save " + inQuotes(path) + ": two variables have the key " + inQuotes(key) +
-                  " (an optimizer keys the slots of a variable the checkpoint does not hold by "
-                  "the variable's name: give the variables distinct names)");
+      throw Error("cannot save " + inQuotes(path) + ": two variables have the key " +
+                  inQuotes(key) +
+                  " (slots of variables the checkpoint does not hold go under the variables' "
+                  "names: give the variables distinct names)");
     tensors.emplace_back(key, variable.value());
   }
   writeSafetensors(path, tensors, kMetadata);
@@ -228,7 +229,8 @@ namespace {
 /// Every variable a checkpoint's objects hold, by key (save_counter aside).
 /// A slot goes under its variable's key when the checkpoint holds the
 /// variable: then the key does not depend on names.
-KeyedVariables keyedVariables(const std::vector<std::pair<std::string, Checkpoint::Object>> &objects) {
+KeyedVariables
+keyedVariables(const std::vector<std::pair<std::string, Checkpoint::Object>> &objects) {
   std::map<const void *, std::string> keyOf; // a variable's state -> its key
   KeyedVariables all;
   for (const auto &[name, object] : objects) {
@@ -353,8 +355,7 @@ void Checkpoint::restore(const std::string &save_path, bool expect_partial) {
     return false;
   };
   restoreTargets(
-      file, targets,
-      [&](const std::string &key) { return !expect_partial && underAnObject(key); },
+      file, targets, [&](const std::string &key) { return !expect_partial && underAnObject(key); },
       "(a module makes its weights at its first call: call it once before restoring; an "
       "optimizer's slots of variables the checkpoint does not hold need optimizer.build "
       "first; restore(path, /*expect_partial=*/true) ignores unused keys)");
@@ -428,7 +429,7 @@ void layers::Module::load_weights(const std::string &path) {
   std::vector<Target> targets;
   for (const auto &[key, variable] : checkpoint_variables())
     targets.push_back(targetOf(key, variable));
-  restoreTargets(file, targets, [](const std::string &) { return true; },
-                 "(a module makes its weights at its first call: call it once before "
-                 "load_weights)");
+  restoreTargets(
+      file, targets, [](const std::string &) { return true; },
+      "(a module makes its weights at its first call: call it once before load_weights)");
 }

@@ -30,8 +30,8 @@ Variable Optimizer::slot(const Variable &variable, const std::string &name) {
   for (const Slot &slot : slots_)
     if (slot.variable.state() == variable.state() && slot.name == name)
       return slot.value;
-  slots_.push_back({variable, name,
-                    Variable(zeros(variable.shape(), variable.dtype()), variable.name() + "/" + name)});
+  Variable value(zeros(variable.shape(), variable.dtype()), variable.name() + "/" + name);
+  slots_.push_back({variable, name, value});
   return slots_.back().value;
 }
 

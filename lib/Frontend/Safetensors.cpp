@@ -60,8 +60,7 @@ struct FileCloser {
 };
 
 /// A non-negative JSON integer, or an IOError naming `what`.
-uint64_t unsignedOf(const std::string &path, const nlohmann::json &value,
-                    const std::string &what) {
+uint64_t unsignedOf(const std::string &path, const nlohmann::json &value, const std::string &what) {
   if (!value.is_number_unsigned())
     failRead(path, what + " is not a non-negative integer: " + value.dump());
   return value.get<uint64_t>();
@@ -159,8 +158,9 @@ SafetensorsFile::SafetensorsFile(const std::string &path) : path_(path) {
   uint64_t fileSize = static_cast<uint64_t>(info.st_size);
   auto readExactly = [&](void *out, size_t size, const char *what) {
     if (std::fread(out, 1, size, file.file) != size)
-      failRead(path, std::string("cannot read the ") + what + ": " +
-                         (std::ferror(file.file) ? std::strerror(errno) : "unexpected end of file"));
+      failRead(path,
+               std::string("cannot read the ") + what + ": " +
+                   (std::ferror(file.file) ? std::strerror(errno) : "unexpected end of file"));
   };
 
   if (fileSize < 8)
@@ -176,8 +176,8 @@ SafetensorsFile::SafetensorsFile(const std::string &path) : path_(path) {
                        " is beyond the end of the file (" + std::to_string(fileSize - 8) +
                        " bytes follow it): truncated or not a safetensors file");
   if (headerLength > kMaxHeaderBytes)
-    failRead(path, "the header length " + std::to_string(headerLength) +
-                       " is above the limit of " + std::to_string(kMaxHeaderBytes) + " bytes");
+    failRead(path, "the header length " + std::to_string(headerLength) + " is above the limit of " +
+                       std::to_string(kMaxHeaderBytes) + " bytes");
   std::string text(static_cast<size_t>(headerLength), '\0');
   readExactly(text.data(), text.size(), "header");
 

@@ -129,15 +129,15 @@ void trainSteps(Sequential &model, optimizers::Optimizer &opt, int steps) {
 
 TEST_F(CheckpointTest, SafetensorsRoundTripsEveryDTypeAndShape) {
   std::vector<std::pair<std::string, Tensor>> tensors = {
-      {"f32", Tensor::from_vector(std::vector<float>{1.5f, -2.f, 3.25f, 0.f, 1e-30f, -0.f},
-                                  {2, 3})},
+      {"f32",
+       Tensor::from_vector(std::vector<float>{1.5f, -2.f, 3.25f, 0.f, 1e-30f, -0.f}, {2, 3})},
       {"f64 scalar", Tensor(3.141592653589793, DType::Float64)},
       {"i32 empty", Tensor::from_vector(std::vector<int32_t>{}, {0})},
       {"i64", Tensor::from_vector(std::vector<int64_t>{1, -2, INT64_MAX, INT64_MIN, 0, 7}, {2, 3})},
-      {"bool", Tensor::from_vector(std::vector<bool>{true, false, true, true, false, false},
-                                   {2, 3})},
-      {"f64", Tensor::from_vector(std::vector<double>{0.1, -0.2, 1e300, 4, 5, 6}, {2, 3},
-                                  DType::Float64)},
+      {"bool",
+       Tensor::from_vector(std::vector<bool>{true, false, true, true, false, false}, {2, 3})},
+      {"f64",
+       Tensor::from_vector(std::vector<double>{0.1, -0.2, 1e300, 4, 5, 6}, {2, 3}, DType::Float64)},
       {"i32", Tensor(int32_t{-7})},
       {"f32 empty", Tensor::from_vector(std::vector<float>{}, {2, 0, 3})},
   };
@@ -150,8 +150,10 @@ TEST_F(CheckpointTest, SafetensorsRoundTripsEveryDTypeAndShape) {
   nlohmann::json header = headerOf(bytes, &length);
   EXPECT_EQ((8 + length) % 8, 0u) << "data aligned to 8 bytes";
   EXPECT_EQ(header["__metadata__"], nlohmann::json({{"format", "ember"}}));
-  const std::map<DType, std::string> names = {{DType::Float32, "F32"}, {DType::Float64, "F64"},
-                                              {DType::Int32, "I32"},   {DType::Int64, "I64"},
+  const std::map<DType, std::string> names = {{DType::Float32, "F32"},
+                                              {DType::Float64, "F64"},
+                                              {DType::Int32, "I32"},
+                                              {DType::Int64, "I64"},
                                               {DType::Bool, "BOOL"}};
   uint64_t offset = 0;
   for (const auto &[name, tensor] : tensors) {
@@ -205,23 +207,25 @@ TEST_F(CheckpointTest, SafetensorsRefusesCorruptFiles) {
                                  std::string(4, '\0'))),
       "tensor 'a' has dtype 'F16', which ember does not support");
   expectContains(
-      readError(safetensorsBytes(R"({"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})",
-                                 data)),
+      readError(
+          safetensorsBytes(R"({"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", data)),
       "tensor 'a': data_offsets [0, 8] hold 8 bytes, but float32 of shape (3,) needs 12");
-  expectContains(readError(safetensorsBytes(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},
+  expectContains(
+      readError(safetensorsBytes(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},
                                                "b":{"dtype":"I32","shape":[1],"data_offsets":[4,8]}})",
-                                            data)),
-                 "the data of tensors 'a' and 'b' overlap");
-  expectContains(readError(safetensorsBytes(R"({"a":{"dtype":"I32","shape":[1],"data_offsets":[4,8]}})",
-                                            data)),
+                                 data)),
+      "the data of tensors 'a' and 'b' overlap");
+  expectContains(readError(safetensorsBytes(
+                     R"({"a":{"dtype":"I32","shape":[1],"data_offsets":[4,8]}})", data)),
                  "bytes 0 to 4 of the data belong to no tensor");
-  expectContains(readError(safetensorsBytes(R"({"a":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})",
-                                            data)),
+  expectContains(readError(safetensorsBytes(
+                     R"({"a":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})", data)),
                  "a dimension is not a non-negative integer: -2");
-  expectContains(readError(safetensorsBytes(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},
+  expectContains(
+      readError(safetensorsBytes(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},
                                                "a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})",
-                                            data)),
-                 "the header names 'a' twice");
+                                 data)),
+      "the header names 'a' twice");
 }
 
 //===----------------------------------------------------------------------===//
@@ -275,16 +279,17 @@ TEST_F(CheckpointTest, AModelAndAdamRestoreBitwiseSlotsAndIterationsIncluded) {
   std::map<std::string, std::string> saved = snapshot(variables);
   // Keys by structure; slots under their variable's key.
   nlohmann::json header = headerOf(readFile(file));
-  for (const char *key : {"model/dense/kernel", "model/dense/bias", "model/dense_1/kernel",
-                          "model/dense_1/bias", "optimizer/iterations",
-                          "optimizer/model/dense/kernel/m", "optimizer/model/dense_1/bias/v",
-                          "epoch", "save_counter"})
+  for (const char *key :
+       {"model/dense/kernel", "model/dense/bias", "model/dense_1/kernel", "model/dense_1/bias",
+        "optimizer/iterations", "optimizer/model/dense/kernel/m", "optimizer/model/dense_1/bias/v",
+        "epoch", "save_counter"})
     EXPECT_TRUE(header.contains(key)) << key;
   EXPECT_EQ(header.size(), 4 + 1 + 8 + 1 + 1 + 1u); // with __metadata__
 
   for (auto &[key, variable] : variables)
-    variable.assign(variable.dtype() == DType::Int64 ? Tensor(int64_t{99}, DType::Int64)
-                                                     : variable.value() * Tensor(3.f) + Tensor(1.f));
+    variable.assign(variable.dtype() == DType::Int64
+                        ? Tensor(int64_t{99}, DType::Int64)
+                        : variable.value() * Tensor(3.f) + Tensor(1.f));
   ASSERT_NE(snapshot(variables), saved);
   checkpoint.restore(file);
   EXPECT_EQ(snapshot(variables), saved);
@@ -306,11 +311,13 @@ TEST_F(CheckpointTest, AFreshModelAndOptimizerResumeTraining) {
   ASSERT_TRUE(freshAdam.slots().empty());
   Checkpoint({{"model", fresh}, {"optimizer", freshAdam}}).restore(file);
   EXPECT_EQ(freshAdam.slots().size(), adam.slots().size());
-  EXPECT_EQ(snapshot(trainingVariables(fresh, freshAdam)), snapshot(trainingVariables(model, adam)));
+  EXPECT_EQ(snapshot(trainingVariables(fresh, freshAdam)),
+            snapshot(trainingVariables(model, adam)));
 
   trainSteps(model, adam, 1);
   trainSteps(fresh, freshAdam, 1);
-  EXPECT_EQ(snapshot(trainingVariables(fresh, freshAdam)), snapshot(trainingVariables(model, adam)));
+  EXPECT_EQ(snapshot(trainingVariables(fresh, freshAdam)),
+            snapshot(trainingVariables(model, adam)));
 }
 
 // A slot of a variable the checkpoint does not hold is keyed by the
@@ -362,8 +369,8 @@ TEST_F(CheckpointTest, SaveWeightsLoadWeightsIntoAFreshModel) {
   wider(inputs());
   std::map<std::string, std::string> before = snapshot(wider.checkpoint_variables());
   std::string message = errorOf([&] { wider.load_weights(path("model.weights.safetensors")); });
-  expectContains(message, "cannot restore from '" + path("model.weights.safetensors") +
-                              "': 3 problems");
+  expectContains(message,
+                 "cannot restore from '" + path("model.weights.safetensors") + "': 3 problems");
   expectContains(message, "shape mismatch for key 'dense/kernel': the file has float32 of shape "
                           "(3, 4), variable '");
   expectContains(message, "shape mismatch for key 'dense/bias'");
@@ -384,10 +391,10 @@ TEST_F(CheckpointTest, RestoreChecksEverythingBeforeAssigningAnything) {
   Variable a(Tensor({1.f, 2.f}), "a"), b(Tensor({1.f, 2.f}), "b"), c(Tensor({1.f, 2.f}), "c");
   std::string file = Checkpoint({{"a", a}, {"b", b}, {"c", c}}).write(path("abc.safetensors"));
 
-  Variable a2(Tensor({5.f, 6.f}), "a2");                       // fine
-  Variable b2(Tensor({5.f, 6.f, 7.f}), "b2");                  // shape mismatch
-  Variable c2(Tensor({5.0, 6.0}, DType::Float64), "c2");       // dtype mismatch
-  Variable d2(Tensor(5.f), "d2");                              // missing
+  Variable a2(Tensor({5.f, 6.f}), "a2");                 // fine
+  Variable b2(Tensor({5.f, 6.f, 7.f}), "b2");            // shape mismatch
+  Variable c2(Tensor({5.0, 6.0}, DType::Float64), "c2"); // dtype mismatch
+  Variable d2(Tensor(5.f), "d2");                        // missing
   Checkpoint checkpoint({{"a", a2}, {"b", b2}, {"c", c2}, {"d", d2}});
   std::string message = errorOf([&] { checkpoint.restore(file); });
   expectContains(message, "cannot restore from '" + file + "': 3 problems");
@@ -428,6 +435,23 @@ TEST_F(CheckpointTest, RestoreChecksEverythingBeforeAssigningAnything) {
   expectContains(message, "call it once before restoring");
   Checkpoint({{"model", unbuilt}}).restore(modelFile, /*expect_partial=*/true);
 
+  // Slots of variables the checkpoint does not hold go under the variables'
+  // names, which must then differ.
+  Variable v1(Tensor(1.f)), v2(Tensor(2.f)); // both named "Variable"
+  optimizers::SGD sgd(0.1, 0.9);
+  sgd.apply_gradients({Tensor(1.f), Tensor(1.f)}, {v1, v2});
+  expectContains(errorOf([&] { Checkpoint({{"opt", sgd}}).write(path("dup.safetensors")); }),
+                 "two variables have the key 'opt/Variable/momentum'");
+  Checkpoint({{"opt", sgd}, {"v1", v1}, {"v2", v2}}).write(path("dup.safetensors"));
+
+  // Not while tracing: the values are symbolic there.
+  auto traced = ember::function([&](const Tensor &t) {
+    Checkpoint({{"a", a}}).write(path("traced.safetensors"));
+    return t;
+  });
+  expectContains(errorOf([&] { traced(Tensor(1.f)); }),
+                 "Checkpoint.write cannot run inside an ember::function");
+
   expectContains(errorOf([&] { Checkpoint({{"a/b", a}}); }), "object name 'a/b'");
   expectContains(errorOf([&] { Checkpoint({{"a", a}, {"a", b}}); }), "given twice");
 }
@@ -454,8 +478,8 @@ TEST_F(CheckpointTest, CheckpointManagerKeepsTheNewest) {
   for (const auto &entry : fs::directory_iterator(path("run")))
     files.push_back(entry.path().filename().string());
   std::sort(files.begin(), files.end());
-  EXPECT_EQ(files, (std::vector<std::string>{"checkpoint", "ckpt-3.safetensors",
-                                             "ckpt-4.safetensors"}));
+  EXPECT_EQ(files,
+            (std::vector<std::string>{"checkpoint", "ckpt-3.safetensors", "ckpt-4.safetensors"}));
   nlohmann::json index = nlohmann::json::parse(readFile(path("run/checkpoint")));
   EXPECT_EQ(index["all_model_checkpoint_paths"],
             nlohmann::json({"ckpt-3.safetensors", "ckpt-4.safetensors"}));
@@ -470,7 +494,8 @@ TEST_F(CheckpointTest, CheckpointManagerKeepsTheNewest) {
   EXPECT_EQ(later.checkpoints(), manager.checkpoints());
   EXPECT_EQ(later.save(), path("run/ckpt-5.safetensors"));
   EXPECT_FALSE(fs::exists(saved[2]));
-  EXPECT_EQ(later.checkpoints(), (std::vector<std::string>{saved[3], path("run/ckpt-5.safetensors")}));
+  EXPECT_EQ(later.checkpoints(),
+            (std::vector<std::string>{saved[3], path("run/ckpt-5.safetensors")}));
   expectContains(errorOf([&] { train::CheckpointManager(checkpoint, dir, 0); }),
                  "max_to_keep must be positive");
 }
@@ -502,7 +527,8 @@ int64_t killMidSave(const std::string &dir, std::mt19937 &random) {
       Variable big(Tensor::from_vector(std::vector<float>(kCount, 0.f), {kCount}), "big");
       Checkpoint checkpoint({{"big", big}});
       for (int i = 1; i <= 1000; ++i) {
-        big.assign(Tensor::from_vector(std::vector<float>(kCount, static_cast<float>(i)), {kCount}));
+        big.assign(
+            Tensor::from_vector(std::vector<float>(kCount, static_cast<float>(i)), {kCount}));
         checkpoint.write(path("fixed.safetensors")); // with save_counter i - 1
         checkpoint.save(path("ckpt"));
         if (i == 1 && ::write(ready[1], "1", 1) != 1)

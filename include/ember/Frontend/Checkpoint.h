@@ -52,6 +52,7 @@ public:
   /// handle already.
   class Object {
   public:
+    // Implicit, so that objects are given as {"model", model}.
     Object(layers::Module &module) : target_(&module) {}
     Object(optimizers::Optimizer &optimizer) : target_(&optimizer) {}
     Object(Variable variable) : target_(std::move(variable)) {}
@@ -106,7 +107,7 @@ namespace train {
 
 /// The latest checkpoint the "checkpoint" index file of `directory` names
 /// (tf.train.latest_checkpoint); nullopt when there is none, or when the
-/// file it names is gone.
+/// file it names is gone. An index file that is not one is an IOError.
 std::optional<std::string> latest_checkpoint(const std::string &directory);
 
 /// Numbered checkpoints in `directory` ("ckpt-1.safetensors", ...), the
@@ -115,8 +116,8 @@ std::optional<std::string> latest_checkpoint(const std::string &directory);
 /// manager of the directory kept.
 class CheckpointManager {
 public:
-  CheckpointManager(Checkpoint checkpoint, std::string directory,
-                    std::optional<int> max_to_keep, std::string checkpoint_name = "ckpt");
+  CheckpointManager(Checkpoint checkpoint, std::string directory, std::optional<int> max_to_keep,
+                    std::string checkpoint_name = "ckpt");
 
   /// Saves, updates the index file, then deletes the checkpoints beyond
   /// max_to_keep. Returns the new file's path.

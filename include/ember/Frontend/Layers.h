@@ -2,7 +2,9 @@
 //
 // A Module (tf.Module) owns Variables and sub-modules; trainable_variables()
 // collects them depth first, and named_variables() names them by their path
-// ("sequential/dense/kernel"), the names checkpoints use. Layers follow
+// ("sequential/dense/kernel"); checkpoints key them by structure
+// (checkpoint_variables(): "dense/kernel"), and save_weights/load_weights
+// write and read them (safetensors files). Layers follow
 // Keras: their weights are made at the first call, when the input's shape is
 // known, initialized as Keras does (Glorot-uniform kernels from a seed, zero
 // biases). A layer called inside an ember::function reads its weights as
