@@ -109,10 +109,9 @@ Sequential smallModel() {
   return Sequential({std::make_shared<Dense>(4, "relu"), std::make_shared<Dense>(2)});
 }
 
-const Tensor &inputs() {
-  static Tensor x = Tensor({{0.5f, -1.f, 2.f}, {1.5f, 0.25f, -0.75f}});
-  return x;
-}
+// Made per call: a static Tensor would outlive the thread caches its
+// buffer returns to at exit.
+Tensor inputs() { return Tensor({{0.5f, -1.f, 2.f}, {1.5f, 0.25f, -0.75f}}); }
 
 void trainSteps(Sequential &model, optimizers::Optimizer &opt, int steps) {
   for (int i = 0; i < steps; ++i) {
@@ -359,7 +358,8 @@ TEST_F(CheckpointTest, SaveWeightsLoadWeightsIntoAFreshModel) {
   fresh.load_weights(path("model.weights.safetensors"));
   EXPECT_EQ(bytesOf(fresh(inputs())), bytesOf(expected));
   std::vector<std::string> keys;
-  for (const auto &[key, value] : headerOf(readFile(path("model.weights.safetensors"))).items())
+  nlohmann::json header = headerOf(readFile(path("model.weights.safetensors")));
+  for (const auto &[key, value] : header.items())
     keys.push_back(key);
   EXPECT_EQ(keys, (std::vector<std::string>{"__metadata__", "dense/bias", "dense/kernel",
                                             "dense_1/bias", "dense_1/kernel"}));
