@@ -2,6 +2,7 @@
 #ifndef EMBER_EMBER_H
 #define EMBER_EMBER_H
 
+#include "ember/Frontend/Checkpoint.h"
 #include "ember/Frontend/ControlFlow.h"
 #include "ember/Frontend/CustomGradient.h"
 #include "ember/Frontend/Data.h"

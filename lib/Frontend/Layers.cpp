@@ -70,7 +70,7 @@ DType floatDType(const Tensor &x) {
 } // namespace
 
 Module::Module(const std::string &name, const std::string &kind)
-    : name_(name.empty() ? uniqueName(kind) : name) {}
+    : name_(name.empty() ? uniqueName(kind) : name), kind_(kind) {}
 
 Module::~Module() = default;
 
@@ -92,6 +92,20 @@ std::vector<std::pair<std::string, Variable>> Module::collect(int trainable) con
   for (const auto &child : children_)
     for (auto &[path, variable] : child->collect(trainable))
       all.emplace_back(name_ + "/" + path, variable);
+  return all;
+}
+
+std::vector<std::pair<std::string, Variable>> Module::checkpoint_variables() const {
+  std::vector<std::pair<std::string, Variable>> all;
+  for (const Weight &weight : weights_)
+    all.emplace_back(weight.name, weight.variable);
+  std::map<std::string, int> siblings; // of each kind so far
+  for (const auto &child : children_) {
+    int n = siblings[child->kind_]++;
+    std::string prefix = n == 0 ? child->kind_ : child->kind_ + "_" + std::to_string(n);
+    for (auto &[path, variable] : child->checkpoint_variables())
+      all.emplace_back(prefix + "/" + path, variable);
+  }
   return all;
 }
 

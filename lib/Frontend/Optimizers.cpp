@@ -27,20 +27,29 @@ Tensor Optimizer::learning_rate(const Tensor &step) const {
 }
 
 Variable Optimizer::slot(const Variable &variable, const std::string &name) {
-  const void *key = variable.state().get();
-  for (auto &[owner, entry] : slots_)
-    if (owner == key && entry.first == name)
-      return entry.second;
-  slots_.push_back({key, {name, Variable(zeros(variable.shape(), variable.dtype()),
-                                         variable.name() + "/" + name)}});
-  return slots_.back().second.second;
+  for (const Slot &slot : slots_)
+    if (slot.variable.state() == variable.state() && slot.name == name)
+      return slot.value;
+  Variable value(zeros(variable.shape(), variable.dtype()), variable.name() + "/" + name);
+  slots_.push_back({variable, name, value});
+  return slots_.back().value;
 }
 
 std::vector<std::pair<std::string, Variable>> Optimizer::variables() const {
   std::vector<std::pair<std::string, Variable>> all = {{"iterations", iterations_}};
-  for (const auto &[owner, entry] : slots_)
-    all.emplace_back(entry.second.name(), entry.second);
+  for (const Slot &slot : slots_)
+    all.emplace_back(slot.value.name(), slot.value);
   return all;
+}
+
+void Optimizer::build(const std::vector<Variable> &variables) {
+  for (const Variable &variable : variables)
+    if (!isFloatingPoint(variable.dtype()))
+      throw Error("optimizers." + name_ + ".build: variable '" + variable.name() + "' is " +
+                  std::string(dtypeName(variable.dtype())) + ", not float");
+  for (const Variable &variable : variables)
+    for (const std::string &name : slot_names())
+      slot(variable, name);
 }
 
 void Optimizer::apply_gradients(const std::vector<std::optional<Tensor>> &gradients,
@@ -92,6 +101,10 @@ void Optimizer::apply_gradients(std::initializer_list<Tensor> gradients,
 SGD::SGD(LearningRate learning_rate, double momentum, bool nesterov)
     : Optimizer(std::move(learning_rate), "SGD"), momentum_(momentum), nesterov_(nesterov) {}
 
+std::vector<std::string> SGD::slot_names() const {
+  return momentum_ == 0 ? std::vector<std::string>{} : std::vector<std::string>{"momentum"};
+}
+
 void SGD::update(const Tensor &g, Variable variable, const Tensor &rate, const Tensor &) {
   if (momentum_ == 0) {
     variable.assign_sub(g * rate);
@@ -108,6 +121,8 @@ void SGD::update(const Tensor &g, Variable variable, const Tensor &rate, const T
 Adam::Adam(LearningRate learning_rate, double beta_1, double beta_2, double epsilon)
     : Optimizer(std::move(learning_rate), "Adam"), beta1_(beta_1), beta2_(beta_2),
       epsilon_(epsilon) {}
+
+std::vector<std::string> Adam::slot_names() const { return {"m", "v"}; }
 
 void Adam::update(const Tensor &g, Variable variable, const Tensor &rate,
                   const Tensor &step) {

@@ -2,7 +2,9 @@
 //
 // A Module (tf.Module) owns Variables and sub-modules; trainable_variables()
 // collects them depth first, and named_variables() names them by their path
-// ("sequential/dense/kernel"), the names checkpoints use. Layers follow
+// ("sequential/dense/kernel"); checkpoints key them by structure
+// (checkpoint_variables(): "dense/kernel"), and save_weights/load_weights
+// write and read them (safetensors files). Layers follow
 // Keras: their weights are made at the first call, when the input's shape is
 // known, initialized as Keras does (Glorot-uniform kernels from a seed, zero
 // biases). A layer called inside an ember::function reads its weights as
@@ -52,6 +54,24 @@ public:
   std::vector<Variable> trainable_variables() const;
   std::vector<Variable> non_trainable_variables() const;
 
+  /// The same keyed by structure, not by names, as checkpoints and
+  /// save_weights key them (and Keras's weights files): the module's own
+  /// name left out, each sub-module named by its kind, numbered among its
+  /// siblings ("dense/kernel", "dense_1/kernel"). Unlike names, which are
+  /// unique in the process ("sequential_1/dense_3"), these keys are the same
+  /// for every model built alike, so one loads another's weights.
+  std::vector<std::pair<std::string, Variable>> checkpoint_variables() const;
+
+  /// Keras's save_weights: the variables to a safetensors file keyed by
+  /// checkpoint_variables(), written whole or not at all.
+  void save_weights(const std::string &path) const;
+  /// Keras's load_weights: reads a file save_weights wrote into a module
+  /// built alike (layers make their weights at their first call: call it
+  /// once before). Every key must match a variable of the same dtype and
+  /// shape and the reverse; otherwise an ember::Error listing each problem,
+  /// and no variable changes.
+  void load_weights(const std::string &path);
+
 protected:
   /// `name`, or (empty) `kind` made unique in the process as Keras does:
   /// "dense", "dense_1", "dense_2", ...
@@ -69,7 +89,7 @@ private:
   };
   std::vector<std::pair<std::string, Variable>> collect(int trainable) const;
 
-  std::string name_;
+  std::string name_, kind_;
   std::vector<Weight> weights_;
   std::vector<std::shared_ptr<Module>> children_;
 };

@@ -6,6 +6,7 @@
 // training step (gradients, update and all). Slots (momenta, Adam's m and
 // v) are Variables made at an optimizer's first update of a variable; the
 // step counter `iterations` is a Variable too, so traced steps count.
+// Both are saved by an ember::Checkpoint (ember/Frontend/Checkpoint.h).
 //
 //   ember::Variable w(ember::Tensor({1.f, -2.f}), "w");
 //   ember::optimizers::Adam adam(0.1);
@@ -61,8 +62,23 @@ public:
   /// each variable's update casts it to the variable's dtype).
   Tensor learning_rate(const Tensor &step) const;
   /// Every variable the optimizer owns: "iterations", then each slot as
-  /// "<variable name>/<slot>" (what a checkpoint saves).
+  /// "<variable name>/<slot>".
   std::vector<std::pair<std::string, Variable>> variables() const;
+
+  /// Makes the slots of `variables` now (Keras's build) rather than at each
+  /// one's first update, e.g. to restore them from a checkpoint that does
+  /// not also hold the variables. Throws for a variable that is not float.
+  void build(const std::vector<Variable> &variables);
+  /// The names of the slots each variable gets: {"m", "v"} for Adam.
+  virtual std::vector<std::string> slot_names() const = 0;
+  /// A slot: the variable it belongs to, its name ("m") and its value.
+  struct Slot {
+    Variable variable;
+    std::string name;
+    Variable value;
+  };
+  /// The slots made so far, in creation order.
+  const std::vector<Slot> &slots() const { return slots_; }
 
 protected:
   Optimizer(LearningRate learningRate, std::string name);
@@ -78,8 +94,7 @@ private:
   LearningRate learningRate_;
   std::string name_;
   Variable iterations_;
-  /// Slots by variable (its shared state) and name, in creation order.
-  std::vector<std::pair<const void *, std::pair<std::string, Variable>>> slots_;
+  std::vector<Slot> slots_;
 };
 
 /// Gradient descent, with optional (Nesterov) momentum:
@@ -88,6 +103,8 @@ private:
 class SGD : public Optimizer {
 public:
   explicit SGD(LearningRate learning_rate = 0.01, double momentum = 0, bool nesterov = false);
+
+  std::vector<std::string> slot_names() const override;
 
 private:
   void update(const Tensor &gradient, Variable variable, const Tensor &rate,
@@ -103,6 +120,8 @@ class Adam : public Optimizer {
 public:
   explicit Adam(LearningRate learning_rate = 0.001, double beta_1 = 0.9, double beta_2 = 0.999,
                 double epsilon = 1e-7);
+
+  std::vector<std::string> slot_names() const override;
 
 private:
   void update(const Tensor &gradient, Variable variable, const Tensor &rate,
