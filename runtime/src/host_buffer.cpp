@@ -2,7 +2,8 @@
 //
 // Buffers are recycled per thread by size class (powers of two from 64 bytes),
 // so an eager loop that frees and allocates the same sizes never calls malloc.
-// A buffer released on another thread goes to that thread's cache.
+// A buffer released on another thread goes to that thread's cache, which
+// keeps a bounded number per size class.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,8 +20,12 @@
 
 namespace {
 constexpr int kNumClasses = 48;
-// Upper bound of the bytes one thread keeps cached; beyond it memory is freed.
-constexpr size_t kMaxCachedBytes = size_t(1) << 30;
+// Upper bounds of what one thread keeps cached; beyond them memory is freed.
+// Per size class too: a thread that only frees what another allocates (a
+// prefetching input pipeline's consumer) would otherwise keep every buffer
+// it was given, up to the byte bound, and never reuse one.
+constexpr size_t kMaxCachedBytes = size_t(256) << 20;
+constexpr size_t kMaxCachedPerClass = 16;
 
 int sizeClass(size_t size) {
   size_t capacity = EMBERRT_BUFFER_ALIGNMENT;
@@ -104,7 +109,8 @@ extern "C" void emberrt_buffer_release(emberrt_buffer_t *buffer) {
   }
   ThreadCache &tc = cache();
   int cls = sizeClass(buffer->capacity);
-  if (tc.stats.bytes_cached + buffer->capacity > kMaxCachedBytes) {
+  if (tc.stats.bytes_cached + buffer->capacity > kMaxCachedBytes ||
+      tc.free[cls].size() >= kMaxCachedPerClass) {
     std::free(buffer);
     return;
   }

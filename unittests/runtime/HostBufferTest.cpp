@@ -32,6 +32,25 @@ TEST(HostBuffer, ReleasedMemoryIsReusedWithoutMalloc) {
   emberrt_buffer_release(second);
 }
 
+TEST(HostBuffer, AThreadThatOnlyFreesKeepsABoundedCache) {
+  // A producer thread allocates, this one frees (a prefetching pipeline):
+  // the cache keeps a few buffers of the size, not all of them.
+  emberrt_allocator_trim();
+  constexpr int kBuffers = 200;
+  std::vector<emberrt_buffer_t *> made(kBuffers);
+  std::thread([&] {
+    for (auto &buffer : made)
+      ASSERT_EQ(emberrt_buffer_allocate(100000, &buffer), EMBERRT_OK);
+  }).join();
+  for (emberrt_buffer_t *buffer : made)
+    emberrt_buffer_release(buffer);
+  emberrt_allocator_stats_t stats;
+  emberrt_allocator_stats(&stats);
+  EXPECT_GT(stats.bytes_cached, 0u);
+  EXPECT_LE(stats.bytes_cached, 16u * 131072u) << "at most 16 buffers of a size class";
+  emberrt_allocator_trim();
+}
+
 TEST(HostBuffer, SharedOwnershipKeepsTheBufferAlive) {
   emberrt_buffer_t *buffer = nullptr;
   ASSERT_EQ(emberrt_buffer_allocate(64, &buffer), EMBERRT_OK);
