@@ -49,6 +49,11 @@ out=$(mktemp)
       env "${peer_env[@]}" OMP_NUM_THREADS=$t OPENBLAS_NUM_THREADS=$t "$build/bin/torch_bench" mlp | sed "s/^/t$t.round$round./"
       EMBER_NUM_THREADS=$t "$build/bin/train_bench" | sed "s/^/t$t.round$round./"
     done
+    # Story C2's training step (issue 11), alternating with LibTorch's.
+    for round in 1 2 3; do
+      env "${peer_env[@]}" OMP_NUM_THREADS=$t OPENBLAS_NUM_THREADS=$t "$build/bin/torch_c2_bench" | sed "s/^/t$t.round$round./"
+      EMBER_NUM_THREADS=$t "$build/bin/c2_bench" | sed "s/^/t$t.round$round./"
+    done
   done
   cacheOnly=$(mktemp -d)
   EMBER_CACHE_DIR=$cacheOnly "$build/bin/cache_bench" # compiles, fills the cache
@@ -113,6 +118,12 @@ for t in 1 2; do
   mt=$(median3 "t$t.ember.mlp_traced_step"); mg=$(median3 "t$t.ember.mlp_tape_step"); mT=$(median3 "t$t.torch.mlp_step")
   printf "%-36s traced %.2f ms (%sx LibTorch), tape %.2f ms (%sx), LibTorch %.2f ms\n" \
     "MLP step, $t thread(s)" "$mt" "$(ratio "$mt" "$mT")" "$mg" "$(ratio "$mg" "$mT")" "$mT"
+  c2t=$(median3 "t$t.ember.c2_traced_step"); c2g=$(median3 "t$t.ember.c2_tape_step"); c2T=$(median3 "t$t.torch.c2_step")
+  printf "%-36s traced %.2f ms (%sx LibTorch), tape %.2f ms (%sx), LibTorch %.2f ms\n" \
+    "C2 conv step (batch 32), $t thread(s)" "$c2t" "$(ratio "$c2t" "$c2T")" "$c2g" "$(ratio "$c2g" "$c2T")" "$c2T"
+  printf "%-36s ember %.0f MiB, LibTorch %.0f MiB; steps/s with data %.0f, without %.0f\n" \
+    "C2 peak RSS, input pipeline, $t thr." "$(median3 "t$t.ember.c2_peak_rss")" "$(median3 "t$t.torch.c2_peak_rss")" \
+    "$(median3 "t$t.ember.c2_steps_per_second_with_data")" "$(median3 "t$t.ember.c2_steps_per_second_without_data")"
 done
 i10=$(value t1.ember.incache_chain_10); h10=$(value t1.hand.incache_chain_10)
 i100=$(value t1.ember.incache_chain_100); h100=$(value t1.hand.incache_chain_100)

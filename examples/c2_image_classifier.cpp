@@ -7,6 +7,7 @@
 // TensorBoard summaries and a checkpoint, and restores it.
 //
 //   c2_image_classifier [--data DIR] [--epochs N] [--train N] [--test N] [--out DIR]
+//                       [--seed N]
 //
 // --train / --test take the first N examples (the test in test/Examples
 // trains on a small subset; scripts/train-c2.sh runs the full 3 epochs).
@@ -26,6 +27,7 @@ struct Options {
   int epochs = 3;
   int64_t train = -1, test = -1; // all
   std::string out = "c2_output";
+  uint64_t seed = 1;
 };
 
 Options parse(int argc, char **argv) {
@@ -42,9 +44,11 @@ Options parse(int argc, char **argv) {
       options.test = std::stoll(value);
     else if (flag == "--out")
       options.out = value;
+    else if (flag == "--seed")
+      options.seed = std::stoull(value);
     else
       throw Error("unknown option " + flag +
-                  " (--data DIR, --epochs N, --train N, --test N, --out DIR)");
+                  " (--data DIR, --epochs N, --train N, --test N, --out DIR, --seed N)");
   }
   return options;
 }
@@ -58,13 +62,16 @@ Tensor firstRows(const Tensor &t, int64_t count) {
   return slice(t, start, limit);
 }
 
-std::shared_ptr<layers::Sequential> makeModel() {
+/// The model, its initial weights drawn from `seed`.
+std::shared_ptr<layers::Sequential> makeModel(uint64_t seed) {
   using namespace layers;
+  std::array<int64_t, 2> kernel = {3, 3}, strides = {1, 1};
   return std::make_shared<Sequential>(
       std::vector<std::shared_ptr<Layer>>{
-          std::make_shared<Conv2D>(16, std::array<int64_t, 2>{3, 3}, "relu"),
-          std::make_shared<Conv2D>(16, std::array<int64_t, 2>{3, 3}, "relu"),
-          std::make_shared<GlobalAveragePooling2D>(), std::make_shared<Dense>(10)},
+          std::make_shared<Conv2D>(16, kernel, "relu", strides, "VALID", seed * 3 + 1),
+          std::make_shared<Conv2D>(16, kernel, "relu", strides, "VALID", seed * 3 + 2),
+          std::make_shared<GlobalAveragePooling2D>(),
+          std::make_shared<Dense>(10, "linear", true, seed * 3 + 3)},
       "classifier");
 }
 
@@ -91,12 +98,12 @@ int main(int argc, char **argv) try {
   std::printf("Training on %lld images, testing on %lld\n", (long long)x_train.size(0),
               (long long)x_test.size(0));
 
-  auto model = makeModel();
+  auto model = makeModel(options.seed);
   Tensor one = firstRows(x_train, 1);
   std::printf("Logits of one untrained image: shape %s\n", (*model)(one).shape().str().c_str());
 
   data::Dataset train = data::Dataset::from_tensor_slices({x_train, y_train})
-                            .shuffle(1000, /*seed=*/1)
+                            .shuffle(1000, options.seed)
                             .batch(batchSize, /*drop_remainder=*/true)
                             .prefetch(data::AUTOTUNE);
   losses::SparseCategoricalCrossentropy lossFn(/*from_logits=*/true);
@@ -155,7 +162,7 @@ int main(int argc, char **argv) try {
   std::string saved = checkpoint.save(options.out + "/checkpoints/ckpt");
   std::printf("Checkpoint saved: %s\n", saved.c_str());
 
-  auto restored = makeModel();
+  auto restored = makeModel(options.seed + 1000); // other weights, then loaded
   (*restored)(one); // weights made, then loaded
   optimizers::Adam restoredAdam(1e-3);
   Checkpoint({{"model", *restored}, {"optimizer", restoredAdam}})

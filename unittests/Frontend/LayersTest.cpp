@@ -122,6 +122,54 @@ TEST(Layers, DropoutDropsInTrainingOnly) {
   EXPECT_EQ(step.concrete_functions().size(), 1u);
 }
 
+TEST(Layers, StoryC3ATrunkSharedByTwoHeads) {
+  // One trunk, two heads: train trunk + head 1, fine-tune head 2 alone,
+  // export the trunk alone.
+  auto trunk = std::make_shared<Sequential>(
+      std::vector<std::shared_ptr<Layer>>{std::make_shared<Dense>(8, "relu", true, 11)}, "trunk");
+  auto head1 = std::make_shared<Dense>(1, "linear", true, 12, "head1");
+  auto head2 = std::make_shared<Dense>(1, "linear", true, 13, "head2");
+  Sequential model1({trunk, head1}), model2({trunk, head2});
+  Tensor x = random_uniform({32, 4}, 5), y1 = reduce_sum(x, {1}, true), y2 = -y1;
+  EXPECT_EQ(model1(x).shape(), Shape({32, 1}));
+  EXPECT_EQ(model2(x).shape(), Shape({32, 1}));
+  EXPECT_EQ(model1.trainable_variables().size(), 4u); // trunk's 2 + head 1's 2
+  EXPECT_EQ(trunk->trainable_variables().size(), 2u);
+
+  auto train = [&](Sequential &model, const std::vector<Variable> &weights, const Tensor &target,
+                   int steps) {
+    optimizers::Adam adam(0.05);
+    losses::MeanSquaredError mse;
+    float first = 0, last = 0;
+    for (int i = 0; i < steps; ++i) {
+      GradientTape tape;
+      Tensor loss = mse(target, model(x));
+      (i == 0 ? first : last) = loss.item<float>();
+      adam.apply_gradients(tape.gradient(loss, weights), weights);
+    }
+    return std::make_pair(first, last);
+  };
+  auto [before1, after1] = train(model1, model1.trainable_variables(), y1, 100);
+  EXPECT_LT(after1, before1 / 10);
+
+  std::vector<std::vector<float>> trunkBefore;
+  for (const Variable &v : trunk->trainable_variables())
+    trunkBefore.push_back(v.value().to_vector<float>());
+  auto [before2, after2] = train(model2, head2->trainable_variables(), y2, 100);
+  EXPECT_LT(after2, before2);
+  std::vector<std::vector<float>> trunkAfter;
+  for (const Variable &v : trunk->trainable_variables())
+    trunkAfter.push_back(v.value().to_vector<float>());
+  EXPECT_EQ(trunkAfter, trunkBefore) << "fine-tuning head 2 left the trunk alone";
+
+  std::string path = ::testing::TempDir() + "/trunk.safetensors";
+  trunk->save_weights(path);
+  Sequential reused({std::make_shared<Dense>(8, "relu", true, 99)}, "reused_trunk");
+  reused(x);
+  reused.load_weights(path);
+  EXPECT_EQ(reused(x).to_vector<float>(), (*trunk)(x).to_vector<float>());
+}
+
 TEST(Layers, BadInputsAreErrors) {
   Dense dense(3, "linear", true, 0, "fc");
   dense(zeros({2, 4}));
