@@ -168,15 +168,16 @@ reductionLoops(OpBuilder &b, Location loc, ArrayRef<int64_t> extents, ValueRange
 /// them write C in place.
 static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, MatmulOperand rhs,
                               RankedTensorType resultType, unsigned vectorBits) {
-  // 6 rows of two registers: 12 accumulators, two B vectors and a broadcast
-  // of A fit the 16 registers of AVX2 (AVX-512 has room to spare).
-  constexpr int64_t kRows = 6;
   Type element = resultType.getElementType();
   int64_t m = resultType.getDimSize(0), n = resultType.getDimSize(1);
   // Panels of two vectors, or of one when C is no wider than one (a
   // convolution with 16 filters): no lanes masked off in every block.
   int64_t lanes = std::max<int64_t>(1, vectorBits / element.getIntOrFloatBitWidth());
   int64_t columns = n <= lanes ? lanes : 2 * lanes;
+  // 6 rows of two registers: 12 accumulators, two B vectors and a broadcast
+  // of A fit the 16 registers of AVX2 (AVX-512 has room to spare). Panels
+  // of one vector take 12 rows: each B vector loaded serves twice the FMAs.
+  const int64_t kRows = columns == lanes ? 12 : 6;
   int64_t k = cast<RankedTensorType>(lhs.stored.getType()).getDimSize(lhs.transposed ? 0 : 1);
   auto vectorType = VectorType::get({columns}, element);
   auto blockType = VectorType::get({kRows, columns}, element);
