@@ -3,26 +3,11 @@
 // 16->10; cross-entropy; Adam 1e-3; 32x1x28x28, channels first as LibTorch
 // computes best). Threads: OMP_NUM_THREADS / torch::set_num_threads.
 #include "bench_util.h"
+#include "torch_c2_net.h"
 
 #include <torch/torch.h>
 
 #include <sys/resource.h>
-
-struct C2Net : torch::nn::Module {
-  torch::nn::Conv2d conv1{torch::nn::Conv2dOptions(1, 16, 3)};
-  torch::nn::Conv2d conv2{torch::nn::Conv2dOptions(16, 16, 3)};
-  torch::nn::Linear dense{16, 10};
-  C2Net() {
-    register_module("conv1", conv1);
-    register_module("conv2", conv2);
-    register_module("dense", dense);
-  }
-  torch::Tensor forward(torch::Tensor x) {
-    x = torch::relu(conv1(x));
-    x = torch::relu(conv2(x));
-    return dense(x.mean({2, 3}));
-  }
-};
 
 int main() {
   torch::manual_seed(0);

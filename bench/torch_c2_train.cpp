@@ -5,6 +5,7 @@
 //
 //   torch_c2_train [DIR] [EPOCHS] [SEED]
 #include "bench_util.h"
+#include "torch_c2_net.h"
 
 #include <torch/torch.h>
 
@@ -47,29 +48,6 @@ torch::Tensor labels(const std::string &path) {
   return torch::from_blob(b.data() + 8, {n}, torch::kUInt8).to(torch::kInt64);
 }
 
-struct C2Net : torch::nn::Module {
-  torch::nn::Conv2d conv1{torch::nn::Conv2dOptions(1, 16, 3)};
-  torch::nn::Conv2d conv2{torch::nn::Conv2dOptions(16, 16, 3)};
-  torch::nn::Linear dense{16, 10};
-  C2Net() {
-    register_module("conv1", conv1);
-    register_module("conv2", conv2);
-    register_module("dense", dense);
-    // Keras's initialization, as ember's layers have it: Glorot-uniform
-    // kernels, zero biases (LibTorch's default is Kaiming-uniform).
-    for (auto &p : named_parameters()) {
-      if (p.key().find("bias") != std::string::npos)
-        torch::nn::init::zeros_(p.value());
-      else
-        torch::nn::init::xavier_uniform_(p.value());
-    }
-  }
-  torch::Tensor forward(torch::Tensor x) {
-    x = torch::relu(conv1(x));
-    x = torch::relu(conv2(x));
-    return dense(x.mean({2, 3}));
-  }
-};
 } // namespace
 
 int main(int argc, char **argv) {

@@ -196,17 +196,16 @@ Tensor Flatten::call(const Tensor &x, bool training) {
   return reshape(x, {batch, rest});
 }
 
-/// The strides of a pooling layer: as given, or (Keras) the window.
-static std::array<int64_t, 2> poolStrides(std::array<int64_t, 2> poolSize,
-                                          std::optional<std::array<int64_t, 2>> strides) {
-  return strides ? *strides : poolSize;
-}
+Pooling2D::Pooling2D(std::array<int64_t, 2> pool_size,
+                     std::optional<std::array<int64_t, 2>> strides, std::string padding,
+                     const std::string &name, const std::string &kind)
+    : Layer(name, kind), poolSize_(pool_size), strides_(strides ? *strides : pool_size),
+      padding_(std::move(padding)) {}
 
 MaxPooling2D::MaxPooling2D(std::array<int64_t, 2> pool_size,
                            std::optional<std::array<int64_t, 2>> strides, std::string padding,
                            const std::string &name)
-    : Layer(name, "max_pooling2d"), poolSize_(pool_size),
-      strides_(poolStrides(pool_size, strides)), padding_(std::move(padding)) {}
+    : Pooling2D(pool_size, strides, std::move(padding), name, "max_pooling2d") {}
 
 Tensor MaxPooling2D::call(const Tensor &x, bool training) {
   checkRank(name(), x, 4);
@@ -216,8 +215,7 @@ Tensor MaxPooling2D::call(const Tensor &x, bool training) {
 AveragePooling2D::AveragePooling2D(std::array<int64_t, 2> pool_size,
                                    std::optional<std::array<int64_t, 2>> strides,
                                    std::string padding, const std::string &name)
-    : Layer(name, "average_pooling2d"), poolSize_(pool_size),
-      strides_(poolStrides(pool_size, strides)), padding_(std::move(padding)) {}
+    : Pooling2D(pool_size, strides, std::move(padding), name, "average_pooling2d") {}
 
 Tensor AveragePooling2D::call(const Tensor &x, bool training) {
   checkRank(name(), x, 4);

@@ -161,9 +161,19 @@ protected:
   Tensor call(const Tensor &x, bool training) override;
 };
 
-/// 2-D max pooling (tf.keras.layers.MaxPooling2D): `pool_size` windows,
-/// `strides` apart (by default the window), "VALID" or "SAME" padding.
-class MaxPooling2D : public Layer {
+/// What 2-D pooling layers share: `pool_size` windows, `strides` apart (by
+/// default the window, as Keras), "VALID" or "SAME" padding.
+class Pooling2D : public Layer {
+protected:
+  Pooling2D(std::array<int64_t, 2> pool_size, std::optional<std::array<int64_t, 2>> strides,
+            std::string padding, const std::string &name, const std::string &kind);
+
+  std::array<int64_t, 2> poolSize_, strides_;
+  std::string padding_;
+};
+
+/// 2-D max pooling (tf.keras.layers.MaxPooling2D).
+class MaxPooling2D : public Pooling2D {
 public:
   explicit MaxPooling2D(std::array<int64_t, 2> pool_size = {2, 2},
                         std::optional<std::array<int64_t, 2>> strides = std::nullopt,
@@ -171,15 +181,11 @@ public:
 
 protected:
   Tensor call(const Tensor &x, bool training) override;
-
-private:
-  std::array<int64_t, 2> poolSize_, strides_;
-  std::string padding_;
 };
 using MaxPool2D = MaxPooling2D;
 
-/// 2-D average pooling (tf.keras.layers.AveragePooling2D), as MaxPooling2D.
-class AveragePooling2D : public Layer {
+/// 2-D average pooling (tf.keras.layers.AveragePooling2D).
+class AveragePooling2D : public Pooling2D {
 public:
   explicit AveragePooling2D(std::array<int64_t, 2> pool_size = {2, 2},
                             std::optional<std::array<int64_t, 2>> strides = std::nullopt,
@@ -187,10 +193,6 @@ public:
 
 protected:
   Tensor call(const Tensor &x, bool training) override;
-
-private:
-  std::array<int64_t, 2> poolSize_, strides_;
-  std::string padding_;
 };
 using AvgPool2D = AveragePooling2D;
 
