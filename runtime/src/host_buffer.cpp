@@ -43,11 +43,19 @@ size_t classCapacity(int cls) { return size_t(EMBERRT_BUFFER_ALIGNMENT) << cls; 
 constexpr size_t kHeaderBytes = EMBERRT_BUFFER_ALIGNMENT;
 static_assert(sizeof(emberrt_buffer_t) <= kHeaderBytes);
 
+// Set when this thread's cache has been destroyed (at thread exit; for the
+// main thread, before static objects): a buffer that outlives it (a static
+// Tensor, another thread_local) is then freed directly, never cached.
+thread_local bool cacheGone = false;
+
 struct ThreadCache {
   std::vector<emberrt_buffer_t *> free[kNumClasses];
   emberrt_allocator_stats_t stats{};
 
-  ~ThreadCache() { trim(); }
+  ~ThreadCache() {
+    trim();
+    cacheGone = true;
+  }
 
   void trim() {
     for (auto &list : free) {
@@ -71,14 +79,15 @@ extern "C" emberrt_status_t emberrt_buffer_allocate(size_t size, emberrt_buffer_
   int cls = sizeClass(size);
   if (cls >= kNumClasses)
     return EMBERRT_OUT_OF_MEMORY;
-  ThreadCache &tc = cache();
-  ++tc.stats.allocations;
+  ThreadCache *tc = cacheGone ? nullptr : &cache();
+  if (tc)
+    ++tc->stats.allocations;
   emberrt_buffer_t *buffer;
-  if (!tc.free[cls].empty()) {
-    buffer = tc.free[cls].back();
-    tc.free[cls].pop_back();
-    tc.stats.bytes_cached -= classCapacity(cls);
-    ++tc.stats.cache_hits;
+  if (tc && !tc->free[cls].empty()) {
+    buffer = tc->free[cls].back();
+    tc->free[cls].pop_back();
+    tc->stats.bytes_cached -= classCapacity(cls);
+    ++tc->stats.cache_hits;
   } else {
     void *memory = std::aligned_alloc(EMBERRT_BUFFER_ALIGNMENT, kHeaderBytes + classCapacity(cls));
     if (!memory)
@@ -105,6 +114,10 @@ extern "C" void emberrt_buffer_release(emberrt_buffer_t *buffer) {
   if (buffer->device == EMBERRT_DEVICE_CUDA) { // the header alone is host memory
     emberrt_cuda_free(buffer->data);
     delete buffer;
+    return;
+  }
+  if (cacheGone) {
+    std::free(buffer);
     return;
   }
   ThreadCache &tc = cache();

@@ -51,6 +51,28 @@ TEST(HostBuffer, AThreadThatOnlyFreesKeepsABoundedCache) {
   emberrt_allocator_trim();
 }
 
+namespace {
+struct ReleaseAtThreadExit {
+  emberrt_buffer_t *buffer = nullptr;
+  ~ReleaseAtThreadExit() {
+    emberrt_buffer_release(buffer);
+    emberrt_buffer_t *late = nullptr; // and one allocated after the cache is gone
+    if (emberrt_buffer_allocate(100, &late) == EMBERRT_OK)
+      emberrt_buffer_release(late);
+  }
+};
+} // namespace
+
+TEST(HostBuffer, BuffersOutlivingTheThreadsCacheAreFreed) {
+  // A thread_local made before the thread's first allocation is destroyed
+  // after its cache (as a static Tensor outlives the main thread's): its
+  // buffer must not go into the destroyed cache (ASan would see it).
+  std::thread([] {
+    thread_local ReleaseAtThreadExit holder;
+    ASSERT_EQ(emberrt_buffer_allocate(1000, &holder.buffer), EMBERRT_OK);
+  }).join();
+}
+
 TEST(HostBuffer, SharedOwnershipKeepsTheBufferAlive) {
   emberrt_buffer_t *buffer = nullptr;
   ASSERT_EQ(emberrt_buffer_allocate(64, &buffer), EMBERRT_OK);
