@@ -156,6 +156,8 @@ static void convertFrom(const From *from, void *to, DType toType, size_t count) 
 
 void ember::detail::convertValues(const void *from, DType fromType, void *to, DType toType,
                                   size_t count) {
+  if (count == 0)
+    return; // an empty tensor's pointers may be null, which memcpy must not see
   if (fromType == toType) {
     std::memcpy(to, from, count * dtypeSize(toType));
     return;
