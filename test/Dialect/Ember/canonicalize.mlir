@@ -1068,3 +1068,18 @@ func.func @chain_constant() -> tensor<2xf32> {
   %g = ember.reshape %f : tensor<2x1xf32> -> tensor<2xf32>
   return %g : tensor<2xf32>
 }
+
+// -----
+
+// Pooling single elements (1x1 windows, strides 1, no padding) is the input;
+// a real window stays.
+// CHECK-LABEL: func.func @pool_identity(
+// CHECK-SAME:      %[[X:.*]]: tensor<1x4x4x2xf32>)
+// CHECK:         %[[M:.*]] = ember.max_pool2d %[[X]] window = [2, 2]
+// CHECK:         return %[[X]], %[[X]], %[[M]]
+func.func @pool_identity(%x: tensor<1x4x4x2xf32>) -> (tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>, tensor<1x2x2x2xf32>) {
+  %0 = ember.max_pool2d %x window = [1, 1] strides = [1, 1] padding = [0, 0, 0, 0] : tensor<1x4x4x2xf32> -> tensor<1x4x4x2xf32>
+  %1 = ember.avg_pool2d %x window = [1, 1] strides = [1, 1] padding = [0, 0, 0, 0] : tensor<1x4x4x2xf32> -> tensor<1x4x4x2xf32>
+  %2 = ember.max_pool2d %x window = [2, 2] strides = [2, 2] padding = [0, 0, 0, 0] : tensor<1x4x4x2xf32> -> tensor<1x2x2x2xf32>
+  return %0, %1, %2 : tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>, tensor<1x2x2x2xf32>
+}

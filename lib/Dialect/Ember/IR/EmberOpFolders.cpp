@@ -773,3 +773,23 @@ OpFoldResult ArgMaxOp::fold(FoldAdaptor) {
     return {};
   return DenseElementsAttr::get(getType(), APInt(64, 0));
 }
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+/// A pooling whose windows are single elements, one per input element.
+template <typename PoolOp> static bool poolsNothing(PoolOp op) {
+  auto ones = [](ArrayRef<int64_t> values) {
+    return llvm::all_of(values, [](int64_t v) { return v == 1; });
+  };
+  return ones(op.getWindow()) && ones(op.getStrides()) &&
+         llvm::all_of(op.getPadding(), [](int64_t p) { return p == 0; });
+}
+
+OpFoldResult MaxPool2DOp::fold(FoldAdaptor) {
+  return poolsNothing(*this) ? getInput() : OpFoldResult();
+}
+OpFoldResult AvgPool2DOp::fold(FoldAdaptor) {
+  return poolsNothing(*this) ? getInput() : OpFoldResult();
+}

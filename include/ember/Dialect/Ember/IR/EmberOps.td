@@ -487,6 +487,8 @@ class Ember_Pool2DOp<string mnemonic, list<Trait> traits = []>
     $input `window` `=` $window `strides` `=` $strides `padding` `=` $padding attr-dict
     `:` type($input) `->` type($result)
   }];
+  // A 1x1 window, strides 1, no padding: the input itself.
+  let hasFolder = 1;
 }
 
 def Ember_MaxPool2DOp : Ember_Pool2DOp<"max_pool2d",
