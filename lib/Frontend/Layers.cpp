@@ -4,6 +4,8 @@
 
 #include "ember/Frontend/Error.h"
 
+#include "OpDef.h"
+
 #include <atomic>
 #include <cmath>
 #include <map>
@@ -54,13 +56,25 @@ Tensor activate(const std::string &activation, const Tensor &x) {
 
 void checkActivation(const std::string &activation) { (void)activate(activation, Tensor(0.f)); }
 
+/// The outermost layer call running on this thread (null when none).
+thread_local const SourceLoc *outermostCall = nullptr;
+
+/// Throws an error of layer `layer`, at the user's call of the layer.
+[[noreturn]] void throwLayerError(const std::string &layer, const std::string &message,
+                                  const SourceLoc &loc) {
+  throw OpError(std::string(loc.file_name()) + ":" + std::to_string(loc.line()) + ":" +
+                std::to_string(loc.column()) + ": error: layer '" + layer + "' " + message);
+}
+
 /// Throws unless `x` has rank `rank` (or, `orMore`, at least `rank`).
-void checkRank(const std::string &layer, const Tensor &x, int rank, bool orMore = false) {
+void checkRank(const std::string &layer, const Tensor &x, int rank, const SourceLoc &loc,
+               bool orMore = false) {
   if (orMore ? x.shape().rank() >= rank : x.shape().rank() == rank)
     return;
-  throw OpError("layer '" + layer + "' needs an input of rank " + std::to_string(rank) +
-                (orMore ? " or more" : "") + ", got " + std::string(dtypeName(x.dtype())) +
-                " tensor of shape " + x.shape().str());
+  throwLayerError(layer,
+                  "needs an input of rank " + std::to_string(rank) + (orMore ? " or more" : "") +
+                      ", got " + detail::typeText(x),
+                  loc);
 }
 
 DType floatDType(const Tensor &x) {
@@ -126,6 +140,26 @@ std::vector<Variable> Module::non_trainable_variables() const {
   return withoutPaths(collect(0));
 }
 
+Tensor Layer::operator()(const Tensor &x, bool training, SourceLoc loc) {
+  // The outermost call names the user's line; sub-layers' calls keep it.
+  bool outermost = outermostCall == nullptr;
+  if (outermost)
+    outermostCall = &loc;
+  struct Restore {
+    bool outermost;
+    ~Restore() {
+      if (outermost)
+        outermostCall = nullptr;
+    }
+  } restore{outermost};
+  return call(x, training);
+}
+
+const SourceLoc &Layer::call_site() {
+  static const SourceLoc none = SourceLoc::current();
+  return outermostCall ? *outermostCall : none;
+}
+
 Dense::Dense(int64_t units, std::string activation, bool use_bias, uint64_t seed,
              const std::string &name)
     : Layer(name, "dense"), units_(units), activation_(std::move(activation)),
@@ -136,7 +170,7 @@ Dense::Dense(int64_t units, std::string activation, bool use_bias, uint64_t seed
 }
 
 Tensor Dense::call(const Tensor &x, bool training) {
-  checkRank(name(), x, 1, /*orMore=*/true);
+  checkRank(name(), x, 1, call_site(), /*orMore=*/true);
   int64_t in = x.shape()[x.shape().rank() - 1];
   if (!kernel_) {
     DType dtype = floatDType(x);
@@ -144,11 +178,12 @@ Tensor Dense::call(const Tensor &x, bool training) {
     if (useBias_)
       bias_ = add_weight("bias", zeros({units_}, dtype));
   } else if (kernel_->shape()[0] != in) {
-    throw OpError("layer '" + name() + "' was built for inputs of " +
-                  std::to_string(kernel_->shape()[0]) + " features, got " +
-                  std::string(dtypeName(x.dtype())) + " tensor of shape " + x.shape().str());
+    throwLayerError(name(),
+                    "was built for inputs of " + std::to_string(kernel_->shape()[0]) +
+                        " features, got " + detail::typeText(x),
+                    call_site());
   }
-  Tensor y = matmul(x, kernel_->value());
+  Tensor y = matmul(x, kernel_->value(), call_site());
   if (bias_)
     y = y + bias_->value();
   return activate(activation_, y);
@@ -165,7 +200,7 @@ Conv2D::Conv2D(int64_t filters, std::array<int64_t, 2> kernel_size, std::string 
 }
 
 Tensor Conv2D::call(const Tensor &x, bool training) {
-  checkRank(name(), x, 4);
+  checkRank(name(), x, 4, call_site());
   int64_t channels = x.shape()[3];
   if (!kernel_) {
     DType dtype = floatDType(x);
@@ -175,7 +210,8 @@ Tensor Conv2D::call(const Tensor &x, bool training) {
                                        window * channels, window * filters_, seed_, dtype));
     bias_ = add_weight("bias", zeros({filters_}, dtype));
   }
-  Tensor y = nn::conv2d(x, kernel_->value(), strides_, padding_) + bias_->value();
+  Tensor y = nn::conv2d(x, kernel_->value(), strides_, padding_, {1, 1}, call_site()) +
+             bias_->value();
   return activate(activation_, y);
 }
 
@@ -183,17 +219,17 @@ GlobalAveragePooling2D::GlobalAveragePooling2D(const std::string &name)
     : Layer(name, "global_average_pooling2d") {}
 
 Tensor GlobalAveragePooling2D::call(const Tensor &x, bool training) {
-  checkRank(name(), x, 4);
-  return reduce_mean(x, {1, 2});
+  checkRank(name(), x, 4, call_site());
+  return reduce_mean(x, {1, 2}, false, call_site());
 }
 
 Flatten::Flatten(const std::string &name) : Layer(name, "flatten") {}
 
 Tensor Flatten::call(const Tensor &x, bool training) {
-  checkRank(name(), x, 1, /*orMore=*/true);
+  checkRank(name(), x, 1, call_site(), /*orMore=*/true);
   int64_t batch = x.shape()[0];
   int64_t rest = batch == 0 ? 0 : x.shape().numel() / batch;
-  return reshape(x, {batch, rest});
+  return reshape(x, {batch, rest}, call_site());
 }
 
 Pooling2D::Pooling2D(std::array<int64_t, 2> pool_size,
@@ -208,8 +244,8 @@ MaxPooling2D::MaxPooling2D(std::array<int64_t, 2> pool_size,
     : Pooling2D(pool_size, strides, std::move(padding), name, "max_pooling2d") {}
 
 Tensor MaxPooling2D::call(const Tensor &x, bool training) {
-  checkRank(name(), x, 4);
-  return nn::max_pool2d(x, poolSize_, strides_, padding_);
+  checkRank(name(), x, 4, call_site());
+  return nn::max_pool2d(x, poolSize_, strides_, padding_, call_site());
 }
 
 AveragePooling2D::AveragePooling2D(std::array<int64_t, 2> pool_size,
@@ -218,8 +254,8 @@ AveragePooling2D::AveragePooling2D(std::array<int64_t, 2> pool_size,
     : Pooling2D(pool_size, strides, std::move(padding), name, "average_pooling2d") {}
 
 Tensor AveragePooling2D::call(const Tensor &x, bool training) {
-  checkRank(name(), x, 4);
-  return nn::avg_pool2d(x, poolSize_, strides_, padding_);
+  checkRank(name(), x, 4, call_site());
+  return nn::avg_pool2d(x, poolSize_, strides_, padding_, call_site());
 }
 
 Dropout::Dropout(double rate, uint64_t seed, const std::string &name)

@@ -181,6 +181,19 @@ TEST(Layers, BadInputsAreErrors) {
   test::expectContains(test::errorOf([&] { conv(zeros({8, 8, 3})); }),
                        "layer 'c' needs an input of rank 4, got float32 tensor of shape (8, 8, 3)");
   test::expectContains(test::errorOf([&] { Dense(3, "gelu"); }), "unknown activation \"gelu\"");
+  // Errors name the line that called the model, also from its sub-layers
+  // and from the ops inside them.
+  Sequential model({std::make_shared<Conv2D>(2, std::array<int64_t, 2>{3, 3}),
+                    std::make_shared<Flatten>()});
+  int line = __LINE__ + 1;
+  std::string message = test::errorOf([&] { model(zeros({1, 5, 5})); });
+  test::expectContains(message, test::fileLine(__FILE__, line));
+  test::expectContains(message, "needs an input of rank 4, got float32 tensor of shape (1, 5, 5)");
+  model(zeros({1, 5, 5, 3}));
+  line = __LINE__ + 1;
+  message = test::errorOf([&] { model(zeros({1, 5, 5, 4})); });
+  test::expectContains(message, test::fileLine(__FILE__, line));
+  test::expectContains(message, "'ember.conv2d' op the input has 4 channels but the filter expects 3");
 }
 
 } // namespace

@@ -96,13 +96,20 @@ private:
 
 /// A module computing one tensor from one tensor. `training` (Keras's
 /// `training` argument) selects training behaviour: Dropout drops only then.
+///
+/// Errors inside a layer (a bad input's rank, an op's) name the line that
+/// called it: the outermost layer call of the thread (a model's, not its
+/// sub-layers'), which call() implementations pass to their ops as
+/// call_site().
 class Layer : public Module {
 public:
-  Tensor operator()(const Tensor &x, bool training = false) { return call(x, training); }
+  Tensor operator()(const Tensor &x, bool training = false, EMBER_LOC);
 
 protected:
   using Module::Module;
   virtual Tensor call(const Tensor &x, bool training) = 0;
+  /// Where the user called the outermost layer now running on this thread.
+  static const SourceLoc &call_site();
 };
 
 /// `activation(x @ kernel + bias)`: kernel [in, units] Glorot-uniform,
