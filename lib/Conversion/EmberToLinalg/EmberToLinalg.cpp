@@ -222,10 +222,20 @@ static Value emitIntegerDivision(Operation *op, OpBuilder &b, Location loc, Valu
   return result;
 }
 
-/// Whether `op` is lowered to code that can fault: integer division.
+/// Whether `op` is lowered to code that can fault: integer division, unless
+/// its divisor is a constant that cannot fault (not 0; not -1 but for mod,
+/// whose remainder of the lowest integer by -1 is 0). Code that cannot fault
+/// reports nothing, so its loops may run on several threads.
 static bool isIntegerDivision(Operation *op) {
-  return isa<DivOp, FloorDivOp, ModOp>(op) &&
-         isa<IntegerType>(getElementTypeOrSelf(op->getResult(0).getType()));
+  if (!isa<DivOp, FloorDivOp, ModOp>(op) ||
+      !isa<IntegerType>(getElementTypeOrSelf(op->getResult(0).getType())))
+    return false;
+  DenseIntElementsAttr divisor;
+  if (!matchPattern(op->getOperand(1), m_Constant(&divisor)))
+    return true;
+  return llvm::any_of(divisor.getValues<APInt>(), [&](const APInt &value) {
+    return value.isZero() || (value.isAllOnes() && !isa<ModOp>(op));
+  });
 }
 
 /// Emits the scalar computation of elementwise op `op` on `args` (one scalar

@@ -92,3 +92,27 @@ func.func @gather(%x: tensor<3xi32>, %i: tensor<2xi32>) -> tensor<2xi32> {
   %0 = ember.gather %x, %i axis = 0 {ember.fault_site = 7 : i32} : tensor<3xi32>, tensor<2xi32> -> tensor<2xi32>
   return %0 : tensor<2xi32>
 }
+
+// -----
+
+// A constant divisor that cannot fault (not 0; -1 only for mod) reports
+// nothing (so its loops may run on several threads); 0 or -1 still do.
+// CHECK-LABEL: func.func @constant_divisors(
+// CHECK:         linalg.generic
+// CHECK-NOT:       ember.fault_if
+// CHECK:         linalg.generic
+// CHECK-NOT:       ember.fault_if
+// CHECK:         linalg.generic
+// CHECK:           ember.fault_if
+// CHECK:         linalg.generic
+// CHECK:           ember.fault_if
+func.func @constant_divisors(%a: tensor<4xi64>) -> (tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>) {
+  %seven = ember.constant dense<7> : tensor<4xi64>
+  %minus = ember.constant dense<-1> : tensor<4xi64>
+  %zero = ember.constant dense<[1, 0, 2, 3]> : tensor<4xi64>
+  %0 = ember.mod %a, %seven : tensor<4xi64>
+  %1 = ember.mod %a, %minus : tensor<4xi64>
+  %2 = ember.div %a, %minus : tensor<4xi64>
+  %3 = ember.floordiv %a, %zero : tensor<4xi64>
+  return %0, %1, %2, %3 : tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>
+}
