@@ -340,6 +340,71 @@ private:
   std::function<Element(const Element &)> fn_;
 };
 
+class FilterNode final : public Node {
+public:
+  FilterNode(std::shared_ptr<const Node> input, std::function<bool(const Element &)> predicate)
+      : input_(std::move(input)), predicate_(std::move(predicate)) {}
+
+  std::unique_ptr<Cursor> open() const override {
+    struct FilterCursor final : Cursor {
+      std::shared_ptr<const FilterNode> node;
+      std::unique_ptr<Cursor> input;
+      bool next(Element &out) override {
+        while (input->next(out))
+          if (node->predicate_(out))
+            return true;
+        return false;
+      }
+    };
+    auto cursor = std::make_unique<FilterCursor>();
+    cursor->node = std::static_pointer_cast<const FilterNode>(shared_from_this());
+    cursor->input = input_->open();
+    return cursor;
+  }
+  // As tf.data: how many pass is not known without iterating.
+  int64_t cardinality() const override {
+    int64_t n = input_->cardinality();
+    return n == INFINITE_CARDINALITY ? n : UNKNOWN_CARDINALITY;
+  }
+
+private:
+  std::shared_ptr<const Node> input_;
+  std::function<bool(const Element &)> predicate_;
+};
+
+class SkipNode final : public Node {
+public:
+  SkipNode(std::shared_ptr<const Node> input, int64_t count)
+      : input_(std::move(input)), count_(count) {}
+
+  std::unique_ptr<Cursor> open() const override {
+    struct SkipCursor final : Cursor {
+      std::unique_ptr<Cursor> input;
+      int64_t skip;
+      bool next(Element &out) override {
+        for (; skip != 0; skip = skip > 0 ? skip - 1 : skip)
+          if (!input->next(out))
+            return false;
+        return input->next(out);
+      }
+    };
+    auto cursor = std::make_unique<SkipCursor>();
+    cursor->input = input_->open();
+    cursor->skip = count_;
+    return cursor;
+  }
+  int64_t cardinality() const override {
+    int64_t n = input_->cardinality();
+    if (n < 0)
+      return count_ < 0 && n == INFINITE_CARDINALITY ? 0 : n;
+    return count_ < 0 ? 0 : std::max<int64_t>(n - count_, 0);
+  }
+
+private:
+  std::shared_ptr<const Node> input_;
+  int64_t count_;
+};
+
 class TakeNode final : public Node {
 public:
   TakeNode(std::shared_ptr<const Node> input, int64_t count)
@@ -583,6 +648,18 @@ Dataset Dataset::map(std::function<Element(const Element &)> fn) const {
   if (!fn)
     fail("map", "the function is empty");
   return Dataset(std::make_shared<MapNode>(node_, std::move(fn)));
+}
+
+Dataset Dataset::filter(std::function<bool(const Element &)> predicate) const {
+  if (!predicate)
+    fail("filter", "the predicate is empty");
+  return Dataset(std::make_shared<FilterNode>(node_, std::move(predicate)));
+}
+
+Dataset Dataset::skip(int64_t count) const {
+  if (count < -1)
+    fail("skip", "count must be -1 (all) or more, got " + std::to_string(count));
+  return Dataset(std::make_shared<SkipNode>(node_, count));
 }
 
 Dataset Dataset::take(int64_t count) const {

@@ -398,6 +398,26 @@ TEST(Dataset, TakeRepeatAndTheirCardinality) {
   EXPECT_EQ(Dataset::range(0).repeat().cardinality(), 0);
 }
 
+TEST(Dataset, FilterAndSkip) {
+  Dataset ds = Dataset::range(10);
+  auto even = [](const Element &e) { return e[0].item<int64_t>() % 2 == 0; };
+  EXPECT_EQ(scalars(ds.filter(even)), (std::vector<int64_t>{0, 2, 4, 6, 8}));
+  EXPECT_EQ(ds.filter(even).cardinality(), UNKNOWN_CARDINALITY);
+  EXPECT_EQ(ds.repeat().filter(even).cardinality(), INFINITE_CARDINALITY);
+  EXPECT_EQ(scalars(ds.repeat().filter(even).take(7)),
+            (std::vector<int64_t>{0, 2, 4, 6, 8, 0, 2}));
+  EXPECT_EQ(scalars(ds.skip(7)), (std::vector<int64_t>{7, 8, 9}));
+  EXPECT_EQ(ds.skip(7).cardinality(), 3);
+  EXPECT_EQ(ds.skip(20).cardinality(), 0);
+  EXPECT_TRUE(scalars(ds.skip(20)).empty());
+  EXPECT_TRUE(scalars(ds.skip(-1)).empty());
+  EXPECT_EQ(ds.skip(-1).cardinality(), 0);
+  // skip then take: a validation split off the front.
+  EXPECT_EQ(scalars(ds.skip(2).take(3)), (std::vector<int64_t>{2, 3, 4}));
+  EXPECT_THROW(ds.skip(-2), Error);
+  EXPECT_THROW(ds.filter(nullptr), Error);
+}
+
 TEST(Dataset, MapTransformsEachElement) {
   Tensor x = Tensor::from_vector(std::vector<float>{0, 51, 255}, {3});
   Tensor y = Tensor::from_vector(std::vector<int64_t>{1, 2, 3}, {3});

@@ -88,6 +88,11 @@ public:
   /// Applies `fn` to each element (lazily, on the thread that produces it:
   /// the prefetch thread after prefetch()).
   Dataset map(std::function<Element(const Element &)> fn) const;
+  /// The elements for which `predicate` is true (tf.data's filter; the
+  /// cardinality becomes unknown).
+  Dataset filter(std::function<bool(const Element &)> predicate) const;
+  /// All but the first `count` elements (none of them for count = -1).
+  Dataset skip(int64_t count) const;
   /// The first `count` elements (all of them for count = -1).
   Dataset take(int64_t count) const;
   /// The dataset `count` times over; -1 repeats it forever. Each repetition is
