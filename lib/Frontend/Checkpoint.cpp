@@ -29,6 +29,8 @@
 #include <map>
 #include <set>
 
+#include <signal.h>
+
 using namespace ember;
 using namespace ember::detail;
 namespace fs = std::filesystem;
@@ -373,6 +375,27 @@ std::optional<std::string> train::latest_checkpoint(const std::string &directory
   return state->latest;
 }
 
+/// Removes the temporary files in `directory` that a save killed part way
+/// left ("<file>.tmp.<pid>.<...>", FileWrite's names) when that process is
+/// gone: files of a live process may still be being written.
+static void removeStaleTemporaries(const std::string &directory) {
+  std::error_code error;
+  for (const auto &entry : fs::directory_iterator(directory, error)) {
+    std::string name = entry.path().filename().string();
+    size_t at = name.rfind(".tmp.");
+    if (at == std::string::npos)
+      continue;
+    char *end = nullptr;
+    long pid = std::strtol(name.c_str() + at + 5, &end, 10);
+    if (pid <= 0 || *end != '.')
+      continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH)
+      continue; // alive (or not ours to ask about)
+
+    fs::remove(entry.path(), error);
+  }
+}
+
 train::CheckpointManager::CheckpointManager(Checkpoint checkpoint, std::string directory,
                                             std::optional<int> max_to_keep,
                                             std::string checkpoint_name)
@@ -381,6 +404,7 @@ train::CheckpointManager::CheckpointManager(Checkpoint checkpoint, std::string d
   if (max_to_keep && *max_to_keep < 1)
     throw Error("CheckpointManager: max_to_keep must be positive (or nullopt to keep all), got " +
                 std::to_string(*max_to_keep));
+  removeStaleTemporaries(directory_);
   if (std::optional<IndexState> state = readIndex(directory_)) {
     std::error_code error;
     for (const std::string &path : state->all)

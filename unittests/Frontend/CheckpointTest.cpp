@@ -460,6 +460,24 @@ TEST_F(CheckpointTest, RestoreChecksEverythingBeforeAssigningAnything) {
 // CheckpointManager
 //===----------------------------------------------------------------------===//
 
+TEST_F(CheckpointTest, AManagerRemovesWhatAKilledSaveLeft) {
+  fs::create_directories(path("stale"));
+  // A process that has exited (reaped: its pid is free) and this one.
+  pid_t child = fork();
+  if (child == 0)
+    _exit(0);
+  ASSERT_GT(child, 0);
+  waitpid(child, nullptr, 0);
+  std::string dead = path("stale/ckpt-3.safetensors.tmp." + std::to_string(child) + ".0.12");
+  std::string live = path("stale/ckpt-4.safetensors.tmp." + std::to_string(getpid()) + ".0.34");
+  std::ofstream(dead) << "partial";
+  std::ofstream(live) << "being written";
+  Variable x(Tensor(0.f), "x");
+  train::CheckpointManager manager(Checkpoint({{"x", x}}), path("stale"), 2);
+  EXPECT_FALSE(fs::exists(dead)) << "a dead writer's temporary file is removed";
+  EXPECT_TRUE(fs::exists(live)) << "a live writer's is left alone";
+}
+
 TEST_F(CheckpointTest, CheckpointManagerKeepsTheNewest) {
   Variable x(Tensor(0.f), "x");
   Checkpoint checkpoint({{"x", x}});
