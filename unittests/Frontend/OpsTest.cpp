@@ -379,6 +379,33 @@ TEST(Ops, BlockedMatmulsAgreeAt256And512Bits) {
       }
 }
 
+TEST(Ops, TallMatmulsRunInRowGroups) {
+  // Tall matmuls of several panels run in groups of rows (A's group stays
+  // in L2 while every panel passes; B packed once for all groups): the
+  // last group partial, packed and in-place panels, B^T, a fused epilogue.
+  const int64_t m = 600, k = 512, n = 48;
+  Tensor a = random_uniform({m, k}, 51, -1, 1), b = random_uniform({k, n}, 52, -1, 1);
+  Tensor bt = random_uniform({n, k}, 53, -1, 1);
+  for (unsigned bits : {256u, 512u}) {
+    VectorBitsScope scope(bits);
+    std::string what = std::to_string(bits) + " bits";
+    auto plain = function([](const Tensor &x, const Tensor &y) { return matmul(x, y); });
+    auto rhsT = function([](const Tensor &x, const Tensor &y) { return matmul(x, transpose(y)); });
+    auto fused = function([](const Tensor &x, const Tensor &y) { return relu(matmul(x, y)); });
+    Tensor c = plain(a, b);
+    expectMatmul(c, a, false, b, false, what + " A B");
+    expectMatmul(rhsT(a, bt), a, false, bt, true, what + " A B^T");
+    std::vector<float> product = c.to_vector<float>(), activated = fused(a, b).to_vector<float>();
+    for (size_t i = 0; i < product.size(); ++i)
+      ASSERT_NEAR(activated[i], std::max(product[i], 0.f), 1e-5) << what << " relu " << i;
+    std::string ir = plain.ir_stages(a, b).linalg;
+    EXPECT_NE(ir.find(bits == 512 ? "tensor<2x512x32xf32>" : "tensor<3x512x16xf32>"),
+              std::string::npos)
+        << what << ": B packed once, panel by panel\n"
+        << ir;
+  }
+}
+
 TEST(Ops, TransposedMatmulOperandsAreReadInPlace) {
   // Traced, a transpose feeding a large matmul folds into it (A^T read in
   // place, B^T packed), as in the backward pass of a dense layer.

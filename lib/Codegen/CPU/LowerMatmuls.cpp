@@ -167,7 +167,7 @@ reductionLoops(OpBuilder &b, Location loc, ArrayRef<int64_t> extents, ValueRange
 /// row), so any size works. The loops stay on tensors; bufferization makes
 /// them write C in place.
 static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, MatmulOperand rhs,
-                              RankedTensorType resultType, unsigned vectorBits) {
+                               RankedTensorType resultType, unsigned vectorBits) {
   Type element = resultType.getElementType();
   int64_t m = resultType.getDimSize(0), n = resultType.getDimSize(1);
   // Panels of two vectors, or of one when C is no wider than one (a
@@ -191,132 +191,206 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
   Value zeros = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vectorType, zeroAttr));
   Value blockZeros = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(blockType, zeroAttr));
   Value init = emptyTensor(b, loc, resultType);
-  auto panels = scf::ForOp::create(
-      b, loc, zero, index(b, n), index(b, columns), ValueRange{init},
-      [&](OpBuilder &jb, Location, Value j, ValueRange panelArgs) {
-        // B's panel: read in place, or packed from the transposed B (columns
-        // past the end repeat B's last row; they are masked when written).
-        Value panel;
-        // Packed when B^T, when the last panel is partial, or when a panel
-        // would not stay in L1 (its rows are a row of B apart: packing
-        // makes it one contiguous stream).
-        int64_t panelBytes = k * columns * element.getIntOrFloatBitWidth() / 8;
-        // (A panel as wide as B is one contiguous stream already.)
-        bool packed =
-            rhs.transposed || n % columns != 0 || (panelBytes > (16 << 10) && n != columns);
-        if (packed && !rhs.transposed) { // row by row, vector copies
-          auto copy = scf::ForOp::create(
-              jb, loc, index(jb, 0), index(jb, k), index(jb, 1),
-              ValueRange{emptyTensor(jb, loc, panelType)},
-              [&](OpBuilder &cb, Location, Value kk, ValueRange copyArgs) {
-                Value row = vector::TransferReadOp::create(cb, loc, vectorType, rhs.stored,
-                                                           ValueRange{kk, j}, padding,
-                                                           ArrayRef<bool>{n % columns == 0});
-                Value written = vector::TransferWriteOp::create(
-                                    cb, loc, row, copyArgs[0], ValueRange{kk, index(cb, 0)},
-                                    ArrayRef<bool>{true})
-                                    .getResult();
-                scf::YieldOp::create(cb, loc, written);
+  // B's panel is packed into a contiguous k x columns tensor when B is
+  // transposed, when the last panel is partial, or when a panel would not
+  // stay in L1 (its rows are a row of B apart: packing makes it one
+  // contiguous stream; a panel as wide as B is one already). Columns past
+  // the end repeat B's last row; they are masked when written.
+  int64_t panelBytes = k * columns * element.getIntOrFloatBitWidth() / 8;
+  bool packed = rhs.transposed || n % columns != 0 || (panelBytes > (16 << 10) && n != columns);
+  auto packPanel = [&](OpBuilder &jb, Value j) {
+    Value panel;
+    if (!rhs.transposed) { // row by row, vector copies
+      auto copy = scf::ForOp::create(
+          jb, loc, index(jb, 0), index(jb, k), index(jb, 1),
+          ValueRange{emptyTensor(jb, loc, panelType)},
+          [&](OpBuilder &cb, Location, Value kk, ValueRange copyArgs) {
+            Value row =
+                vector::TransferReadOp::create(cb, loc, vectorType, rhs.stored, ValueRange{kk, j},
+                                               padding, ArrayRef<bool>{n % columns == 0});
+            Value written =
+                vector::TransferWriteOp::create(cb, loc, row, copyArgs[0],
+                                                ValueRange{kk, index(cb, 0)}, ArrayRef<bool>{true})
+                    .getResult();
+            scf::YieldOp::create(cb, loc, written);
+          });
+      panel = copy.getResult(0);
+    } else { // B^T: element by element
+      Value lastColumn = index(jb, n - 1);
+      SmallVector<AffineMap> maps = {jb.getMultiDimIdentityMap(2)};
+      SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::parallel);
+      panel =
+          linalg::GenericOp::create(
+              jb, loc, panelType, ValueRange{}, emptyTensor(jb, loc, panelType), maps, iterators,
+              [&](OpBuilder &pb, Location, ValueRange) {
+                Value kk = linalg::IndexOp::create(pb, loc, 0);
+                Value c = linalg::IndexOp::create(pb, loc, 1);
+                Value column = arith::MinSIOp::create(pb, loc, arith::AddIOp::create(pb, loc, j, c),
+                                                      lastColumn);
+                Value element = tensor::ExtractOp::create(pb, loc, rhs.stored,
+                                                          rhs.transposed ? ValueRange{column, kk}
+                                                                         : ValueRange{kk, column});
+                linalg::YieldOp::create(pb, loc, element);
+              })
+              .getResult(0);
+    }
+    return panel;
+  };
+  // Row groups: a group's rows of A (1 MB) stay in L2 while every panel of
+  // B passes over them, so A comes from memory once, not once per panel.
+  // Only with several panels (A is read once per panel), and while a panel
+  // of B (read once per group) is small enough to stay in L2 beside them;
+  // a longer k would need k itself blocked. Threads split each group's
+  // panels (splitting the groups instead was slower: 5 groups on 2
+  // threads at 1024).
+  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+  int64_t groupRows = ((1 << 20) / std::max<int64_t>(k * elementBytes, 1)) / 12 * 12;
+  bool grouped = n > columns && groupRows >= 24 && m > groupRows && panelBytes <= (256 << 10);
+  // The multiply-adds of the whole matmul: how much work
+  // ember-cpu-parallelize would split.
+  auto work = [&](OpBuilder &b) { return b.getI64IntegerAttr(m * n * k); };
+  Value prepacked;
+  auto buildPanels = [&](OpBuilder &b, Value rowStart, Value rowEnd, Value cInit) {
+    auto panels = scf::ForOp::create(
+        b, loc, index(b, 0), index(b, n), index(b, columns), ValueRange{cInit},
+        [&](OpBuilder &jb, Location, Value j, ValueRange panelArgs) {
+          // B's panel: read in place, or packed (once for all row groups when
+          // there are several).
+          Value panel;
+          if (prepacked) {
+            Value p = arith::DivUIOp::create(jb, loc, j, index(jb, columns));
+            SmallVector<OpFoldResult> offsets = {p, jb.getIndexAttr(0), jb.getIndexAttr(0)};
+            SmallVector<OpFoldResult> sizes = {jb.getIndexAttr(1), jb.getIndexAttr(k),
+                                               jb.getIndexAttr(columns)};
+            SmallVector<OpFoldResult> strides(3, jb.getIndexAttr(1));
+            panel = tensor::ExtractSliceOp::create(jb, loc, panelType, prepacked, offsets, sizes,
+                                                   strides);
+          } else if (packed) {
+            panel = packPanel(jb, j);
+          }
+          auto rows = scf::ForOp::create(
+              jb, loc, rowStart, rowEnd, index(jb, kRows), ValueRange{panelArgs[0]},
+              [&](OpBuilder &ib, Location, Value i, ValueRange rowArgs) {
+                SmallVector<Value> accInit(kRows, zeros);
+                SmallVector<Value> rowIndex;
+                // A gathered A's rows as coordinates of its copy's loops.
+                SmallVector<SmallVector<Value>> rowCoordinates;
+                Value lastRow = index(ib, m - 1);
+                for (int64_t r = 0; r < kRows; ++r) {
+                  rowIndex.push_back(arith::MinSIOp::create(
+                      ib, loc, arith::AddIOp::create(ib, loc, i, index(ib, r)), lastRow));
+                  if (lhs.gather)
+                    rowCoordinates.push_back(
+                        delinearize(ib, loc, rowIndex.back(), lhs.gather->rowDims));
+                }
+                // A gathered A's k runs as its copy's column loops (a
+                // convolution's KH, KW, C): no division in the loop.
+                SmallVector<int64_t> kExtents =
+                    lhs.gather ? lhs.gather->columnDims : SmallVector<int64_t>{k};
+                SmallVector<Value> sums = reductionLoops(
+                    ib, loc, kExtents, accInit, [&](OpBuilder &kb, ValueRange ivs, ValueRange acc) {
+                      Value kk = ivs.front();
+                      for (size_t d = 1; d < ivs.size(); ++d)
+                        kk = arith::AddIOp::create(
+                            kb, loc, arith::MulIOp::create(kb, loc, kk, index(kb, kExtents[d])),
+                            ivs[d]);
+                      // In bounds: whole panels of B, or the packed panel.
+                      Value bRow = vector::TransferReadOp::create(
+                          kb, loc, vectorType, packed ? panel : rhs.stored,
+                          ValueRange{kk, packed ? index(kb, 0) : j}, padding, ArrayRef<bool>{true});
+                      SmallVector<Value> next;
+                      for (int64_t r = 0; r < kRows; ++r) {
+                        Value a;
+                        if (lhs.gather) {
+                          SmallVector<Value> at = rowCoordinates[r];
+                          at.append(ivs.begin(), ivs.end());
+                          std::optional<SmallVector<Value>> indices =
+                              affine::expandAffineMap(kb, loc, lhs.gather->read, at);
+                          a = tensor::ExtractOp::create(kb, loc, lhs.gather->source, *indices);
+                        } else {
+                          a = tensor::ExtractOp::create(kb, loc, lhs.stored,
+                                                        lhs.transposed
+                                                            ? ValueRange{kk, rowIndex[r]}
+                                                            : ValueRange{rowIndex[r], kk});
+                        }
+                        Value aSplat = vector::BroadcastOp::create(kb, loc, vectorType, a);
+                        next.push_back(
+                            isFloat ? Value(vector::FMAOp::create(kb, loc, aSplat, bRow, acc[r]))
+                                    : Value(arith::AddIOp::create(
+                                          kb, loc, acc[r],
+                                          arith::MulIOp::create(kb, loc, aSplat, bRow))));
+                      }
+                      return next;
+                    });
+                Value block = blockZeros;
+                for (int64_t r = 0; r < kRows; ++r)
+                  block = vector::InsertOp::create(ib, loc, sums[r], block, r);
+                // Rows past the end are skipped (a branch per row, no masks);
+                // columns are masked only when the last panel is partial.
+                auto write = vector::TransferWriteOp::create(
+                    ib, loc, block, rowArgs[0], ValueRange{i, j},
+                    AffineMap::getMultiDimIdentityMap(2, ib.getContext()),
+                    ArrayRef<bool>{m % kRows == 0, n % columns == 0});
+                // Where ember-fuse-matmul-epilogues applies a consumer.
+                write->setAttr("ember.matmul_block_write", ib.getUnitAttr());
+                Value written = write.getResult();
+                scf::YieldOp::create(ib, loc, written);
               });
-          panel = copy.getResult(0);
-        } else if (packed) { // B^T: element by element
-          Value lastColumn = index(jb, n - 1);
-          SmallVector<AffineMap> maps = {jb.getMultiDimIdentityMap(2)};
-          SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::parallel);
-          panel = linalg::GenericOp::create(
-                      jb, loc, panelType, ValueRange{}, emptyTensor(jb, loc, panelType), maps,
+          rows->setAttr("ember.blocked_matmul_rows", jb.getI64IntegerAttr(m * n * k));
+          scf::YieldOp::create(jb, loc, rows.getResult(0));
+        });
+    // Where ember-outline-blocked-matmuls finds them: the rows loop is marked
+    // too, since canonicalization folds away a loop over one panel.
+    // Both carry the multiply-adds of the whole matmul: how much work
+    // ember-cpu-parallelize would split.
+    panels->setAttr("ember.blocked_matmul", work(b));
+    return panels;
+  };
+  if (!grouped)
+    return buildPanels(b, zero, index(b, m), init).getResult(0);
+  if (packed) { // every panel once, [panel, k, columns]
+    int64_t count = (n + columns - 1) / columns;
+    auto allType = RankedTensorType::get({count, k, columns}, element);
+    if (!rhs.transposed && n % columns == 0) {
+      // A copy through an affine map: a linalg op, which
+      // ember-cpu-parallelize splits among the threads.
+      MLIRContext *context = b.getContext();
+      AffineExpr p, kk, c;
+      bindDims(context, p, kk, c);
+      SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {kk, p * columns + c}, context),
+                                     b.getMultiDimIdentityMap(3)};
+      SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
+      prepacked = linalg::GenericOp::create(
+                      b, loc, allType, rhs.stored, emptyTensor(b, loc, allType), maps,
                       iterators,
-                      [&](OpBuilder &pb, Location, ValueRange) {
-                        Value kk = linalg::IndexOp::create(pb, loc, 0);
-                        Value c = linalg::IndexOp::create(pb, loc, 1);
-                        Value column = arith::MinSIOp::create(
-                            pb, loc, arith::AddIOp::create(pb, loc, j, c), lastColumn);
-                        Value element = tensor::ExtractOp::create(
-                            pb, loc, rhs.stored,
-                            rhs.transposed ? ValueRange{column, kk} : ValueRange{kk, column});
-                        linalg::YieldOp::create(pb, loc, element);
+                      [](OpBuilder &nb, Location nloc, ValueRange args) {
+                        linalg::YieldOp::create(nb, nloc, args[0]);
                       })
                       .getResult(0);
-        }
-        auto rows = scf::ForOp::create(
-            jb, loc, index(jb, 0), index(jb, m), index(jb, kRows), ValueRange{panelArgs[0]},
-            [&](OpBuilder &ib, Location, Value i, ValueRange rowArgs) {
-              SmallVector<Value> accInit(kRows, zeros);
-              SmallVector<Value> rowIndex;
-              // A gathered A's rows as coordinates of its copy's loops.
-              SmallVector<SmallVector<Value>> rowCoordinates;
-              Value lastRow = index(ib, m - 1);
-              for (int64_t r = 0; r < kRows; ++r) {
-                rowIndex.push_back(arith::MinSIOp::create(
-                    ib, loc, arith::AddIOp::create(ib, loc, i, index(ib, r)), lastRow));
-                if (lhs.gather)
-                  rowCoordinates.push_back(
-                      delinearize(ib, loc, rowIndex.back(), lhs.gather->rowDims));
-              }
-              // A gathered A's k runs as its copy's column loops (a
-              // convolution's KH, KW, C): no division in the loop.
-              SmallVector<int64_t> kExtents =
-                  lhs.gather ? lhs.gather->columnDims : SmallVector<int64_t>{k};
-              SmallVector<Value> sums = reductionLoops(
-                  ib, loc, kExtents, accInit,
-                  [&](OpBuilder &kb, ValueRange ivs, ValueRange acc) {
-                    Value kk = ivs.front();
-                    for (size_t d = 1; d < ivs.size(); ++d)
-                      kk = arith::AddIOp::create(
-                          kb, loc, arith::MulIOp::create(kb, loc, kk, index(kb, kExtents[d])),
-                          ivs[d]);
-                    // In bounds: whole panels of B, or the packed panel.
-                    Value bRow = vector::TransferReadOp::create(
-                        kb, loc, vectorType, packed ? panel : rhs.stored,
-                        ValueRange{kk, packed ? index(kb, 0) : j}, padding, ArrayRef<bool>{true});
-                    SmallVector<Value> next;
-                    for (int64_t r = 0; r < kRows; ++r) {
-                      Value a;
-                      if (lhs.gather) {
-                        SmallVector<Value> at = rowCoordinates[r];
-                        at.append(ivs.begin(), ivs.end());
-                        std::optional<SmallVector<Value>> indices =
-                            affine::expandAffineMap(kb, loc, lhs.gather->read, at);
-                        a = tensor::ExtractOp::create(kb, loc, lhs.gather->source, *indices);
-                      } else {
-                        a = tensor::ExtractOp::create(
-                            kb, loc, lhs.stored,
-                            lhs.transposed ? ValueRange{kk, rowIndex[r]}
-                                           : ValueRange{rowIndex[r], kk});
-                      }
-                      Value aSplat = vector::BroadcastOp::create(kb, loc, vectorType, a);
-                      next.push_back(
-                          isFloat ? Value(vector::FMAOp::create(kb, loc, aSplat, bRow, acc[r]))
-                                  : Value(arith::AddIOp::create(
-                                        kb, loc, acc[r],
-                                        arith::MulIOp::create(kb, loc, aSplat, bRow))));
-                    }
-                    return next;
-                  });
-              Value block = blockZeros;
-              for (int64_t r = 0; r < kRows; ++r)
-                block = vector::InsertOp::create(ib, loc, sums[r], block, r);
-              // Rows past the end are skipped (a branch per row, no masks);
-              // columns are masked only when the last panel is partial.
-              auto write = vector::TransferWriteOp::create(
-                  ib, loc, block, rowArgs[0], ValueRange{i, j},
-                  AffineMap::getMultiDimIdentityMap(2, ib.getContext()),
-                  ArrayRef<bool>{m % kRows == 0, n % columns == 0});
-              // Where ember-fuse-matmul-epilogues applies a consumer.
-              write->setAttr("ember.matmul_block_write", ib.getUnitAttr());
-              Value written = write.getResult();
-              scf::YieldOp::create(ib, loc, written);
-            });
-        rows->setAttr("ember.blocked_matmul_rows", jb.getI64IntegerAttr(m * n * k));
-        scf::YieldOp::create(jb, loc, rows.getResult(0));
+    } else {
+      auto all = scf::ForOp::create(
+          b, loc, zero, index(b, n), index(b, columns), ValueRange{emptyTensor(b, loc, allType)},
+          [&](OpBuilder &pb, Location, Value j, ValueRange args) {
+            Value p = arith::DivUIOp::create(pb, loc, j, index(pb, columns));
+            SmallVector<OpFoldResult> offsets = {p, pb.getIndexAttr(0), pb.getIndexAttr(0)};
+            SmallVector<OpFoldResult> sizes = {pb.getIndexAttr(1), pb.getIndexAttr(k),
+                                               pb.getIndexAttr(columns)};
+            SmallVector<OpFoldResult> strides(3, pb.getIndexAttr(1));
+            Value inserted = tensor::InsertSliceOp::create(pb, loc, packPanel(pb, j), args[0],
+                                                           offsets, sizes, strides);
+            scf::YieldOp::create(pb, loc, inserted);
+          });
+      prepacked = all.getResult(0);
+    }
+  }
+  auto groups = scf::ForOp::create(
+      b, loc, zero, index(b, m), index(b, groupRows), ValueRange{init},
+      [&](OpBuilder &gb, Location, Value g, ValueRange groupArgs) {
+        Value end = arith::MinSIOp::create(
+            gb, loc, arith::AddIOp::create(gb, loc, g, index(gb, groupRows)), index(gb, m));
+        scf::YieldOp::create(gb, loc, buildPanels(gb, g, end, groupArgs[0]).getResult(0));
       });
-  // Where ember-outline-blocked-matmuls finds them: the rows loop is marked
-  // too, since canonicalization folds away a loop over one panel.
-  // Both carry the multiply-adds of the whole matmul: how much work
-  // ember-cpu-parallelize would split.
-  IntegerAttr work = b.getI64IntegerAttr(m * n * k);
-  panels->setAttr("ember.blocked_matmul", work);
-  return panels.getResult(0);
+  return groups.getResult(0);
 }
 
 /// A matmul with short rows and a short reduction (n, k <= 16: power(x, n)
