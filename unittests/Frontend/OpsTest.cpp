@@ -404,6 +404,18 @@ TEST(Ops, TallMatmulsRunInRowGroups) {
         << what << ": B packed once, panel by panel\n"
         << ir;
   }
+  // Functions of 16 or more blocked matmuls outline them: a grouped one too.
+  auto many = function([](const Tensor &x, const Tensor &y) {
+    Tensor sum = matmul(x, y);
+    for (int i = 2; i <= 17; ++i)
+      sum = sum + matmul(x * float(i), y);
+    return sum;
+  });
+  std::vector<float> expected = (matmul(a, b) * float(17 * 18 / 2)).to_vector<float>();
+  std::vector<float> got = many(a, b).to_vector<float>();
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], expected[i], 1e-3f * std::max(1.f, std::fabs(expected[i])))
+        << "outlined, element " << i;
 }
 
 TEST(Ops, TransposedMatmulOperandsAreReadInPlace) {
