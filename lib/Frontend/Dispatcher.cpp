@@ -334,11 +334,14 @@ jit::TensorSpec ember::detail::specOf(DType dtype, const Shape &shape) {
   return spec;
 }
 
+std::string ember::detail::errorAt(const SourceLoc &loc) {
+  return std::string(loc.file_name()) + ":" + std::to_string(loc.line()) + ":" +
+         std::to_string(loc.column()) + ": error: ";
+}
+
 void ember::detail::throwOpError(std::string_view opName, const std::string &message,
                                  const SourceLoc &loc) {
-  throw OpError(std::string(loc.file_name()) + ":" + std::to_string(loc.line()) + ":" +
-                std::to_string(loc.column()) + ": error: '" + std::string(opName) + "' op " +
-                message);
+  throw OpError(errorAt(loc) + "'" + std::string(opName) + "' op " + message);
 }
 
 namespace {

@@ -62,8 +62,7 @@ thread_local const SourceLoc *outermostCall = nullptr;
 /// Throws an error of layer `layer`, at the user's call of the layer.
 [[noreturn]] void throwLayerError(const std::string &layer, const std::string &message,
                                   const SourceLoc &loc) {
-  throw OpError(std::string(loc.file_name()) + ":" + std::to_string(loc.line()) + ":" +
-                std::to_string(loc.column()) + ": error: layer '" + layer + "' " + message);
+  throw OpError(detail::errorAt(loc) + "layer '" + layer + "' " + message);
 }
 
 /// Throws unless `x` has rank `rank` (or, `orMore`, at least `rank`).

@@ -59,6 +59,9 @@ inline std::string typeText(const Tensor &t) {
   return std::string(dtypeName(t.dtype())) + " tensor of shape " + t.shape().str();
 }
 
+/// "file:line:column: error: ", where front-end errors start.
+std::string errorAt(const SourceLoc &loc);
+
 /// "file:line:col: error: 'ember.add' op " + message, as an OpError.
 [[noreturn]] void throwOpError(std::string_view opName, const std::string &message,
                                const SourceLoc &loc);

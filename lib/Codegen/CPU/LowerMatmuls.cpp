@@ -157,12 +157,13 @@ reductionLoops(OpBuilder &b, Location loc, ArrayRef<int64_t> extents, ValueRange
 /// walked in panels of `columns` (two vectors); for each panel every block
 /// of kRows rows keeps kRows vector accumulators over k
 /// (C[i+r, j:j+columns] += A[i+r, k] * B[k, j:j+columns]) and writes them
-/// once. Panel-outer order keeps B's panel in cache while all of A's rows
-/// pass over it. A transposed A is read in place (A[i, k] = At[k, i]); a
-/// transposed B, one whose columns do not fill whole panels, or one whose
-/// panels are larger than L1 is first packed into a contiguous k x columns
-/// panel, so that every read of B is a plain (unmasked) vector load from
-/// one stream.
+/// once. Panel-outer order keeps B's panel in cache while A's rows pass
+/// over it; tall matmuls of several panels run in groups of rows, every
+/// panel passing over one group before the next. A transposed A is read in
+/// place (A[i, k] = At[k, i]), and so is a gathered one; a transposed B, one
+/// whose columns do not fill whole panels, or one whose panels are larger
+/// than L1 is first packed into a contiguous k x columns panel, so that
+/// every read of B is a plain (unmasked) vector load from one stream.
 /// Transfers past the edges are masked (rows past the end read A's last
 /// row), so any size works. The loops stay on tensors; bufferization makes
 /// them write C in place.
@@ -249,7 +250,18 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
   // The multiply-adds of the whole matmul: how much work
   // ember-cpu-parallelize would split.
   auto work = [&](OpBuilder &b) { return b.getI64IntegerAttr(m * n * k); };
+  // B packed once, all panels [panel, k, columns]; and the slice of it that
+  // is the panel at column `j`.
   Value prepacked;
+  struct Slice {
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+  };
+  auto panelSlice = [&](OpBuilder &b, Value j) {
+    Value p = arith::DivUIOp::create(b, loc, j, index(b, columns));
+    return Slice{{p, b.getIndexAttr(0), b.getIndexAttr(0)},
+                 {b.getIndexAttr(1), b.getIndexAttr(k), b.getIndexAttr(columns)},
+                 SmallVector<OpFoldResult>(3, b.getIndexAttr(1))};
+  };
   auto buildPanels = [&](OpBuilder &b, Value rowStart, Value rowEnd, Value cInit) {
     auto panels = scf::ForOp::create(
         b, loc, index(b, 0), index(b, n), index(b, columns), ValueRange{cInit},
@@ -258,13 +270,9 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
           // there are several).
           Value panel;
           if (prepacked) {
-            Value p = arith::DivUIOp::create(jb, loc, j, index(jb, columns));
-            SmallVector<OpFoldResult> offsets = {p, jb.getIndexAttr(0), jb.getIndexAttr(0)};
-            SmallVector<OpFoldResult> sizes = {jb.getIndexAttr(1), jb.getIndexAttr(k),
-                                               jb.getIndexAttr(columns)};
-            SmallVector<OpFoldResult> strides(3, jb.getIndexAttr(1));
-            panel = tensor::ExtractSliceOp::create(jb, loc, panelType, prepacked, offsets, sizes,
-                                                   strides);
+            Slice slice = panelSlice(jb, j);
+            panel = tensor::ExtractSliceOp::create(jb, loc, panelType, prepacked, slice.offsets,
+                                                   slice.sizes, slice.strides);
           } else if (packed) {
             panel = packPanel(jb, j);
           }
@@ -336,13 +344,11 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
                 Value written = write.getResult();
                 scf::YieldOp::create(ib, loc, written);
               });
-          rows->setAttr("ember.blocked_matmul_rows", jb.getI64IntegerAttr(m * n * k));
+          rows->setAttr("ember.blocked_matmul_rows", work(jb));
           scf::YieldOp::create(jb, loc, rows.getResult(0));
         });
     // Where ember-outline-blocked-matmuls finds them: the rows loop is marked
     // too, since canonicalization folds away a loop over one panel.
-    // Both carry the multiply-adds of the whole matmul: how much work
-    // ember-cpu-parallelize would split.
     panels->setAttr("ember.blocked_matmul", work(b));
     return panels;
   };
@@ -371,13 +377,10 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
       auto all = scf::ForOp::create(
           b, loc, zero, index(b, n), index(b, columns), ValueRange{emptyTensor(b, loc, allType)},
           [&](OpBuilder &pb, Location, Value j, ValueRange args) {
-            Value p = arith::DivUIOp::create(pb, loc, j, index(pb, columns));
-            SmallVector<OpFoldResult> offsets = {p, pb.getIndexAttr(0), pb.getIndexAttr(0)};
-            SmallVector<OpFoldResult> sizes = {pb.getIndexAttr(1), pb.getIndexAttr(k),
-                                               pb.getIndexAttr(columns)};
-            SmallVector<OpFoldResult> strides(3, pb.getIndexAttr(1));
+            Slice slice = panelSlice(pb, j);
             Value inserted = tensor::InsertSliceOp::create(pb, loc, packPanel(pb, j), args[0],
-                                                           offsets, sizes, strides);
+                                                           slice.offsets, slice.sizes,
+                                                           slice.strides);
             scf::YieldOp::create(pb, loc, inserted);
           });
       prepacked = all.getResult(0);

@@ -965,6 +965,21 @@ struct AvgPool2DLowering : OpConversionPattern<AvgPool2DOp> {
   }
 };
 
+/// The loops of a pooling's window reductions, (n, h, w, c) parallel and
+/// (kh, kw) reduced: the maps of the per-position tensors and of the window
+/// shape operand, and the iterator types.
+struct WindowLoops {
+  AffineMap positions, window;
+  SmallVector<utils::IteratorType> iterators;
+};
+static WindowLoops windowLoops(MLIRContext *context) {
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  SmallVector<utils::IteratorType> iterators = parallelIterators(4);
+  iterators.append(2, utils::IteratorType::reduction);
+  return {AffineMap::get(6, 0, {d(0), d(1), d(2), d(3)}, context),
+          AffineMap::get(6, 0, {d(4), d(5)}, context), iterators};
+}
+
 /// The pooling gradients, as a reduction over each input element's window
 /// offsets (kh, kw): the element at h is offset kh in window
 /// oh = (h + top - kh) / stride when that divides and is a window; its
@@ -987,16 +1002,11 @@ struct Pool2DGradLowering : OpConversionPattern<GradOp> {
     Value cotangent = adaptor.getCotangent();
     Value firstMax = isMax ? firstMaxima(rewriter, loc, op, adaptor.getInput(), outType) : Value();
 
-    MLIRContext *context = rewriter.getContext();
-    auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
-    AffineMap outMap = AffineMap::get(6, 0, {d(0), d(1), d(2), d(3)}, context);
-    AffineMap windowMap = AffineMap::get(6, 0, {d(4), d(5)}, context);
-    SmallVector<utils::IteratorType> iterators = parallelIterators(4);
-    iterators.append(2, utils::IteratorType::reduction);
+    WindowLoops loops = windowLoops(rewriter.getContext());
     auto grad = linalg::GenericOp::create(
         rewriter, loc, TypeRange{inType}, windowShape(rewriter, loc, window, element),
         ValueRange{filledTensor(rewriter, loc, inType, 0)},
-        SmallVector<AffineMap>{windowMap, outMap}, iterators,
+        SmallVector<AffineMap>{loops.window, loops.positions}, loops.iterators,
         [&](OpBuilder &b, Location loc, ValueRange args) {
           WindowMath m{b, loc};
           SmallVector<Value> at;
@@ -1052,16 +1062,14 @@ struct Pool2DGradLowering : OpConversionPattern<GradOp> {
     auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
     AffineMap inMap = AffineMap::get(
         6, 0, {d(0), d(1) * strides[0] + d(4), d(2) * strides[1] + d(5), d(3)}, context);
-    AffineMap outMap = AffineMap::get(6, 0, {d(0), d(1), d(2), d(3)}, context);
-    AffineMap windowMap = AffineMap::get(6, 0, {d(4), d(5)}, context);
+    WindowLoops loops = windowLoops(context);
     auto indexType = RankedTensorType::get(outType.getShape(), b.getI64Type());
-    SmallVector<utils::IteratorType> iterators = parallelIterators(4);
-    iterators.append(2, utils::IteratorType::reduction);
     auto generic = linalg::GenericOp::create(
         b, loc, TypeRange{outType, indexType},
         ValueRange{padded, windowShape(b, loc, window, outType.getElementType())},
         ValueRange{filledTensor(b, loc, outType, lowest), filledTensor(b, loc, indexType, 0)},
-        SmallVector<AffineMap>{inMap, windowMap, outMap, outMap}, iterators,
+        SmallVector<AffineMap>{inMap, loops.window, loops.positions, loops.positions},
+        loops.iterators,
         [&](OpBuilder &b, Location loc, ValueRange args) {
           Value kh = linalg::IndexOp::create(b, loc, 4), kw = linalg::IndexOp::create(b, loc, 5);
           WindowMath m{b, loc};

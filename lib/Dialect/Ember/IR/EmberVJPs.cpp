@@ -438,7 +438,6 @@ EMBER_VJP(Conv2DOp) {
   if (llvm::any_of(getInputDilations(), [](int64_t d) { return d != 1; }))
     return emitOpError("with input dilations (a convolution's gradient) has no gradient rule");
   Location loc = getLoc();
-  Grad g{builder, loc};
   auto xType = cast<RankedTensorType>(getInput().getType());
   auto wType = cast<RankedTensorType>(getFilter().getType());
   auto yType = getType();
