@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <regex>
 #include <string>
 #include <tuple>
 
@@ -383,7 +384,7 @@ TEST(Ops, TallMatmulsRunInRowGroups) {
   // Tall matmuls of several panels run in groups of rows (A's group stays
   // in L2 while every panel passes; B packed once for all groups): the
   // last group partial, packed and in-place panels, B^T, a fused epilogue.
-  const int64_t m = 600, k = 512, n = 48;
+  const int64_t m = 601, k = 512, n = 48;
   Tensor a = random_uniform({m, k}, 51, -1, 1), b = random_uniform({k, n}, 52, -1, 1);
   Tensor bt = random_uniform({n, k}, 53, -1, 1);
   for (unsigned bits : {256u, 512u}) {
@@ -404,18 +405,27 @@ TEST(Ops, TallMatmulsRunInRowGroups) {
         << what << ": B packed once, panel by panel\n"
         << ir;
   }
-  // Functions of 16 or more blocked matmuls outline them: a grouped one too.
+  // Functions of 16 or more blocked matmuls outline them: grouped ones too,
+  // after their elementwise consumers (the ReLUs) are fused into their
+  // blocks (run on vectors), not before.
   auto many = function([](const Tensor &x, const Tensor &y) {
-    Tensor sum = matmul(x, y);
+    Tensor sum = relu(matmul(x, y));
     for (int i = 2; i <= 17; ++i)
-      sum = sum + matmul(x * float(i), y);
+      sum = sum + relu(matmul(x * float(i), y));
     return sum;
   });
-  std::vector<float> expected = (matmul(a, b) * float(17 * 18 / 2)).to_vector<float>();
+  std::vector<float> expected = (relu(matmul(a, b)) * float(17 * 18 / 2)).to_vector<float>();
   std::vector<float> got = many(a, b).to_vector<float>();
   for (size_t i = 0; i < got.size(); ++i)
     ASSERT_NEAR(got[i], expected[i], 1e-3f * std::max(1.f, std::fabs(expected[i])))
         << "outlined, element " << i;
+  std::string ir = many.ir_stages(a, b).linalg;
+  EXPECT_TRUE(std::regex_search(ir, std::regex("arith.maximumf [^\\n]* : vector<")))
+      << "ReLUs fused into the grouped matmuls' blocks\n"
+      << ir;
+  EXPECT_FALSE(std::regex_search(ir, std::regex("arith.maximumf [^\\n]* : f32")))
+      << "no ReLU left as a loop of its own\n"
+      << ir;
 }
 
 TEST(Ops, TransposedMatmulOperandsAreReadInPlace) {

@@ -18,16 +18,27 @@ using namespace mlir;
 
 namespace {
 /// Whether the product's only user is a linalg.generic, directly or through
-/// reshapes (an elementwise op flattens its operands), which elementwise
-/// fusion may turn into an epilogue of the matmul.
+/// reshapes (an elementwise op flattens its operands) and the loops around
+/// or after it (a matmul in row groups, or whose k runs in passes), which
+/// elementwise fusion may turn into an epilogue of the matmul.
 bool mayGetAnEpilogue(Value product) {
   while (product.hasOneUse()) {
-    Operation *user = *product.getUsers().begin();
+    OpOperand &use = *product.getUses().begin();
+    Operation *user = use.getOwner();
     if (isa<linalg::GenericOp>(user))
       return true;
-    if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(user))
+    if (auto loop = dyn_cast<scf::ForOp>(user)) { // the next pass's C
+      OpResult result = loop.getTiedLoopResult(&use);
+      if (!result)
+        return false;
+      product = result;
+    } else if (isa<scf::YieldOp>(user) && isa<scf::ForOp>(user->getParentOp())) {
+      product = user->getParentOp()->getResult(use.getOperandNumber());
+    } else if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(user)) {
+      product = user->getResult(0);
+    } else {
       return false;
-    product = user->getResult(0);
+    }
   }
   return false;
 }
