@@ -55,6 +55,11 @@ out=$(mktemp)
       EMBER_NUM_THREADS=$t "$build/bin/c2_bench" | sed "s/^/t$t.round$round./"
     done
   done
+  # SGEMM against OpenBLAS in one process, taking turns (1 thread: at 2,
+  # the two runtimes' idle threads would share the two cores).
+  if [ -x "$build/bin/sgemm_vs_blas" ]; then
+    env "${peer_env[@]}" "$build/bin/sgemm_vs_blas" 5 2> /dev/null
+  fi
   cacheOnly=$(mktemp -d)
   EMBER_CACHE_DIR=$cacheOnly "$build/bin/cache_bench" # compiles, fills the cache
   EMBER_CACHE_DIR=$cacheOnly "$build/bin/cache_bench" # a second process: loads from it
@@ -124,6 +129,13 @@ for t in 1 2; do
   printf "%-36s ember %.0f MiB, LibTorch %.0f MiB; steps/s with data %.0f, without %.0f\n" \
     "C2 peak RSS, input pipeline, $t thr." "$(median3 "t$t.ember.c2_peak_rss")" "$(median3 "t$t.torch.c2_peak_rss")" \
     "$(median3 "t$t.ember.c2_steps_per_second_with_data")" "$(median3 "t$t.ember.c2_steps_per_second_without_data")"
+done
+for shape in 1024x1024x1024 4096x4096x4096 2048x2048x2048 4096x512x4096 4096x1024x4096; do
+  r=$(value "sgemm_vs_blas.ratio_$shape")
+  if [ -n "$r" ]; then
+    printf "%-36s ember/OpenBLAS %.3fx (median of 5 rounds, one process taking turns)\n" \
+      "SGEMM $shape, 1 thread" "$r"
+  fi
 done
 i10=$(value t1.ember.incache_chain_10); h10=$(value t1.hand.incache_chain_10)
 i100=$(value t1.ember.incache_chain_100); h100=$(value t1.hand.incache_chain_100)

@@ -370,9 +370,10 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
       // ember-cpu-parallelize splits among the threads.
       MLIRContext *context = b.getContext();
       AffineExpr p, kk, c;
-      bindDims(context, p, kk, c);
+      // Loops (k, panel, column): B read row after row, contiguously.
+      bindDims(context, kk, p, c);
       SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {kk, p * columns + c}, context),
-                                     b.getMultiDimIdentityMap(3)};
+                                     AffineMap::get(3, 0, {p, kk, c}, context)};
       SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
       prepacked = linalg::GenericOp::create(
                       b, loc, allType, rhs.stored, emptyTensor(b, loc, allType), maps,
