@@ -19,6 +19,8 @@
 #include "llvm/ExecutionEngine/JITLink/JITLink.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h"
+#include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Object/ObjectFile.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
@@ -276,13 +278,53 @@ const std::string &compilerIdentity() {
 void *scratchMalloc(size_t size) { return emberrt_scratch_allocate(16, size); }
 
 /// EMBER_PERF_MAP=1: appends every linked function (internal ones too, e.g.
-/// outlined loop nests) to /tmp/perf-<pid>.map, so that `perf report` names
-/// compiled code instead of showing raw addresses.
+/// outlined loop nests and OpenMP regions' bodies) to /tmp/perf-<pid>.map,
+/// so that `perf report` names compiled code instead of showing raw
+/// addresses. The functions come from the object's symbol table: JITLink's
+/// graph keeps no names for local symbols (the OpenMP bodies, where
+/// parallel code spends its time); each is placed at its section's address
+/// plus its offset.
 class PerfMapPlugin : public llvm::orc::ObjectLinkingLayer::Plugin {
 public:
+  explicit PerfMapPlugin(llvm::MemoryBufferRef object) {
+    auto file = llvm::object::ObjectFile::createObjectFile(object);
+    if (!file) {
+      llvm::consumeError(file.takeError());
+      return;
+    }
+    for (const llvm::object::SymbolRef &symbol : (*file)->symbols()) {
+      auto type = symbol.getType();
+      auto name = symbol.getName();
+      auto section = symbol.getSection();
+      auto offset = symbol.getValue();
+      if (!type || !name || !section || !offset || *type != llvm::object::SymbolRef::ST_Function ||
+          *section == (*file)->section_end()) {
+        if (!type)
+          llvm::consumeError(type.takeError());
+        if (!name)
+          llvm::consumeError(name.takeError());
+        if (!section)
+          llvm::consumeError(section.takeError());
+        if (!offset)
+          llvm::consumeError(offset.takeError());
+        continue;
+      }
+      auto sectionName = (*section)->getName();
+      if (!sectionName) {
+        llvm::consumeError(sectionName.takeError());
+        continue;
+      }
+      uint64_t size = 0;
+      if (llvm::isa<llvm::object::ELFObjectFileBase>(file->get()))
+        size = llvm::object::ELFSymbolRef(symbol).getSize();
+      if (size > 0)
+        functions.push_back({name->str(), sectionName->str(), *offset, size});
+    }
+  }
+
   void modifyPassConfig(llvm::orc::MaterializationResponsibility &, llvm::jitlink::LinkGraph &,
                         llvm::jitlink::PassConfiguration &config) override {
-    config.PostFixupPasses.push_back([](llvm::jitlink::LinkGraph &graph) {
+    config.PostFixupPasses.push_back([this](llvm::jitlink::LinkGraph &graph) {
       static std::mutex mutex;
       std::lock_guard lock(mutex);
       std::error_code failure;
@@ -291,11 +333,16 @@ public:
           llvm::sys::fs::OF_Append);
       if (failure)
         return llvm::Error::success(); // a profiling aid: never fail a link over it
-      for (llvm::jitlink::Symbol *symbol : graph.defined_symbols())
-        if (symbol->hasName() && symbol->isCallable() && symbol->getSize() > 0)
-          map << llvm::format_hex_no_prefix(symbol->getAddress().getValue(), 1) << " "
-              << llvm::format_hex_no_prefix(symbol->getSize(), 1) << " " << *symbol->getName()
-              << "\n";
+      for (const Function &function : functions) {
+        // A section is one block of the graph (ELF): its address is where
+        // the section went.
+        llvm::jitlink::Section *section = graph.findSectionByName(function.section);
+        if (!section || section->blocks_size() != 1)
+          continue;
+        uint64_t address = (*section->blocks().begin())->getAddress().getValue() + function.offset;
+        map << llvm::format_hex_no_prefix(address, 1) << " "
+            << llvm::format_hex_no_prefix(function.size, 1) << " " << function.name << "\n";
+      }
       return llvm::Error::success();
     });
   }
@@ -307,6 +354,13 @@ public:
   }
   void notifyTransferringResources(llvm::orc::JITDylib &, llvm::orc::ResourceKey,
                                    llvm::orc::ResourceKey) override {}
+
+private:
+  struct Function {
+    std::string name, section;
+    uint64_t offset, size;
+  };
+  std::vector<Function> functions;
 };
 
 /// A JIT holding `object`, with ember's runtime functions and the process's
@@ -321,7 +375,7 @@ std::unique_ptr<ember::jit::Executable> link(std::unique_ptr<llvm::MemoryBuffer>
   }
   if (const char *perfMap = std::getenv("EMBER_PERF_MAP"); perfMap && *perfMap && *perfMap != '0')
     if (auto *linker = llvm::dyn_cast<llvm::orc::ObjectLinkingLayer>(&(*jit)->getObjLinkingLayer()))
-      linker->addPlugin(std::make_shared<PerfMapPlugin>());
+      linker->addPlugin(std::make_shared<PerfMapPlugin>(object->getMemBufferRef()));
   llvm::orc::JITDylib &main = (*jit)->getMainJITDylib();
   // Parallel loops call LLVM's OpenMP runtime (__kmpc_*): loaded into the
   // process once, where the lookup below finds it.

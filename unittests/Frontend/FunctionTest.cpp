@@ -13,6 +13,7 @@
 #include <future>
 #include <iostream>
 #include <latch>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -444,6 +445,37 @@ TEST(Function, CompiledCodeIsCachedOnDisk) {
   EXPECT_TRUE(fourth.concrete_functions().front().from_disk_cache);
   ::unsetenv("EMBER_CACHE_DIR");
   std::filesystem::remove_all(dir);
+}
+
+TEST(Function, PerfMapNamesEveryCompiledFunction) {
+  // EMBER_PERF_MAP=1: /tmp/perf-<pid>.map gets each compiled function's
+  // address, size and name, the bodies of parallel loops (OpenMP's outlined
+  // functions, local symbols) too: where `perf report` finds their names.
+  std::string path = "/tmp/perf-" + std::to_string(::getpid()) + ".map";
+  std::filesystem::remove(path);
+  ::setenv("EMBER_PERF_MAP", "1", 1);
+  auto body = [](const Tensor &a, const Tensor &b) { return matmul(a, b) + 1.f; };
+  auto traced = function(body, "perf_mapped");
+  Tensor a = random_uniform({256, 256}, 1), b = random_uniform({256, 256}, 2);
+  (void)traced(a, b);
+  ::unsetenv("EMBER_PERF_MAP");
+  std::ifstream map(path);
+  ASSERT_TRUE(map) << path;
+  std::string line, text;
+  bool entry = false, parallelBody = false;
+  while (std::getline(map, line)) {
+    text += line + "\n";
+    std::istringstream fields(line);
+    std::string address, size, name;
+    ASSERT_TRUE(fields >> address >> size >> name) << line;
+    EXPECT_GT(std::stoull(address, nullptr, 16), 0u) << line;
+    EXPECT_GT(std::stoull(size, nullptr, 16), 0u) << line;
+    entry |= name.find("perf_mapped") != std::string::npos;
+    parallelBody |= name.find("omp_par") != std::string::npos;
+  }
+  EXPECT_TRUE(entry) << text;
+  EXPECT_TRUE(parallelBody) << text;
+  std::filesystem::remove(path);
 }
 
 TEST(Function, PrintRunsOnEveryCallHostCodeOnlyWhileTracing) {
