@@ -87,6 +87,22 @@ struct SplitMix64 {
   }
 };
 
+/// Row `row` of the host tensor `t` (its first dimension indexed), a copy
+/// of shape `rowShape`: elements are small, and a copy outlives nothing it
+/// should not.
+Tensor copyRow(const Tensor &t, int64_t row, const Shape &rowShape) {
+  Tensor slice = newTensor(rowShape, t.dtype());
+  size_t bytes = slice.nbytes();
+  if (bytes > 0)
+    std::memcpy(slice.data(), static_cast<const char *>(t.data()) + row * bytes, bytes);
+  return slice;
+}
+
+/// The shape of a row of `t`: its shape without the first dimension.
+Shape rowShapeOf(const Tensor &t) {
+  return Shape(std::span<const int64_t>(t.shape().begin() + 1, t.shape().end()));
+}
+
 //===----------------------------------------------------------------------===//
 // Sources
 //===----------------------------------------------------------------------===//
@@ -96,7 +112,7 @@ public:
   explicit SlicesNode(std::vector<Tensor> tensors) : tensors_(std::move(tensors)) {
     rows_ = tensors_.front().size(0);
     for (const Tensor &t : tensors_)
-      rowShapes_.emplace_back(std::span<const int64_t>(t.shape().begin() + 1, t.shape().end()));
+      rowShapes_.push_back(rowShapeOf(t));
   }
 
   std::unique_ptr<Cursor> open() const override {
@@ -107,15 +123,8 @@ public:
         if (row == node->rows_)
           return false;
         out.resize(node->tensors_.size());
-        for (size_t c = 0; c < node->tensors_.size(); ++c) {
-          const Tensor &t = node->tensors_[c];
-          // A copy of the row: elements are small, and a copy outlives
-          // nothing it should not.
-          Tensor slice = newTensor(node->rowShapes_[c], t.dtype());
-          size_t bytes = slice.nbytes();
-          std::memcpy(slice.data(), static_cast<const char *>(t.data()) + row * bytes, bytes);
-          out[c] = std::move(slice);
-        }
+        for (size_t c = 0; c < node->tensors_.size(); ++c)
+          out[c] = copyRow(node->tensors_[c], row, node->rowShapes_[c]);
         ++row;
         return true;
       }
@@ -130,6 +139,32 @@ private:
   std::vector<Tensor> tensors_;
   std::vector<Shape> rowShapes_;
   int64_t rows_;
+};
+
+class TensorsNode final : public Node {
+public:
+  explicit TensorsNode(Element tensors) : tensors_(std::move(tensors)) {}
+
+  std::unique_ptr<Cursor> open() const override {
+    struct TensorsCursor final : Cursor {
+      std::shared_ptr<const TensorsNode> node;
+      bool given = false;
+      bool next(Element &out) override {
+        if (given)
+          return false;
+        given = true;
+        out = node->tensors_; // tensors are shared, immutable values
+        return true;
+      }
+    };
+    auto cursor = std::make_unique<TensorsCursor>();
+    cursor->node = std::static_pointer_cast<const TensorsNode>(shared_from_this());
+    return cursor;
+  }
+  int64_t cardinality() const override { return 1; }
+
+private:
+  Element tensors_;
 };
 
 class RangeNode final : public Node {
@@ -309,6 +344,66 @@ private:
   std::shared_ptr<const Node> input_;
   int64_t batchSize_;
   bool dropRemainder_;
+};
+
+class UnbatchNode final : public Node {
+public:
+  explicit UnbatchNode(std::shared_ptr<const Node> input) : input_(std::move(input)) {}
+
+  std::unique_ptr<Cursor> open() const override {
+    struct UnbatchCursor final : Cursor {
+      std::unique_ptr<Cursor> input;
+      Element batch; // on the host
+      std::vector<Shape> rowShapes;
+      int64_t rows = 0, row = 0, index = -1; // index: the input element's
+      bool next(Element &out) override {
+        while (row == rows) {
+          Element in;
+          if (!input->next(in))
+            return false;
+          take(std::move(in));
+        }
+        out.resize(batch.size());
+        for (size_t c = 0; c < batch.size(); ++c)
+          out[c] = copyRow(batch[c], row, rowShapes[c]);
+        ++row;
+        return true;
+      }
+      void take(Element in) {
+        ++index;
+        if (in.empty())
+          fail("unbatch", "element " + std::to_string(index) + " has no components");
+        batch.clear();
+        rowShapes.clear();
+        for (size_t c = 0; c < in.size(); ++c) {
+          Tensor t = hostValue("unbatch", in[c], c);
+          if (t.rank() == 0)
+            fail("unbatch", "component " + std::to_string(c) + " of element " +
+                                std::to_string(index) +
+                                " is a scalar; unbatch needs a first dimension");
+          if (!batch.empty() && t.size(0) != batch.front().size(0))
+            fail("unbatch", "the components of element " + std::to_string(index) +
+                                " differ in their first dimension: component 0 has shape " +
+                                batch.front().shape().str() + ", component " +
+                                std::to_string(c) + " " + t.shape().str());
+          rowShapes.push_back(rowShapeOf(t));
+          batch.push_back(std::move(t));
+        }
+        rows = batch.front().size(0);
+        row = 0;
+      }
+    };
+    auto cursor = std::make_unique<UnbatchCursor>();
+    cursor->input = input_->open();
+    return cursor;
+  }
+  int64_t cardinality() const override {
+    int64_t n = input_->cardinality();
+    return n == 0 ? 0 : (n == INFINITE_CARDINALITY ? n : UNKNOWN_CARDINALITY);
+  }
+
+private:
+  std::shared_ptr<const Node> input_;
 };
 
 class MapNode final : public Node {
@@ -622,6 +717,19 @@ Dataset Dataset::from_tensor_slices(const Tensor &tensor) {
   return from_tensor_slices(std::vector<Tensor>{tensor});
 }
 
+Dataset Dataset::from_tensors(const std::vector<Tensor> &tensors) {
+  if (tensors.empty())
+    fail("from_tensors", "no tensors given");
+  Element host;
+  for (size_t i = 0; i < tensors.size(); ++i)
+    host.push_back(hostValue("from_tensors", tensors[i], i));
+  return Dataset(std::make_shared<TensorsNode>(std::move(host)));
+}
+
+Dataset Dataset::from_tensors(const Tensor &tensor) {
+  return from_tensors(std::vector<Tensor>{tensor});
+}
+
 Dataset Dataset::range(int64_t stop) { return range(0, stop, 1); }
 
 Dataset Dataset::range(int64_t start, int64_t stop, int64_t step) {
@@ -643,6 +751,8 @@ Dataset Dataset::batch(int64_t batch_size, bool drop_remainder) const {
     fail("batch", "batch_size must be positive, got " + std::to_string(batch_size));
   return Dataset(std::make_shared<BatchNode>(node_, batch_size, drop_remainder));
 }
+
+Dataset Dataset::unbatch() const { return Dataset(std::make_shared<UnbatchNode>(node_)); }
 
 Dataset Dataset::map(std::function<Element(const Element &)> fn) const {
   if (!fn)

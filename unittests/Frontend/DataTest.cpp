@@ -292,6 +292,57 @@ TEST(Dataset, FromTensorSlicesYieldsRows) {
   expectContains(errorOf([&] { Dataset::from_tensor_slices(Tensor(3)); }), "is a scalar");
 }
 
+TEST(Dataset, FromTensorsIsOneElement) {
+  Tensor x = Tensor::from_vector(iota(6), {3, 2});
+  Tensor y = Tensor::from_vector(std::vector<float>{0.5f}, {1});
+  Dataset ds = Dataset::from_tensors({x, y});
+  EXPECT_EQ(ds.cardinality(), 1);
+  int count = 0;
+  for (const Element &e : ds) {
+    ASSERT_EQ(e.size(), 2u);
+    EXPECT_EQ(e[0].shape(), (Shape{3, 2}));
+    EXPECT_EQ(e[0].to_vector<int64_t>(), iota(6));
+    EXPECT_EQ(e[1].to_vector<float>(), std::vector<float>{0.5f});
+    ++count;
+  }
+  EXPECT_EQ(count, 1);
+  // Repeated, it is the same element each epoch; a scalar is fine whole.
+  EXPECT_EQ(scalars(Dataset::from_tensors(Tensor(int64_t{4})).repeat(3)),
+            (std::vector<int64_t>{4, 4, 4}));
+  expectContains(errorOf([&] { Dataset::from_tensors(std::vector<Tensor>{}); }),
+                 "Dataset.from_tensors: no tensors given");
+}
+
+TEST(Dataset, UnbatchUndoesBatch) {
+  Tensor x = Tensor::from_vector(iota(14), {7, 2});
+  Tensor y = Tensor::from_vector(iota(7), {7}, DType::Int32);
+  Dataset ds = Dataset::from_tensor_slices({x, y});
+  // Batches of 3 (the last of 1) back to the 7 rows, dtypes and shapes kept.
+  Dataset again = ds.batch(3).unbatch();
+  EXPECT_EQ(collect(again), collect(ds));
+  EXPECT_EQ(again.cardinality(), UNKNOWN_CARDINALITY);
+  for (const Element &e : again) {
+    EXPECT_EQ(e[0].shape(), (Shape{2}));
+    EXPECT_EQ(e[1].shape(), Shape{});
+    EXPECT_EQ(e[1].dtype(), DType::Int32);
+  }
+  // from_tensors then unbatch is from_tensor_slices; an empty batch gives
+  // nothing and the next one continues.
+  EXPECT_EQ(collect(Dataset::from_tensors({x, y}).unbatch()), collect(ds));
+  Dataset sizes = Dataset::range(4).map(
+      [](const Element &e) { return Element{zeros({e[0].item<int64_t>() % 3}, DType::Int64)}; });
+  EXPECT_EQ(collect(sizes.unbatch()).size(), 0u + 1 + 2 + 0);
+  EXPECT_EQ(Dataset::range(0).unbatch().cardinality(), 0);
+  EXPECT_EQ(ds.repeat().unbatch().cardinality(), INFINITE_CARDINALITY);
+
+  expectContains(errorOf([&] { collect(Dataset::range(3).unbatch()); }),
+                 "Dataset.unbatch: component 0 of element 0 is a scalar");
+  Dataset ragged = Dataset::from_tensors({x, Tensor::from_vector(iota(5), {5})});
+  expectContains(errorOf([&] { collect(ragged.unbatch()); }),
+                 "the components of element 0 differ in their first dimension: component 0 "
+                 "has shape (7, 2), component 1 (5,)");
+}
+
 TEST(Dataset, RangeAndItsCardinality) {
   EXPECT_EQ(scalars(Dataset::range(5)), iota(5));
   EXPECT_EQ(scalars(Dataset::range(5, 0, -2)), (std::vector<int64_t>{5, 3, 1}));

@@ -2,11 +2,12 @@
 //
 // A Dataset is tf.data's: a lazily evaluated sequence of elements, each a
 // tuple of tensors (an Element: features, label, ...). Transformations
-// (shuffle, batch, map, take, repeat, prefetch) return new Datasets and leave
-// their input as it was; nothing runs until the dataset is iterated. Each
-// begin() starts a new pass (epoch), so a range-for over the same dataset
-// twice gives two epochs, reshuffled when shuffle says so. Elements are host
-// tensors; batching copies rows on the host, without eager ops.
+// (shuffle, batch, unbatch, map, filter, skip, take, repeat, prefetch)
+// return new Datasets and leave their input as it was; nothing runs until
+// the dataset is iterated. Each begin() starts a new pass (epoch), so a
+// range-for over the same dataset twice gives two epochs, reshuffled when
+// shuffle says so. Elements are host tensors; batching copies rows on the
+// host, without eager ops.
 //
 //   using namespace ember::data;
 //   ember::Tensor x = ember::arange(0, 10);              // int32 (10,)
@@ -68,6 +69,10 @@ public:
   /// copied to the host once; slicing them costs no eager op.
   static Dataset from_tensor_slices(const std::vector<Tensor> &tensors);
   static Dataset from_tensor_slices(const Tensor &tensor);
+  /// One element: the tensors whole (tf.data.Dataset.from_tensors), copied
+  /// to the host once.
+  static Dataset from_tensors(const std::vector<Tensor> &tensors);
+  static Dataset from_tensors(const Tensor &tensor);
   /// Scalars start, start + step, ... below stop (above it for a negative
   /// step), int64 as in tf.data.Dataset.range; one-component elements.
   static Dataset range(int64_t stop);
@@ -85,6 +90,10 @@ public:
   /// dimension on each component). The last, smaller batch is kept unless
   /// drop_remainder. Components must agree in shape and dtype within a batch.
   Dataset batch(int64_t batch_size, bool drop_remainder = false) const;
+  /// batch()'s inverse: each element split along the first dimension of its
+  /// components, which they must share (an element whose first dimension is
+  /// 0 gives none). The cardinality becomes unknown, as in tf.data.
+  Dataset unbatch() const;
   /// Applies `fn` to each element (lazily, on the thread that produces it:
   /// the prefetch thread after prefetch()).
   Dataset map(std::function<Element(const Element &)> fn) const;
