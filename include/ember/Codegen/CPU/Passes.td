@@ -17,14 +17,19 @@ def LowerMatmulsPass : Pass<"ember-cpu-lower-matmuls", "::mlir::func::FuncOp"> {
     Rewrites the `linalg.matmul` and `linalg.batch_matmul` ops that
     `convert-ember-to-linalg` produces (on tensors, accumulating into a
     zero-filled tensor; others are left alone):
-    - Large float matmuls (m * n * k >= 32768) become register-blocked loops:
-      panels of two vectors of columns; for each panel, blocks of 6 rows keep
-      6x2 vector accumulators over k (`vector.fma`) and write them once
-      (`vector.transfer_write` marked `ember.matmul_block_write`, where
+    - Large matmuls (m * n * k >= 32768; f32, f64, i32, i64) become
+      register-blocked loops: panels of two vectors of columns (one when C is
+      no wider than a vector); for each panel, blocks of 6 rows keep 6x2
+      vector accumulators over k (`vector.fma`; 12 rows with one-vector
+      panels, and on 512-bit targets for 128 rows or more) and write them
+      once (`vector.transfer_write` marked `ember.matmul_block_write`, where
       `ember-fuse-matmul-epilogues` applies a consumer). B's panel is packed
       when B is transposed, when its columns do not fill whole panels, or
       when a panel would not stay in L1 (unless it is as wide as B: contiguous
-      already). A 2-D `linalg.transpose` feeding either operand is read in
+      already). Tall matmuls of several panels run in groups of rows (A's
+      group of about 1 MB stays in L2 while every panel passes; B packed once
+      for all groups) while a panel of B is at most 256 KB and all of B at
+      most 8 MB. A 2-D `linalg.transpose` feeding either operand is read in
       place, and so is an A that is a gather (the collapse of a copy through
       an affine map: a convolution's patches), its k run as the copy's loops.
     - Short rows and a short reduction (n, k <= 16, power(x, n) on 10x10):
