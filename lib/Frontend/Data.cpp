@@ -355,7 +355,8 @@ public:
       std::unique_ptr<Cursor> input;
       Element batch; // on the host
       std::vector<Shape> rowShapes;
-      int64_t rows = 0, row = 0, index = -1; // index: the input element's
+      int64_t rows = 0, row = 0; // of the element being split
+      int64_t index = -1;        // which input element it is
       bool next(Element &out) override {
         while (row == rows) {
           Element in;

@@ -333,7 +333,7 @@ public:
           llvm::sys::fs::OF_Append);
       if (failure)
         return llvm::Error::success(); // a profiling aid: never fail a link over it
-      for (const Function &function : functions) {
+      for (const ObjectFunction &function : functions) {
         // A section is one block of the graph (ELF): its address is where
         // the section went.
         llvm::jitlink::Section *section = graph.findSectionByName(function.section);
@@ -356,11 +356,12 @@ public:
                                    llvm::orc::ResourceKey) override {}
 
 private:
-  struct Function {
+  /// A function of the object: its section, and where in it.
+  struct ObjectFunction {
     std::string name, section;
     uint64_t offset, size;
   };
-  std::vector<Function> functions;
+  std::vector<ObjectFunction> functions;
 };
 
 /// A JIT holding `object`, with ember's runtime functions and the process's

@@ -19,20 +19,15 @@ using namespace mlir;
 namespace {
 /// Whether the product's only user is a linalg.generic, directly or through
 /// reshapes (an elementwise op flattens its operands) and the loops around
-/// or after it (a matmul in row groups, or whose k runs in passes), which
-/// elementwise fusion may turn into an epilogue of the matmul.
+/// it (the loop over a matmul's row groups yields what its panel loop made),
+/// which elementwise fusion may turn into an epilogue of the matmul.
 bool mayGetAnEpilogue(Value product) {
   while (product.hasOneUse()) {
     OpOperand &use = *product.getUses().begin();
     Operation *user = use.getOwner();
     if (isa<linalg::GenericOp>(user))
       return true;
-    if (auto loop = dyn_cast<scf::ForOp>(user)) { // the next pass's C
-      OpResult result = loop.getTiedLoopResult(&use);
-      if (!result)
-        return false;
-      product = result;
-    } else if (isa<scf::YieldOp>(user) && isa<scf::ForOp>(user->getParentOp())) {
+    if (isa<scf::YieldOp>(user) && isa<scf::ForOp>(user->getParentOp())) {
       product = user->getParentOp()->getResult(use.getOperandNumber());
     } else if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(user)) {
       product = user->getResult(0);
