@@ -127,7 +127,7 @@ KernelEntry &findOrCompile(const Signature &signature, const OpDef &op,
   KeyView view{signature.words(), signature.size, signature.hash};
   std::shared_ptr<KernelEntry> entry;
   {
-    std::shared_lock lock(kc.mutex);
+    std::shared_lock<std::shared_mutex> lock(kc.mutex);
     auto it = kc.entries.find(view);
     if (it != kc.entries.end()) {
       KernelEntry &found = *it->second;
@@ -148,7 +148,7 @@ KernelEntry &findOrCompile(const Signature &signature, const OpDef &op,
 
   bool compileHere = false;
   {
-    std::unique_lock lock(kc.mutex);
+    std::unique_lock<std::shared_mutex> lock(kc.mutex);
     auto it = kc.entries.find(view);
     if (it == kc.entries.end()) {
       entry = std::make_shared<KernelEntry>();
@@ -182,7 +182,7 @@ KernelEntry &findOrCompile(const Signature &signature, const OpDef &op,
     kc.failures.fetch_add(1, std::memory_order_relaxed);
     entry->error = error.empty() ? "'" + std::string(op.name) + "' op failed to compile" : error;
     {
-      std::unique_lock lock(kc.mutex);
+      std::unique_lock<std::shared_mutex> lock(kc.mutex);
       // A refused call is not cached: the next one reports again.
       if (auto it = kc.entries.find(view); it != kc.entries.end())
         kc.entries.erase(it);
@@ -460,7 +460,7 @@ KernelCacheStats ember::kernel_cache_stats() {
   stats.disk_loads = kc.diskLoads.load();
   stats.tape_compiles = tapeCompiles();
   stats.compile_seconds = static_cast<double>(kc.compileNanos.load()) * 1e-9;
-  std::shared_lock lock(kc.mutex);
+  std::shared_lock<std::shared_mutex> lock(kc.mutex);
   stats.kernels = kc.entries.size();
   return stats;
 }

@@ -73,7 +73,10 @@ void ember::detail::recordOnTapes(const OpDef &op, std::span<const int64_t> attr
   for (TapeRecording *tape : tapes) {
     if (!recordsNow(tape))
       continue;
-    TapeRecord record{&op, {attrWords.begin(), attrWords.end()}, {}, std::nullopt, result, loc};
+    TapeRecord record{.op = &op,
+                      .attrWords = {attrWords.begin(), attrWords.end()},
+                      .result = result,
+                      .loc = loc};
     for (const Tensor *input : inputs)
       record.inputs.push_back(*input);
     if (resultType)
@@ -93,7 +96,11 @@ void ember::detail::recordCustomGradient(
   for (TapeRecording *tape : tapes) {
     if (!recordsNow(tape))
       continue;
-    TapeRecord record{&kCustomGradientRecord, {}, {value}, std::nullopt, result, loc, backward};
+    TapeRecord record{.op = &kCustomGradientRecord,
+                      .inputs = {value},
+                      .result = result,
+                      .loc = loc,
+                      .backward = backward};
     record.inputs.insert(record.inputs.end(), inputs.begin(), inputs.end());
     // The rule is identified by where it was written.
     record.attrWords = {static_cast<int64_t>(std::hash<std::string_view>()(loc.file_name())),
@@ -112,9 +119,13 @@ void ember::detail::recordGradientCall(const std::vector<Tensor> &inputs, const 
   for (TapeRecording *tape : tapes) {
     if (!recordsNow(tape))
       continue;
-    TapeRecord record{&kGradientCallRecord, structure, inputs, std::nullopt, result, loc};
-    record.call = call;
-    record.callOutput = output;
+    TapeRecord record{.op = &kGradientCallRecord,
+                      .attrWords = structure,
+                      .inputs = inputs,
+                      .result = result,
+                      .loc = loc,
+                      .call = call,
+                      .callOutput = output};
     tape->records.push_back(std::move(record));
   }
 }
@@ -456,7 +467,7 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
 
   std::shared_ptr<const Derivative> derivative;
   {
-    std::lock_guard lock(derivatives().mutex);
+    std::lock_guard<std::mutex> lock(derivatives().mutex);
     if (auto it = derivatives().functions.find(function.key); it != derivatives().functions.end())
       derivative = it->second;
   }
@@ -485,7 +496,7 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
     if (!builder.compile({&targetId, 1}, compiled->compiled, error, {}, wrt, targetOf(device)))
       throw OpError("GradientTape: the recorded computation failed to compile:\n" + error);
     derivative = compiled;
-    std::lock_guard lock(derivatives().mutex);
+    std::lock_guard<std::mutex> lock(derivatives().mutex);
     derivatives().functions.emplace(function.key, derivative);
     ++derivatives().compiles;
   }
@@ -549,6 +560,6 @@ Tensor ember::stop_gradient(const Tensor &x) {
 }
 
 uint64_t ember::detail::tapeCompiles() {
-  std::lock_guard lock(derivatives().mutex);
+  std::lock_guard<std::mutex> lock(derivatives().mutex);
   return derivatives().compiles;
 }

@@ -16,19 +16,19 @@ namespace ember::detail {
 /// One recorded eager op: what the dispatcher ran, with handles on its
 /// operands and result (which keeps them alive and identifies them).
 struct TapeRecord {
-  const OpDef *op;
-  std::vector<int64_t> attrWords;
-  std::vector<Tensor> inputs;
-  std::optional<jit::TensorSpec> resultType;
-  Tensor result;
-  SourceLoc loc;
+  const OpDef *op = nullptr;
+  std::vector<int64_t> attrWords = {};
+  std::vector<Tensor> inputs = {};
+  std::optional<jit::TensorSpec> resultType = std::nullopt;
+  Tensor result = {};
+  SourceLoc loc = {};
   /// Set for a custom gradient: inputs are the value, then the inputs the
   /// backward yields cotangents for.
-  std::function<std::vector<Tensor>(const Tensor &)> backward;
+  std::function<std::vector<Tensor>(const Tensor &)> backward = {};
   /// Set for a gradient taken while this tape recorded: traced on the
   /// inputs, `call` gives the target and gradients; the result is output
   /// number `callOutput`.
-  std::function<std::vector<Tensor>(const std::vector<Tensor> &)> call;
+  std::function<std::vector<Tensor>(const std::vector<Tensor> &)> call = {};
   int callOutput = 0;
 };
 

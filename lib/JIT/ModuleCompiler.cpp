@@ -326,7 +326,7 @@ public:
                         llvm::jitlink::PassConfiguration &config) override {
     config.PostFixupPasses.push_back([this](llvm::jitlink::LinkGraph &graph) {
       static std::mutex mutex;
-      std::lock_guard lock(mutex);
+      std::lock_guard<std::mutex> lock(mutex);
       std::error_code failure;
       llvm::raw_fd_ostream map(
           "/tmp/perf-" + std::to_string(llvm::sys::Process::getProcessId()) + ".map", failure,

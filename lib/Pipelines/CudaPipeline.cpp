@@ -51,8 +51,8 @@ static const char *const kToNVVMSteps[] = {
     "gpu.module(ember-align-workgroup-buffers)",
     // Outlining, NVVM, the host's launches (mgpu* calls, which ember's runtime
     // provides) and the binary; kernels take bare pointers (static shapes).
-    "gpu-lower-to-nvvm-pipeline{cubin-chip=%CHIP% cubin-features=%FEATURES% "
-    "cubin-format=%FORMAT% opt-level=3 kernel-bare-ptr-calling-convention=true}",
+    ("gpu-lower-to-nvvm-pipeline{cubin-chip=%CHIP% cubin-features=%FEATURES% "
+     "cubin-format=%FORMAT% opt-level=3 kernel-bare-ptr-calling-convention=true}"),
     // Host temporaries from the runtime's device allocator.
     "ember-device-allocations",
     "ember-emit-entry-points",

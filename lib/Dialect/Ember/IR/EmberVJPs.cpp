@@ -263,7 +263,6 @@ EMBER_VJP(SliceOp) {
   if (!isFloatTensor(getResult()))
     return noGradients(*this, out);
   Location loc = getLoc();
-  Grad g{builder, loc};
   RankedTensorType in = getOperand().getType();
   Value grad = cotangents[0];
   for (int64_t d = 0; d < in.getRank(); ++d) {
