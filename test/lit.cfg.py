@@ -45,8 +45,10 @@ config.substitutions.append(
      + (" -fsanitize=" + config.ember_sanitizers if config.ember_sanitizers else "")))
 
 # EMBER_CACHE_DIR: the disk cache of compiled code, when the caller chose one
-# (scripts/test-sanitizers.sh gives each run a fresh one).
-llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP", "EMBER_CACHE_DIR"])
+# (scripts/test-sanitizers.sh gives each run a fresh one); EMBER_CPU: the CPU
+# the JIT compiles for (scripts/test.sh runs the suite again for AVX2).
+llvm_config.with_system_environment(
+    ["HOME", "INCLUDE", "LIB", "TMP", "TEMP", "EMBER_CACHE_DIR", "EMBER_CPU"])
 llvm_config.use_default_substitutions()
 
 # The JIT runtime libraries mlir-runner loads for printMemref* and friends,

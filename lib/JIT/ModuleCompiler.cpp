@@ -33,6 +33,7 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/xxhash.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/raw_ostream.h"
@@ -44,6 +45,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 
 using namespace mlir;
@@ -81,6 +83,60 @@ static unsigned hostVectorBits() {
   return bits;
 }
 
+/// What the JIT knows of the CPU $EMBER_CPU names: the width of its
+/// vectors, or why code for it cannot run here.
+struct ChosenCpu {
+  unsigned vectorBits = 0;
+  std::string error;
+};
+
+/// The CPU $EMBER_CPU names, checked once per name: an LLVM CPU of this
+/// machine's architecture whose features this machine has (code for it
+/// must run here).
+static const ChosenCpu &chosenCpu(const std::string &name) {
+  static std::mutex mutex;
+  static std::map<std::string, ChosenCpu> known;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, inserted] = known.try_emplace(name);
+  if (!inserted)
+    return it->second;
+  ChosenCpu &cpu = it->second;
+  initializeNativeTarget();
+  std::string triple = llvm::sys::getProcessTriple(), lookupError;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(llvm::Triple(triple), lookupError);
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget;
+  if (target)
+    subtarget.reset(target->createMCSubtargetInfo(llvm::Triple(triple), name, ""));
+  if (!subtarget || !subtarget->isCPUStringValid(name)) {
+    cpu.error = "EMBER_CPU=" + name + ": not a CPU LLVM knows for " + triple;
+    return cpu;
+  }
+  // Features of the CPU that this machine's list names and lacks (tuning
+  // flags are in neither list).
+  llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+  std::string missing;
+  for (const llvm::SubtargetFeatureKV &feature : subtarget->getAllProcessorFeatures()) {
+    auto known = host.find(feature.Key);
+    if (known != host.end() && !known->second &&
+        subtarget->checkFeatures(std::string("+") + feature.Key))
+      missing += std::string(missing.empty() ? "" : ", ") + feature.Key;
+  }
+  if (!missing.empty()) {
+    cpu.error = "EMBER_CPU=" + name + ": code for it would not run here, this machine lacks " +
+                missing;
+    return cpu;
+  }
+  cpu.vectorBits = subtarget->checkFeatures("+avx512f") ? 512
+                   : subtarget->checkFeatures("+avx")   ? 256
+                                                        : 128;
+  return cpu;
+}
+
+std::string ember::jit::jitCpu() {
+  const char *name = std::getenv("EMBER_CPU");
+  return name ? name : "";
+}
+
 static std::atomic<unsigned> chosenVectorBits{0};
 
 /// `bits` if it is a width blocked matmuls are made for, else 0 (none).
@@ -95,7 +151,12 @@ unsigned ember::jit::vectorBits() {
     const char *text = std::getenv("EMBER_VECTOR_BITS");
     return supportedVectorBits(text ? static_cast<unsigned>(std::strtoul(text, nullptr, 10)) : 0);
   }();
-  return fromEnvironment ? fromEnvironment : hostVectorBits();
+  if (fromEnvironment)
+    return fromEnvironment;
+  if (std::string cpu = jitCpu(); !cpu.empty())
+    if (unsigned bits = chosenCpu(cpu).vectorBits)
+      return bits;
+  return hostVectorBits();
 }
 
 void ember::jit::setVectorBits(unsigned bits) {
@@ -542,12 +603,17 @@ ember::jit::compileModule(ModuleOp module, std::string &error,
                           StageObserver observeStage, const std::string &objectPath,
                           Target target) {
   bool cuda = target == Target::Cuda;
+  std::string cpu = jitCpu();
+  if (!cpu.empty() && !chosenCpu(cpu).error.empty()) {
+    error += chosenCpu(cpu).error;
+    return nullptr;
+  }
   // The disk cache, keyed by the module as given (without source locations:
   // they do not change the code) and the compiler's identity.
   std::string cacheDir = diskCacheDirectory(), key, path;
   if (!cacheDir.empty()) {
     llvm::raw_string_ostream os(key);
-    os << compilerIdentity() << "vector-bits " << vectorBits() << "\n";
+    os << compilerIdentity() << "cpu " << cpu << "\nvector-bits " << vectorBits() << "\n";
     if (cuda)
       os << "cuda " << lowerToNVVMPipelineText(jitCudaTarget()) << "\n";
     module->print(os, OpPrintingFlags().printGenericOpForm());
@@ -574,6 +640,7 @@ ember::jit::compileModule(ModuleOp module, std::string &error,
     options.target.kind = compiler::Target::Kind::Cuda;
     options.target.cuda = jitCudaTarget();
   } else {
+    options.target.cpu = cpu; // empty: this machine's, with all its features
     options.target.vectorBits = vectorBits();
   }
   options.afterLowering = afterLowering;

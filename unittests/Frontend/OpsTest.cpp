@@ -2,16 +2,21 @@
 #include "ember/ember.h"
 #include "ember/JIT/ModuleCompiler.h"
 
+#include "ErrorTestUtil.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <regex>
 #include <string>
 #include <tuple>
 
 using namespace ember;
+using ember::test::errorOf;
+using ember::test::expectContains;
 
 namespace {
 std::vector<float> floats(const Tensor &t) { return t.to_vector<float>(); }
@@ -378,6 +383,50 @@ TEST(Ops, BlockedMatmulsAgreeAt256And512Bits) {
               << dtypeName(dtype) << " function " << f << " " << m << "x" << k << "x" << n
               << " element " << i;
       }
+}
+
+TEST(Ops, EmberCpuNamesTheCpuCodeIsCompiledFor) {
+  // EMBER_CPU=x86-64-v3: the AVX2 code a machine without AVX-512 gets
+  // (256-bit blocks), on any host that can run it; the same results as the
+  // host's own code. A CPU LLVM does not know, or one with features this
+  // machine lacks, is refused with the reason.
+  auto dense = [](const Tensor &x, const Tensor &w) { return relu(matmul(x, w)) * 0.5f; };
+  Tensor x = random_uniform({130, 70}, 61, -1, 1), w = random_uniform({70, 50}, 62, -1, 1);
+  std::vector<float> expected = function(dense, "host_cpu")(x, w).to_vector<float>();
+  struct RestoreCpu {
+    std::optional<std::string> saved;
+    RestoreCpu() {
+      if (const char *cpu = std::getenv("EMBER_CPU"))
+        saved = cpu;
+    }
+    ~RestoreCpu() {
+      if (saved)
+        ::setenv("EMBER_CPU", saved->c_str(), 1);
+      else
+        ::unsetenv("EMBER_CPU");
+    }
+  } restore;
+  ::setenv("EMBER_CPU", "x86-64-v3", 1);
+  auto avx2 = function(dense, "avx2_cpu");
+  std::vector<float> got;
+  try {
+    got = avx2(x, w).to_vector<float>();
+  } catch (const Error &e) {
+    if (std::string(e.what()).find("EMBER_CPU=x86-64-v3") != std::string::npos)
+      GTEST_SKIP() << "this host cannot run x86-64-v3 code: " << e.what();
+    throw;
+  }
+  ASSERT_EQ(got.size(), expected.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], expected[i], 1e-5) << i;
+  if (!std::getenv("EMBER_VECTOR_BITS")) {
+    EXPECT_EQ(jit::vectorBits(), 256u);
+    std::string ir = avx2.ir_stages(x, w).linalg;
+    EXPECT_NE(ir.find("vector<6x16xf32>"), std::string::npos) << ir;
+  }
+  ::setenv("EMBER_CPU", "no-such-cpu", 1);
+  expectContains(errorOf([&] { function(dense, "unknown_cpu")(x, w); }),
+                 "EMBER_CPU=no-such-cpu: not a CPU LLVM knows for");
 }
 
 TEST(Ops, TallMatmulsRunInRowGroups) {

@@ -82,11 +82,20 @@ std::unique_ptr<Executable> compileModule(mlir::ModuleOp module, std::string &er
 /// compiles when the module loads.
 CudaTargetOptions jitCudaTarget();
 
+/// The CPU compiled code is for: $EMBER_CPU, an LLVM CPU name ("x86-64-v3",
+/// "znver3", "haswell"), read whenever code is compiled; empty: this
+/// machine's, with every feature it has. Code for another CPU must run here
+/// (compiling fails, naming the features this machine lacks, otherwise): on
+/// an AVX-512 host, EMBER_CPU=x86-64-v3 runs the AVX2 code that a machine
+/// without AVX-512 would get. Code already compiled keeps its CPU.
+std::string jitCpu();
+
 /// The width of the vector registers that blocked matmuls are sized to: the
-/// host's (512 with AVX-512, 256 with AVX2) unless $EMBER_VECTOR_BITS or
-/// setVectorBits names one (128, 256 or 512). Code for a wider width still
-/// runs on a narrower host (LLVM splits the vectors), so tests name the width
-/// they check instead of depending on the machine.
+/// CPU's (512 with AVX-512, 256 with AVX2; the host's, or $EMBER_CPU's)
+/// unless $EMBER_VECTOR_BITS or setVectorBits names one (128, 256 or 512).
+/// Code for a wider width still runs on a narrower host (LLVM splits the
+/// vectors), so tests name the width they check instead of depending on the
+/// machine.
 unsigned vectorBits();
 /// Sets the width for code compiled from now on; 0 goes back to the default.
 /// Kernels already cached in memory keep the width they were compiled for.
