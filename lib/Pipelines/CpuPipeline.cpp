@@ -63,14 +63,15 @@ static const char *const kToLLVMSteps[] = {
     // Big traced graphs: one function per loop nest, identical nests shared,
     // so LLVM optimizes many small functions (and repeated layers once).
     "ember-outline-loop-nests",
-    // Faults (integer division by zero, gather indices out of range) as
-    // runtime calls, one per loop nest, not one per element: loops vectorize.
-    "ember-lower-fault-reports",
     // Parallel loops as OpenMP work-sharing loops, each run by a team whose
     // size the runtime gives at run time; the canonicalization drops the
     // alloca scopes the conversion wraps bodies in (a stack save and restore
     // per iteration would stop vectorization).
     "convert-scf-to-openmp",
+    // Faults (integer division by zero, gather indices out of range) as
+    // runtime calls, one per loop nest, not one per element: loops vectorize.
+    // After the OpenMP conversion: in a team, each thread has its own flag.
+    "ember-lower-fault-reports",
     "ember-omp-num-threads",
     "canonicalize",
     "convert-scf-to-cf",

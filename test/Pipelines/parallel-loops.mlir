@@ -3,8 +3,8 @@
 
 // Enough work (512x256 elements): the rows split into 64 blocks of 8, an
 // scf.parallel around the op on each block. A reduction along rows splits
-// its rows too. A 16x16 op, and an integer division (its fault reports are
-// one flag per loop nest), stay serial.
+// its rows too, and so does an integer division (ember-lower-fault-reports
+// gives each thread its own fault flag). A 16x16 op stays serial.
 // CHECK-LABEL: func.func @f(
 // CHECK:         scf.parallel (%[[I:.*]]) = (%{{.*}}) to (%{{.*}}) step (%[[STEP:.*]]) {
 // CHECK:           memref.subview %{{.*}}[%[[I]], 0] [8, 256] [1, 1]
@@ -12,8 +12,9 @@
 // CHECK:             math.exp
 // CHECK:         linalg.generic {{.*}} ins(%{{.*}} : memref<16x16xf32>)
 // CHECK:           arith.addf
-// CHECK:         linalg.generic {{.*}} ins(%{{.*}} : memref<512x256xi32>)
-// CHECK:           ember.fault_if
+// CHECK:         scf.parallel
+// CHECK:           linalg.generic {{.*}} ins(%{{.*}} : memref<8x256xi32, strided<[256, 1], offset: ?>>)
+// CHECK:             ember.fault_if
 // CHECK:         scf.parallel
 // CHECK:           linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]{{.*}} ins(%{{.*}} : memref<8x256xf32, strided<[256, 1], offset: ?>>)
 
@@ -26,6 +27,11 @@
 // OMP-NEXT:      omp.wsloop {
 // OMP:         %[[M:.*]] = llvm.call @emberrt_num_threads() : () -> i32
 // OMP-NEXT:    omp.parallel num_threads(%[[M]] : i32) {
+// OMP:           omp.wsloop
+// OMP:           llvm.atomicrmw _or
+// OMP:         llvm.call @emberrt_report_fault
+// OMP:         %[[R:.*]] = llvm.call @emberrt_num_threads() : () -> i32
+// OMP-NEXT:    omp.parallel num_threads(%[[R]] : i32) {
 // OMP-NOT:     omp.parallel
 // OMP-LABEL: llvm.func @mm(
 // OMP:         omp.parallel

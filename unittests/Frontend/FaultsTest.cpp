@@ -228,3 +228,31 @@ TEST(Faults, AFaultStaysOnItsThread) {
   expectContains(other, "integer division by zero");
   EXPECT_EQ(div(Tensor({9}), Tensor({3})).to_vector<int32_t>(), (std::vector<int32_t>{3}));
 }
+
+TEST(Faults, ParallelLoopsReportTheirFaults) {
+  // Integer divisions with enough work run in blocks of rows on several
+  // threads, each thread with its own fault flag: a zero divisor in any
+  // block is reported (on the calling thread), and none where there is none.
+  set_num_threads(2);
+  struct Restore {
+    ~Restore() { set_num_threads(0); }
+  } restore;
+  const int64_t rows = 512, columns = 256;
+  auto divide = function([](const Tensor &a, const Tensor &b) { return div(a, b); });
+  Tensor numerators = full({rows, columns}, 9, DType::Int32);
+  for (int64_t at : {int64_t(0), rows * columns / 2 + 7, rows * columns - 1}) {
+    std::vector<int32_t> divisors(static_cast<size_t>(rows * columns), 3);
+    divisors[static_cast<size_t>(at)] = 0;
+    Tensor zeroAt = Tensor::from_vector(divisors, {rows, columns});
+    expectContains(errorOf([&] { divide(numerators, zeroAt); }), "integer division by zero");
+    expectContains(errorOf([&] { mod(numerators, zeroAt); }), "integer division by zero");
+  }
+  Tensor threes = full({rows, columns}, 3, DType::Int32);
+  EXPECT_EQ(divide(numerators, threes).to_vector<int32_t>(),
+            std::vector<int32_t>(static_cast<size_t>(rows * columns), 3));
+  std::string llvm = divide.ir_stages(numerators, threes).llvm_dialect;
+  EXPECT_NE(llvm.find("omp.parallel"), std::string::npos) << "the division runs in parallel";
+  EXPECT_NE(llvm.find("llvm.atomicrmw _or"), std::string::npos)
+      << "each thread's flag or-ed into the shared one\n"
+      << llvm;
+}

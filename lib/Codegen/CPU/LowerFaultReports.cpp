@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/MapVector.h"
 
@@ -40,6 +41,22 @@ Operation *outermostLoop(Operation *op) {
       break;
   }
   return outermost;
+}
+
+/// The OpenMP team whose work-sharing loop runs `loop` (an scf.for in the
+/// body of a parallel loop that convert-scf-to-openmp made: omp.parallel {
+/// omp.wsloop { omp.loop_nest { memref.alloca_scope { loop } } } }), and
+/// that work-sharing loop; nulls for any other loop.
+std::pair<omp::ParallelOp, omp::WsloopOp> teamOf(Operation *loop) {
+  Operation *parent = loop->getParentOp();
+  while (isa_and_nonnull<memref::AllocaScopeOp>(parent))
+    parent = parent->getParentOp();
+  auto nest = dyn_cast_or_null<omp::LoopNestOp>(parent);
+  auto wsloop = nest ? dyn_cast<omp::WsloopOp>(nest->getParentOp()) : nullptr;
+  auto team = wsloop ? dyn_cast<omp::ParallelOp>(wsloop->getParentOp()) : nullptr;
+  if (!team)
+    return {};
+  return {team, wsloop};
 }
 
 /// if (condition) emberrt_report_fault(kind, site).
@@ -88,11 +105,24 @@ struct LowerFaultReportsPass
       auto [loop, kind, site] = key;
       Location loc = loop->getLoc();
       auto function = loop->getParentOfType<func::FuncOp>();
-      b.setInsertionPointToStart(&function.getBody().front());
-      Value flag = memref::AllocaOp::create(b, loc, flagType);
-      b.setInsertionPoint(loop);
-      memref::StoreOp::create(b, loc, arith::ConstantOp::create(b, loc, b.getBoolAttr(false)),
-                              flag);
+      // In a parallel loop's body (ember-cpu-parallelize's blocks of rows,
+      // made OpenMP): the flag is each thread's own, on its stack (a
+      // register once LLVM promotes it), and or-ed once into a shared one
+      // after the work-sharing loop; the report follows the team.
+      auto [team, wsloop] = teamOf(loop);
+      Value flag;
+      if (team) {
+        b.setInsertionPointToStart(&team.getRegion().front());
+        flag = memref::AllocaOp::create(b, loc, flagType);
+        memref::StoreOp::create(b, loc, arith::ConstantOp::create(b, loc, b.getBoolAttr(false)),
+                                flag);
+      } else {
+        b.setInsertionPointToStart(&function.getBody().front());
+        flag = memref::AllocaOp::create(b, loc, flagType);
+        b.setInsertionPoint(loop);
+        memref::StoreOp::create(b, loc, arith::ConstantOp::create(b, loc, b.getBoolAttr(false)),
+                                flag);
+      }
       for (FaultIfOp check : group) {
         b.setInsertionPoint(check);
         Value seen = memref::LoadOp::create(b, check.getLoc(), flag);
@@ -101,8 +131,30 @@ struct LowerFaultReportsPass
         check.replaceAllUsesWith(check.getValue());
         check.erase();
       }
-      b.setInsertionPointAfter(loop);
-      reportIf(b, loc, memref::LoadOp::create(b, loc, flag), kind, site);
+      if (!team) {
+        b.setInsertionPointAfter(loop);
+        reportIf(b, loc, memref::LoadOp::create(b, loc, flag), kind, site);
+        continue;
+      }
+      auto i32 = b.getI32Type();
+      b.setInsertionPointToStart(&function.getBody().front());
+      Value shared = memref::AllocaOp::create(b, loc, MemRefType::get({}, i32));
+      b.setInsertionPoint(team);
+      memref::StoreOp::create(b, loc, arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)),
+                              shared);
+      b.setInsertionPointAfter(wsloop);
+      Value seen = memref::LoadOp::create(b, loc, flag);
+      scf::IfOp::create(b, loc, seen, [&](OpBuilder &tb, Location tloc) {
+        Value one = arith::ConstantOp::create(tb, tloc, tb.getI32IntegerAttr(1));
+        memref::AtomicRMWOp::create(tb, tloc, arith::AtomicRMWKind::ori, one, shared,
+                                    ValueRange{});
+        scf::YieldOp::create(tb, tloc);
+      });
+      b.setInsertionPointAfter(team);
+      Value any = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ne, memref::LoadOp::create(b, loc, shared),
+          arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
+      reportIf(b, loc, any, kind, site);
     }
   }
 };

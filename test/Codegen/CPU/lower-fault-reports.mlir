@@ -112,3 +112,61 @@ func.func @in_while(%m: memref<8xi32>, %n: i32) -> i32 {
   }
   return %r : i32
 }
+
+// -----
+
+// In an OpenMP team's work-sharing loop (a parallel loop after
+// convert-scf-to-openmp), each thread or-s into a flag of its own, cleared
+// when the team starts, then once into a shared one after the loop (an
+// atomic or); the report follows the team, on the calling thread.
+// CHECK-LABEL: func.func @team(
+// CHECK:         %[[SHARED:.*]] = memref.alloca() : memref<i32>
+// CHECK:         memref.store %{{.*}}, %[[SHARED]][] : memref<i32>
+// CHECK-NEXT:    omp.parallel {
+// CHECK-NEXT:      %[[OWN:.*]] = memref.alloca() : memref<i1>
+// CHECK-NEXT:      %[[FALSE:.*]] = arith.constant false
+// CHECK-NEXT:      memref.store %[[FALSE]], %[[OWN]][] : memref<i1>
+// CHECK:           omp.wsloop {
+// CHECK:             scf.for
+// CHECK:               %[[SEEN:.*]] = memref.load %[[OWN]][] : memref<i1>
+// CHECK:               arith.ori %[[SEEN]]
+// CHECK-NOT:           func.call
+// CHECK:           %[[MINE:.*]] = memref.load %[[OWN]][] : memref<i1>
+// CHECK-NEXT:      scf.if %[[MINE]] {
+// CHECK:             memref.atomic_rmw ori %{{.*}}, %[[SHARED]][] : (i32, memref<i32>) -> i32
+// CHECK:           omp.terminator
+// CHECK:         %[[ANY:.*]] = memref.load %[[SHARED]][] : memref<i32>
+// CHECK:         %[[SET:.*]] = arith.cmpi ne, %[[ANY]]
+// CHECK:         scf.if %[[SET]] {
+// CHECK-NEXT:      func.call @emberrt_report_fault
+func.func @team(%a: memref<16x8xi32>, %out: memref<16x8xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0 : i32
+  %one = arith.constant 1 : i32
+  omp.parallel {
+    omp.wsloop {
+      omp.loop_nest (%b) : index = (%c0) to (%c16) step (%c4) {
+        memref.alloca_scope {
+          scf.for %i = %c0 to %c4 step %c1 {
+            scf.for %j = %c0 to %c8 step %c1 {
+              %row = arith.addi %b, %i : index
+              %y = memref.load %a[%row, %j] : memref<16x8xi32>
+              %z = arith.cmpi eq, %y, %zero : i32
+              %d = arith.select %z, %one, %y : i32
+              %q = arith.divsi %one, %d : i32
+              %r = ember.fault_if %z, %q {kind = 1 : i32, site = 2 : i32} : i32
+              memref.store %r, %out[%row, %j] : memref<16x8xi32>
+            }
+          }
+        }
+        omp.yield
+      }
+    }
+    omp.terminator
+  }
+  return
+}

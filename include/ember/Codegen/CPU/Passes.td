@@ -163,12 +163,17 @@ def LowerFaultReportsPass : Pass<"ember-lower-fault-reports", "::mlir::ModuleOp"
     `ember.fault_if %c, %v {kind, site}` (made by convert-ember-to-linalg in
     the bodies of integer divisions and gathers) becomes `%v` and a call to
     the runtime's `emberrt_report_fault(kind, site)` when `%c` holds. Run
-    after convert-linalg-to-loops: inside `scf.for` loops, a call would keep
-    LLVM from vectorizing them, so the condition is or-ed into a flag on the
-    stack instead, and the outermost loop is followed by one call if the flag
-    is set. LLVM promotes the flag to a register, and the loop then carries
-    an or-reduction, which vectorizes. Outside loops (or inside a while loop
-    or a parallel loop) the call is made in place, under an `scf.if`.
+    after convert-linalg-to-loops and convert-scf-to-openmp: inside `scf.for`
+    loops, a call would keep LLVM from vectorizing them, so the condition is
+    or-ed into a flag on the stack instead, and the outermost loop is
+    followed by one call if the flag is set. LLVM promotes the flag to a
+    register, and the loop then carries an or-reduction, which vectorizes.
+    In an OpenMP team's work-sharing loop (a parallel loop of
+    `ember-cpu-parallelize`), the flag is each thread's own, made when the
+    team starts, or-ed once into a shared one after the loop (an atomic or),
+    and the call follows the team, on the calling thread (where faults are
+    reported). Outside loops (or inside a while loop) the call is made in
+    place, under an `scf.if`.
 
     ```mlir
     scf.for %i = %c0 to %c8 step %c1 {
@@ -206,8 +211,8 @@ def ParallelizePass : Pass<"ember-cpu-parallelize", "::mlir::func::FuncOp"> {
       dimension and at least `min-elements` iterations is tiled along that
       dimension into an `scf.parallel` of at most `max-blocks` blocks of rows
       (linalg tiling); each block keeps the op, whose loops vectorize as
-      before. Ops that report faults (integer division, gather) stay serial:
-      their fault flag is one per loop nest.
+      before. Ops that report faults (integer division, gather) split too:
+      `ember-lower-fault-reports` gives each thread its own fault flag.
     - A register-blocked matmul (`ember.blocked_matmul_rows`, which carries
       its multiply-adds) with at least `min-matmul-work` of them: its loop
       over panels of columns becomes an `scf.parallel` when it has two or
