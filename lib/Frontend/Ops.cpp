@@ -325,14 +325,31 @@ Tensor ember::gather(const Tensor &x, const Tensor &indices, int64_t axis, Sourc
   // While tracing, nothing runs yet (and an unused gather is pruned, as
   // TensorFlow's non-strict graphs do): the compiled code reports the fault
   // (reading a clamped index, never out of bounds) and the call raises it.
-  if (!currentTracer())
-    for (int64_t index : indices.to_vector<int64_t>())
-      if (index < -size || index >= size)
-        throwOpError(kGather.name,
-                     "index " + std::to_string(index) + " is out of range for axis " +
-                         std::to_string(a) + " of size " + std::to_string(size) + " (" +
-                         typeText(x) + ")",
-                     loc);
+  if (!currentTracer()) {
+    // Read where they are (on the host; no copy for a CPU tensor): the
+    // range first, a loop that vectorizes; the culprit only when it fails.
+    Tensor host = indices.cpu();
+    auto check = [&](const auto *data) {
+      int64_t n = host.numel(), low = 0, high = 0;
+      for (int64_t k = 0; k < n; ++k) {
+        low = std::min<int64_t>(low, data[k]);
+        high = std::max<int64_t>(high, data[k]);
+      }
+      if (n == 0 || (low >= -size && high < size))
+        return;
+      for (int64_t k = 0; k < n; ++k)
+        if (data[k] < -size || data[k] >= size)
+          throwOpError(kGather.name,
+                       "index " + std::to_string(data[k]) + " is out of range for axis " +
+                           std::to_string(a) + " of size " + std::to_string(size) + " (" +
+                           typeText(x) + ")",
+                       loc);
+    };
+    if (host.dtype() == DType::Int32)
+      check(static_cast<const int32_t *>(host.data()));
+    else
+      check(static_cast<const int64_t *>(host.data()));
+  }
   int64_t words[] = {a};
   return dispatch(kGather, words, {&x, &indices}, nullptr, loc);
 }

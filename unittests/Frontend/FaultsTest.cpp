@@ -256,3 +256,25 @@ TEST(Faults, ParallelLoopsReportTheirFaults) {
       << "each thread's flag or-ed into the shared one\n"
       << llvm;
 }
+
+TEST(Faults, EagerGatherNamesTheFirstIndexOutOfRange) {
+  // Eagerly, indices are checked where they are (int32 or int64, no copy),
+  // and the first one out of range is named; negative ones count from the
+  // end, down to -size.
+  Tensor x = arange(0, 100, 1, DType::Float32);
+  for (DType dtype : {DType::Int32, DType::Int64}) {
+    std::vector<int64_t> indices(100000);
+    for (size_t i = 0; i < indices.size(); ++i)
+      indices[i] = static_cast<int64_t>(i % 200) - 100; // -100 .. 99: all in range
+    Tensor good = cast(Tensor::from_vector(indices, {100000}), dtype);
+    EXPECT_EQ(gather(x, good).to_vector<float>()[0], 0.f); // -100 is row 0
+    indices[4321] = 100;
+    indices[70000] = -101;
+    Tensor bad = cast(Tensor::from_vector(indices, {100000}), dtype);
+    expectContains(errorOf([&] { gather(x, bad); }),
+                   "'ember.gather' op index 100 is out of range for axis 0 of size 100");
+    indices[4321] = 0;
+    bad = cast(Tensor::from_vector(indices, {100000}), dtype);
+    expectContains(errorOf([&] { gather(x, bad); }), "index -101 is out of range");
+  }
+}
