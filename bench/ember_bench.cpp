@@ -61,6 +61,18 @@ int main() {
   seconds = bench::medianSeconds(11, 1, [&] { z = tanh(x); });
   bench::report("ember.tanh_f32_16M", seconds * 1e3, "ms");
 
+  // Ops that report faults (integer division by zero, a gather index out
+  // of range), 4M elements: EMBER_NUM_THREADS threads.
+  Tensor numerators = full({4096, 1024}, 9, DType::Int32), divisors = full({4096, 1024}, 3, DType::Int32);
+  Tensor quotients = div(numerators, divisors);
+  seconds = bench::medianSeconds(7, 5, [&] { quotients = div(numerators, divisors); });
+  bench::report("ember.div_i32_4M", seconds * 1e3, "ms");
+  Tensor table = random_uniform({1000}, 7);
+  Tensor rows = Tensor::from_vector(std::vector<int32_t>(4 << 20, 7), {4 << 20});
+  Tensor gathered = gather(table, rows);
+  seconds = bench::medianSeconds(7, 5, [&] { gathered = gather(table, rows); });
+  bench::report("ember.gather_4M", seconds * 1e3, "ms");
+
   KernelCacheStats stats = kernel_cache_stats();
   bench::report("ember.cache_hits", static_cast<double>(stats.hits), "calls");
   bench::report("ember.cache_misses", static_cast<double>(stats.misses), "calls");
