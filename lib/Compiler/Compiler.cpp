@@ -11,6 +11,10 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -166,6 +170,59 @@ static unsigned vectorBitsOf(const llvm::TargetMachine &machine) {
   return 128;
 }
 
+/// Long elementwise bodies (a traced chain of 100 ops fused into one loop)
+/// are chains of dependent instructions: one vector's result takes the
+/// latency of every op in turn, and the out-of-order window holds little
+/// more than one iteration. LLVM's vectorizer interleaves only short loops,
+/// so innermost loops of many scalar floating-point operations are marked
+/// `llvm.loop.interleave.count`: several independent vectors per iteration,
+/// their instructions side by side. (Loops of vector operations, the blocked
+/// matmuls, are left alone.)
+static void interleaveLongLoopBodies(llvm::Module &module) {
+  // Floating-point operations per iteration: from kLongBody, up to 4
+  // vectors side by side, within kMaxInterleavedBody operations (longer
+  // bodies compile slowly enough: LLVM's time grows with the body).
+  constexpr int64_t kLongBody = 16, kMaxInterleavedBody = 1024, kMaxInterleave = 4;
+  llvm::LLVMContext &context = module.getContext();
+  for (llvm::Function &function : module) {
+    if (function.isDeclaration())
+      continue;
+    llvm::DominatorTree dominators(function);
+    llvm::LoopInfo loops(dominators);
+    for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
+      if (!loop->isInnermost())
+        continue;
+      int64_t floatOps = 0;
+      bool vectors = false;
+      for (llvm::BasicBlock *block : loop->blocks())
+        for (llvm::Instruction &instruction : *block) {
+          vectors |= instruction.getType()->isVectorTy();
+          if (instruction.getType()->isFloatingPointTy() && !isa<llvm::LoadInst>(instruction))
+            ++floatOps;
+        }
+      int64_t interleave =
+          std::min(kMaxInterleave, kMaxInterleavedBody / std::max<int64_t>(floatOps, 1));
+      if (vectors || floatOps < kLongBody || interleave < 2)
+        continue;
+      llvm::Metadata *count[] = {
+          llvm::MDString::get(context, "llvm.loop.interleave.count"),
+          llvm::ConstantAsMetadata::get(
+              llvm::ConstantInt::get(llvm::Type::getInt32Ty(context), interleave))};
+      addLoopProperty(*loop, llvm::MDNode::get(context, count));
+    }
+  }
+}
+
+void ember::compiler::addLoopProperty(llvm::Loop &loop, llvm::MDNode *property) {
+  llvm::SmallVector<llvm::Metadata *> operands{nullptr, property};
+  if (llvm::MDNode *existing = loop.getLoopID())
+    for (unsigned i = 1; i < existing->getNumOperands(); ++i)
+      operands.push_back(existing->getOperand(i));
+  llvm::MDNode *id = llvm::MDNode::getDistinct(loop.getHeader()->getContext(), operands);
+  id->replaceOperandWith(0, id);
+  loop.setLoopID(id);
+}
+
 //===----------------------------------------------------------------------===//
 // Files
 //===----------------------------------------------------------------------===//
@@ -316,6 +373,8 @@ LogicalResult ember::compiler::compile(ModuleOp module, const CompileOptions &op
     for (llvm::Function &function : *llvmModule)
       if (!function.isDeclaration())
         function.addFnAttr("prefer-vector-width", std::to_string(vectorBits));
+  if (!cuda)
+    interleaveLongLoopBodies(*llvmModule);
   llvmModule->setDataLayout(machine->createDataLayout());
   llvmModule->setTargetTriple(machine->getTargetTriple());
   if (llvm::Error failed =

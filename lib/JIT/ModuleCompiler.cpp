@@ -234,15 +234,8 @@ static void limitLoopUnrolling(llvm::Module &module) {
       std::optional<int64_t> trips = constantTripCount(*loop);
       bool tiny = loop->isInnermost() && trips &&
                   *trips * instructions <= kMaxUnrolledInstructions;
-      llvm::MDNode *property = loopMetadata(tiny ? "llvm.loop.unroll.runtime.disable"
-                                                 : "llvm.loop.unroll.disable");
-      llvm::SmallVector<llvm::Metadata *> operands{nullptr, property};
-      if (llvm::MDNode *existing = loop->getLoopID())
-        for (unsigned i = 1; i < existing->getNumOperands(); ++i)
-          operands.push_back(existing->getOperand(i));
-      llvm::MDNode *id = llvm::MDNode::getDistinct(context, operands);
-      id->replaceOperandWith(0, id);
-      loop->setLoopID(id);
+      ember::compiler::addLoopProperty(*loop, loopMetadata(tiny ? "llvm.loop.unroll.runtime.disable"
+                                                         : "llvm.loop.unroll.disable"));
     }
   }
 }
@@ -563,11 +556,14 @@ static void exposeInitializers(llvm::Module &module) {
       for (llvm::Value *element : array->operands()) {
         auto *entry = llvm::cast<llvm::ConstantStruct>(element);
         auto *priority = llvm::cast<llvm::ConstantInt>(entry->getOperand(0));
-        if (auto *function = llvm::dyn_cast<llvm::Function>(entry->getOperand(1)))
-          entries.emplace_back(priority->getZExtValue(), function);
+        if (auto *function = llvm::dyn_cast<llvm::Function>(entry->getOperand(1))) {
+          // In order of priority; equal priorities in the list's order.
+          std::pair<uint64_t, llvm::Function *> item(priority->getZExtValue(), function);
+          entries.insert(std::upper_bound(entries.begin(), entries.end(), item,
+                                          [](auto &a, auto &b) { return a.first < b.first; }),
+                         item);
+        }
       }
-    std::stable_sort(entries.begin(), entries.end(),
-                     [](auto &a, auto &b) { return a.first < b.first; });
     if (reverse)
       std::reverse(entries.begin(), entries.end());
     list->eraseFromParent();

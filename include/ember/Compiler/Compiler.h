@@ -24,6 +24,8 @@
 #include <string>
 
 namespace llvm {
+class Loop;
+class MDNode;
 class Module;
 class TargetMachine;
 } // namespace llvm
@@ -111,6 +113,10 @@ llvm::LogicalResult compile(mlir::ModuleOp module, const CompileOptions &options
 /// `noAlias`: the caller promises that no buffer argument aliases another
 /// (the JIT's outputs are fresh), so LLVM vectorizes without overlap checks.
 void keepOnlyEntryPoints(mlir::ModuleOp lowered, bool noAlias);
+
+/// Adds `property` (`!{!"llvm.loop.unroll.disable"}`, say) to `loop`'s loop
+/// metadata, keeping the properties it has.
+void addLoopProperty(llvm::Loop &loop, llvm::MDNode *property);
 
 /// Files written whole or not at all (artifacts, IR dumps, the JIT's disk
 /// cache): a temporary name next to `path` to write to, then renamed over
