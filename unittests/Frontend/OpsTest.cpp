@@ -477,6 +477,49 @@ TEST(Ops, TallMatmulsRunInRowGroups) {
       << ir;
 }
 
+TEST(Ops, TallMatmulsTakeThreeVectorPanelsWithAvx512) {
+  // 512-bit vectors: panels of three vectors in blocks of 8 rows, where the
+  // last panel is nearly full: partial blocks and panels, B^T, a fused
+  // ReLU, row groups (k = 512), f64 (24-wide panels) and int32. 256 columns
+  // (a third of the last panel idle) keep two-vector panels.
+  VectorBitsScope scope(512);
+  for (auto [m, k, n] : {std::tuple{203, 300, 1000}, {601, 512, 480}}) {
+    std::string what = std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
+    Tensor a = random_uniform({m, k}, 61, -1, 1), b = random_uniform({k, n}, 62, -1, 1);
+    Tensor bt = random_uniform({n, k}, 63, -1, 1);
+    auto plain = function([](const Tensor &x, const Tensor &y) { return matmul(x, y); });
+    auto rhsT = function([](const Tensor &x, const Tensor &y) { return matmul(x, transpose(y)); });
+    auto fused = function([](const Tensor &x, const Tensor &y) { return relu(matmul(x, y)); });
+    Tensor c = plain(a, b);
+    expectMatmul(c, a, false, b, false, what + " A B");
+    expectMatmul(rhsT(a, bt), a, false, bt, true, what + " A B^T");
+    std::vector<float> product = c.to_vector<float>(), activated = fused(a, b).to_vector<float>();
+    for (size_t i = 0; i < product.size(); ++i)
+      ASSERT_NEAR(activated[i], std::max(product[i], 0.f), 1e-5) << what << " relu " << i;
+    std::string ir = plain.ir_stages(a, b).linalg;
+    EXPECT_NE(ir.find("vector<8x48xf32>"), std::string::npos) << what << "\n" << ir;
+    Tensor a64 = cast(a, DType::Float64), b64 = cast(b, DType::Float64);
+    expectMatmul(matmul(a64, b64), a64, false, b64, false, what + " f64");
+    EXPECT_NE(plain.ir_stages(a64, b64).linalg.find("vector<8x24xf64>"), std::string::npos);
+  }
+  const int64_t m = 130, k = 70, n = 96;
+  Tensor ai = random_uniform({m, k}, 64, -50, 50, DType::Int32);
+  Tensor bi = random_uniform({k, n}, 65, -50, 50, DType::Int32);
+  std::vector<int32_t> av = ai.to_vector<int32_t>(), bv = bi.to_vector<int32_t>();
+  std::vector<int32_t> ci = matmul(ai, bi).to_vector<int32_t>();
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      int32_t sum = 0;
+      for (int64_t p = 0; p < k; ++p)
+        sum += av[i * k + p] * bv[p * n + j];
+      ASSERT_EQ(ci[i * n + j], sum) << "int32 at " << i << ", " << j;
+    }
+  Tensor a = random_uniform({128, 64}, 66), b = random_uniform({64, 256}, 67);
+  auto plain = function([](const Tensor &x, const Tensor &y) { return matmul(x, y); });
+  expectMatmul(plain(a, b), a, false, b, false, "128x64x256");
+  EXPECT_NE(plain.ir_stages(a, b).linalg.find("vector<12x32xf32>"), std::string::npos);
+}
+
 TEST(Ops, TransposedMatmulOperandsAreReadInPlace) {
   // Traced, a transpose feeding a large matmul folds into it (A^T read in
   // place, B^T packed), as in the backward pass of a dense layer.

@@ -7,7 +7,7 @@
 // CHECK-NOT:     linalg.generic
 // CHECK:         scf.for
 // CHECK:             vector.fma
-// CHECK:           %[[BLOCK:.*]] = vector.from_elements
+// CHECK:           %[[BLOCK:.*]] = vector.insert_strided_slice %{{.*}} {offsets = [5, 8], strides = [1]} : vector<8xf32> into vector<6x16xf32>
 // CHECK:           %[[B2:.*]] = vector.transfer_read %[[BIAS]]{{.*}}permutation_map = #{{.*}}} : tensor<32xf32>, vector<6x16xf32>
 // CHECK:           %[[SUM:.*]] = arith.addf %[[BLOCK]], %[[B2]] : vector<6x16xf32>
 // CHECK:           %[[RELU:.*]] = arith.maximumf %[[SUM]], %{{.*}} : vector<6x16xf32>

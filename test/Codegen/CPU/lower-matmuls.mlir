@@ -1,24 +1,26 @@
 // RUN: ember-opt %s --convert-ember-to-linalg --ember-cpu-lower-matmuls | FileCheck %s
 // RUN: ember-opt %s --convert-ember-to-linalg --ember-cpu-lower-matmuls=vector-bits=512 | FileCheck %s --check-prefix=AVX512
 
-// A large float matmul, panel by panel of 16 columns: 6-row blocks of
-// 16-wide vector accumulators over k, written once per block. 29 columns do
+// A large float matmul, panel by panel of 16 columns (two vectors of 8):
+// 6-row blocks of 12 vector accumulators over k, written once per block. 29 columns do
 // not fill whole panels, so each panel of B is packed row by row (masked
 // past the last column) and read unmasked; rows past the end are skipped
 // when written, the partial panel's columns masked.
 // CHECK-LABEL: func.func @large(
 // CHECK:         scf.for
 // CHECK:           %[[PANEL:.*]] = scf.for {{.*}} -> (tensor<53x16xf32>)
-// CHECK:             vector.transfer_read %{{.*}} : tensor<53x29xf32>, vector<16xf32>
-// CHECK:             vector.transfer_write {{.*}} : vector<16xf32>, tensor<53x16xf32>
+// CHECK:             vector.transfer_read %{{.*}} : tensor<53x29xf32>, vector<8xf32>
+// CHECK:             vector.transfer_write {{.*}} : vector<8xf32>, tensor<53x16xf32>
+// CHECK:             vector.transfer_read %{{.*}} : tensor<53x29xf32>, vector<8xf32>
+// CHECK:             vector.transfer_write {{.*}} : vector<8xf32>, tensor<53x16xf32>
 // CHECK:           scf.for
-// CHECK:             %{{.*}}:6 = scf.for {{.*}} iter_args
-// CHECK:               vector.transfer_read %[[PANEL]]{{.*}} {in_bounds = [true]} : tensor<53x16xf32>, vector<16xf32>
-// CHECK-COUNT-6:       vector.fma
+// CHECK:             %{{.*}}:12 = scf.for {{.*}} iter_args
+// CHECK-COUNT-2:       vector.transfer_read %[[PANEL]]{{.*}} {in_bounds = [true]} : tensor<53x16xf32>, vector<8xf32>
+// CHECK-COUNT-12:      vector.fma
 // CHECK:             vector.transfer_write %{{.*}} : vector<6x16xf32>, tensor<37x29xf32>
 // With 512-bit registers (AVX-512) the rows are 32 floats wide.
 // AVX512-LABEL: func.func @large(
-// AVX512:         %{{.*}}:6 = scf.for {{.*}} -> (vector<32xf32>, vector<32xf32>
+// AVX512:         %{{.*}}:12 = scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>
 // AVX512:         vector.transfer_write %{{.*}} : vector<6x32xf32>, tensor<37x29xf32>
 func.func @large(%a: tensor<37x53xf32>, %b: tensor<53x29xf32>) -> tensor<37x29xf32> {
   %0 = ember.matmul %a, %b : tensor<37x53xf32>, tensor<53x29xf32> -> tensor<37x29xf32>
@@ -37,7 +39,7 @@ func.func @long_panels(%a: tensor<8x300xf32>, %b: tensor<300x32xf32>) -> tensor<
 // CHECK-LABEL: func.func @whole_panels(
 // CHECK-SAME:      %[[A:.*]]: tensor<36x40xf32>, %[[B:.*]]: tensor<40x32xf32>
 // CHECK-NOT:     linalg.generic
-// CHECK:               vector.transfer_read %[[B]]{{.*}} {in_bounds = [true]} : tensor<40x32xf32>, vector<16xf32>
+// CHECK:               vector.transfer_read %[[B]]{{.*}} {in_bounds = [true]} : tensor<40x32xf32>, vector<8xf32>
 // CHECK:             vector.transfer_write {{.*}} {ember.matmul_block_write, in_bounds = [true, true]} : vector<6x16xf32>, tensor<36x32xf32>
 func.func @whole_panels(%a: tensor<36x40xf32>, %b: tensor<40x32xf32>) -> tensor<36x32xf32> {
   %0 = ember.matmul %a, %b : tensor<36x40xf32>, tensor<40x32xf32> -> tensor<36x32xf32>
@@ -93,11 +95,32 @@ func.func @tiny(%a: tensor<4x3xf32>, %b: tensor<3x5xf32>) -> tensor<4x5xf32> {
 // CHECK-LABEL: func.func @large_int32(
 // CHECK:         scf.for
 // CHECK:           scf.for
-// CHECK:             %[[P:.*]] = arith.muli %{{.*}}, %{{.*}} : vector<16xi32>
-// CHECK:             arith.addi %{{.*}}, %[[P]] : vector<16xi32>
+// CHECK:             %[[P:.*]] = arith.muli %{{.*}}, %{{.*}} : vector<8xi32>
+// CHECK:             arith.addi %{{.*}}, %[[P]] : vector<8xi32>
 // CHECK:           } {ember.blocked_matmul_rows = 262144 : i64}
 // CHECK:         } {ember.blocked_matmul = 262144 : i64}
 func.func @large_int32(%a: tensor<64x64xi32>, %b: tensor<64x64xi32>) -> tensor<64x64xi32> {
   %0 = ember.matmul %a, %b : tensor<64x64xi32>, tensor<64x64xi32> -> tensor<64x64xi32>
   return %0 : tensor<64x64xi32>
+}
+
+// With AVX-512, tall matmuls take panels of three vectors (48 floats) in
+// blocks of 8 rows: 24 accumulators, each piece of B's row its own vector.
+// AVX512-LABEL: func.func @wide_panels(
+// AVX512:         %{{.*}}:24 = scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>
+// AVX512-COUNT-3:   vector.transfer_read {{.*}} : tensor<64x96xf32>, vector<16xf32>
+// AVX512-COUNT-24:  vector.fma
+// AVX512:         vector.transfer_write {{.*}} {ember.matmul_block_write, in_bounds = [true, true]} : vector<8x48xf32>, tensor<128x96xf32>
+func.func @wide_panels(%a: tensor<128x64xf32>, %b: tensor<64x96xf32>) -> tensor<128x96xf32> {
+  %0 = ember.matmul %a, %b : tensor<128x64xf32>, tensor<64x96xf32> -> tensor<128x96xf32>
+  return %0 : tensor<128x96xf32>
+}
+
+// ... but not where a third of the last panel would be idle (256 columns:
+// 5 1/3 panels of 48): two vectors, 12 rows.
+// AVX512-LABEL: func.func @two_vector_panels(
+// AVX512:         vector.transfer_write {{.*}} : vector<12x32xf32>, tensor<128x256xf32>
+func.func @two_vector_panels(%a: tensor<128x64xf32>, %b: tensor<64x256xf32>) -> tensor<128x256xf32> {
+  %0 = ember.matmul %a, %b : tensor<128x64xf32>, tensor<64x256xf32> -> tensor<128x256xf32>
+  return %0 : tensor<128x256xf32>
 }
