@@ -184,32 +184,38 @@ static void interleaveLongLoopBodies(llvm::Module &module) {
   // bodies compile slowly enough: LLVM's time grows with the body).
   constexpr int64_t kLongBody = 16, kMaxInterleavedBody = 1024, kMaxInterleave = 4;
   llvm::LLVMContext &context = module.getContext();
+  forEachLoop(module, [&](llvm::Loop &loop) {
+    if (!loop.isInnermost())
+      return;
+    int64_t floatOps = 0;
+    bool vectors = false;
+    for (llvm::BasicBlock *block : loop.blocks())
+      for (llvm::Instruction &instruction : *block) {
+        vectors |= instruction.getType()->isVectorTy();
+        if (instruction.getType()->isFloatingPointTy() && !isa<llvm::LoadInst>(instruction))
+          ++floatOps;
+      }
+    int64_t interleave =
+        std::min(kMaxInterleave, kMaxInterleavedBody / std::max<int64_t>(floatOps, 1));
+    if (vectors || floatOps < kLongBody || interleave < 2)
+      return;
+    llvm::Metadata *count[] = {
+        llvm::MDString::get(context, "llvm.loop.interleave.count"),
+        llvm::ConstantAsMetadata::get(
+            llvm::ConstantInt::get(llvm::Type::getInt32Ty(context), interleave))};
+    addLoopProperty(loop, llvm::MDNode::get(context, count));
+  });
+}
+
+void ember::compiler::forEachLoop(llvm::Module &module,
+                                  llvm::function_ref<void(llvm::Loop &)> body) {
   for (llvm::Function &function : module) {
     if (function.isDeclaration())
       continue;
     llvm::DominatorTree dominators(function);
     llvm::LoopInfo loops(dominators);
-    for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
-      if (!loop->isInnermost())
-        continue;
-      int64_t floatOps = 0;
-      bool vectors = false;
-      for (llvm::BasicBlock *block : loop->blocks())
-        for (llvm::Instruction &instruction : *block) {
-          vectors |= instruction.getType()->isVectorTy();
-          if (instruction.getType()->isFloatingPointTy() && !isa<llvm::LoadInst>(instruction))
-            ++floatOps;
-        }
-      int64_t interleave =
-          std::min(kMaxInterleave, kMaxInterleavedBody / std::max<int64_t>(floatOps, 1));
-      if (vectors || floatOps < kLongBody || interleave < 2)
-        continue;
-      llvm::Metadata *count[] = {
-          llvm::MDString::get(context, "llvm.loop.interleave.count"),
-          llvm::ConstantAsMetadata::get(
-              llvm::ConstantInt::get(llvm::Type::getInt32Ty(context), interleave))};
-      addLoopProperty(*loop, llvm::MDNode::get(context, count));
-    }
+    for (llvm::Loop *loop : loops.getLoopsInPreorder())
+      body(*loop);
   }
 }
 

@@ -222,22 +222,16 @@ static void limitLoopUnrolling(llvm::Module &module) {
     llvm::MDNode *property_ = llvm::MDNode::get(context, llvm::MDString::get(context, property));
     return property_;
   };
-  for (llvm::Function &function : module) {
-    if (function.isDeclaration())
-      continue;
-    llvm::DominatorTree dominators(function);
-    llvm::LoopInfo loops(dominators);
-    for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
-      int64_t instructions = 0;
-      for (llvm::BasicBlock *block : loop->blocks())
-        instructions += static_cast<int64_t>(block->size());
-      std::optional<int64_t> trips = constantTripCount(*loop);
-      bool tiny = loop->isInnermost() && trips &&
-                  *trips * instructions <= kMaxUnrolledInstructions;
-      ember::compiler::addLoopProperty(*loop, loopMetadata(tiny ? "llvm.loop.unroll.runtime.disable"
-                                                         : "llvm.loop.unroll.disable"));
-    }
-  }
+  ember::compiler::forEachLoop(module, [&](llvm::Loop &loop) {
+    int64_t instructions = 0;
+    for (llvm::BasicBlock *block : loop.blocks())
+      instructions += static_cast<int64_t>(block->size());
+    std::optional<int64_t> trips = constantTripCount(loop);
+    bool tiny =
+        loop.isInnermost() && trips && *trips * instructions <= kMaxUnrolledInstructions;
+    ember::compiler::addLoopProperty(loop, loopMetadata(tiny ? "llvm.loop.unroll.runtime.disable"
+                                                             : "llvm.loop.unroll.disable"));
+  });
 }
 
 //===----------------------------------------------------------------------===//

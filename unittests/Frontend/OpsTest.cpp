@@ -429,6 +429,22 @@ TEST(Ops, EmberCpuNamesTheCpuCodeIsCompiledFor) {
                  "EMBER_CPU=no-such-cpu: not a CPU LLVM knows for");
 }
 
+// A B, A B^T and relu(A B) through traced functions, checked against plain
+// loops; returns the linalg stage of A B.
+static std::string expectMatmulsOfTracedFunctions(const Tensor &a, const Tensor &b,
+                                                  const Tensor &bt, const std::string &what) {
+  auto plain = function([](const Tensor &x, const Tensor &y) { return matmul(x, y); });
+  auto rhsT = function([](const Tensor &x, const Tensor &y) { return matmul(x, transpose(y)); });
+  auto fused = function([](const Tensor &x, const Tensor &y) { return relu(matmul(x, y)); });
+  Tensor c = plain(a, b);
+  expectMatmul(c, a, false, b, false, what + " A B");
+  expectMatmul(rhsT(a, bt), a, false, bt, true, what + " A B^T");
+  std::vector<float> product = c.to_vector<float>(), activated = fused(a, b).to_vector<float>();
+  for (size_t i = 0; i < product.size(); ++i)
+    EXPECT_NEAR(activated[i], std::max(product[i], 0.f), 1e-5) << what << " relu " << i;
+  return plain.ir_stages(a, b).linalg;
+}
+
 TEST(Ops, TallMatmulsRunInRowGroups) {
   // Tall matmuls of several panels run in groups of rows (A's group stays
   // in L2 while every panel passes; B packed once for all groups): the
@@ -439,16 +455,7 @@ TEST(Ops, TallMatmulsRunInRowGroups) {
   for (unsigned bits : {256u, 512u}) {
     VectorBitsScope scope(bits);
     std::string what = std::to_string(bits) + " bits";
-    auto plain = function([](const Tensor &x, const Tensor &y) { return matmul(x, y); });
-    auto rhsT = function([](const Tensor &x, const Tensor &y) { return matmul(x, transpose(y)); });
-    auto fused = function([](const Tensor &x, const Tensor &y) { return relu(matmul(x, y)); });
-    Tensor c = plain(a, b);
-    expectMatmul(c, a, false, b, false, what + " A B");
-    expectMatmul(rhsT(a, bt), a, false, bt, true, what + " A B^T");
-    std::vector<float> product = c.to_vector<float>(), activated = fused(a, b).to_vector<float>();
-    for (size_t i = 0; i < product.size(); ++i)
-      ASSERT_NEAR(activated[i], std::max(product[i], 0.f), 1e-5) << what << " relu " << i;
-    std::string ir = plain.ir_stages(a, b).linalg;
+    std::string ir = expectMatmulsOfTracedFunctions(a, b, bt, what);
     EXPECT_NE(ir.find(bits == 512 ? "tensor<2x512x32xf32>" : "tensor<3x512x16xf32>"),
               std::string::npos)
         << what << ": B packed once, panel by panel\n"
@@ -487,19 +494,11 @@ TEST(Ops, TallMatmulsTakeThreeVectorPanelsWithAvx512) {
     std::string what = std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
     Tensor a = random_uniform({m, k}, 61, -1, 1), b = random_uniform({k, n}, 62, -1, 1);
     Tensor bt = random_uniform({n, k}, 63, -1, 1);
-    auto plain = function([](const Tensor &x, const Tensor &y) { return matmul(x, y); });
-    auto rhsT = function([](const Tensor &x, const Tensor &y) { return matmul(x, transpose(y)); });
-    auto fused = function([](const Tensor &x, const Tensor &y) { return relu(matmul(x, y)); });
-    Tensor c = plain(a, b);
-    expectMatmul(c, a, false, b, false, what + " A B");
-    expectMatmul(rhsT(a, bt), a, false, bt, true, what + " A B^T");
-    std::vector<float> product = c.to_vector<float>(), activated = fused(a, b).to_vector<float>();
-    for (size_t i = 0; i < product.size(); ++i)
-      ASSERT_NEAR(activated[i], std::max(product[i], 0.f), 1e-5) << what << " relu " << i;
-    std::string ir = plain.ir_stages(a, b).linalg;
+    std::string ir = expectMatmulsOfTracedFunctions(a, b, bt, what);
     EXPECT_NE(ir.find("vector<8x48xf32>"), std::string::npos) << what << "\n" << ir;
     Tensor a64 = cast(a, DType::Float64), b64 = cast(b, DType::Float64);
-    expectMatmul(matmul(a64, b64), a64, false, b64, false, what + " f64");
+    auto plain = function([](const Tensor &x, const Tensor &y) { return matmul(x, y); });
+    expectMatmul(plain(a64, b64), a64, false, b64, false, what + " f64");
     EXPECT_NE(plain.ir_stages(a64, b64).linalg.find("vector<8x24xf64>"), std::string::npos);
   }
   const int64_t m = 130, k = 70, n = 96;

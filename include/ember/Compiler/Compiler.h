@@ -114,6 +114,8 @@ llvm::LogicalResult compile(mlir::ModuleOp module, const CompileOptions &options
 /// (the JIT's outputs are fresh), so LLVM vectorizes without overlap checks.
 void keepOnlyEntryPoints(mlir::ModuleOp lowered, bool noAlias);
 
+/// Calls `body` on every loop of `module`'s functions, outer loops first.
+void forEachLoop(llvm::Module &module, llvm::function_ref<void(llvm::Loop &)> body);
 /// Adds `property` (`!{!"llvm.loop.unroll.disable"}`, say) to `loop`'s loop
 /// metadata, keeping the properties it has.
 void addLoopProperty(llvm::Loop &loop, llvm::MDNode *property);
