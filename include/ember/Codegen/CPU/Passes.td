@@ -21,8 +21,10 @@ def LowerMatmulsPass : Pass<"ember-cpu-lower-matmuls", "::mlir::func::FuncOp"> {
       register-blocked loops: panels of two vectors of columns (one when C is
       no wider than a vector); for each panel, blocks of 6 rows keep 6x2
       vector accumulators over k (`vector.fma`; 12 rows with one-vector
-      panels, and on 512-bit targets for 128 rows or more) and write them
-      once (`vector.transfer_write` marked `ember.matmul_block_write`, where
+      panels, and on 512-bit targets for 128 rows or more; there, panels of
+      three vectors in blocks of 8 rows where C's columns leave the last
+      panel nearly full, each vector of a panel row its own value) and write
+      them once (`vector.transfer_write` marked `ember.matmul_block_write`, where
       `ember-fuse-matmul-epilogues` applies a consumer). B's panel is packed
       when B is transposed, when its columns do not fill whole panels, or
       when a panel would not stay in L1 (unless it is as wide as B: contiguous
@@ -42,7 +44,7 @@ def LowerMatmulsPass : Pass<"ember-cpu-lower-matmuls", "::mlir::func::FuncOp"> {
   let options = [
     Option<"vectorBits", "vector-bits", "unsigned", "256",
            "Width of the target's vector registers: a blocked matmul's rows of "
-           "accumulators are two registers wide (256: AVX2, 512: AVX-512)">
+           "accumulators are two registers wide, or three (256: AVX2, 512: AVX-512)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
