@@ -3,6 +3,7 @@
 #include "ErrorTestUtil.h"
 
 #include "ember/ember.h"
+#include "ember/JIT/ModuleCompiler.h"
 
 #include <gtest/gtest.h>
 
@@ -149,6 +150,25 @@ TEST(NN, Conv2DMatchesItsDefinition) {
   std::vector<float> got = traced(input, filters).to_vector<float>();
   for (size_t i = 0; i < expected.size(); ++i)
     ASSERT_NEAR(got[i], expected[i], 1e-5) << "traced element " << i;
+}
+
+TEST(NN, WideConvolutionsMatchTheirDefinitionWithAvx512) {
+  // 96 filters at 512 bits: the patches' matmul takes panels of three
+  // vectors in blocks of 8 rows, A read through the patch gather.
+  jit::setVectorBits(512);
+  Tensor input = random_uniform({2, 12, 11, 5}, 23, -1, 1);
+  Tensor filters = random_uniform({3, 3, 5, 96}, 24, -1, 1);
+  Shape shape;
+  std::vector<double> expected = convolve(input, filters, {1, 1}, {1, 1, 1, 1}, {1, 1}, shape);
+  auto traced = function(
+      [](const Tensor &x, const Tensor &w) { return nn::conv2d(x, w, {1, 1}, "SAME"); }, "conv");
+  std::vector<float> got = traced(input, filters).to_vector<float>();
+  std::string ir = traced.ir_stages(input, filters).linalg;
+  jit::setVectorBits(0);
+  ASSERT_EQ(got.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i)
+    ASSERT_NEAR(got[i], expected[i], 1e-4) << "element " << i;
+  EXPECT_NE(ir.find("vector<8x48xf32>"), std::string::npos) << ir;
 }
 
 /// Max or average pooling by its definition, in double ("SAME" padding not
