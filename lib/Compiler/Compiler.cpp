@@ -156,19 +156,16 @@ static std::unique_ptr<llvm::TargetMachine> targetMachine(const Target &target, 
   return machine;
 }
 
-/// The width of `machine`'s vector registers, which blocked matmuls are
-/// sized to: 512 with AVX-512, 256 with AVX, else 128 (NEON; SVE widths are
-/// not fixed).
-static unsigned vectorBitsOf(const llvm::TargetMachine &machine) {
-  const llvm::MCSubtargetInfo *subtarget = machine.getMCSubtargetInfo();
-  if (!machine.getTargetTriple().isX86() || !subtarget)
+unsigned ember::compiler::vectorBitsOf(const llvm::MCSubtargetInfo &subtarget) {
+  if (!subtarget.getTargetTriple().isX86())
     return 128;
-  if (subtarget->checkFeatures("+avx512f"))
+  if (subtarget.checkFeatures("+avx512f"))
     return 512;
-  if (subtarget->checkFeatures("+avx"))
+  if (subtarget.checkFeatures("+avx"))
     return 256;
   return 128;
 }
+
 
 /// Long elementwise bodies (a traced chain of 100 ops fused into one loop)
 /// are chains of dependent instructions: one vector's result takes the
@@ -326,7 +323,7 @@ LogicalResult ember::compiler::compile(ModuleOp module, const CompileOptions &op
     return failure();
   unsigned vectorBits = cuda                      ? 0
                         : options.target.vectorBits ? options.target.vectorBits
-                                                    : vectorBitsOf(*machine);
+                                                    : vectorBitsOf(*machine->getMCSubtargetInfo());
 
   // ember -> ... -> the LLVM dialect, stage by stage.
   ember::registerAllPasses();

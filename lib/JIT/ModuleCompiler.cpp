@@ -126,9 +126,7 @@ static const ChosenCpu &chosenCpu(const std::string &name) {
                 missing;
     return cpu;
   }
-  cpu.vectorBits = subtarget->checkFeatures("+avx512f") ? 512
-                   : subtarget->checkFeatures("+avx")   ? 256
-                                                        : 128;
+  cpu.vectorBits = ember::compiler::vectorBitsOf(*subtarget);
   return cpu;
 }
 
@@ -340,28 +338,26 @@ public:
       llvm::consumeError(file.takeError());
       return;
     }
+    // Whether `value` holds one (its error, if any, dropped: a symbol that
+    // cannot be read is left out).
+    auto ok = [](auto &value) {
+      if (value)
+        return true;
+      llvm::consumeError(value.takeError());
+      return false;
+    };
     for (const llvm::object::SymbolRef &symbol : (*file)->symbols()) {
       auto type = symbol.getType();
       auto name = symbol.getName();
       auto section = symbol.getSection();
       auto offset = symbol.getValue();
-      if (!type || !name || !section || !offset || *type != llvm::object::SymbolRef::ST_Function ||
-          *section == (*file)->section_end()) {
-        if (!type)
-          llvm::consumeError(type.takeError());
-        if (!name)
-          llvm::consumeError(name.takeError());
-        if (!section)
-          llvm::consumeError(section.takeError());
-        if (!offset)
-          llvm::consumeError(offset.takeError());
+      bool read[] = {ok(type), ok(name), ok(section), ok(offset)}; // every error consumed
+      if (!llvm::all_of(read, [](bool each) { return each; }) ||
+          *type != llvm::object::SymbolRef::ST_Function || *section == (*file)->section_end())
         continue;
-      }
       auto sectionName = (*section)->getName();
-      if (!sectionName) {
-        llvm::consumeError(sectionName.takeError());
+      if (!ok(sectionName))
         continue;
-      }
       uint64_t size = 0;
       if (llvm::isa<llvm::object::ELFObjectFileBase>(file->get()))
         size = llvm::object::ELFSymbolRef(symbol).getSize();
@@ -594,10 +590,11 @@ ember::jit::compileModule(ModuleOp module, std::string &error,
                           Target target) {
   bool cuda = target == Target::Cuda;
   std::string cpu = jitCpu();
-  if (!cpu.empty() && !chosenCpu(cpu).error.empty()) {
-    error += chosenCpu(cpu).error;
-    return nullptr;
-  }
+  if (!cpu.empty())
+    if (const std::string &refused = chosenCpu(cpu).error; !refused.empty()) {
+      error += refused;
+      return nullptr;
+    }
   // The disk cache, keyed by the module as given (without source locations:
   // they do not change the code) and the compiler's identity.
   std::string cacheDir = diskCacheDirectory(), key, path;

@@ -25,6 +25,7 @@
 
 namespace llvm {
 class Loop;
+class MCSubtargetInfo;
 class MDNode;
 class Module;
 class TargetMachine;
@@ -113,6 +114,11 @@ llvm::LogicalResult compile(mlir::ModuleOp module, const CompileOptions &options
 /// `noAlias`: the caller promises that no buffer argument aliases another
 /// (the JIT's outputs are fresh), so LLVM vectorizes without overlap checks.
 void keepOnlyEntryPoints(mlir::ModuleOp lowered, bool noAlias);
+
+/// The width of the vector registers of the CPU `subtarget` describes, which
+/// blocked matmuls are sized to: 512 with AVX-512, 256 with AVX, else 128
+/// (NEON; SVE widths are not fixed).
+unsigned vectorBitsOf(const llvm::MCSubtargetInfo &subtarget);
 
 /// Calls `body` on every loop of `module`'s functions, outer loops first.
 void forEachLoop(llvm::Module &module, llvm::function_ref<void(llvm::Loop &)> body);

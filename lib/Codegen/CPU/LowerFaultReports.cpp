@@ -110,19 +110,12 @@ struct LowerFaultReportsPass
       // register once LLVM promotes it), and or-ed once into a shared one
       // after the work-sharing loop; the report follows the team.
       auto [team, wsloop] = teamOf(loop);
-      Value flag;
-      if (team) {
-        b.setInsertionPointToStart(&team.getRegion().front());
-        flag = memref::AllocaOp::create(b, loc, flagType);
-        memref::StoreOp::create(b, loc, arith::ConstantOp::create(b, loc, b.getBoolAttr(false)),
-                                flag);
-      } else {
-        b.setInsertionPointToStart(&function.getBody().front());
-        flag = memref::AllocaOp::create(b, loc, flagType);
+      b.setInsertionPointToStart(team ? &team.getRegion().front() : &function.getBody().front());
+      Value flag = memref::AllocaOp::create(b, loc, flagType);
+      if (!team) // cleared before each run of the loop nest
         b.setInsertionPoint(loop);
-        memref::StoreOp::create(b, loc, arith::ConstantOp::create(b, loc, b.getBoolAttr(false)),
-                                flag);
-      }
+      memref::StoreOp::create(b, loc, arith::ConstantOp::create(b, loc, b.getBoolAttr(false)),
+                              flag);
       for (FaultIfOp check : group) {
         b.setInsertionPoint(check);
         Value seen = memref::LoadOp::create(b, check.getLoc(), flag);

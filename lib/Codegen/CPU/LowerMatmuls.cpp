@@ -154,8 +154,8 @@ reductionLoops(OpBuilder &b, Location loc, ArrayRef<int64_t> extents, ValueRange
 
 /// A register-blocked matmul for larger sizes (floats with fused
 /// multiply-adds, integers with multiplies and adds). The columns of C are
-/// walked in panels of `columns` (two or three vectors); for each panel every block
-/// of kRows rows keeps kRows vector accumulators over k
+/// walked in panels of `columns` (two or three vectors); for each panel
+/// every block of kRows rows keeps kRows rows of vector accumulators over k
 /// (C[i+r, j:j+columns] += A[i+r, k] * B[k, j:j+columns]) and writes them
 /// once. Panel-outer order keeps B's panel in cache while A's rows pass
 /// over it; tall matmuls of several panels run in groups of rows, every
