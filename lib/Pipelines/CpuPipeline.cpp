@@ -68,6 +68,9 @@ static const char *const kToLLVMSteps[] = {
     // alloca scopes the conversion wraps bodies in (a stack save and restore
     // per iteration would stop vectorization).
     "convert-scf-to-openmp",
+    // A parallel body's stack buffers (small packed panels) once per thread:
+    // the scope around the body then folds away.
+    "func.func(ember-cpu-hoist-thread-allocas)",
     // Faults (integer division by zero, gather indices out of range) as
     // runtime calls, one per loop nest, not one per element: loops vectorize.
     // After the OpenMP conversion: in a team, each thread has its own flag.

@@ -270,6 +270,19 @@ def OpenMPNumThreadsPass : Pass<"ember-omp-num-threads", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::omp::OpenMPDialect"];
 }
 
+def HoistThreadAllocasPass : Pass<"ember-cpu-hoist-thread-allocas", "::mlir::func::FuncOp"> {
+  let summary = "Allocate an OpenMP loop body's stack buffers once per thread";
+  let description = [{
+    A static `memref.alloca` in the body of an `omp.loop_nest` (or in the
+    `memref.alloca_scope` that convert-scf-to-openmp wraps the body in) moves
+    to the start of the enclosing `omp.parallel` region: each thread of the
+    team allocates it once and reuses it for all its iterations. The scope
+    left without allocas folds away; one that kept its alloca could not
+    hold the blocks convert-scf-to-cf makes of the loops inside it.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::omp::OpenMPDialect"];
+}
+
 def LowerHalfPrecisionConversionsPass
     : Pass<"ember-cpu-lower-half-precision-conversions", "::mlir::func::FuncOp"> {
   let summary = "Ready f16/bf16 <-> f32 conversions for LLVM on the CPU";
