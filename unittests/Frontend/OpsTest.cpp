@@ -273,6 +273,17 @@ TEST(Ops, ZeroDimensionalAndEmpty) {
   EXPECT_EQ(float(s), 6.f);
   Tensor e = zeros({0, 3}) + 1.f;
   EXPECT_EQ(e.shape(), (Shape{0, 3}));
+  // Empty pieces in concat and slice, eager and traced (numpy's results;
+  // they failed to compile: extract_slice and insert_slice reject offsets
+  // in or past an empty dim).
+  Tensor a = Tensor({1, 2, 3});
+  EXPECT_EQ(concat({a, zeros({0}, kInt32)}).to_vector<int>(), (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(concat({zeros({0}, kInt32), a, zeros({0}, kInt32)}).to_vector<int>(),
+            (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(slice(zeros({5, 0, 2}), {1, 0}, {5, 0}, {2, 1}).shape(), (Shape{2, 0, 2}));
+  EXPECT_EQ(slice(Tensor({1.f, 2.f}), {1}, {0}).shape(), (Shape{0}));
+  auto joined = function([](const Tensor &x) { return concat({x, slice(x, {2}, {2})}) + 1; });
+  EXPECT_EQ(joined(a).to_vector<int>(), (std::vector<int>{2, 3, 4}));
 }
 
 /// Checks c == a @ b (each given as stored, and whether it is transposed)

@@ -27,6 +27,13 @@ int rounds(int byDefault) {
   return byDefault;
 }
 
+/// The seed of a test's cases: its own, or EMBER_RANDOMIZED_SEED's.
+std::mt19937_64 generator(uint64_t seed) {
+  if (const char *text = std::getenv("EMBER_RANDOMIZED_SEED"))
+    seed = std::strtoull(text, nullptr, 10);
+  return std::mt19937_64(seed);
+}
+
 /// A tensor's values and shape on the host, in double.
 struct Array {
   std::vector<int64_t> shape;
@@ -42,7 +49,13 @@ int64_t count(const std::vector<int64_t> &shape) {
   return n;
 }
 
-std::string str(const std::vector<int64_t> &shape) { return Shape(std::span(shape)).str(); }
+/// numpy's spelling of a shape, "(2, 3)" (-1 allowed: a reshape's request).
+std::string str(const std::vector<int64_t> &shape) {
+  std::string text = "(";
+  for (size_t d = 0; d < shape.size(); ++d)
+    text += (d ? ", " : "") + std::to_string(shape[d]);
+  return text + (shape.size() == 1 ? ",)" : ")");
+}
 
 /// Row-major strides of `shape`, 0 where a dim of 1 is broadcast to `out`
 /// (right-aligned, numpy's rule).
@@ -191,7 +204,7 @@ Tensor transposeLastTwo(const Tensor &t) {
 } // namespace
 
 TEST(Randomized, MatmulsMatchTheirDefinition) {
-  std::mt19937_64 rng(20261123);
+  std::mt19937_64 rng = generator(20261123);
   const std::vector<DType> dtypes = {kFloat32, kFloat32, kFloat32, kFloat64, kInt32,
                                      kInt64,   kFloat16, kBFloat16};
   const std::vector<MatmulForm> forms = {MatmulForm::Eager, MatmulForm::Traced,
@@ -283,4 +296,721 @@ TEST(Randomized, MatmulsMatchTheirDefinition) {
     expectClose(hostArray(c), want, tolerance, what.str());
   }
   set_num_threads(previousThreads);
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise expressions with broadcasting
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// `v` rounded to `dtype` as ember stores it: 16-bit types through float32
+/// (ember computes their ops in float32 and rounds each result).
+double roundTo(double v, DType dtype) {
+  if (dtype == kFloat32)
+    return static_cast<float>(v);
+  if (dtype == kFloat16)
+    return static_cast<float>(Half(static_cast<float>(v)));
+  if (dtype == kBFloat16)
+    return static_cast<float>(BFloat16(static_cast<float>(v)));
+  if (dtype == kInt32)
+    return static_cast<int32_t>(static_cast<int64_t>(v));
+  return v;
+}
+
+/// A random expression of three inputs: its ops, a bound on its values'
+/// magnitude, and a bound on its error against exact arithmetic on the
+/// rounded inputs (propagated from the operands', plus a rounding of its own).
+struct Expr {
+  std::string op; ///< "x0".."x2" for inputs
+  std::vector<std::shared_ptr<Expr>> operands;
+  double bound = 2, error = 0;
+};
+using ExprPtr = std::shared_ptr<Expr>;
+
+ExprPtr randomExpr(std::mt19937_64 &rng, DType dtype, int depth) {
+  auto e = std::make_shared<Expr>();
+  if (depth == 0 || coin(rng, 0.25)) {
+    e->op = "x" + std::to_string(std::uniform_int_distribution<int>(0, 2)(rng));
+    e->bound = isFloatType(dtype) ? 2 : 9;
+    return e;
+  }
+  bool isFloat = isFloatType(dtype);
+  // Float32 at least: 16-bit ops run in float32; transcendentals are
+  // approximations good to a few float32 ulps.
+  double u = std::max(unitRoundoff(dtype), isFloat ? 0x1p-24 : 0.0);
+  double own = unitRoundoff(dtype);
+  std::vector<std::string> unary = {"neg", "abs", "square", "relu"};
+  std::vector<std::string> binary = {"add", "sub", "mul", "maximum", "minimum", "where_less"};
+  if (isFloat) {
+    for (const char *op : {"tanh", "sigmoid", "exp", "sin", "cos"})
+      unary.push_back(op);
+  } else {
+    binary.push_back("floordiv");
+    binary.push_back("mod");
+  }
+  bool isUnary = coin(rng, 0.4);
+  e->op = isUnary ? pickOne(rng, unary) : pickOne(rng, binary);
+  e->operands.push_back(randomExpr(rng, dtype, depth - 1));
+  if (!isUnary)
+    e->operands.push_back(randomExpr(rng, dtype, depth - 1));
+  const Expr &a = *e->operands[0];
+  const Expr *b = isUnary ? nullptr : e->operands[1].get();
+  // Keep magnitudes small (integers must not overflow int32; exp must not
+  // overflow float16): a growing op on large operands becomes an add.
+  double limit = isFloat ? 8 : 1000;
+  if ((e->op == "mul" && a.bound * b->bound > limit) ||
+      (e->op == "square" && a.bound * a.bound > limit) || (e->op == "exp" && a.bound > 2))
+    e->op = isUnary ? "neg" : "add";
+  const std::string &op = e->op;
+  if (op == "neg" || op == "abs" || op == "relu") {
+    e->bound = a.bound;
+    e->error = a.error;
+  } else if (op == "square") {
+    e->bound = a.bound * a.bound;
+    e->error = 2 * a.bound * a.error + own * e->bound;
+  } else if (op == "tanh" || op == "sigmoid" || op == "sin" || op == "cos") {
+    e->bound = 1;
+    e->error = a.error + 8 * u + own;
+  } else if (op == "exp") {
+    e->bound = std::exp(a.bound);
+    e->error = e->bound * (a.error + 8 * u) + own * e->bound;
+  } else if (op == "add" || op == "sub") {
+    e->bound = a.bound + b->bound;
+    e->error = a.error + b->error + own * e->bound;
+  } else if (op == "mul") {
+    e->bound = a.bound * b->bound;
+    e->error = a.error * b->bound + b->error * a.bound + own * e->bound;
+  } else if (op == "maximum" || op == "minimum") {
+    e->bound = std::max(a.bound, b->bound);
+    e->error = std::max(a.error, b->error);
+  } else if (op == "where_less") { // where(a < b, a, b): a comparison may flip
+    e->bound = std::max(a.bound, b->bound);
+    e->error = a.error + b->error;
+  } else { // floordiv, mod by abs(b) + 1
+    e->bound = a.bound;
+  }
+  return e;
+}
+
+std::string describe(const Expr &e) {
+  if (e.operands.empty())
+    return e.op;
+  std::string text = e.op + "(";
+  for (size_t i = 0; i < e.operands.size(); ++i)
+    text += (i ? ", " : "") + describe(*e.operands[i]);
+  return text + ")";
+}
+
+Tensor evaluate(const Expr &e, const std::vector<Tensor> &inputs) {
+  if (e.operands.empty())
+    return inputs[static_cast<size_t>(e.op[1] - '0')];
+  Tensor a = evaluate(*e.operands[0], inputs);
+  const std::string &op = e.op;
+  if (op == "neg") return neg(a);
+  if (op == "abs") return abs(a);
+  if (op == "square") return square(a);
+  if (op == "relu") return relu(a);
+  if (op == "tanh") return tanh(a);
+  if (op == "sigmoid") return sigmoid(a);
+  if (op == "exp") return exp(a);
+  if (op == "sin") return sin(a);
+  if (op == "cos") return cos(a);
+  Tensor b = evaluate(*e.operands[1], inputs);
+  if (op == "add") return a + b;
+  if (op == "sub") return a - b;
+  if (op == "mul") return a * b;
+  if (op == "maximum") return maximum(a, b);
+  if (op == "minimum") return minimum(a, b);
+  if (op == "where_less") return where(a < b, a, b);
+  if (op == "floordiv") return floordiv(a, abs(b) + 1);
+  return a % (abs(b) + 1);
+}
+
+Array evaluate(const Expr &e, const std::vector<Array> &inputs, DType dtype) {
+  if (e.operands.empty())
+    return inputs[static_cast<size_t>(e.op[1] - '0')];
+  Array a = evaluate(*e.operands[0], inputs, dtype);
+  const std::string &op = e.op;
+  auto unary = [&](const std::function<double(double)> &f) {
+    for (double &v : a.values)
+      v = roundTo(f(v), dtype);
+    return a;
+  };
+  if (op == "neg") return unary([](double x) { return -x; });
+  if (op == "abs") return unary([](double x) { return std::abs(x); });
+  if (op == "square") return unary([](double x) { return x * x; });
+  if (op == "relu") return unary([](double x) { return std::max(x, 0.0); });
+  if (op == "tanh") return unary([](double x) { return std::tanh(x); });
+  if (op == "sigmoid") return unary([](double x) { return 1 / (1 + std::exp(-x)); });
+  if (op == "exp") return unary([](double x) { return std::exp(x); });
+  if (op == "sin") return unary([](double x) { return std::sin(x); });
+  if (op == "cos") return unary([](double x) { return std::cos(x); });
+  Array b = evaluate(*e.operands[1], inputs, dtype);
+  std::function<double(double, double)> f;
+  if (op == "add") f = [](double x, double y) { return x + y; };
+  else if (op == "sub") f = [](double x, double y) { return x - y; };
+  else if (op == "mul") f = [](double x, double y) { return x * y; };
+  else if (op == "maximum") f = [](double x, double y) { return std::max(x, y); };
+  else if (op == "minimum") f = [](double x, double y) { return std::min(x, y); };
+  else if (op == "where_less") f = [](double x, double y) { return x < y ? x : y; };
+  // Python's floor division and modulo (the sign of the divisor).
+  else if (op == "floordiv") f = [](double x, double y) { return std::floor(x / (std::abs(y) + 1)); };
+  else f = [](double x, double y) { double d = std::abs(y) + 1; return x - std::floor(x / d) * d; };
+  Array out = broadcastBinary(a, b, f);
+  for (double &v : out.values)
+    v = roundTo(v, dtype);
+  return out;
+}
+
+/// A random shape of rank 0-4; sometimes a large one (parallel loops).
+std::vector<int64_t> randomShape(std::mt19937_64 &rng) {
+  if (coin(rng, 0.2))
+    return pickOne(rng, std::vector<std::vector<int64_t>>{
+                            {300, 257}, {64, 1000}, {4, 33, 17, 65}, {100000}, {3, 5, 4097}});
+  static const std::vector<int64_t> dims = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64};
+  std::vector<int64_t> shape(std::uniform_int_distribution<size_t>(0, 4)(rng));
+  for (int64_t &d : shape)
+    d = pickOne(rng, dims);
+  return shape;
+}
+
+/// `shape` with some leading dims dropped and some dims set to 1.
+std::vector<int64_t> broadcastable(std::mt19937_64 &rng, std::vector<int64_t> shape) {
+  shape.erase(shape.begin(), shape.begin() + std::uniform_int_distribution<size_t>(0, shape.size())(rng) *
+                                                 coin(rng, 0.3));
+  for (int64_t &d : shape)
+    if (coin(rng, 0.25))
+      d = 1;
+  return shape;
+}
+
+} // namespace
+
+TEST(Randomized, ElementwiseExpressionsMatchTheirDefinition) {
+  std::mt19937_64 rng = generator(7001);
+  const std::vector<DType> dtypes = {kFloat32, kFloat32, kFloat64, kInt32, kInt64, kFloat16,
+                                     kBFloat16};
+  int previousThreads = get_num_threads();
+  for (int round = 0, total = rounds(40); round < total; ++round) {
+    DType dtype = pickOne(rng, dtypes);
+    ExprPtr expr = randomExpr(rng, dtype, std::uniform_int_distribution<int>(1, 5)(rng));
+    std::vector<int64_t> shape = randomShape(rng);
+    std::vector<Tensor> inputs;
+    std::vector<Array> hostInputs;
+    for (int i = 0; i < 3; ++i) {
+      inputs.push_back(randomTensor(rng, broadcastable(rng, shape), dtype));
+      hostInputs.push_back(hostArray(inputs.back()));
+    }
+    bool traced = coin(rng);
+    int threads = coin(rng) ? 1 : 2;
+    set_num_threads(threads);
+    std::ostringstream what;
+    what << "case " << round << ": " << (traced ? "traced " : "eager ") << dtypeName(dtype) << " "
+         << describe(*expr) << " of " << str(inputs[0].shape().vec()) << ", "
+         << str(inputs[1].shape().vec()) << ", " << str(inputs[2].shape().vec()) << ", "
+         << threads << " threads";
+    Tensor got;
+    try {
+      got = traced ? function([&](const Tensor &x0, const Tensor &x1, const Tensor &x2) {
+                       return evaluate(*expr, {x0, x1, x2});
+                     })(inputs[0], inputs[1], inputs[2])
+                   : evaluate(*expr, inputs);
+    } catch (const std::exception &e) {
+      ADD_FAILURE() << what.str() << ": " << firstLine(e.what());
+      continue;
+    }
+    Array want = evaluate(*expr, hostInputs, dtype);
+    if (want.shape != got.shape().vec()) {
+      // The expression may not reach every input: its shape is the
+      // broadcast of those it reads.
+      ADD_FAILURE() << what.str() << ": shape " << got.shape().str() << ", want " << str(want.shape);
+      continue;
+    }
+    ASSERT_EQ(got.dtype(), dtype) << what.str();
+    double tiny = dtype == kFloat16 ? 0x1p-24 : 0;
+    std::vector<double> tolerance(want.values.size(), 4 * expr->error + tiny);
+    expectClose(hostArray(got), want, tolerance, what.str());
+  }
+  set_num_threads(previousThreads);
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+TEST(Randomized, ReductionsMatchTheirDefinition) {
+  std::mt19937_64 rng = generator(9001);
+  const std::vector<DType> dtypes = {kFloat32, kFloat32, kFloat64, kInt32, kInt64, kFloat16,
+                                     kBFloat16};
+  const std::vector<std::string> ops = {"sum", "mean", "max", "min", "prod", "argmax"};
+  int previousThreads = get_num_threads();
+  for (int round = 0, total = rounds(40); round < total; ++round) {
+    DType dtype = pickOne(rng, dtypes);
+    std::string op = pickOne(rng, ops);
+    std::vector<int64_t> shape = randomShape(rng);
+    if (shape.empty())
+      shape = {7};
+    int64_t rank = static_cast<int64_t>(shape.size());
+    // Products of values in [-2, 2] overflow: products of few elements.
+    if (op == "prod")
+      for (int64_t &d : shape)
+        d = std::min<int64_t>(d, 3);
+    std::vector<int64_t> axes;
+    if (op == "argmax") {
+      axes.push_back(std::uniform_int_distribution<int64_t>(0, rank - 1)(rng));
+    } else {
+      for (int64_t d = 0; d < rank; ++d)
+        if (coin(rng, 0.4))
+          axes.push_back(coin(rng, 0.3) ? d - rank : d); // some counted from the end
+    }
+    bool keepdims = coin(rng, 0.3);
+    bool traced = coin(rng);
+    int threads = coin(rng) ? 1 : 2;
+    set_num_threads(threads);
+    Tensor x = randomTensor(rng, shape, dtype);
+    std::ostringstream what;
+    what << "case " << round << ": " << (traced ? "traced " : "eager ") << op << " "
+         << dtypeName(dtype) << str(shape) << " axes [";
+    for (int64_t a : axes)
+      what << a << " ";
+    what << "]" << (keepdims ? " keepdims" : "") << ", " << threads << " threads";
+    auto reduce = [&](const Tensor &t) {
+      if (op == "sum") return reduce_sum(t, axes, keepdims);
+      if (op == "mean") return reduce_mean(t, axes, keepdims);
+      if (op == "max") return reduce_max(t, axes, keepdims);
+      if (op == "min") return reduce_min(t, axes, keepdims);
+      if (op == "prod") return reduce_prod(t, axes, keepdims);
+      return argmax(t, axes[0], keepdims);
+    };
+    Tensor got;
+    try {
+      got = traced ? function([&](const Tensor &t) { return reduce(t); })(x) : reduce(x);
+    } catch (const std::exception &e) {
+      ADD_FAILURE() << what.str() << ": " << firstLine(e.what());
+      continue;
+    }
+
+    // The reference: every element folded into its output position.
+    std::vector<bool> reduced(static_cast<size_t>(rank), axes.empty() && op != "argmax");
+    for (int64_t a : axes)
+      reduced[static_cast<size_t>(a < 0 ? a + rank : a)] = true;
+    std::vector<int64_t> outShape;
+    for (int64_t d = 0; d < rank; ++d)
+      if (!reduced[static_cast<size_t>(d)] || keepdims)
+        outShape.push_back(reduced[static_cast<size_t>(d)] ? 1 : shape[static_cast<size_t>(d)]);
+    Array hx = hostArray(x);
+    size_t outCount = static_cast<size_t>(count(outShape));
+    std::vector<double> acc(outCount, op == "prod" ? 1 : 0), magnitude(outCount, 0);
+    std::vector<double> best(outCount, -INFINITY), worst(outCount, INFINITY), at(outCount, 0);
+    std::vector<int64_t> seen(outCount, 0), index(static_cast<size_t>(rank), 0);
+    for (size_t e = 0; e < hx.values.size(); ++e) {
+      size_t o = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        if (!reduced[static_cast<size_t>(d)])
+          o = o * static_cast<size_t>(shape[static_cast<size_t>(d)]) + static_cast<size_t>(index[static_cast<size_t>(d)]);
+      double v = hx.values[e];
+      acc[o] = op == "prod" ? acc[o] * v : acc[o] + v;
+      magnitude[o] = op == "prod" ? (seen[o] ? magnitude[o] * std::abs(v) : std::abs(v))
+                                  : magnitude[o] + std::abs(v);
+      if (v > best[o]) {
+        best[o] = v;
+        if (op == "argmax")
+          at[o] = static_cast<double>(index[static_cast<size_t>(axes[0] < 0 ? axes[0] + rank : axes[0])]);
+      }
+      worst[o] = std::min(worst[o], v);
+      ++seen[o];
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        if (++index[static_cast<size_t>(d)] < shape[static_cast<size_t>(d)])
+          break;
+        index[static_cast<size_t>(d)] = 0;
+      }
+    }
+    Array want{outShape, std::vector<double>(outCount)};
+    std::vector<double> tolerance(outCount, 0);
+    bool isFloat = isFloatType(dtype);
+    double u = isFloat ? std::max(unitRoundoff(dtype), dtype == kFloat64 ? 0.0 : 0x1p-24) : 0;
+    for (size_t o = 0; o < outCount; ++o) {
+      double n = static_cast<double>(seen[o]);
+      if (op == "sum" || op == "prod") {
+        want.values[o] = acc[o];
+        tolerance[o] = (2 * n + 2) * u * magnitude[o] + 2 * unitRoundoff(dtype) * magnitude[o];
+      } else if (op == "mean") {
+        // Integer means truncate toward zero (TensorFlow).
+        want.values[o] = isFloat ? acc[o] / n : std::trunc(acc[o] / n);
+        tolerance[o] = ((2 * n + 2) * u * magnitude[o] + 2 * unitRoundoff(dtype) * magnitude[o]) / n;
+      } else if (op == "max") {
+        want.values[o] = best[o];
+      } else if (op == "min") {
+        want.values[o] = worst[o];
+      } else {
+        want.values[o] = at[o];
+      }
+      if (dtype == kFloat16)
+        tolerance[o] += 0x1p-24;
+    }
+    ASSERT_EQ(got.dtype(), op == "argmax" ? kInt64 : dtype) << what.str();
+    expectClose(hostArray(got), want, tolerance, what.str());
+  }
+  set_num_threads(previousThreads);
+}
+
+//===----------------------------------------------------------------------===//
+// Chains of shape ops
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// One data-movement op with its arguments drawn for the shape it gets, and
+/// the same op on host arrays.
+struct ShapeOp {
+  std::string text;
+  std::function<Tensor(const Tensor &)> apply;
+  std::function<Array(const Array &)> reference;
+};
+
+/// Row-major strides of `shape`.
+std::vector<int64_t> stridesOf(const std::vector<int64_t> &shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    strides[static_cast<size_t>(d)] = strides[static_cast<size_t>(d) + 1] * shape[static_cast<size_t>(d) + 1];
+  return strides;
+}
+
+/// An array of `shape` whose element at each index is at(offsets of the
+/// index's coordinates).
+Array build(const std::vector<int64_t> &shape,
+            const std::function<double(const std::vector<int64_t> &)> &at) {
+  Array out{shape, std::vector<double>(static_cast<size_t>(count(shape)))};
+  std::vector<int64_t> index(shape.size(), 0);
+  for (double &v : out.values) {
+    v = at(index);
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+      if (++index[static_cast<size_t>(d)] < shape[static_cast<size_t>(d)])
+        break;
+      index[static_cast<size_t>(d)] = 0;
+    }
+  }
+  return out;
+}
+
+double element(const Array &a, const std::vector<int64_t> &index) {
+  std::vector<int64_t> strides = stridesOf(a.shape);
+  int64_t offset = 0;
+  for (size_t d = 0; d < index.size(); ++d)
+    offset += index[d] * strides[d];
+  return a.values[static_cast<size_t>(offset)];
+}
+
+/// Python's slice(start, limit, stride).indices(dim): the first index, the
+/// step and the count.
+std::tuple<int64_t, int64_t, int64_t> sliceIndices(int64_t start, int64_t limit, int64_t stride,
+                                                   int64_t dim) {
+  auto clampBound = [&](int64_t v, int64_t none, int64_t low, int64_t high) {
+    if (v == kNone)
+      return none;
+    if (v < 0)
+      v += dim;
+    return std::clamp(v, low, high);
+  };
+  int64_t first, last, n;
+  if (stride > 0) {
+    first = clampBound(start, 0, 0, dim);
+    last = clampBound(limit, dim, 0, dim);
+    n = last > first ? (last - first + stride - 1) / stride : 0;
+  } else {
+    first = clampBound(start, dim - 1, -1, dim - 1);
+    last = clampBound(limit, -1, -1, dim - 1);
+    n = first > last ? (first - last - stride - 1) / -stride : 0;
+  }
+  return {first, stride, n};
+}
+
+ShapeOp randomShapeOp(std::mt19937_64 &rng, const std::vector<int64_t> &shape, DType dtype) {
+  int64_t rank = static_cast<int64_t>(shape.size());
+  std::vector<std::string> kinds = {"reshape", "broadcast_to", "concat"};
+  if (rank >= 1)
+    for (const char *kind : {"transpose", "slice", "slice", "gather"})
+      kinds.push_back(kind);
+  std::string kind = pickOne(rng, kinds);
+  std::ostringstream text;
+  if (kind == "transpose") {
+    std::vector<int64_t> perm(static_cast<size_t>(rank));
+    for (int64_t d = 0; d < rank; ++d)
+      perm[static_cast<size_t>(d)] = d;
+    std::shuffle(perm.begin(), perm.end(), rng);
+    text << "transpose([";
+    for (int64_t p : perm)
+      text << p << " ";
+    text << "])";
+    std::vector<int64_t> out(static_cast<size_t>(rank));
+    for (int64_t d = 0; d < rank; ++d)
+      out[static_cast<size_t>(d)] = shape[static_cast<size_t>(perm[static_cast<size_t>(d)])];
+    return {text.str(), [perm](const Tensor &t) { return transpose(t, perm); },
+            [perm, out](const Array &a) {
+              return build(out, [&](const std::vector<int64_t> &index) {
+                std::vector<int64_t> from(index.size());
+                for (size_t d = 0; d < index.size(); ++d)
+                  from[static_cast<size_t>(perm[d])] = index[d];
+                return element(a, from);
+              });
+            }};
+  }
+  if (kind == "slice") {
+    // Bounds of every kind: omitted, negative, past the end; strides of
+    // either sign; fewer entries than dims.
+    int64_t entries = std::uniform_int_distribution<int64_t>(1, rank)(rng);
+    std::vector<int64_t> start, limit, stride;
+    auto bound = [&](int64_t dim) {
+      switch (std::uniform_int_distribution<int>(0, 4)(rng)) {
+      case 0: return kNone;
+      case 1: return -std::uniform_int_distribution<int64_t>(1, dim + 1)(rng);
+      case 2: return dim + 2;
+      default: return std::uniform_int_distribution<int64_t>(0, dim)(rng);
+      }
+    };
+    text << "slice(";
+    for (int64_t d = 0; d < entries; ++d) {
+      int64_t dim = shape[static_cast<size_t>(d)];
+      start.push_back(bound(dim));
+      limit.push_back(bound(dim));
+      stride.push_back(pickOne(rng, std::vector<int64_t>{1, 1, 1, 2, 3, -1, -2}));
+      auto show = [](int64_t v) { return v == kNone ? std::string("None") : std::to_string(v); };
+      text << show(start.back()) << ":" << show(limit.back()) << ":" << stride.back() << " ";
+    }
+    text << ")";
+    std::vector<int64_t> out = shape, first(static_cast<size_t>(rank), 0),
+                         step(static_cast<size_t>(rank), 1);
+    for (int64_t d = 0; d < entries; ++d) {
+      auto [f, s, n] = sliceIndices(start[static_cast<size_t>(d)], limit[static_cast<size_t>(d)],
+                                    stride[static_cast<size_t>(d)], shape[static_cast<size_t>(d)]);
+      first[static_cast<size_t>(d)] = f;
+      step[static_cast<size_t>(d)] = s;
+      out[static_cast<size_t>(d)] = n;
+    }
+    return {text.str(),
+            [start, limit, stride](const Tensor &t) { return slice(t, start, limit, stride); },
+            [first, step, out](const Array &a) {
+              return build(out, [&](const std::vector<int64_t> &index) {
+                std::vector<int64_t> from(index.size());
+                for (size_t d = 0; d < index.size(); ++d)
+                  from[d] = first[d] + index[d] * step[d];
+                return element(a, from);
+              });
+            }};
+  }
+  if (kind == "gather") {
+    int64_t axis = std::uniform_int_distribution<int64_t>(0, rank - 1)(rng);
+    int64_t dim = shape[static_cast<size_t>(axis)];
+    if (dim == 0)
+      return randomShapeOp(rng, shape, dtype);
+    std::vector<int64_t> indexShape(std::uniform_int_distribution<size_t>(0, 2)(rng));
+    for (int64_t &d : indexShape)
+      d = std::uniform_int_distribution<int64_t>(1, 4)(rng);
+    std::vector<int64_t> indices(static_cast<size_t>(count(indexShape)));
+    for (int64_t &i : indices)
+      i = std::uniform_int_distribution<int64_t>(-dim, dim - 1)(rng); // negative from the end
+    Tensor indexTensor = Tensor::from_vector(indices, Shape(std::span(indexShape)), kInt64);
+    text << "gather(axis " << axis << ", indices " << str(indexShape) << ")";
+    std::vector<int64_t> out(shape.begin(), shape.begin() + axis);
+    out.insert(out.end(), indexShape.begin(), indexShape.end());
+    out.insert(out.end(), shape.begin() + axis + 1, shape.end());
+    int64_t indexRank = static_cast<int64_t>(indexShape.size());
+    return {text.str(), [indexTensor, axis](const Tensor &t) { return gather(t, indexTensor, axis); },
+            [=](const Array &a) {
+              return build(out, [&](const std::vector<int64_t> &index) {
+                std::vector<int64_t> from(index.begin(), index.begin() + axis);
+                std::vector<int64_t> at(index.begin() + axis, index.begin() + axis + indexRank);
+                int64_t i = indices.empty() ? 0 : indices[static_cast<size_t>(
+                    std::inner_product(at.begin(), at.end(), stridesOf(indexShape).begin(), int64_t(0)))];
+                from.push_back(i < 0 ? i + dim : i);
+                from.insert(from.end(), index.begin() + axis + indexRank, index.end());
+                return element(a, from);
+              });
+            }};
+  }
+  if (kind == "reshape") {
+    // Merge two neighbouring dims, split one by a divisor, or flatten.
+    std::vector<int64_t> out = shape;
+    int choice = std::uniform_int_distribution<int>(0, 2)(rng);
+    if (choice == 0 && rank >= 2) {
+      size_t d = std::uniform_int_distribution<size_t>(0, static_cast<size_t>(rank) - 2)(rng);
+      out[d] *= out[d + 1];
+      out.erase(out.begin() + static_cast<int64_t>(d) + 1);
+    } else if (choice == 1 && rank >= 1 && rank < 6) {
+      size_t d = std::uniform_int_distribution<size_t>(0, static_cast<size_t>(rank) - 1)(rng);
+      std::vector<int64_t> divisors;
+      for (int64_t f = 1; f <= out[d]; ++f)
+        if (out[d] % f == 0)
+          divisors.push_back(f);
+      int64_t f = pickOne(rng, divisors);
+      out.insert(out.begin() + static_cast<int64_t>(d), f);
+      out[d + 1] /= f;
+    } else {
+      out = {count(shape)};
+    }
+    // Sometimes one dim inferred (-1).
+    std::vector<int64_t> request = out;
+    if (!request.empty() && coin(rng, 0.3))
+      request[std::uniform_int_distribution<size_t>(0, request.size() - 1)(rng)] = -1;
+    text << "reshape(" << str(request) << ")";
+    return {text.str(), [request](const Tensor &t) { return reshape(t, request); },
+            [out](const Array &a) { return Array{out, a.values}; }};
+  }
+  if (kind == "broadcast_to") {
+    std::vector<int64_t> out = shape;
+    out.insert(out.begin(), std::uniform_int_distribution<int64_t>(1, 3)(rng));
+    text << "broadcast_to(" << str(out) << ")";
+    return {text.str(), [out](const Tensor &t) { return broadcast_to(t, Shape(std::span(out))); },
+            [out](const Array &a) {
+              return build(out, [&](const std::vector<int64_t> &index) {
+                return element(a, std::vector<int64_t>(index.begin() + 1, index.end()));
+              });
+            }};
+  }
+  // concat with a random tensor along an axis (a new one when rank 0 has none).
+  if (rank == 0)
+    return randomShapeOp(rng, shape, dtype);
+  int64_t axis = std::uniform_int_distribution<int64_t>(0, rank - 1)(rng);
+  std::vector<int64_t> otherShape = shape;
+  otherShape[static_cast<size_t>(axis)] = std::uniform_int_distribution<int64_t>(0, 3)(rng);
+  Tensor other = randomTensor(rng, otherShape, dtype);
+  Array hostOther = hostArray(other);
+  bool otherFirst = coin(rng);
+  text << "concat(" << (otherFirst ? "other " + str(otherShape) + ", x" : "x, other " + str(otherShape))
+       << ", axis " << axis << ")";
+  std::vector<int64_t> out = shape;
+  out[static_cast<size_t>(axis)] += otherShape[static_cast<size_t>(axis)];
+  return {text.str(),
+          [other, axis, otherFirst](const Tensor &t) {
+            return otherFirst ? concat({other, t}, axis) : concat({t, other}, axis);
+          },
+          [=](const Array &a) {
+            const Array &first = otherFirst ? hostOther : a, &second = otherFirst ? a : hostOther;
+            int64_t split = first.shape[static_cast<size_t>(axis)];
+            return build(out, [&](const std::vector<int64_t> &index) {
+              std::vector<int64_t> at = index;
+              if (at[static_cast<size_t>(axis)] < split)
+                return element(first, at);
+              at[static_cast<size_t>(axis)] -= split;
+              return element(second, at);
+            });
+          }};
+}
+
+} // namespace
+
+TEST(Randomized, ShapeOpChainsMoveTheRightElements) {
+  std::mt19937_64 rng = generator(5003);
+  const std::vector<DType> dtypes = {kFloat32, kFloat64, kInt32, kInt64, kFloat16, kBFloat16};
+  for (int round = 0, total = rounds(40); round < total; ++round) {
+    DType dtype = pickOne(rng, dtypes);
+    std::vector<int64_t> shape = randomShape(rng);
+    if (count(shape) > 5000)
+      shape = {17, 33, 9};
+    Tensor x = randomTensor(rng, shape, dtype);
+    std::vector<ShapeOp> chain;
+    std::vector<int64_t> current = shape;
+    std::ostringstream what;
+    bool traced = coin(rng);
+    // Traced chains sometimes compute between the moves (fused with them).
+    bool compute = traced && coin(rng);
+    what << "case " << round << ": " << (traced ? "traced " : "eager ") << dtypeName(dtype)
+         << str(shape) << (compute ? ", +1 after each" : "");
+    for (int i = 0, n = std::uniform_int_distribution<int>(1, 4)(rng); i < n; ++i) {
+      chain.push_back(randomShapeOp(rng, current, dtype));
+      current = chain.back().reference(Array{current, std::vector<double>(
+                                                          static_cast<size_t>(count(current)))})
+                    .shape;
+      what << " -> " << chain.back().text;
+    }
+    auto run = [&](const Tensor &t) {
+      Tensor y = t;
+      for (const ShapeOp &op : chain) {
+        y = op.apply(y);
+        if (compute)
+          y = y + 1;
+      }
+      return y;
+    };
+    Tensor got;
+    try {
+      got = traced ? function([&](const Tensor &t) { return run(t); })(x) : run(x);
+    } catch (const std::exception &e) {
+      ADD_FAILURE() << what.str() << ": " << firstLine(e.what());
+      continue;
+    }
+    Array want = hostArray(x);
+    for (const ShapeOp &op : chain) {
+      want = op.reference(want);
+      if (compute)
+        for (double &v : want.values)
+          v = roundTo(v + 1, dtype);
+    }
+    expectClose(hostArray(got), want, std::vector<double>(want.values.size(), 0), what.str());
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Gradients of random expressions against finite differences
+//===----------------------------------------------------------------------===//
+
+TEST(Randomized, GradientsMatchFiniteDifferences) {
+  std::mt19937_64 rng = generator(3001);
+  for (int round = 0, total = rounds(25); round < total; ++round) {
+    ExprPtr expr = randomExpr(rng, kFloat64, std::uniform_int_distribution<int>(1, 4)(rng));
+    std::vector<int64_t> shape = randomShape(rng);
+    if (count(shape) > 24)
+      shape = {pickOne(rng, std::vector<int64_t>{1, 2, 3}), pickOne(rng, std::vector<int64_t>{1, 4, 5})};
+    std::vector<Tensor> inputs;
+    std::vector<Array> hostInputs;
+    for (int i = 0; i < 3; ++i) {
+      inputs.push_back(randomTensor(rng, broadcastable(rng, shape), kFloat64));
+      hostInputs.push_back(hostArray(inputs.back()));
+    }
+    // The sum of the expression weighted: every output element's gradient
+    // differs.
+    Array weights = evaluate(*expr, hostInputs, kFloat64);
+    for (size_t e = 0; e < weights.values.size(); ++e)
+      weights.values[e] = 0.5 + 0.25 * static_cast<double>(e % 5);
+    Tensor weightTensor = Tensor::from_vector(weights.values, Shape(std::span(weights.shape)), kFloat64);
+    std::ostringstream what;
+    what << "case " << round << ": grad of sum(w * " << describe(*expr) << ") at "
+         << str(inputs[0].shape().vec()) << ", " << str(inputs[1].shape().vec()) << ", "
+         << str(inputs[2].shape().vec());
+    std::vector<Tensor> gradients;
+    try {
+      gradients = grad([&](const Tensor &x0, const Tensor &x1, const Tensor &x2) {
+        return reduce_sum(evaluate(*expr, {x0, x1, x2}) * weightTensor);
+      })(inputs[0], inputs[1], inputs[2]);
+    } catch (const std::exception &e) {
+      ADD_FAILURE() << what.str() << ": " << firstLine(e.what());
+      continue;
+    }
+    ASSERT_EQ(gradients.size(), 3u) << what.str();
+    auto loss = [&](const std::vector<Array> &at) {
+      Array value = evaluate(*expr, at, kFloat64);
+      double sum = 0;
+      for (size_t e = 0; e < value.values.size(); ++e)
+        sum += value.values[e] * weights.values[e];
+      return sum;
+    };
+    for (size_t i = 0; i < 3; ++i) {
+      Array got = hostArray(gradients[i]);
+      Array want = hostArray(inputs[i]);
+      std::vector<double> tolerance(want.values.size());
+      for (size_t e = 0; e < want.values.size(); ++e) {
+        // Central differences, step 1e-6: error about 1e-9 of the curvature,
+        // unless a kink (abs, relu, max, a flipped comparison) lies within
+        // the step, which a random point almost never has.
+        const double h = 1e-6;
+        std::vector<Array> plus = hostInputs, minus = hostInputs;
+        plus[i].values[e] += h;
+        minus[i].values[e] -= h;
+        want.values[e] = (loss(plus) - loss(minus)) / (2 * h);
+        tolerance[e] = 1e-5 * (1 + std::abs(want.values[e]) + expr->bound);
+      }
+      expectClose(got, want, tolerance, what.str() + ", input " + std::to_string(i));
+    }
+  }
 }

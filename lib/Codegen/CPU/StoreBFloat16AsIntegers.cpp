@@ -6,6 +6,9 @@
 // copy such as a broadcast. Loaded and stored as i16 (with a bitcast to the
 // bf16 value where it is used), LLVM moves the bits and folds the bitcasts
 // into the integer conversions of ember-cpu-lower-half-precision-conversions.
+// Selects between bf16 values (where(c, a, b), which computes nothing) are
+// made on their bits too: LLVM selected in float registers and rounded the
+// result through the same missing call.
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,6 +55,18 @@ struct StoreBFloat16AsIntegersPass
       b.setInsertionPoint(store);
       Value bits = LLVM::BitcastOp::create(b, store.getLoc(), integers, store.getValue());
       store.getValueMutable().assign(bits);
+    });
+    getOperation().walk([&](LLVM::SelectOp select) {
+      Type type = select.getType(), integers = asIntegers(type);
+      if (!integers)
+        return;
+      b.setInsertionPoint(select);
+      Location loc = select.getLoc();
+      Value trueBits = LLVM::BitcastOp::create(b, loc, integers, select.getTrueValue());
+      Value falseBits = LLVM::BitcastOp::create(b, loc, integers, select.getFalseValue());
+      Value bits = LLVM::SelectOp::create(b, loc, select.getCondition(), trueBits, falseBits);
+      select.replaceAllUsesWith(LLVM::BitcastOp::create(b, loc, type, bits).getResult());
+      select.erase();
     });
   }
 };

@@ -591,6 +591,12 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(SliceOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    // An empty slice reads nothing; extract_slice would reject its offsets
+    // (even 0 in an empty dim is out of bounds there).
+    if (op.getType().getNumElements() == 0) {
+      rewriter.replaceOp(op, emptyTensor(rewriter, op.getLoc(), op.getType()));
+      return success();
+    }
     SmallVector<OpFoldResult> offsets, sizes, strides;
     for (auto [start, size, stride] :
          llvm::zip(op.getStart(), op.getType().getShape(), op.getStride())) {
@@ -615,6 +621,10 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
     int64_t offset = 0;
     for (Value input : adaptor.getInputs()) {
       auto type = cast<RankedTensorType>(input.getType());
+      // Empty inputs add nothing (numpy concatenates them); the offset past
+      // the last element that inserting one would take is out of bounds.
+      if (type.getNumElements() == 0)
+        continue;
       SmallVector<OpFoldResult> offsets(out.getRank(), rewriter.getIndexAttr(0)), sizes,
           strides(out.getRank(), rewriter.getIndexAttr(1));
       offsets[axis] = rewriter.getIndexAttr(offset);

@@ -145,6 +145,23 @@ func.func @concat(%a: tensor<2x3xi32>, %b: tensor<2x1xi32>, %c: tensor<2x2xi32>)
 
 // -----
 
+// Empty pieces: an empty slice reads nothing (extract_slice rejects even
+// offset 0 in an empty dim), and concat skips empty inputs (inserting one
+// at the end would be out of bounds).
+// CHECK-LABEL: func.func @empty_pieces(
+// CHECK-SAME:      %[[X:.*]]: tensor<0x4xf32>, %[[A:.*]]: tensor<3xi32>, %[[Z:.*]]: tensor<0xi32>)
+// CHECK-NEXT:    %[[S:.*]] = tensor.empty() : tensor<0x2xf32>
+// CHECK-NEXT:    %[[E:.*]] = tensor.empty() : tensor<3xi32>
+// CHECK-NEXT:    %[[I:.*]] = tensor.insert_slice %[[A]] into %[[E]][0] [3] [1] : tensor<3xi32> into tensor<3xi32>
+// CHECK-NEXT:    return %[[S]], %[[I]]
+func.func @empty_pieces(%x: tensor<0x4xf32>, %a: tensor<3xi32>, %z: tensor<0xi32>) -> (tensor<0x2xf32>, tensor<3xi32>) {
+  %0 = ember.slice %x start = [0, 0] limit = [0, 4] stride = [1, 2] : tensor<0x4xf32> -> tensor<0x2xf32>
+  %1 = ember.concat %z, %a, %z axis = 0 : tensor<0xi32>, tensor<3xi32>, tensor<0xi32> -> tensor<3xi32>
+  return %0, %1 : tensor<0x2xf32>, tensor<3xi32>
+}
+
+// -----
+
 // Indices wrap when negative; one still out of range is reported
 // (ember.fault_if, site -1: no ember.fault_site) and clamped into
 // [0, size - 1], so that the read stays in bounds.

@@ -304,10 +304,11 @@ def StoreBFloat16AsIntegersPass
   let summary = "Load and store bf16 values as i16";
   let description = [{
     Every `llvm.load` of bf16 (or a vector of bf16) loads i16 and bitcasts,
-    every `llvm.store` of one stores the bitcast i16. x86 without AVX512-BF16
+    every `llvm.store` of one stores the bitcast i16, and every `llvm.select`
+    of them selects between the bitcast i16 values. x86 without AVX512-BF16
     holds a scalar bfloat in a float register, so LLVM would widen each load
-    and round each store through a call to `__truncsfbf2` (absent from
-    Debian 12's libgcc), even where the value is only copied.
+    and round each store (or select) through a call to `__truncsfbf2` (absent
+    from Debian 12's libgcc), even where the value is only copied.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
