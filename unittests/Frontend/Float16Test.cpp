@@ -208,6 +208,12 @@ TEST(Float16, DataMovementOpsCopyTheBits) {
     same(reshape(x, {4, 3}), reshape(back, {4, 3}));
     same(gather(x, Tensor({2, 0}), 0), gather(back, Tensor({2, 0}), 0));
     same(where(x > 5, x, -x), where(back > 5, back, -back));
+    // Broadcast operands: LLVM selected scalars in float registers and
+    // rounded bf16 results through __truncsfbf2 (the kernel did not load).
+    Tensor p = cast(random_uniform({64, 33, 1, 1}, 3), dtype);
+    Tensor q = cast(random_uniform({64, 33, 64, 1}, 4), dtype);
+    Tensor p32 = cast(p, kFloat32), q32 = cast(q, kFloat32);
+    same(where(p < q, p, q), where(p32 < q32, p32, q32));
   }
 }
 
