@@ -104,6 +104,15 @@ TEST(Autodiff, Conv2D) {
   checkGradients("conv2d explicit padding", [](auto &v) {
     return nn::conv2d(v[0], v[1], {1, 2}, std::array<int64_t, 4>{2, 0, 1, 1});
   }, {x, w});
+  // Padding wider than the filter reaches (rows of the result that see only
+  // padding): the input's gradient is cut from a wider one. It had no rule.
+  Tensor one = uniform({1, 1, 3, 2}, 44);
+  checkGradients("conv2d 1x1 filter, padding 2", [](auto &v) {
+    return nn::conv2d(v[0], v[1], {2, 1}, std::array<int64_t, 4>{2, 3, 0, 2});
+  }, {x, one});
+  checkGradients("conv2d padding past a dilated filter", [](auto &v) {
+    return nn::conv2d(v[0], v[1], {1, 3}, std::array<int64_t, 4>{5, 1, 4, 4}, {1, 2});
+  }, {x, w});
 }
 
 TEST(Autodiff, Pooling) {

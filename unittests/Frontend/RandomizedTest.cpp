@@ -851,7 +851,8 @@ ShapeOp randomShapeOp(std::mt19937_64 &rng, const std::vector<int64_t> &shape, D
     }
     // Sometimes one dim inferred (-1).
     std::vector<int64_t> request = out;
-    if (!request.empty() && coin(rng, 0.3))
+    // (Not of an empty tensor: numpy and TensorFlow cannot infer it there.)
+    if (!request.empty() && count(shape) > 0 && coin(rng, 0.3))
       request[std::uniform_int_distribution<size_t>(0, request.size() - 1)(rng)] = -1;
     text << "reshape(" << str(request) << ")";
     return {text.str(), [request](const Tensor &t) { return reshape(t, request); },
@@ -1011,6 +1012,235 @@ TEST(Randomized, GradientsMatchFiniteDifferences) {
         tolerance[e] = 1e-5 * (1 + std::abs(want.values[e]) + expr->bound);
       }
       expectClose(got, want, tolerance, what.str() + ", input " + std::to_string(i));
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Convolutions and pooling (TensorFlow's NHWC / HWIO semantics)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A window op's geometry along one spatial dim: the output size and the
+/// padding before, as TensorFlow computes them.
+struct Window {
+  int64_t out, before;
+};
+
+Window window(int64_t size, int64_t taps, int64_t stride, int64_t dilation, const std::string &padding,
+              std::array<int64_t, 2> explicitPadding) {
+  int64_t reach = (taps - 1) * dilation + 1;
+  if (padding == "SAME") {
+    int64_t out = (size + stride - 1) / stride;
+    int64_t total = std::max<int64_t>((out - 1) * stride + reach - size, 0);
+    return {out, total / 2};
+  }
+  if (padding == "VALID")
+    return {(size - reach) / stride + 1, 0};
+  int64_t padded = size + explicitPadding[0] + explicitPadding[1];
+  return {(padded - reach) / stride + 1, explicitPadding[0]};
+}
+
+struct Geometry {
+  std::array<int64_t, 2> strides, dilations;
+  std::string padding; ///< "SAME", "VALID" or "EXPLICIT"
+  std::array<int64_t, 4> explicitPadding;
+  std::string text() const {
+    std::ostringstream out;
+    out << "strides " << strides[0] << "," << strides[1] << " dilations " << dilations[0] << ","
+        << dilations[1] << " padding " << padding;
+    if (padding == "EXPLICIT")
+      out << " " << explicitPadding[0] << "," << explicitPadding[1] << "," << explicitPadding[2]
+          << "," << explicitPadding[3];
+    return out.str();
+  }
+};
+
+/// conv2d of host arrays: input [N, H, W, C], filters [KH, KW, C, F].
+Array conv2dReference(const Array &input, const Array &filters, const Geometry &g) {
+  int64_t n = input.shape[0], h = input.shape[1], w = input.shape[2], c = input.shape[3];
+  int64_t kh = filters.shape[0], kw = filters.shape[1], f = filters.shape[3];
+  Window wh = window(h, kh, g.strides[0], g.dilations[0], g.padding,
+                     {g.explicitPadding[0], g.explicitPadding[1]});
+  Window ww = window(w, kw, g.strides[1], g.dilations[1], g.padding,
+                     {g.explicitPadding[2], g.explicitPadding[3]});
+  return build({n, wh.out, ww.out, f}, [&](const std::vector<int64_t> &i) {
+    double sum = 0;
+    for (int64_t a = 0; a < kh; ++a)
+      for (int64_t b = 0; b < kw; ++b) {
+        int64_t y = i[1] * g.strides[0] - wh.before + a * g.dilations[0];
+        int64_t x = i[2] * g.strides[1] - ww.before + b * g.dilations[1];
+        if (y < 0 || y >= h || x < 0 || x >= w)
+          continue;
+        for (int64_t ch = 0; ch < c; ++ch)
+          sum += element(input, {i[0], y, x, ch}) * element(filters, {a, b, ch, i[3]});
+      }
+    return sum;
+  });
+}
+
+/// max_pool2d / avg_pool2d of a host array ("SAME" or "VALID").
+Array poolReference(const Array &input, std::array<int64_t, 2> ksize, const Geometry &g, bool max) {
+  int64_t h = input.shape[1], w = input.shape[2];
+  Window wh = window(h, ksize[0], g.strides[0], 1, g.padding, {0, 0});
+  Window ww = window(w, ksize[1], g.strides[1], 1, g.padding, {0, 0});
+  return build({input.shape[0], wh.out, ww.out, input.shape[3]}, [&](const std::vector<int64_t> &i) {
+    double best = -INFINITY, sum = 0;
+    int64_t taken = 0;
+    for (int64_t a = 0; a < ksize[0]; ++a)
+      for (int64_t b = 0; b < ksize[1]; ++b) {
+        int64_t y = i[1] * g.strides[0] - wh.before + a, x = i[2] * g.strides[1] - ww.before + b;
+        if (y < 0 || y >= h || x < 0 || x >= w)
+          continue;
+        double v = element(input, {i[0], y, x, i[3]});
+        best = std::max(best, v);
+        sum += v;
+        ++taken;
+      }
+    return max ? best : sum / static_cast<double>(taken);
+  });
+}
+
+Geometry randomGeometry(std::mt19937_64 &rng, bool dilated, bool explicitAllowed) {
+  Geometry g;
+  g.strides = {std::uniform_int_distribution<int64_t>(1, 3)(rng),
+               std::uniform_int_distribution<int64_t>(1, 3)(rng)};
+  g.dilations = {1, 1};
+  if (dilated && coin(rng, 0.3))
+    g.dilations = {std::uniform_int_distribution<int64_t>(1, 2)(rng),
+                   std::uniform_int_distribution<int64_t>(1, 3)(rng)};
+  std::vector<std::string> paddings = {"SAME", "VALID"};
+  if (explicitAllowed)
+    paddings.push_back("EXPLICIT");
+  g.padding = pickOne(rng, paddings);
+  for (int64_t &p : g.explicitPadding)
+    p = std::uniform_int_distribution<int64_t>(0, 2)(rng);
+  return g;
+}
+
+Tensor conv2dOf(const Tensor &x, const Tensor &f, const Geometry &g) {
+  if (g.padding == "EXPLICIT")
+    return nn::conv2d(x, f, g.strides, g.explicitPadding, g.dilations);
+  return nn::conv2d(x, f, g.strides, g.padding, g.dilations);
+}
+
+} // namespace
+
+TEST(Randomized, ConvolutionsAndPoolingMatchTheirDefinition) {
+  std::mt19937_64 rng = generator(4001);
+  const std::vector<DType> dtypes = {kFloat32, kFloat32, kFloat64, kFloat16, kBFloat16};
+  int previousThreads = get_num_threads();
+  for (int round = 0, total = rounds(30); round < total; ++round) {
+    DType dtype = pickOne(rng, dtypes);
+    std::string op = pickOne(rng, std::vector<std::string>{"conv2d", "conv2d", "max_pool2d", "avg_pool2d"});
+    bool isConv = op == "conv2d";
+    Geometry g = randomGeometry(rng, isConv, isConv);
+    int64_t n = std::uniform_int_distribution<int64_t>(1, 3)(rng);
+    // Sometimes wide enough for the blocked (im2col) path: many channels.
+    bool wide = coin(rng, 0.3);
+    int64_t c = wide ? pickOne(rng, std::vector<int64_t>{16, 17, 32}) : std::uniform_int_distribution<int64_t>(1, 4)(rng);
+    int64_t filtersOut = wide ? pickOne(rng, std::vector<int64_t>{16, 33, 64}) : std::uniform_int_distribution<int64_t>(1, 4)(rng);
+    std::array<int64_t, 2> taps = {std::uniform_int_distribution<int64_t>(1, 3)(rng),
+                                   std::uniform_int_distribution<int64_t>(1, 3)(rng)};
+    // Input at least as large as a dilated window (VALID needs it).
+    int64_t h = (taps[0] - 1) * g.dilations[0] + 1 + std::uniform_int_distribution<int64_t>(0, wide ? 12 : 6)(rng);
+    int64_t w = (taps[1] - 1) * g.dilations[1] + 1 + std::uniform_int_distribution<int64_t>(0, wide ? 12 : 6)(rng);
+    bool traced = coin(rng);
+    int threads = coin(rng) ? 1 : 2;
+    set_num_threads(threads);
+    Tensor x = randomTensor(rng, {n, h, w, c}, dtype);
+    Tensor f = randomTensor(rng, {taps[0], taps[1], c, filtersOut}, dtype);
+    std::ostringstream what;
+    what << "case " << round << ": " << (traced ? "traced " : "eager ") << op << " "
+         << dtypeName(dtype) << " input " << str({n, h, w, c});
+    if (isConv)
+      what << " filters " << str(f.shape().vec());
+    else
+      what << " ksize " << taps[0] << "," << taps[1];
+    what << " " << g.text() << ", " << threads << " threads";
+    auto run = [&](const Tensor &input, const Tensor &filters) {
+      if (isConv)
+        return conv2dOf(input, filters, g);
+      if (op == "max_pool2d")
+        return nn::max_pool2d(input, taps, g.strides, g.padding);
+      return nn::avg_pool2d(input, taps, g.strides, g.padding);
+    };
+    Tensor got;
+    try {
+      got = traced ? function([&](const Tensor &a, const Tensor &b) { return run(a, b); })(x, f)
+                   : run(x, f);
+    } catch (const std::exception &e) {
+      ADD_FAILURE() << what.str() << ": " << firstLine(e.what());
+      continue;
+    }
+    Array hx = hostArray(x), hf = hostArray(f);
+    Array want = isConv ? conv2dReference(hx, hf, g) : poolReference(hx, taps, g, op == "max_pool2d");
+    // Sums of at most taps x channels products of values in [-2, 2],
+    // accumulated in float32 at least and rounded once.
+    double terms = isConv ? static_cast<double>(taps[0] * taps[1] * c) : static_cast<double>(taps[0] * taps[1]);
+    double u = std::max(unitRoundoff(dtype), dtype == kFloat64 ? 0.0 : 0x1p-24);
+    double scale = isConv ? 4 * terms : 2;
+    double tol = (2 * terms + 2) * u * scale + 2 * unitRoundoff(dtype) * scale +
+                 (dtype == kFloat16 ? 0x1p-24 : 0);
+    ASSERT_EQ(got.dtype(), dtype) << what.str();
+    expectClose(hostArray(got), want, std::vector<double>(want.values.size(), tol), what.str());
+  }
+  set_num_threads(previousThreads);
+}
+
+TEST(Randomized, ConvolutionGradientsMatchFiniteDifferences) {
+  std::mt19937_64 rng = generator(4501);
+  for (int round = 0, total = rounds(12); round < total; ++round) {
+    Geometry g = randomGeometry(rng, true, true);
+    int64_t n = std::uniform_int_distribution<int64_t>(1, 2)(rng);
+    int64_t c = std::uniform_int_distribution<int64_t>(1, 3)(rng);
+    int64_t filtersOut = std::uniform_int_distribution<int64_t>(1, 3)(rng);
+    std::array<int64_t, 2> taps = {std::uniform_int_distribution<int64_t>(1, 3)(rng),
+                                   std::uniform_int_distribution<int64_t>(1, 3)(rng)};
+    int64_t h = (taps[0] - 1) * g.dilations[0] + 1 + std::uniform_int_distribution<int64_t>(0, 4)(rng);
+    int64_t w = (taps[1] - 1) * g.dilations[1] + 1 + std::uniform_int_distribution<int64_t>(0, 4)(rng);
+    Tensor x = randomTensor(rng, {n, h, w, c}, kFloat64);
+    Tensor f = randomTensor(rng, {taps[0], taps[1], c, filtersOut}, kFloat64);
+    Array hx = hostArray(x), hf = hostArray(f);
+    Array weights = conv2dReference(hx, hf, g);
+    for (size_t e = 0; e < weights.values.size(); ++e)
+      weights.values[e] = 0.5 + 0.25 * static_cast<double>(e % 7);
+    Tensor weightTensor = Tensor::from_vector(weights.values, Shape(std::span(weights.shape)), kFloat64);
+    std::ostringstream what;
+    what << "case " << round << ": grad of sum(w * conv2d) input " << str({n, h, w, c})
+         << " filters " << str(f.shape().vec()) << " " << g.text();
+    std::vector<Tensor> gradients;
+    try {
+      gradients = grad([&](const Tensor &a, const Tensor &b) {
+        return reduce_sum(conv2dOf(a, b, g) * weightTensor);
+      })(x, f);
+    } catch (const std::exception &e) {
+      ADD_FAILURE() << what.str() << ": " << firstLine(e.what());
+      continue;
+    }
+    ASSERT_EQ(gradients.size(), 2u);
+    // The loss is linear in each argument: differences are exact up to
+    // rounding.
+    auto loss = [&](const Array &a, const Array &b) {
+      Array out = conv2dReference(a, b, g);
+      double sum = 0;
+      for (size_t e = 0; e < out.values.size(); ++e)
+        sum += out.values[e] * weights.values[e];
+      return sum;
+    };
+    for (int which = 0; which < 2; ++which) {
+      Array base = which == 0 ? hx : hf;
+      Array want = base;
+      for (size_t e = 0; e < base.values.size(); ++e) {
+        Array plus = base, minus = base;
+        plus.values[e] += 0.5;
+        minus.values[e] -= 0.5;
+        want.values[e] = which == 0 ? loss(plus, hf) - loss(minus, hf) : loss(hx, plus) - loss(hx, minus);
+      }
+      expectClose(hostArray(gradients[static_cast<size_t>(which)]), want,
+                  std::vector<double>(want.values.size(), 1e-9),
+                  what.str() + (which == 0 ? ", d/input" : ", d/filters"));
     }
   }
 }

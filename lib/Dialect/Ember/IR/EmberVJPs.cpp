@@ -427,7 +427,8 @@ EMBER_VJP(MatmulOp) {
 // are convolutions:
 // - dx = conv(dy, w flipped along KH and KW, its I and O swapped) with input
 //   dilations s, filter dilations d, strides 1 and padding d (K - 1) - p
-//   before (after: what makes dx as tall as x);
+//   before (after: what makes dx as tall as x), a negative padding as rows
+//   cut from the result;
 // - dw = conv(x as [C, H, W, N], dy as [OH, OW, N, F]) with strides d,
 //   filter dilations s and padding p, giving [C, KH', KW', F] with KH' >= KH:
 //   its first KH x KW, as [KH, KW, C, F].
@@ -443,16 +444,17 @@ EMBER_VJP(Conv2DOp) {
   ArrayRef<int64_t> strides = getStrides(), dilations = getDilations(), padding = getPadding();
   Value dy = cotangents[0];
 
-  // dx.
-  SmallVector<int64_t> dxPadding;
+  // dx. Padding wider than the dilated filter makes dx's padding negative
+  // (rows of dy that only saw padding): it is computed with none there and
+  // those rows cut off after.
+  SmallVector<int64_t> dxPadding, cropBefore;
   for (int d = 0; d < 2; ++d) {
     int64_t reach = dilations[d] * (wType.getDimSize(d) - 1);
     int64_t before = reach - padding[2 * d];
     int64_t after = xType.getDimSize(1 + d) - (yType.getDimSize(1 + d) - 1) * strides[d] - 1 +
                     padding[2 * d];
-    if (before < 0 || after < 0)
-      return emitOpError("has padding larger than the dilated filter: no gradient rule for it");
-    dxPadding.append({before, after});
+    dxPadding.append({std::max<int64_t>(before, 0), std::max<int64_t>(after, 0)});
+    cropBefore.push_back(std::max<int64_t>(-before, 0));
   }
   Value flipped = getFilter();
   for (int64_t axis : {0, 1}) {
@@ -468,6 +470,13 @@ EMBER_VJP(Conv2DOp) {
   flipped = TransposeOp::create(builder, loc, flipped, ArrayRef<int64_t>{0, 1, 3, 2});
   Value dx = Conv2DOp::create(builder, loc, dy, flipped, ArrayRef<int64_t>{1, 1}, dilations,
                               strides, dxPadding);
+  if (cropBefore[0] || cropBefore[1] ||
+      cast<RankedTensorType>(dx.getType()).getShape() != xType.getShape()) {
+    SmallVector<int64_t> start = {0, cropBefore[0], cropBefore[1], 0};
+    SmallVector<int64_t> limit = {xType.getDimSize(0), cropBefore[0] + xType.getDimSize(1),
+                                  cropBefore[1] + xType.getDimSize(2), xType.getDimSize(3)};
+    dx = SliceOp::create(builder, loc, dx, start, limit, ArrayRef<int64_t>{1, 1, 1, 1});
+  }
 
   // dw.
   Value xT = TransposeOp::create(builder, loc, getInput(), ArrayRef<int64_t>{3, 1, 2, 0});
