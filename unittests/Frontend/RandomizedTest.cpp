@@ -328,11 +328,22 @@ struct Expr {
 };
 using ExprPtr = std::shared_ptr<Expr>;
 
-ExprPtr randomExpr(std::mt19937_64 &rng, DType dtype, int depth) {
+/// The bound and error of each input when not the default (values drawn by
+/// randomTensor: exact).
+struct Leaf {
+  double bound, error;
+};
+
+ExprPtr randomExpr(std::mt19937_64 &rng, DType dtype, int depth, const std::vector<Leaf> &leaves = {}) {
   auto e = std::make_shared<Expr>();
   if (depth == 0 || coin(rng, 0.25)) {
-    e->op = "x" + std::to_string(std::uniform_int_distribution<int>(0, 2)(rng));
+    int input = std::uniform_int_distribution<int>(0, 2)(rng);
+    e->op = "x" + std::to_string(input);
     e->bound = isFloatType(dtype) ? 2 : 9;
+    if (static_cast<size_t>(input) < leaves.size()) {
+      e->bound = leaves[static_cast<size_t>(input)].bound;
+      e->error = leaves[static_cast<size_t>(input)].error;
+    }
     return e;
   }
   bool isFloat = isFloatType(dtype);
@@ -351,9 +362,9 @@ ExprPtr randomExpr(std::mt19937_64 &rng, DType dtype, int depth) {
   }
   bool isUnary = coin(rng, 0.4);
   e->op = isUnary ? pickOne(rng, unary) : pickOne(rng, binary);
-  e->operands.push_back(randomExpr(rng, dtype, depth - 1));
+  e->operands.push_back(randomExpr(rng, dtype, depth - 1, leaves));
   if (!isUnary)
-    e->operands.push_back(randomExpr(rng, dtype, depth - 1));
+    e->operands.push_back(randomExpr(rng, dtype, depth - 1, leaves));
   const Expr &a = *e->operands[0];
   const Expr *b = isUnary ? nullptr : e->operands[1].get();
   // Keep magnitudes small (integers must not overflow int32; exp must not
@@ -552,10 +563,11 @@ TEST(Randomized, ReductionsMatchTheirDefinition) {
     if (shape.empty())
       shape = {7};
     int64_t rank = static_cast<int64_t>(shape.size());
-    // Products of values in [-2, 2] overflow: products of few elements.
+    // Products overflow (int64 too, float16 past 65504): products of at
+    // most 16 elements, integers in [-2, 2].
     if (op == "prod")
       for (int64_t &d : shape)
-        d = std::min<int64_t>(d, 3);
+        d = std::min<int64_t>(d, 2);
     std::vector<int64_t> axes;
     if (op == "argmax") {
       axes.push_back(std::uniform_int_distribution<int64_t>(0, rank - 1)(rng));
@@ -569,6 +581,8 @@ TEST(Randomized, ReductionsMatchTheirDefinition) {
     int threads = coin(rng) ? 1 : 2;
     set_num_threads(threads);
     Tensor x = randomTensor(rng, shape, dtype);
+    if (op == "prod" && !isFloatType(dtype))
+      x = x % 5 - 2;
     std::ostringstream what;
     what << "case " << round << ": " << (traced ? "traced " : "eager ") << op << " "
          << dtypeName(dtype) << str(shape) << " axes [";
@@ -1243,4 +1257,71 @@ TEST(Randomized, ConvolutionGradientsMatchFiniteDifferences) {
                   what.str() + (which == 0 ? ", d/input" : ", d/filters"));
     }
   }
+}
+
+//===----------------------------------------------------------------------===//
+// Matmuls with elementwise consumers (fused into the blocked matmul's writes)
+//===----------------------------------------------------------------------===//
+
+TEST(Randomized, MatmulEpiloguesMatchTheirDefinition) {
+  std::mt19937_64 rng = generator(6007);
+  const std::vector<DType> dtypes = {kFloat32, kFloat32, kFloat64, kInt32, kFloat16, kBFloat16};
+  int previousThreads = get_num_threads();
+  for (int round = 0, total = rounds(25); round < total; ++round) {
+    DType dtype = pickOne(rng, dtypes);
+    int64_t m = matmulDim(rng), k = matmulDim(rng), n = matmulDim(rng);
+    Tensor a = randomTensor(rng, {m, k}, dtype), b = randomTensor(rng, {k, n}, dtype);
+    // Integers: products of k values up to 9 stay far inside int32.
+    Array ha = hostArray(a), hb = hostArray(b);
+    Array product{{m, n}, std::vector<double>(static_cast<size_t>(m * n))};
+    double worst = 0;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0, magnitude = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          double term = ha.values[static_cast<size_t>(i * k + p)] * hb.values[static_cast<size_t>(p * n + j)];
+          sum += term;
+          magnitude += std::abs(term);
+        }
+        product.values[static_cast<size_t>(i * n + j)] = roundTo(sum, dtype);
+        worst = std::max(worst, magnitude);
+      }
+    double u = std::max(unitRoundoff(dtype), isFloatType(dtype) && dtype != kFloat64 ? 0x1p-24 : 0.0);
+    Leaf matmulLeaf{worst, (2 * static_cast<double>(k) + 2) * u * worst + unitRoundoff(dtype) * worst};
+    ExprPtr expr = randomExpr(rng, dtype, std::uniform_int_distribution<int>(1, 4)(rng), {matmulLeaf});
+    // The other inputs broadcast to [m, n]: a bias row, a column, a scalar...
+    std::vector<Tensor> others;
+    std::vector<Array> hostInputs = {product};
+    for (int i = 0; i < 2; ++i) {
+      std::vector<int64_t> shape = pickOne(
+          rng, std::vector<std::vector<int64_t>>{{n}, {1, n}, {m, 1}, {m, n}, {}, {1, 1}});
+      others.push_back(randomTensor(rng, shape, dtype));
+      hostInputs.push_back(hostArray(others.back()));
+    }
+    int threads = coin(rng) ? 1 : 2;
+    set_num_threads(threads);
+    std::ostringstream what;
+    what << "case " << round << ": traced " << dtypeName(dtype) << " " << describe(*expr)
+         << " with x0 = " << m << "x" << k << " @ " << k << "x" << n << ", x1 "
+         << str(others[0].shape().vec()) << ", x2 " << str(others[1].shape().vec()) << ", "
+         << threads << " threads";
+    Tensor got;
+    try {
+      got = function([&](const Tensor &x, const Tensor &y, const Tensor &x1, const Tensor &x2) {
+        return evaluate(*expr, {matmul(x, y), x1, x2});
+      })(a, b, others[0], others[1]);
+    } catch (const std::exception &e) {
+      ADD_FAILURE() << what.str() << ": " << firstLine(e.what());
+      continue;
+    }
+    Array want = evaluate(*expr, hostInputs, dtype);
+    if (want.shape != got.shape().vec()) {
+      ADD_FAILURE() << what.str() << ": shape " << got.shape().str() << ", want " << str(want.shape);
+      continue;
+    }
+    double tiny = dtype == kFloat16 ? 0x1p-24 : 0;
+    expectClose(hostArray(got), want, std::vector<double>(want.values.size(), 4 * expr->error + tiny),
+                what.str());
+  }
+  set_num_threads(previousThreads);
 }
