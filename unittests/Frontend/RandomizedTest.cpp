@@ -357,20 +357,30 @@ ExprPtr randomExpr(std::mt19937_64 &rng, DType dtype, int depth, const std::vect
     for (const char *op : {"tanh", "sigmoid", "exp", "sin", "cos"})
       unary.push_back(op);
   } else {
-    binary.push_back("floordiv");
-    binary.push_back("mod");
+    // Python's floor division and modulo, by abs(b) + 1 and by 2b + 1
+    // (negative divisors too); powers 0-2.
+    for (const char *op : {"floordiv", "mod", "floordiv_odd", "mod_odd", "pow"})
+      binary.push_back(op);
+  }
+  // Ops whose result jumps (comparisons, truncation) take exact inputs
+  // only, whose comparisons cannot flip: ember's rounding may differ from
+  // the reference's within the error bound.
+  if (leaves.empty()) {
+    unary.push_back("truncate"); // floats: cast to int32 and back; integers: through float64
+    binary.push_back("mask");    // cast(a > 0 && b < 1, dtype) * a
   }
   bool isUnary = coin(rng, 0.4);
   e->op = isUnary ? pickOne(rng, unary) : pickOne(rng, binary);
-  e->operands.push_back(randomExpr(rng, dtype, depth - 1, leaves));
+  bool exactOperands = e->op == "truncate" || e->op == "mask";
+  e->operands.push_back(randomExpr(rng, dtype, exactOperands ? 0 : depth - 1, leaves));
   if (!isUnary)
-    e->operands.push_back(randomExpr(rng, dtype, depth - 1, leaves));
+    e->operands.push_back(randomExpr(rng, dtype, exactOperands ? 0 : depth - 1, leaves));
   const Expr &a = *e->operands[0];
   const Expr *b = isUnary ? nullptr : e->operands[1].get();
   // Keep magnitudes small (integers must not overflow int32; exp must not
   // overflow float16): a growing op on large operands becomes an add.
   double limit = isFloat ? 8 : 1000;
-  if ((e->op == "mul" && a.bound * b->bound > limit) ||
+  if (((e->op == "mul" || e->op == "pow") && a.bound * b->bound > limit) ||
       (e->op == "square" && a.bound * a.bound > limit) || (e->op == "exp" && a.bound > 2))
     e->op = isUnary ? "neg" : "add";
   const std::string &op = e->op;
@@ -398,8 +408,15 @@ ExprPtr randomExpr(std::mt19937_64 &rng, DType dtype, int depth, const std::vect
   } else if (op == "where_less") { // where(a < b, a, b): a comparison may flip
     e->bound = std::max(a.bound, b->bound);
     e->error = a.error + b->error;
-  } else { // floordiv, mod by abs(b) + 1
+  } else if (op == "pow") { // a ** (|b| % 3)
+    e->bound = std::max(1.0, a.bound * a.bound);
+  } else if (op == "mod") {
+    e->bound = b->bound + 1;
+  } else if (op == "mod_odd") {
+    e->bound = 2 * b->bound + 1;
+  } else { // floordiv, floordiv_odd, truncate, mask: no larger than a
     e->bound = a.bound;
+    e->error = a.error;
   }
   return e;
 }
@@ -427,6 +444,8 @@ Tensor evaluate(const Expr &e, const std::vector<Tensor> &inputs) {
   if (op == "exp") return exp(a);
   if (op == "sin") return sin(a);
   if (op == "cos") return cos(a);
+  if (op == "truncate")
+    return cast(cast(a, isFloatType(a.dtype()) ? kInt32 : kFloat64), a.dtype());
   Tensor b = evaluate(*e.operands[1], inputs);
   if (op == "add") return a + b;
   if (op == "sub") return a - b;
@@ -435,6 +454,10 @@ Tensor evaluate(const Expr &e, const std::vector<Tensor> &inputs) {
   if (op == "minimum") return minimum(a, b);
   if (op == "where_less") return where(a < b, a, b);
   if (op == "floordiv") return floordiv(a, abs(b) + 1);
+  if (op == "floordiv_odd") return floordiv(a, b * 2 + 1);
+  if (op == "mod_odd") return a % (b * 2 + 1);
+  if (op == "pow") return pow(a, abs(b) % 3);
+  if (op == "mask") return cast(logical_and(a > 0, b < 1), a.dtype()) * a;
   return a % (abs(b) + 1);
 }
 
@@ -457,6 +480,7 @@ Array evaluate(const Expr &e, const std::vector<Array> &inputs, DType dtype) {
   if (op == "exp") return unary([](double x) { return std::exp(x); });
   if (op == "sin") return unary([](double x) { return std::sin(x); });
   if (op == "cos") return unary([](double x) { return std::cos(x); });
+  if (op == "truncate") return unary([](double x) { return std::trunc(x); });
   Array b = evaluate(*e.operands[1], inputs, dtype);
   std::function<double(double, double)> f;
   if (op == "add") f = [](double x, double y) { return x + y; };
@@ -467,6 +491,10 @@ Array evaluate(const Expr &e, const std::vector<Array> &inputs, DType dtype) {
   else if (op == "where_less") f = [](double x, double y) { return x < y ? x : y; };
   // Python's floor division and modulo (the sign of the divisor).
   else if (op == "floordiv") f = [](double x, double y) { return std::floor(x / (std::abs(y) + 1)); };
+  else if (op == "floordiv_odd") f = [](double x, double y) { return std::floor(x / (2 * y + 1)); };
+  else if (op == "mod_odd") f = [](double x, double y) { double d = 2 * y + 1; return x - std::floor(x / d) * d; };
+  else if (op == "pow") f = [](double x, double y) { return std::pow(x, std::fmod(std::abs(y), 3)); };
+  else if (op == "mask") f = [](double x, double y) { return x > 0 && y < 1 ? x : 0.0; };
   else f = [](double x, double y) { double d = std::abs(y) + 1; return x - std::floor(x / d) * d; };
   Array out = broadcastBinary(a, b, f);
   for (double &v : out.values)
