@@ -43,6 +43,19 @@ void Shape::push_back(int64_t dim) {
     throw Error("ember supports tensors of rank at most " + std::to_string(kMaxRank));
   if (dim < 0)
     throw Error("negative dimension " + std::to_string(dim) + " in a shape");
+  // Element counts and byte offsets are int64: at most 2^60 elements (of 8
+  // bytes: 2^63 bytes). Empty dims do not count, since the strides of the
+  // others still do (numpy refuses np.zeros((0, 2**62, 2**62)) too).
+  int64_t elements = 1;
+  for (int d = 0; d < rank_; ++d)
+    elements *= std::max<int64_t>(dims_[d], 1);
+  if (dim > 1 && elements > (int64_t(1) << 60) / dim) {
+    std::string dims;
+    for (int d = 0; d < rank_; ++d)
+      dims += std::to_string(dims_[d]) + ", ";
+    throw Error("a shape of more than 2^60 elements: (" + dims + std::to_string(dim) +
+                (rank_ + 1 < kMaxRank ? ", ...)" : ")"));
+  }
   dims_[rank_++] = dim;
 }
 
@@ -137,12 +150,16 @@ static To convertOne(From x) {
   } else if constexpr (std::is_same_v<To, bool>) {
     return x != From(0);
   } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
-    // NaN and values outside To's range: the C++ cast is undefined behavior.
-    // They give To's minimum, as the compiled ember.cast and numpy do on x86
-    // (cvttss2si's "integer indefinite"). [min, -min) is exact in From.
+    // NaN and values outside To's range (undefined behavior for the C++
+    // cast) saturate, NaN giving 0, as the compiled ember.cast does (XLA's
+    // rule). [min, -min) is exact in From.
     constexpr From lo = static_cast<From>(std::numeric_limits<To>::min());
-    if (!(x >= lo && x < -lo))
+    if (std::isnan(x))
+      return To(0);
+    if (x <= lo)
       return std::numeric_limits<To>::min();
+    if (x >= -lo)
+      return std::numeric_limits<To>::max();
     return static_cast<To>(x);
   } else {
     return static_cast<To>(x);
@@ -395,16 +412,22 @@ Tensor ember::zeros(const Shape &shape, DType dtype) { return full(shape, 0, dty
 Tensor ember::ones(const Shape &shape, DType dtype) { return full(shape, 1, dtype); }
 
 Tensor ember::eye(int64_t n, DType dtype) {
-  std::vector<int64_t> values(static_cast<size_t>(n * n), 0);
+  Shape shape{n, n}; // checked first: no negative or overflowing n * n below
+  std::vector<int64_t> values(static_cast<size_t>(shape.numel()), 0);
   for (int64_t i = 0; i < n; ++i)
     values[static_cast<size_t>(i * n + i)] = 1;
-  return Tensor::from_vector(values, Shape{n, n}, dtype);
+  return Tensor::from_vector(values, shape, dtype);
 }
 
 Tensor ember::arange(Scalar start, Scalar stop, Scalar step, DType dtype) {
   if (step.f == 0)
     throw OpError("arange: step must not be zero");
   double count = std::ceil((stop.f - start.f) / step.f);
+  // (The cast to int64 of a NaN or huge count would be undefined.)
+  if (!(count < 0x1p60))
+    throw OpError("arange: " + std::to_string(start.f) + " to " + std::to_string(stop.f) +
+                  " in steps of " + std::to_string(step.f) +
+                  (std::isnan(count) ? " has no element count" : " is more than 2^60 elements"));
   int64_t n = count > 0 ? static_cast<int64_t>(count) : 0;
   std::vector<double> values(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i)

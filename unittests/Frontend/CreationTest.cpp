@@ -42,26 +42,57 @@ TEST(Creation, ExplicitDTypeConverts) {
   EXPECT_EQ(b.to_vector<int>(), (std::vector<int>{0, 1, 1}));
 }
 
-// NaN, infinities and values beyond the integer type: the C++ cast is
-// undefined behavior (the sanitizer build caught it); they convert to the
-// type's minimum, as compiled code's cast and numpy do on x86.
-TEST(Creation, FloatsOutOfIntegerRangeConvertToTheMinimum) {
+// NaN, infinities and values beyond the integer type (undefined behavior
+// for the C++ cast, which the sanitizer build caught): they saturate at the
+// type's limits and NaN gives 0, on the host and in compiled code alike
+// (XLA's rule; x86's own conversion gives the minimum, ARM's and NVIDIA's
+// saturate). Traced code whose constants were cast out of range computed
+// arbitrary values (LLVM folds such conversions to poison).
+TEST(Creation, FloatsOutOfIntegerRangeSaturate) {
   constexpr double nan = std::numeric_limits<double>::quiet_NaN();
   constexpr double inf = std::numeric_limits<double>::infinity();
   constexpr int32_t min32 = std::numeric_limits<int32_t>::min();
+  constexpr int32_t max32 = std::numeric_limits<int32_t>::max();
   constexpr int64_t min64 = std::numeric_limits<int64_t>::min();
+  constexpr int64_t max64 = std::numeric_limits<int64_t>::max();
   Tensor t({nan, inf, -inf, 3e9, -3e9, 2147483647.0, -2147483648.0, -2.5}, DType::Int32);
-  EXPECT_EQ(t.to_vector<int>(), (std::vector<int>{min32, min32, min32, min32, min32, 2147483647,
+  EXPECT_EQ(t.to_vector<int>(), (std::vector<int>{0, max32, min32, max32, min32, 2147483647,
                                                    min32, -2}));
-  Tensor f = Tensor({float(nan), 1e30f, -1e30f, 0x1p62f, -0x1p63f, 7.9f}, DType::Float32);
-  EXPECT_EQ(f.to_vector<int64_t>(), (std::vector<int64_t>{min64, min64, min64, int64_t(1) << 62,
-                                                          min64, 7}));
-  EXPECT_EQ(Tensor(float(nan)).item<int>(), min32);
-#if defined(__x86_64__)
+  Tensor f = Tensor({float(nan), 1e30f, -1e30f, 0x1p62f, -0x1p63f, 7.9f, 0x1p63f}, DType::Float32);
+  EXPECT_EQ(f.to_vector<int64_t>(), (std::vector<int64_t>{0, max64, min64, int64_t(1) << 62,
+                                                          min64, 7, max64}));
+  EXPECT_EQ(Tensor(float(nan)).item<int>(), 0);
   EXPECT_EQ(cast(f, DType::Int64).to_vector<int64_t>(), f.to_vector<int64_t>());
-  Tensor g = Tensor({float(nan), 1e30f, -1e30f, 3e9f, -2.5f});
-  EXPECT_EQ(cast(g, DType::Int32).to_vector<int>(), g.to_vector<int>());
-#endif
+  Tensor g = Tensor({float(nan), 1e30f, -1e30f, 3e9f, -2.5f, -0x1p31f, 0x1p31f});
+  std::vector<int> expected = {0, max32, min32, max32, -2, min32, max32};
+  EXPECT_EQ(cast(g, DType::Int32).to_vector<int>(), expected);
+  EXPECT_EQ(g.to_vector<int>(), expected);
+  // Compiled (vectorized) and traced with the values as constants, which
+  // the folder converts.
+  EXPECT_EQ(cast(broadcast_to(g, {9, 7}), DType::Int32).to_vector<int>()[7 * 8 + 1], max32);
+  auto traced = function([&](const Tensor &x) { return cast(g, DType::Int32) + x; });
+  EXPECT_EQ(traced(Tensor(0)).to_vector<int>(), expected);
+  auto computed = function([](const Tensor &x) { return cast(x * 2.f, DType::Int32); });
+  EXPECT_EQ(computed(g).to_vector<int>(), (std::vector<int>{0, max32, min32, max32, -5, min32, max32}));
+  for (DType half : {kFloat16, kBFloat16})
+    EXPECT_EQ(cast(cast(Tensor({-INFINITY, INFINITY, NAN, -3.5f}), half), DType::Int32).to_vector<int>(),
+              (std::vector<int>{min32, max32, 0, -3}));
+}
+
+// Element counts past 2^60 are refused: 2^40 x 2^40 wrapped to 0 elements,
+// and printing the "empty" tensor read past its buffer.
+TEST(Creation, ShapesOfMoreThan2To60ElementsAreRefused) {
+  std::string message;
+  try {
+    zeros({int64_t(1) << 40, int64_t(1) << 40});
+  } catch (const Error &e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("more than 2^60 elements: (1099511627776, 1099511627776"), std::string::npos)
+      << message;
+  EXPECT_THROW(eye(int64_t(1) << 31), Error);
+  EXPECT_THROW(reshape(zeros({0}), {0, int64_t(1) << 62, 8}), Error);
+  EXPECT_EQ(zeros({0, int64_t(1) << 30, int64_t(1) << 30}).numel(), 0); // 2^60: allowed
 }
 
 TEST(Creation, RaggedListsAreRefused) {
@@ -106,6 +137,10 @@ TEST(Creation, Arange) {
   EXPECT_EQ(arange(0, 1, 0.25, DType::Float32).to_vector<float>(),
             (std::vector<float>{0, 0.25f, 0.5f, 0.75f}));
   EXPECT_THROW(arange(0, 1, 0), Error);
+  // Counts an int64 cannot hold (the conversion was undefined behavior).
+  EXPECT_THROW(arange(0, 1e30, 1e-30, DType::Float32), Error);
+  EXPECT_THROW(arange(0, NAN, 1, DType::Float32), Error);
+  EXPECT_THROW(arange(0, INFINITY, 1, DType::Float32), Error);
 }
 
 TEST(Creation, RandomIsSeededAndInRange) {

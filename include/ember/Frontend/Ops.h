@@ -105,7 +105,9 @@ Tensor square(const Tensor &x, EMBER_LOC);
 Tensor sign(const Tensor &x, EMBER_LOC);
 Tensor sin(const Tensor &x, EMBER_LOC);
 Tensor cos(const Tensor &x, EMBER_LOC);
-/// numpy astype: bool -> 0/1, number -> bool is x != 0, float -> int truncates.
+/// numpy astype: bool -> 0/1, number -> bool is x != 0, float -> int truncates
+/// toward zero; floats beyond the integer type saturate to its limits and NaN
+/// gives 0 (XLA's rule; numpy's result there depends on the machine).
 Tensor cast(const Tensor &x, DType dtype, EMBER_LOC);
 
 //===----------------------------------------------------------------------===//

@@ -134,7 +134,7 @@ static Value emitIntegerPow(OpBuilder &b, Location loc, Value base, Value expone
   return arith::SelectOp::create(b, loc, negative, reciprocal, power);
 }
 
-/// numpy conversion of a scalar to `to`.
+/// numpy conversion of a scalar to `to` (floats to integers saturating).
 static Value emitCast(OpBuilder &b, Location loc, Value x, Type to) {
   Type from = x.getType();
   if (from == to)
@@ -156,8 +156,26 @@ static Value emitCast(OpBuilder &b, Location loc, Value x, Type to) {
     return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
                ? (Value)arith::ExtFOp::create(b, loc, to, x)
                : (Value)arith::TruncFOp::create(b, loc, to, x);
-  if (fromFloat)
-    return arith::FPToSIOp::create(b, loc, to, x);
+  if (fromFloat) {
+    // Saturating, NaN to 0 (as XLA and ARM's conversions): fptosi alone is
+    // poison out of range, which LLVM folded to arbitrary values in traced
+    // code while eager code gave x86's INT_MIN.
+    unsigned bits = to.getIntOrFloatBitWidth();
+    Value limit = constantLike(b, loc, from, std::ldexp(1.0, static_cast<int>(bits) - 1));
+    Value lowest = constantLike(b, loc, from, -std::ldexp(1.0, static_cast<int>(bits) - 1));
+    Value converted = arith::FPToSIOp::create(b, loc, to, x);
+    auto integer = [&](APInt value) {
+      return arith::ConstantOp::create(b, loc, b.getIntegerAttr(to, value)).getResult();
+    };
+    Value tooLarge = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x, limit);
+    Value tooSmall = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, x, lowest);
+    Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+    converted = arith::SelectOp::create(b, loc, tooLarge, integer(APInt::getSignedMaxValue(bits)),
+                                        converted);
+    converted = arith::SelectOp::create(b, loc, tooSmall, integer(APInt::getSignedMinValue(bits)),
+                                        converted);
+    return arith::SelectOp::create(b, loc, isNaN, integer(APInt::getZero(bits)), converted);
+  }
   if (toFloat)
     return arith::SIToFPOp::create(b, loc, to, x);
   return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()

@@ -324,10 +324,23 @@ func.func @batch_matmul_rank4(%a: tensor<5x2x3x4xi64>, %b: tensor<5x2x4x6xi64>) 
 
 // -----
 
+// Floats to integers saturate and NaN gives 0 (fptosi alone is poison out
+// of range).
 // CHECK-LABEL: func.func @cast(
 // CHECK:         ^bb0(%[[F:.*]]: f32, %{{.*}}: i32):
+// CHECK-NEXT:      %[[LIMIT:.*]] = arith.constant 2.14748365E+9 : f32
+// CHECK-NEXT:      %[[LOWEST:.*]] = arith.constant -2.14748365E+9 : f32
 // CHECK-NEXT:      %[[I:.*]] = arith.fptosi %[[F]] : f32 to i32
-// CHECK-NEXT:      linalg.yield %[[I]] : i32
+// CHECK-NEXT:      %[[LARGE:.*]] = arith.cmpf oge, %[[F]], %[[LIMIT]] : f32
+// CHECK-NEXT:      %[[SMALL:.*]] = arith.cmpf ole, %[[F]], %[[LOWEST]] : f32
+// CHECK-NEXT:      %[[NAN:.*]] = arith.cmpf uno, %[[F]], %[[F]] : f32
+// CHECK-NEXT:      %[[MAX:.*]] = arith.constant 2147483647 : i32
+// CHECK-NEXT:      %[[S1:.*]] = arith.select %[[LARGE]], %[[MAX]], %[[I]] : i32
+// CHECK-NEXT:      %[[MIN:.*]] = arith.constant -2147483648 : i32
+// CHECK-NEXT:      %[[S2:.*]] = arith.select %[[SMALL]], %[[MIN]], %[[S1]] : i32
+// CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:      %[[S3:.*]] = arith.select %[[NAN]], %[[ZERO]], %[[S2]] : i32
+// CHECK-NEXT:      linalg.yield %[[S3]] : i32
 // CHECK:         ^bb0(%[[B:.*]]: i1, %{{.*}}: i64):
 // CHECK-NEXT:      %[[W:.*]] = arith.extui %[[B]] : i1 to i64
 // CHECK-NEXT:      linalg.yield %[[W]] : i64

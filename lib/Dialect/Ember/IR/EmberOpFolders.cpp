@@ -466,16 +466,19 @@ OpFoldResult NotOp::fold(FoldAdaptor adaptor) {
   });
 }
 
-/// numpy conversion of one element from `From` to `To`; no value when a float
-/// does not fit the integer type (the compiled code's result is unspecified).
+/// numpy conversion of one element from `From` to `To`, a float that does
+/// not fit an integer type saturating and NaN giving 0 (as the compiled code).
 template <typename To, typename From>
 static std::optional<To> convertElement(From x) {
   if constexpr (std::is_same_v<To, bool>) {
     return x != From(0);
   } else if constexpr (isFloat<From> && isInt<To>) {
-    if (std::isnan(x) || x <= static_cast<From>(std::numeric_limits<To>::min()) - 1 ||
-        x >= -static_cast<From>(std::numeric_limits<To>::min()))
-      return std::nullopt;
+    if (std::isnan(x))
+      return To(0);
+    if (x <= static_cast<From>(std::numeric_limits<To>::min()))
+      return std::numeric_limits<To>::min();
+    if (x >= -static_cast<From>(std::numeric_limits<To>::min()))
+      return std::numeric_limits<To>::max();
     return static_cast<To>(x);
   } else {
     return static_cast<To>(x);

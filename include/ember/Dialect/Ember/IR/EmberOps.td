@@ -133,7 +133,9 @@ def Ember_CastOp : Ember_Op<"cast", [Pure, Ember_Elementwise, DeclareOpInterface
   let description = [{
     Converts each element to the result's element type with numpy semantics:
     bool to number gives 0 or 1, number to bool is `x != 0`, float to integer
-    truncates toward zero. Shapes are identical.
+    truncates toward zero, saturating at the integer type's limits, NaN
+    giving 0 (XLA's rule; numpy's result there depends on the machine).
+    Shapes are identical.
 
     ```mlir
     %r = ember.cast %x : tensor<4xf32> -> tensor<4xi32>
