@@ -1456,3 +1456,88 @@ TEST(Randomized, MatmulEpiloguesMatchTheirDefinition) {
   }
   set_num_threads(previousThreads);
 }
+
+//===----------------------------------------------------------------------===//
+// Control flow: traced loops and branches against the same C++ run eagerly
+//===----------------------------------------------------------------------===//
+
+TEST(Randomized, TracedControlFlowMatchesEagerAndItsGradients) {
+  std::mt19937_64 rng = generator(8009);
+  for (int round = 0, total = rounds(15); round < total; ++round) {
+    // Loop state (a, b); each step a = tanh(e1(a, b, c)) and
+    // b = cond(sum(a) > 0, e2, e3)(a, b, c), all broadcast to one shape.
+    ExprPtr step = randomExpr(rng, kFloat64, 3), onTrue = randomExpr(rng, kFloat64, 2),
+            onFalse = randomExpr(rng, kFloat64, 2);
+    std::vector<int64_t> shape = randomShape(rng);
+    if (count(shape) > 64)
+      shape = {3, 5};
+    int64_t steps = std::uniform_int_distribution<int64_t>(0, 4)(rng);
+    bool counted = coin(rng);
+    Tensor a = randomTensor(rng, shape, kFloat64), b = randomTensor(rng, shape, kFloat64),
+           c = randomTensor(rng, broadcastable(rng, shape), kFloat64);
+    std::ostringstream what;
+    what << "case " << round << ": " << steps << (counted ? " fori_loop" : " while_loop")
+         << " steps of a = tanh(" << describe(*step) << "), b = cond(sum(a) > 0, "
+         << describe(*onTrue) << ", " << describe(*onFalse) << ") on " << str(shape);
+    auto program = [&](const Tensor &x, const Tensor &y, const Tensor &z) {
+      auto body = [&](const Tensor &p, const Tensor &q) {
+        Tensor next = broadcast_to(tanh(evaluate(*step, {p, q, z})), Shape(std::span(shape)));
+        Tensor other = cond(
+            reduce_sum(next) > 0.0,
+            [&] { return broadcast_to(tanh(evaluate(*onTrue, {next, q, z})), Shape(std::span(shape))); },
+            [&] { return broadcast_to(tanh(evaluate(*onFalse, {next, q, z})), Shape(std::span(shape))); });
+        return std::tuple{next, other};
+      };
+      std::tuple<Tensor, Tensor> state{x, y};
+      if (counted) {
+        state = fori_loop(0, steps, [&](const Tensor &, const Tensor &p, const Tensor &q) {
+          return body(p, q);
+        }, state);
+      } else {
+        auto [i, p, q] = while_loop(
+            [&](const Tensor &i, const Tensor &, const Tensor &) { return i < steps; },
+            [&](const Tensor &i, const Tensor &p, const Tensor &q) {
+              auto [p2, q2] = body(p, q);
+              return std::tuple{i + 1, p2, q2};
+            },
+            std::tuple{Tensor(int64_t(0)), x, y});
+        state = {p, q};
+      }
+      return reduce_sum(std::get<0>(state) * 0.75 + std::get<1>(state) * 1.25);
+    };
+    Tensor eager, traced;
+    std::vector<Tensor> gradients;
+    try {
+      eager = program(a, b, c);
+      traced = function(program)(a, b, c);
+      // While loops have no reverse-mode rule (as JAX's lax.while_loop);
+      // counted loops do.
+      if (counted)
+        gradients = grad(program, Argnums{0, 1})(a, b, c);
+    } catch (const std::exception &e) {
+      ADD_FAILURE() << what.str() << ": " << firstLine(e.what());
+      continue;
+    }
+    double want = eager.item<double>();
+    EXPECT_NEAR(traced.item<double>(), want, 1e-9 * (1 + std::abs(want))) << what.str();
+    // Gradients against central differences of the eager program.
+    for (int which = 0; which < 2 && counted; ++which) {
+      Array base = hostArray(which == 0 ? a : b);
+      Array want_ = base;
+      for (size_t e = 0; e < base.values.size(); ++e) {
+        const double h = 1e-6;
+        Array plus = base, minus = base;
+        plus.values[e] += h;
+        minus.values[e] -= h;
+        auto at = [&](const Array &v) {
+          Tensor t = Tensor::from_vector(v.values, Shape(std::span(v.shape)), kFloat64);
+          return (which == 0 ? program(t, b, c) : program(a, t, c)).item<double>();
+        };
+        want_.values[e] = (at(plus) - at(minus)) / (2 * h);
+      }
+      expectClose(hostArray(gradients[static_cast<size_t>(which)]), want_,
+                  std::vector<double>(want_.values.size(), 1e-5),
+                  what.str() + (which == 0 ? ", d/a" : ", d/b"));
+    }
+  }
+}
