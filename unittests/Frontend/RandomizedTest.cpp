@@ -15,6 +15,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace ember;
@@ -1540,4 +1541,85 @@ TEST(Randomized, TracedControlFlowMatchesEagerAndItsGradients) {
                   what.str() + (which == 0 ? ", d/a" : ", d/b"));
     }
   }
+}
+
+//===----------------------------------------------------------------------===//
+// Many threads, many signatures
+//===----------------------------------------------------------------------===//
+
+TEST(Randomized, ThreadsRunningManySignaturesGetTheSerialResults) {
+  std::mt19937_64 rng = generator(9901);
+  // More signatures than a thread's recent-hit slots (64), eager ops and
+  // traced functions, each computed once serially first.
+  struct Job {
+    std::function<Tensor()> run;
+    Array expected;
+    std::string text;
+  };
+  std::vector<Job> jobs;
+  const std::vector<DType> dtypes = {kFloat32, kFloat64, kInt32, kInt64, kFloat16, kBFloat16};
+  for (int j = 0, total = rounds(20) * 4; j < total; ++j) {
+    DType dtype = pickOne(rng, dtypes);
+    std::vector<int64_t> shape = randomShape(rng);
+    if (count(shape) > 20000)
+      shape = {33, 17};
+    auto expr = randomExpr(rng, dtype, std::uniform_int_distribution<int>(1, 3)(rng));
+    std::vector<Tensor> inputs;
+    for (int i = 0; i < 3; ++i)
+      inputs.push_back(randomTensor(rng, broadcastable(rng, shape), dtype));
+    Job job;
+    job.text = std::string(dtypeName(dtype)) + " " + describe(*expr);
+    int kind = std::uniform_int_distribution<int>(0, 2)(rng);
+    if (kind == 0) {
+      job.run = [expr, inputs] { return evaluate(*expr, inputs); };
+    } else if (kind == 1) {
+      auto traced = function([expr](const Tensor &x0, const Tensor &x1, const Tensor &x2) {
+        return evaluate(*expr, {x0, x1, x2});
+      });
+      job.run = [traced, inputs]() mutable { return traced(inputs[0], inputs[1], inputs[2]); };
+      job.text = "traced " + job.text;
+    } else {
+      int64_t m = matmulDim(rng), k = matmulDim(rng), n = matmulDim(rng);
+      Tensor a = randomTensor(rng, {m, k}, dtype), b = randomTensor(rng, {k, n}, dtype);
+      job.run = [a, b] { return reduce_sum(matmul(a, b), {0}); };
+      job.text = std::string(dtypeName(dtype)) + " sum(matmul " + std::to_string(m) + "x" +
+                 std::to_string(k) + "x" + std::to_string(n) + ")";
+    }
+    try {
+      job.expected = hostArray(job.run());
+    } catch (const std::exception &e) {
+      ADD_FAILURE() << job.text << ": " << firstLine(e.what());
+      continue;
+    }
+    jobs.push_back(std::move(job));
+  }
+  ASSERT_FALSE(jobs.empty());
+  std::vector<std::string> failures(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      std::mt19937_64 own(static_cast<uint64_t>(t) + 1);
+      for (int i = 0; i < 400 && failures[static_cast<size_t>(t)].empty(); ++i) {
+        const Job &job = jobs[std::uniform_int_distribution<size_t>(0, jobs.size() - 1)(own)];
+        try {
+          Array got = hostArray(job.run());
+          // Bit for bit: the same kernels on the same data (a parallel
+          // reduction's partials split by the same static schedule).
+          if (got.shape != job.expected.shape || got.values.size() != job.expected.values.size())
+            failures[static_cast<size_t>(t)] = job.text + ": shape differs";
+          for (size_t e = 0; e < got.values.size() && failures[static_cast<size_t>(t)].empty(); ++e)
+            if (got.values[e] != job.expected.values[e] &&
+                !(std::isnan(got.values[e]) && std::isnan(job.expected.values[e])))
+              failures[static_cast<size_t>(t)] = job.text + ": element " + std::to_string(e) +
+                                                 " is " + std::to_string(got.values[e]) +
+                                                 ", serially " + std::to_string(job.expected.values[e]);
+        } catch (const std::exception &e) {
+          failures[static_cast<size_t>(t)] = job.text + ": " + firstLine(e.what());
+        }
+      }
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  for (const std::string &failure : failures)
+    EXPECT_EQ(failure, "");
 }
