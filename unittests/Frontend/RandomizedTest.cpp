@@ -8,6 +8,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
@@ -17,6 +20,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 using namespace ember;
 
@@ -1622,4 +1627,111 @@ TEST(Randomized, ThreadsRunningManySignaturesGetTheSerialResults) {
     thread.join();
   for (const std::string &failure : failures)
     EXPECT_EQ(failure, "");
+}
+
+//===----------------------------------------------------------------------===//
+// Corrupt files
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+std::string readBytes(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void writeBytes(const std::string &path, const std::string &bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+/// `bytes` damaged one way: cut short, bytes changed (mostly in the
+/// header), a length field made huge, or garbage appended.
+std::string corrupt(std::mt19937_64 &rng, std::string bytes, std::string &how) {
+  if (bytes.empty())
+    return bytes;
+  switch (std::uniform_int_distribution<int>(0, 3)(rng)) {
+  case 0: {
+    size_t size = std::uniform_int_distribution<size_t>(0, bytes.size() - 1)(rng);
+    how = "cut to " + std::to_string(size) + " bytes";
+    return bytes.substr(0, size);
+  }
+  case 1: {
+    int changes = std::uniform_int_distribution<int>(1, 4)(rng);
+    how = std::to_string(changes) + " bytes changed at";
+    for (int i = 0; i < changes; ++i) {
+      size_t at = std::uniform_int_distribution<size_t>(0, std::min<size_t>(bytes.size(), 160) - 1)(rng);
+      bytes[at] = static_cast<char>(std::uniform_int_distribution<int>(0, 255)(rng));
+      how += " " + std::to_string(at);
+    }
+    return bytes;
+  }
+  case 2: {
+    // A length or dimension field (at an offset of 0-15) set to a huge value.
+    size_t at = std::uniform_int_distribution<size_t>(0, std::min<size_t>(bytes.size(), 16) - 1)(rng);
+    how = "0xff bytes from " + std::to_string(at);
+    for (size_t i = at; i < std::min(bytes.size(), at + 4); ++i)
+      bytes[i] = static_cast<char>(0xff);
+    return bytes;
+  }
+  default:
+    how = "garbage appended";
+    return bytes + std::string("\x93garbage\0\xff", 10);
+  }
+}
+
+} // namespace
+
+TEST(Randomized, FileReadersRefuseCorruptFilesNamingThem) {
+  std::mt19937_64 rng = generator(7707);
+  std::string dir = std::filesystem::temp_directory_path() /
+                    ("ember-randomized-files-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  // Valid files of each kind.
+  std::vector<std::pair<std::string, std::function<void(const std::string &)>>> readers;
+  std::vector<std::string> originals;
+  for (DType dtype : {kFloat32, kInt64, kFloat16, kBool, kFloat64}) {
+    std::string path = dir + "/valid-" + std::string(dtypeName(dtype)) + ".npy";
+    save_npy(path, cast(randomTensor(rng, {3, 4}, kFloat32), dtype));
+    originals.push_back(readBytes(path));
+    readers.push_back({".npy", [](const std::string &p) { (void)load_npy(p); }});
+  }
+  Variable w(randomTensor(rng, {2, 3}, kFloat32), "w"), n(randomTensor(rng, {4}, kInt32), "n"),
+      h(randomTensor(rng, {5}, kBFloat16), "h");
+  Checkpoint checkpoint({{"w", w}, {"n", n}, {"h", h}});
+  {
+    std::string path = checkpoint.write(dir + "/valid.safetensors");
+    originals.push_back(readBytes(path));
+    readers.push_back({".safetensors", [&](const std::string &p) { checkpoint.restore(p); }});
+  }
+  {
+    // IDX: unsigned bytes [3, 2, 2], big-endian dims.
+    std::string idx("\0\0\x08\x03", 4);
+    for (int dim : {3, 2, 2})
+      idx += std::string("\0\0\0", 3) + static_cast<char>(dim);
+    for (int i = 0; i < 12; ++i)
+      idx += static_cast<char>(i * 7);
+    originals.push_back(idx);
+    readers.push_back({".idx", [](const std::string &p) { (void)data::read_idx(p); }});
+  }
+  for (size_t r = 0; r < readers.size(); ++r) {
+    std::string path = dir + "/valid" + std::to_string(r) + readers[r].first;
+    writeBytes(path, originals[r]);
+    ASSERT_NO_THROW(readers[r].second(path)) << path; // the file as written reads
+  }
+  for (int round = 0, total = rounds(60); round < total; ++round) {
+    size_t r = std::uniform_int_distribution<size_t>(0, readers.size() - 1)(rng);
+    std::string how;
+    std::string path = dir + "/case" + std::to_string(round) + readers[r].first;
+    writeBytes(path, corrupt(rng, originals[r], how));
+    try {
+      readers[r].second(path);
+    } catch (const Error &e) {
+      EXPECT_NE(std::string(e.what()).find(path), std::string::npos)
+          << "case " << round << " (" << how << "): " << e.what();
+    } catch (const std::exception &e) {
+      ADD_FAILURE() << "case " << round << " (" << path << ", " << how
+                    << "): not an ember::Error: " << e.what();
+    }
+  }
+  std::filesystem::remove_all(dir);
 }
