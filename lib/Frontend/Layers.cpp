@@ -7,6 +7,7 @@
 #include "OpDef.h"
 
 #include <atomic>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -74,6 +75,17 @@ void checkRank(const std::string &layer, const Tensor &x, int rank, const Source
                   "needs an input of rank " + std::to_string(rank) + (orMore ? " or more" : "") +
                       ", got " + detail::typeText(x),
                   loc);
+}
+
+/// A layer's padding as nn's ops take it: Keras spells it "valid" / "same"
+/// and takes any case.
+std::string layerPadding(const std::string &layer, std::string padding) {
+  std::string upper = padding;
+  for (char &c : upper)
+    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (upper != "VALID" && upper != "SAME")
+    throw Error(layer + ": padding must be \"valid\" or \"same\", got \"" + padding + "\"");
+  return upper;
 }
 
 DType floatDType(const Tensor &x) {
@@ -179,7 +191,9 @@ Dense::Dense(int64_t units, std::string activation, bool use_bias, uint64_t seed
 }
 
 Tensor Dense::call(const Tensor &x, bool training) {
-  checkRank(name(), x, 1, call_site(), /*orMore=*/true);
+  // Keras's Dense: inputs of rank 2 or more, the kernel applied along the
+  // last axis ([batch, steps, features] -> [batch, steps, units]).
+  checkRank(name(), x, 2, call_site(), /*orMore=*/true);
   int64_t in = x.shape()[x.shape().rank() - 1];
   if (!kernel_) {
     DType dtype = floatDType(x);
@@ -192,7 +206,19 @@ Tensor Dense::call(const Tensor &x, bool training) {
                         " features, got " + detail::typeText(x),
                     call_site());
   }
-  Tensor y = matmul(x, weightFor(x, *kernel_, call_site()), call_site());
+  Tensor y;
+  if (x.rank() == 2) {
+    y = matmul(x, weightFor(x, *kernel_, call_site()), call_site());
+  } else {
+    std::vector<int64_t> shape = x.shape().vec();
+    int64_t rows = 1;
+    for (size_t d = 0; d + 1 < shape.size(); ++d)
+      rows *= shape[d];
+    shape.back() = units_;
+    y = reshape(matmul(reshape(x, {rows, in}, call_site()), weightFor(x, *kernel_, call_site()),
+                       call_site()),
+                shape, call_site());
+  }
   if (bias_)
     y = y + weightFor(x, *bias_, call_site());
   return activate(activation_, y);
@@ -202,7 +228,8 @@ Conv2D::Conv2D(int64_t filters, std::array<int64_t, 2> kernel_size, std::string 
                std::array<int64_t, 2> strides, std::string padding, uint64_t seed,
                const std::string &name)
     : Layer(name, "conv2d"), filters_(filters), kernelSize_(kernel_size), strides_(strides),
-      activation_(std::move(activation)), padding_(std::move(padding)), seed_(seedOf(seed)) {
+      activation_(std::move(activation)), padding_(layerPadding("Conv2D", std::move(padding))),
+      seed_(seedOf(seed)) {
   if (filters < 1 || kernel_size[0] < 1 || kernel_size[1] < 1)
     throw Error("Conv2D: filters and kernel sizes must be positive");
   checkActivation(activation_);
@@ -237,16 +264,18 @@ Flatten::Flatten(const std::string &name) : Layer(name, "flatten") {}
 
 Tensor Flatten::call(const Tensor &x, bool training) {
   checkRank(name(), x, 1, call_site(), /*orMore=*/true);
-  int64_t batch = x.shape()[0];
-  int64_t rest = batch == 0 ? 0 : x.shape().numel() / batch;
-  return reshape(x, {batch, rest}, call_site());
+  int64_t rest = 1; // the product of the other dims, also when the batch is empty
+  for (int d = 1; d < x.rank(); ++d)
+    rest *= x.shape()[d];
+  return reshape(x, {x.shape()[0], rest}, call_site());
 }
 
 Pooling2D::Pooling2D(std::array<int64_t, 2> pool_size,
                      std::optional<std::array<int64_t, 2>> strides, std::string padding,
                      const std::string &name, const std::string &kind)
     : Layer(name, kind), poolSize_(pool_size), strides_(strides ? *strides : pool_size),
-      padding_(std::move(padding)) {}
+      padding_(layerPadding(kind == "max_pooling2d" ? "MaxPooling2D" : "AveragePooling2D",
+                            std::move(padding))) {}
 
 MaxPooling2D::MaxPooling2D(std::array<int64_t, 2> pool_size,
                            std::optional<std::array<int64_t, 2>> strides, std::string padding,
@@ -295,6 +324,10 @@ static Tensor hashedUniform(const Shape &shape, uint64_t seed, const Tensor &ste
 }
 
 Tensor Dropout::call(const Tensor &x, bool training) {
+  // (tf.nn.dropout: "x has to be a floating point tensor", since it scales.)
+  if (!isFloatingPoint(x.dtype()))
+    throwLayerError(name(), "needs a floating-point input, got " + detail::typeText(x),
+                    call_site());
   if (!training || rate_ == 0)
     return x;
   Tensor step = state_.value();

@@ -4,6 +4,7 @@
 
 #include "ember/Frontend/NN.h"
 
+#include "ClassLabels.h"
 #include "OpDef.h"
 
 using namespace ember;
@@ -20,18 +21,26 @@ static Tensor lossInput(const Tensor &x, const SourceLoc &loc) {
 Tensor SparseCategoricalCrossentropy::operator()(const Tensor &y_true, const Tensor &logitsOrP,
                                                  SourceLoc loc) const {
   Tensor y_pred = lossInput(logitsOrP, loc);
+  // Labels [batch, 1] are taken as [batch], as Keras does.
+  Tensor labels = y_true;
+  if (labels.rank() >= 1 && labels.rank() == y_pred.rank() && labels.shape()[labels.rank() - 1] == 1) {
+    std::vector<int64_t> squeezed = labels.shape().vec();
+    squeezed.pop_back();
+    labels = reshape(labels, squeezed, loc);
+  }
   if (fromLogits_)
-    return reduce_mean(nn::sparse_softmax_cross_entropy_with_logits(y_true, y_pred, loc), {},
+    return reduce_mean(nn::sparse_softmax_cross_entropy_with_logits(labels, y_pred, loc), {},
                        false, loc);
   if (!isFloatingPoint(y_pred.dtype()))
     detail::throwOpError("SparseCategoricalCrossentropy",
                          "needs float probabilities, got " + detail::typeText(y_pred), loc);
+  labels = detail::checkedClassLabels("SparseCategoricalCrossentropy", labels, y_pred, loc);
   // Keras clips probabilities away from 0 and 1 before the log.
   double eps = 1e-7;
   Tensor p = minimum(maximum(y_pred, Tensor(eps, y_pred.dtype()), loc),
                      Tensor(1 - eps, y_pred.dtype()), loc);
-  int64_t classes = y_pred.shape().rank() ? y_pred.shape()[y_pred.shape().rank() - 1] : 0;
-  Tensor picked = reduce_sum(nn::one_hot(y_true, classes, y_pred.dtype(), 1, 0, loc) * log(p, loc),
+  int64_t classes = y_pred.shape()[y_pred.shape().rank() - 1];
+  Tensor picked = reduce_sum(nn::one_hot(labels, classes, y_pred.dtype(), 1, 0, loc) * log(p, loc),
                              {-1}, false, loc);
   return neg(reduce_mean(picked, {}, false, loc), loc);
 }

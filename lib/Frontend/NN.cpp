@@ -2,6 +2,8 @@
 
 #include "Dispatcher.h"
 #include "OpTable.h"
+#include "ClassLabels.h"
+#include "Tracer.h"
 
 #include "ember/Frontend/GradientTape.h"
 #include "ember/Frontend/NN.h"
@@ -60,25 +62,47 @@ Tensor nn::one_hot(const Tensor &indices, int64_t depth, DType dtype, double on,
   return where(equal(column, classes, loc), full({}, on, dtype), full({}, off, dtype), loc);
 }
 
+Tensor detail::checkedClassLabels(std::string_view what, const Tensor &labels,
+                                  const Tensor &scores, SourceLoc loc) {
+  if (!isInteger(labels.dtype()))
+    throwOpError(what, "needs int32 or int64 labels, got " + typeText(labels), loc);
+  const Shape &shape = scores.shape();
+  bool matching = shape.rank() >= 1 && labels.shape().rank() == shape.rank() - 1;
+  for (int d = 0; matching && d < labels.shape().rank(); ++d)
+    matching = labels.shape()[d] == shape[d];
+  if (!matching)
+    throwOpError(what,
+                 "labels must have the shape of the scores without their last axis: got " +
+                     typeText(labels) + " for " + typeText(scores),
+                 loc);
+  int64_t classes = shape[shape.rank() - 1];
+  // A label outside [0, classes) is an error (TensorFlow raises on the CPU).
+  // Eagerly it is checked here, with TensorFlow's message.
+  if (!currentTracer()) {
+    for (int64_t label : labels.to_vector<int64_t>())
+      if (label < 0 || label >= classes)
+        throwOpError(what,
+                     "received a label value of " + std::to_string(label) +
+                         " which is outside the valid range of [0, " + std::to_string(classes) +
+                         ") (" + typeText(scores) + ")",
+                     loc);
+    return labels;
+  }
+  // Traced, each label is read through a gather from [0, classes), whose
+  // fault is raised with the caller's line when the code runs. The gather
+  // wraps -classes..-1 as numpy's take does: negative labels are moved below
+  // that first, so that they fault too.
+  Tensor index = where(less(labels, zeros({}, labels.dtype()), loc),
+                       sub(labels, full({}, classes, labels.dtype()), loc), labels, loc);
+  return gather(arange(0, classes, 1, labels.dtype()), index, 0, loc);
+}
+
 Tensor nn::sparse_softmax_cross_entropy_with_logits(const Tensor &labels, const Tensor &logits,
                                                     SourceLoc loc) {
   constexpr std::string_view kWhat = "nn.sparse_softmax_cross_entropy_with_logits";
   int64_t axis = classAxis(kWhat, logits, -1, loc);
-  if (!isInteger(labels.dtype()))
-    throwOpError(kWhat, "needs int32 or int64 labels, got " + typeText(labels), loc);
-  const Shape &shape = logits.shape();
-  bool matching = labels.shape().rank() == shape.rank() - 1;
-  for (int d = 0; matching && d < labels.shape().rank(); ++d)
-    matching = labels.shape()[d] == shape[d];
-  if (!matching)
-    throwOpError(kWhat,
-                 "labels must have the shape of the logits without their last axis: got " +
-                     typeText(labels) + " for logits " + typeText(logits),
-                 loc);
-  int64_t classes = shape[axis];
-  // Each label read through a gather from [0, classes): one out of range is
-  // the gather's fault, raised with the caller's line, eagerly or traced.
-  Tensor checked = gather(arange(0, classes, 1, labels.dtype()), labels, 0, loc);
+  int64_t classes = logits.shape()[axis];
+  Tensor checked = detail::checkedClassLabels(kWhat, labels, logits, loc);
   Tensor picked = mul(one_hot(checked, classes, logits.dtype(), 1, 0, loc),
                       log_softmax(logits, axis, loc), loc);
   return neg(reduce_sum(picked, {axis}, /*keepdims=*/false, loc), loc);

@@ -170,13 +170,40 @@ TEST(Layers, StoryC3ATrunkSharedByTwoHeads) {
   EXPECT_EQ(reused(x).to_vector<float>(), (*trunk)(x).to_vector<float>());
 }
 
+// Keras's conventions: Dense applies its kernel along the last axis of any
+// input of rank 2 or more; padding is "same" / "valid" in any case; Flatten
+// keeps an empty batch's other dims.
+TEST(Layers, KerasShapesAndSpellings) {
+  Dense dense(4, "tanh", true, 7);
+  Tensor x = random_uniform({2, 3, 5}, 1);
+  Tensor y = dense(x);
+  ASSERT_EQ(y.shape(), (Shape{2, 3, 4}));
+  Tensor rows = dense(reshape(x, {6, 5}));
+  EXPECT_EQ(reshape(y, {6, 4}).to_vector<float>(), rows.to_vector<float>());
+  EXPECT_EQ(dense(zeros({0, 2, 5})).shape(), (Shape{0, 2, 4}));
+  Tensor images = random_uniform({1, 6, 6, 2}, 2);
+  Conv2D lower(3, {3, 3}, "linear", {2, 2}, "same", 5), upper(3, {3, 3}, "linear", {2, 2}, "SAME", 5);
+  EXPECT_EQ(lower(images).to_vector<float>(), upper(images).to_vector<float>());
+  EXPECT_EQ(lower(images).shape(), (Shape{1, 3, 3, 3}));
+  EXPECT_EQ(MaxPooling2D({4, 4}, std::nullopt, "same")(images).shape(), (Shape{1, 2, 2, 2}));
+  EXPECT_EQ(Flatten()(zeros({0, 3, 2})).shape(), (Shape{0, 6}));
+}
+
 TEST(Layers, BadInputsAreErrors) {
   Dense dense(3, "linear", true, 0, "fc");
   dense(zeros({2, 4}));
   test::expectContains(test::errorOf([&] { dense(zeros({2, 5})); }),
                        "layer 'fc' was built for inputs of 4 features, got float32 tensor of shape (2, 5)");
   test::expectContains(test::errorOf([&] { dense(Tensor(1.f)); }),
-                       "layer 'fc' needs an input of rank 1 or more, got float32 tensor of shape ()");
+                       "layer 'fc' needs an input of rank 2 or more, got float32 tensor of shape ()");
+  test::expectContains(test::errorOf([&] { dense(zeros({4})); }),
+                       "layer 'fc' needs an input of rank 2 or more, got float32 tensor of shape (4,)");
+  // Dropout scales: floats only (tf.nn.dropout).
+  Dropout dropout(0.5, 0, "drop");
+  test::expectContains(test::errorOf([&] { dropout(Tensor({1, 2}), true); }),
+                       "layer 'drop' needs a floating-point input, got int32 tensor of shape (2,)");
+  test::expectContains(test::errorOf([&] { Conv2D(2, {3, 3}, "linear", {1, 1}, "full"); }),
+                       "Conv2D: padding must be \"valid\" or \"same\", got \"full\"");
   Conv2D conv(2, {3, 3}, "linear", {1, 1}, "VALID", 0, "c");
   test::expectContains(test::errorOf([&] { conv(zeros({8, 8, 3})); }),
                        "layer 'c' needs an input of rank 4, got float32 tensor of shape (8, 8, 3)");

@@ -46,6 +46,30 @@ TEST(Losses, SparseCategoricalCrossentropyAsKeras) {
   std::vector<float> p = nn::softmax(logits).to_vector<float>();
   for (int i = 0; i < 6; ++i)
     EXPECT_NEAR(grad[i], (p[i] - (i == 0 || i == 4 ? 1.f : 0.f)) / 2, 1e-6) << i;
+  // Labels [batch, 1] are labels [batch], as Keras takes them.
+  EXPECT_EQ(fromLogits(Tensor({{0}, {1}}), logits).item<float>(), fromLogits(labels, logits).item<float>());
+  EXPECT_EQ(fromProbabilities(Tensor({{0}, {1}}), nn::softmax(logits)).item<float>(),
+            fromProbabilities(labels, nn::softmax(logits)).item<float>());
+}
+
+// Labels outside [0, classes) are errors from probabilities too (one_hot
+// would give a row of zeros, and a loss of 0 for that example), eagerly and
+// traced; so are labels of the wrong shape or dtype.
+TEST(Losses, SparseCategoricalCrossentropyRefusesBadLabels) {
+  Tensor p = nn::softmax(Tensor({{2.f, 1.f, 0.1f}, {0.5f, 2.5f, 0.f}}));
+  losses::SparseCategoricalCrossentropy loss;
+  test::expectContains(test::errorOf([&] { loss(Tensor({0, 3}), p); }),
+                       "'SparseCategoricalCrossentropy' op received a label value of 3 which is "
+                       "outside the valid range of [0, 3)");
+  test::expectContains(test::errorOf([&] { loss(Tensor({-1, 0}), p); }), "label value of -1");
+  test::expectContains(test::errorOf([&] { loss(Tensor({0, 1, 2}), p); }),
+                       "labels must have the shape of the scores without their last axis");
+  test::expectContains(test::errorOf([&] { loss(Tensor({0.f, 1.f}), p); }),
+                       "needs int32 or int64 labels, got float32 tensor of shape (2,)");
+  auto traced = function([&](const Tensor &labels) { return loss(labels, p); });
+  test::expectContains(test::errorOf([&] { traced(Tensor({0, 3})); }), "'ember.gather' op index");
+  test::expectContains(test::errorOf([&] { traced(Tensor({-1, 0})); }), "'ember.gather' op index");
+  EXPECT_NEAR(traced(Tensor({0, 1})).item<float>(), loss(Tensor({0, 1}), p).item<float>(), 1e-6);
 }
 
 TEST(Losses, MeanSquaredError) {

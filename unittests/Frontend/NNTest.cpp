@@ -260,8 +260,8 @@ TEST(NN, BadInputsNameTheFunctionAndTheShapes) {
   test::expectContains(message, "'nn.softmax' op needs floating-point logits, got int32 tensor of shape (2,)");
   EXPECT_OP_ERROR(nn::softmax(logits, 2), "'nn.softmax' op axis 2 is out of range for float32 tensor of shape (2, 3)");
   EXPECT_OP_ERROR(nn::sparse_softmax_cross_entropy_with_logits(Tensor({0, 1, 2}), logits),
-                  "labels must have the shape of the logits without their last axis: got "
-                  "int32 tensor of shape (3,) for logits float32 tensor of shape (2, 3)");
+                  "labels must have the shape of the scores without their last axis: got "
+                  "int32 tensor of shape (3,) for float32 tensor of shape (2, 3)");
   EXPECT_OP_ERROR(nn::one_hot(Tensor({0.5f}), 2), "'nn.one_hot' op needs int32 or int64 indices");
   Tensor images = zeros({1, 5, 5, 3}), kernel = zeros({3, 3, 2, 8});
   EXPECT_OP_ERROR(nn::conv2d(images, kernel),
@@ -279,17 +279,27 @@ TEST(NN, BadInputsNameTheFunctionAndTheShapes) {
   EXPECT_OP_ERROR(nn::max_pool2d(Tensor({{{{1}}}}), {1, 1}, {1, 1}),
                   "'ember.max_pool2d' op needs an NHWC float input (rank 4), got "
                   "'tensor<1x1x1x1xi32>'");
-  // A label out of range: the gather that reads it faults, at this line.
+  // A label out of range, at this line (TensorFlow's message); negative
+  // ones too (a gather would take -1 as the last class).
   line = __LINE__ + 1;
   message = test::errorOf([&] { nn::sparse_softmax_cross_entropy_with_logits(Tensor({0, 3}), logits); });
   test::expectContains(message, test::fileLine(__FILE__, line));
-  test::expectContains(message, "'ember.gather' op index 3 is out of range for axis 0 of size 3");
+  test::expectContains(message, "'nn.sparse_softmax_cross_entropy_with_logits' op received a label "
+                                "value of 3 which is outside the valid range of [0, 3)");
+  EXPECT_OP_ERROR(nn::sparse_softmax_cross_entropy_with_logits(Tensor({0, -1}), logits),
+                  "received a label value of -1 which is outside the valid range of [0, 3)");
+  // Traced, the compiled code reports it when it runs.
   auto traced = function(
       [](const Tensor &labels, const Tensor &x) {
         return nn::sparse_softmax_cross_entropy_with_logits(labels, x);
       },
       "cross_entropy");
   EXPECT_OP_ERROR(traced(Tensor({-7, 0}), logits), "'ember.gather' op index");
+  EXPECT_OP_ERROR(traced(Tensor({-1, 0}), logits), "'ember.gather' op index");
+  EXPECT_OP_ERROR(traced(Tensor({2, 3}), logits), "'ember.gather' op index");
+  EXPECT_NEAR(traced(Tensor({2, 1}), logits).to_vector<float>()[1],
+              nn::sparse_softmax_cross_entropy_with_logits(Tensor({2, 1}), logits).to_vector<float>()[1],
+              1e-6);
 }
 
 } // namespace

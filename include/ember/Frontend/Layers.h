@@ -117,7 +117,8 @@ protected:
 
 /// `activation(x @ kernel + bias)`: kernel [in, units] Glorot-uniform,
 /// bias zeros. `activation`: "linear" (none), "relu", "sigmoid", "tanh",
-/// "softmax".
+/// "softmax". Inputs of rank 2 or more, the kernel applied along the last
+/// axis (Keras's Dense: [batch, steps, in] -> [batch, steps, units]).
 class Dense : public Layer {
 public:
   explicit Dense(int64_t units, std::string activation = "linear", bool use_bias = true,
@@ -135,7 +136,8 @@ private:
 };
 
 /// `activation(nn::conv2d(x, kernel, strides, padding) + bias)`: x NHWC,
-/// kernel [KH, KW, C, filters] Glorot-uniform, bias zeros.
+/// kernel [KH, KW, C, filters] Glorot-uniform, bias zeros; padding "valid"
+/// or "same" (any case, as Keras).
 class Conv2D : public Layer {
 public:
   Conv2D(int64_t filters, std::array<int64_t, 2> kernel_size, std::string activation = "linear",
@@ -172,7 +174,7 @@ protected:
 };
 
 /// What 2-D pooling layers share: `pool_size` windows, `strides` apart (by
-/// default the window, as Keras), "VALID" or "SAME" padding.
+/// default the window, as Keras), "valid" or "same" padding (any case).
 class Pooling2D : public Layer {
 protected:
   Pooling2D(std::array<int64_t, 2> pool_size, std::optional<std::array<int64_t, 2>> strides,
