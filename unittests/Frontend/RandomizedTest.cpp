@@ -1140,6 +1140,24 @@ TEST(Randomized, GradientsMatchFiniteDifferences) {
       continue;
     }
     ASSERT_EQ(gradients.size(), 3u) << what.str();
+    // The eager tape's gradients: the same (both differentiate with
+    // ember-autodiff; inputs the result does not reach get zeros).
+    {
+      GradientTape tape;
+      for (const Tensor &input : inputs)
+        tape.watch(input);
+      Tensor value = reduce_sum(head.apply(evaluate(*expr, inputs)) * weightTensor);
+      std::vector<Tensor> taped =
+          tape.gradient(value, {inputs[0], inputs[1], inputs[2]}, UnconnectedGradients::Zero);
+      for (size_t i = 0; i < 3; ++i) {
+        Array want = hostArray(gradients[i]);
+        std::vector<double> tolerance(want.values.size());
+        for (size_t e = 0; e < want.values.size(); ++e)
+          tolerance[e] = 1e-12 * (1 + std::abs(want.values[e]) + expr->bound * 4);
+        expectClose(hostArray(taped[i]), want, tolerance,
+                    what.str() + ", tape against grad, input " + std::to_string(i));
+      }
+    }
     auto loss = [&](const std::vector<Array> &at) {
       Array value = head.reference(evaluate(*expr, at, kFloat64));
       double sum = 0;
@@ -1734,4 +1752,47 @@ TEST(Randomized, FileReadersRefuseCorruptFilesNamingThem) {
     }
   }
   std::filesystem::remove_all(dir);
+}
+
+//===----------------------------------------------------------------------===//
+// Second derivatives
+//===----------------------------------------------------------------------===//
+
+TEST(Randomized, SecondDerivativesMatchFiniteDifferencesOfTheFirst) {
+  std::mt19937_64 rng = generator(2203);
+  for (int round = 0, total = rounds(12); round < total; ++round) {
+    // f(x) = sum(w * e(x)), every leaf x: grad(grad(f))(x) is the derivative
+    // of sum(grad(f)), the Hessian's row sums.
+    ExprPtr expr = randomExpr(rng, kFloat64, std::uniform_int_distribution<int>(1, 3)(rng));
+    std::vector<int64_t> shape = {pickOne(rng, std::vector<int64_t>{1, 2, 3}), pickOne(rng, std::vector<int64_t>{1, 4})};
+    Tensor x = randomTensor(rng, shape, kFloat64);
+    Tensor w = randomTensor(rng, shape, kFloat64);
+    std::ostringstream what;
+    what << "case " << round << ": grad(grad(sum(w * " << describe(*expr) << "))) at " << str(shape);
+    auto f = [&](const Tensor &t) { return reduce_sum(broadcast_to(evaluate(*expr, {t, t, t}), Shape(std::span(shape))) * w); };
+    Tensor first, second;
+    try {
+      first = grad(f)(x);
+      second = grad(grad(f))(x);
+    } catch (const std::exception &e) {
+      ADD_FAILURE() << what.str() << ": " << firstLine(e.what());
+      continue;
+    }
+    Array base = hostArray(x), want = base;
+    for (size_t e = 0; e < base.values.size(); ++e) {
+      const double h = 1e-5;
+      Array plus = base, minus = base;
+      plus.values[e] += h;
+      minus.values[e] -= h;
+      auto sumOfFirst = [&](const Array &at) {
+        Tensor t = Tensor::from_vector(at.values, Shape(std::span(at.shape)), kFloat64);
+        return reduce_sum(grad(f)(t)).item<double>();
+      };
+      want.values[e] = (sumOfFirst(plus) - sumOfFirst(minus)) / (2 * h);
+    }
+    std::vector<double> tolerance(want.values.size());
+    for (size_t e = 0; e < want.values.size(); ++e)
+      tolerance[e] = 1e-4 * (1 + std::abs(want.values[e]) + expr->bound * 4);
+    expectClose(hostArray(second), want, tolerance, what.str());
+  }
 }
