@@ -42,43 +42,56 @@ using namespace mlir;
 namespace cl = llvm::cl;
 using ember::compiler::Phase;
 
-static cl::opt<std::string> inputPath(cl::Positional, cl::desc("<input .mlir>"), cl::Required);
+// --help lists these alone, not the hundreds of options LLVM's backends
+// register (the command line still takes them).
+static cl::OptionCategory compileCategory("ember-compile options");
+
+static cl::opt<std::string> inputPath(cl::Positional, cl::desc("<input .mlir>"), cl::Required,
+                                      cl::cat(compileCategory));
 static cl::opt<std::string> outputPath("o", cl::desc("Output file ('-': standard output)"),
-                                       cl::value_desc("file"), cl::Required);
-static cl::opt<std::string> targetName("target",
-                                       cl::desc("host (default), cuda or cuda:sm_XX"),
-                                       cl::init("host"));
+                                       cl::value_desc("file"), cl::Required,
+                                       cl::cat(compileCategory));
+static cl::opt<std::string> targetName("target", cl::desc("host (default), cuda or cuda:sm_XX"),
+                                       cl::init("host"), cl::cat(compileCategory));
 static cl::opt<std::string> cudaFormat(
     "cuda-format",
     cl::desc("GPU binary embedded with --target=cuda: isa (PTX, compiled by the driver when "
              "the program loads it; the default), bin (a cubin, through the CUDA toolkit's "
              "ptxas: $CUDA_ROOT or /usr/local/cuda) or fatbin"),
-    cl::init("isa"));
-static cl::opt<std::string> triple("mtriple", cl::desc("CPU target triple (cross-compiling)"));
-static cl::opt<std::string> cpu("mcpu", cl::desc("CPU name: x86-64-v3, skylake-avx512, ..."));
-static cl::opt<std::string> features("mattr", cl::desc("CPU features: +avx2,-avx512f, ..."));
+    cl::init("isa"), cl::cat(compileCategory));
+static cl::opt<std::string> triple("mtriple", cl::desc("CPU target triple (cross-compiling)"),
+                                   cl::cat(compileCategory));
+static cl::opt<std::string> cpu("mcpu", cl::desc("CPU name: x86-64-v3, skylake-avx512, ..."),
+                                cl::cat(compileCategory));
+static cl::opt<std::string> features("mattr", cl::desc("CPU features: +avx2,-avx512f, ..."),
+                                     cl::cat(compileCategory));
 static cl::opt<unsigned> optLevel("O", cl::desc("Optimization level, 0 to 3"), cl::Prefix,
-                                  cl::init(3));
+                                  cl::init(3), cl::cat(compileCategory));
 static cl::opt<std::string> emit("emit",
                                  cl::desc("What to write: optimized, linalg, llvm, llvm-ir, asm "
                                           "or obj (default)"),
-                                 cl::init("obj"));
-static cl::opt<std::string> headerPath("header", cl::desc("Also write a C header declaring "
-                                                          "the entry points"),
-                                       cl::value_desc("file"));
+                                 cl::init("obj"), cl::cat(compileCategory));
+static cl::opt<std::string> headerPath("header",
+                                       cl::desc("Also write a C header declaring "
+                                                "the entry points"),
+                                       cl::value_desc("file"), cl::cat(compileCategory));
 static cl::opt<bool> printIRAfterAll("print-ir-after-all",
-                                     cl::desc("Print the IR after every pass (stderr)"));
-static cl::opt<bool> timing("mlir-timing", cl::desc("Report the time every pass took (stderr)"));
+                                     cl::desc("Print the IR after every pass (stderr)"),
+                                     cl::cat(compileCategory));
+static cl::opt<bool> timing("mlir-timing", cl::desc("Report the time every pass took (stderr)"),
+                            cl::cat(compileCategory));
 static cl::opt<std::string> crashReproducer(
     "mlir-pass-pipeline-crash-reproducer",
     cl::desc("When a pass fails or crashes, write the IR it started from and its stage's "
              "pipeline to this file (run it with ember-opt <file> --run-reproducer)"),
-    cl::value_desc("file"));
-static cl::opt<bool> shared("shared", cl::desc("Write a shared library (-o libmodel.so), linked "
-                                               "by ld.lld"));
+    cl::value_desc("file"), cl::cat(compileCategory));
+static cl::opt<bool> shared("shared",
+                            cl::desc("Write a shared library (-o libmodel.so), linked "
+                                     "by ld.lld"),
+                            cl::cat(compileCategory));
 static cl::opt<std::string> dumpDir("dump-ir-dir",
                                     cl::desc("Write every phase's IR into this directory"),
-                                    cl::value_desc("dir"));
+                                    cl::value_desc("dir"), cl::cat(compileCategory));
 
 namespace {
 /// Writes `contents` to `path` whole or not at all ("-": standard output).
@@ -224,6 +237,7 @@ int main(int argc, char **argv) {
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {
     os << "ember-compile (ember, LLVM/MLIR " LLVM_VERSION_STRING ")\n";
   });
+  cl::HideUnrelatedOptions(compileCategory);
   cl::ParseCommandLineOptions(argc, argv, "ember's ahead-of-time compiler\n");
 
   ember::compiler::CompileOptions options;
