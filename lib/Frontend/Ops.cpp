@@ -474,7 +474,13 @@ Tensor ember::load_npy(const std::string &path) {
   if (array.shape.size() > static_cast<size_t>(kMaxRank))
     throw IOError(path + ": rank " + std::to_string(array.shape.size()) +
                   " is above ember's limit of " + std::to_string(kMaxRank));
-  Tensor out = newTensor(Shape(std::span<const int64_t>(array.shape)), array.dtype);
+  Shape shape;
+  try { // numpy's shapes may hold more elements than ember's (empty ones)
+    shape = Shape(std::span<const int64_t>(array.shape));
+  } catch (const Error &e) {
+    throw IOError(path + ": " + e.what());
+  }
+  Tensor out = newTensor(shape, array.dtype);
   std::copy(array.data.begin(), array.data.end(), static_cast<unsigned char *>(out.data()));
   return out;
 }

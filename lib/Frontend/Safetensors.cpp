@@ -221,7 +221,11 @@ SafetensorsFile::SafetensorsFile(const std::string &path) : path_(path) {
       uint64_t d = unsignedOf(path, dim, tensor + ": a dimension");
       if (d > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
         failRead(path, tensor + ": dimension " + std::to_string(d) + " is too large");
-      entry.shape.push_back(static_cast<int64_t>(d));
+      try { // more elements than an ember Shape holds
+        entry.shape.push_back(static_cast<int64_t>(d));
+      } catch (const Error &e) {
+        failRead(path, tensor + ": " + e.what());
+      }
       empty = empty || d == 0;
       if (d != 0 && bytes > std::numeric_limits<uint64_t>::max() / d)
         tooLarge = true;

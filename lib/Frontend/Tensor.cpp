@@ -49,7 +49,7 @@ void Shape::push_back(int64_t dim) {
   int64_t elements = 1;
   for (int d = 0; d < rank_; ++d)
     elements *= std::max<int64_t>(dims_[d], 1);
-  if (dim > 1 && elements > (int64_t(1) << 60) / dim) {
+  if (dim > 1 && elements > kMaxElements / dim) {
     std::string dims;
     for (int d = 0; d < rank_; ++d)
       dims += std::to_string(dims_[d]) + ", ";

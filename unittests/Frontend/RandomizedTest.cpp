@@ -1736,6 +1736,29 @@ TEST(Randomized, FileReadersRefuseCorruptFilesNamingThem) {
     writeBytes(path, originals[r]);
     ASSERT_NO_THROW(readers[r].second(path)) << path; // the file as written reads
   }
+  // Empty arrays whose other dims hold more than 2^60 elements (no data to
+  // read, but no ember shape either): refused naming the file (they threw
+  // ember's shape error without it).
+  {
+    std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 1099511627776, "
+                       "1099511627776), }";
+    std::string header = dict + std::string(64 - (10 + dict.size() + 1) % 64, ' ') + "\n";
+    std::string npy = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size() & 0xff) +
+                      static_cast<char>(header.size() >> 8) + header;
+    std::string idx("\0\0\x08\x04\0\0\0\0", 8);
+    for (int d = 0; d < 3; ++d)
+      idx += std::string("\xff\xff\xff\xff", 4);
+    for (auto [bytes, reader] : {std::pair{npy, size_t(0)}, std::pair{idx, readers.size() - 1}}) {
+      std::string path = dir + "/huge-empty" + readers[reader].first;
+      writeBytes(path, bytes);
+      try {
+        readers[reader].second(path);
+        ADD_FAILURE() << path << " was read";
+      } catch (const Error &e) {
+        EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+      }
+    }
+  }
   for (int round = 0, total = rounds(60); round < total; ++round) {
     size_t r = std::uniform_int_distribution<size_t>(0, readers.size() - 1)(rng);
     std::string how;

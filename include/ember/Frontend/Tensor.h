@@ -28,6 +28,10 @@ constexpr int kMaxRank = 8;
 /// A static shape of at most kMaxRank dims, stored inline.
 class Shape {
 public:
+  /// The most elements a shape may hold, counting its non-empty dims (so
+  /// that element counts, strides and byte offsets of any dtype fit int64).
+  static constexpr int64_t kMaxElements = int64_t(1) << 60;
+
   Shape() = default;
   Shape(std::initializer_list<int64_t> dims);
   explicit Shape(std::span<const int64_t> dims);
