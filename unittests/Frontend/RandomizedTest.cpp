@@ -1819,3 +1819,184 @@ TEST(Randomized, SecondDerivativesMatchFiniteDifferencesOfTheFirst) {
     expectClose(hostArray(second), want, tolerance, what.str());
   }
 }
+
+//===----------------------------------------------------------------------===//
+// tf.data pipelines
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A dataset element as the reference holds it: one int64 component.
+using RefElement = Array;
+
+} // namespace
+
+TEST(Randomized, DatasetPipelinesYieldWhatTfDataWould) {
+  std::mt19937_64 rng = generator(1301);
+  for (int round = 0, total = rounds(40); round < total; ++round) {
+    int64_t start = std::uniform_int_distribution<int64_t>(-5, 5)(rng);
+    int64_t stop = start + std::uniform_int_distribution<int64_t>(0, 23)(rng);
+    bool slices = coin(rng);
+    data::Dataset ds = data::Dataset::range(start, stop);
+    std::vector<RefElement> ref;
+    for (int64_t v = start; v < stop; ++v)
+      ref.push_back({{}, {static_cast<double>(v)}});
+    std::ostringstream what;
+    if (slices) {
+      // from_tensor_slices of [n, 2]: element i is {2i', 2i' + 1}.
+      std::vector<int64_t> values;
+      for (int64_t v = start; v < stop; ++v)
+        values.insert(values.end(), {2 * v, 2 * v + 1});
+      ds = data::Dataset::from_tensor_slices(Tensor::from_vector(
+          values, Shape{stop - start, 2}, kInt64));
+      for (size_t i = 0; i < ref.size(); ++i)
+        ref[i] = {{2}, {2 * ref[i].values[0], 2 * ref[i].values[0] + 1}};
+      what << "case " << round << ": from_tensor_slices([" << stop - start << ", 2])";
+    } else {
+      what << "case " << round << ": range(" << start << ", " << stop << ")";
+    }
+    bool mayFail = false; // a batch of unequal shapes, unbatch of scalars
+    bool known = true;
+    for (int step = 0, steps = std::uniform_int_distribution<int>(1, 5)(rng); step < steps; ++step) {
+      switch (std::uniform_int_distribution<int>(0, 8)(rng)) {
+      case 0: { // batch
+        int64_t size = std::uniform_int_distribution<int64_t>(1, 5)(rng);
+        bool drop = coin(rng);
+        ds = ds.batch(size, drop);
+        what << " .batch(" << size << (drop ? ", drop" : "") << ")";
+        std::vector<RefElement> out;
+        for (size_t i = 0; i < ref.size(); i += static_cast<size_t>(size)) {
+          size_t n = std::min(ref.size() - i, static_cast<size_t>(size));
+          if (drop && n < static_cast<size_t>(size))
+            break;
+          RefElement b{{static_cast<int64_t>(n)}, {}};
+          b.shape.insert(b.shape.end(), ref[i].shape.begin(), ref[i].shape.end());
+          for (size_t j = i; j < i + n; ++j) {
+            mayFail = mayFail || ref[j].shape != ref[i].shape;
+            b.values.insert(b.values.end(), ref[j].values.begin(), ref[j].values.end());
+          }
+          out.push_back(b);
+        }
+        ref = out;
+        break;
+      }
+      case 1: { // unbatch
+        ds = ds.unbatch();
+        what << " .unbatch()";
+        known = false;
+        std::vector<RefElement> out;
+        for (const RefElement &e : ref) {
+          if (e.shape.empty()) {
+            mayFail = true;
+            break;
+          }
+          std::vector<int64_t> inner(e.shape.begin() + 1, e.shape.end());
+          size_t n = static_cast<size_t>(count(inner));
+          for (int64_t i = 0; i < e.shape[0]; ++i)
+            out.push_back({inner, std::vector<double>(e.values.begin() + static_cast<int64_t>(i * n),
+                                                      e.values.begin() + static_cast<int64_t>((i + 1) * n))});
+        }
+        ref = out;
+        break;
+      }
+      case 2: { // skip
+        int64_t k = std::uniform_int_distribution<int64_t>(-1, 6)(rng);
+        ds = ds.skip(k);
+        what << " .skip(" << k << ")";
+        ref.erase(ref.begin(), ref.begin() + (k < 0 ? static_cast<int64_t>(ref.size())
+                                                    : std::min<int64_t>(k, static_cast<int64_t>(ref.size()))));
+        break;
+      }
+      case 3: { // take
+        int64_t k = std::uniform_int_distribution<int64_t>(-1, 12)(rng);
+        ds = ds.take(k);
+        what << " .take(" << k << ")";
+        if (k >= 0 && static_cast<size_t>(k) < ref.size())
+          ref.resize(static_cast<size_t>(k));
+        break;
+      }
+      case 4: { // repeat, finite
+        int64_t c = std::uniform_int_distribution<int64_t>(0, 3)(rng);
+        ds = ds.repeat(c);
+        what << " .repeat(" << c << ")";
+        std::vector<RefElement> out;
+        for (int64_t r = 0; r < c; ++r)
+          out.insert(out.end(), ref.begin(), ref.end());
+        ref = out;
+        break;
+      }
+      case 5: { // repeat forever, then take
+        int64_t k = std::uniform_int_distribution<int64_t>(0, 30)(rng);
+        ds = ds.repeat().take(k);
+        what << " .repeat().take(" << k << ")";
+        if (ref.empty()) {
+          // An empty dataset repeated is empty (tf.data).
+        } else {
+          std::vector<RefElement> out;
+          for (int64_t i = 0; i < k; ++i)
+            out.push_back(ref[static_cast<size_t>(i) % ref.size()]);
+          ref = out;
+        }
+        break;
+      }
+      case 6: { // filter: element sums that are even
+        ds = ds.filter([](const data::Element &e) {
+          return static_cast<int64_t>(reduce_sum(e[0]).item<int64_t>()) % 2 == 0;
+        });
+        what << " .filter(even sum)";
+        known = false;
+        std::vector<RefElement> out;
+        for (const RefElement &e : ref) {
+          double sum = 0;
+          for (double v : e.values)
+            sum += v;
+          if (static_cast<int64_t>(sum) % 2 == 0)
+            out.push_back(e);
+        }
+        ref = out;
+        break;
+      }
+      case 7: { // map
+        ds = ds.map([](const data::Element &e) { return data::Element{e[0] * 3 - 1}; });
+        what << " .map(3x - 1)";
+        for (RefElement &e : ref)
+          for (double &v : e.values)
+            v = 3 * v - 1;
+        break;
+      }
+      default: { // prefetch, or a shuffle that keeps the order
+        bool prefetch = coin(rng);
+        ds = prefetch ? ds.prefetch(std::uniform_int_distribution<int64_t>(1, 3)(rng)) : ds.shuffle(1, 7);
+        what << (prefetch ? " .prefetch()" : " .shuffle(1)");
+        break;
+      }
+      }
+    }
+    std::vector<RefElement> got;
+    try {
+      for (const data::Element &e : ds) {
+        EXPECT_EQ(e.size(), 1u) << what.str();
+        got.push_back(hostArray(e.at(0)));
+        if (got.size() > 10000)
+          break;
+      }
+    } catch (const Error &e) {
+      if (!mayFail)
+        ADD_FAILURE() << what.str() << ": " << firstLine(e.what());
+      continue;
+    }
+    if (mayFail)
+      continue; // the reference cannot tell where tf.data would have failed
+    ASSERT_EQ(got.size(), ref.size()) << what.str();
+    for (size_t i = 0; i < ref.size(); ++i) {
+      ASSERT_EQ(got[i].shape, ref[i].shape) << what.str() << ", element " << i;
+      ASSERT_EQ(got[i].values, ref[i].values) << what.str() << ", element " << i;
+    }
+    // Without a filter or unbatch, the cardinality is the number of
+    // elements. (After one, tf.data's rules take repeat() of an unknown
+    // number as endless, even when the filter lets nothing through; ember
+    // follows them.)
+    if (known)
+      EXPECT_EQ(ds.cardinality(), static_cast<int64_t>(got.size())) << what.str();
+  }
+}
