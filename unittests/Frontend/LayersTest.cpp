@@ -187,6 +187,12 @@ TEST(Layers, KerasShapesAndSpellings) {
   EXPECT_EQ(lower(images).shape(), (Shape{1, 3, 3, 3}));
   EXPECT_EQ(MaxPooling2D({4, 4}, std::nullopt, "same")(images).shape(), (Shape{1, 2, 2, 2}));
   EXPECT_EQ(Flatten()(zeros({0, 3, 2})).shape(), (Shape{0, 6}));
+  // A classifier's head (its construction threw: the activation's name was
+  // checked by applying it to a scalar, which softmax refuses).
+  Dense head(3, "softmax");
+  std::vector<float> sums = reduce_sum(head(x), {-1}).to_vector<float>();
+  for (float sum : sums)
+    EXPECT_NEAR(sum, 1.f, 1e-6);
 }
 
 TEST(Layers, BadInputsAreErrors) {

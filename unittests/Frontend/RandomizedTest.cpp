@@ -2000,3 +2000,108 @@ TEST(Randomized, DatasetPipelinesYieldWhatTfDataWould) {
       EXPECT_EQ(ds.cardinality(), static_cast<int64_t>(got.size())) << what.str();
   }
 }
+
+//===----------------------------------------------------------------------===//
+// Training steps: traced and eager alike
+//===----------------------------------------------------------------------===//
+
+TEST(Randomized, TracedTrainingStepsMatchEagerOnes) {
+  std::mt19937_64 rng = generator(1709);
+  const std::vector<std::string> activations = {"linear", "relu", "tanh", "sigmoid", "softmax"};
+  for (int round = 0, total = rounds(10); round < total; ++round) {
+    // The same random model twice (same seeds): one trained eagerly with a
+    // tape, one by a traced step; float64, so that both agree closely.
+    int layerCount = std::uniform_int_distribution<int>(1, 3)(rng);
+    std::vector<int64_t> units;
+    std::vector<std::string> acts;
+    for (int l = 0; l < layerCount; ++l) {
+      units.push_back(std::uniform_int_distribution<int64_t>(1, 17)(rng));
+      acts.push_back(pickOne(rng, activations));
+    }
+    bool sequenceInput = coin(rng, 0.3); // [batch, steps, features] into Dense
+    int64_t batch = std::uniform_int_distribution<int64_t>(1, 9)(rng);
+    int64_t features = std::uniform_int_distribution<int64_t>(1, 7)(rng);
+    bool classify = coin(rng);
+    int optimizerKind = std::uniform_int_distribution<int>(0, 2)(rng);
+    double momentum = optimizerKind == 1 ? 0.9 : 0;
+    auto makeModel = [&] {
+      std::vector<std::shared_ptr<layers::Layer>> stack;
+      for (int l = 0; l < layerCount; ++l)
+        stack.push_back(std::make_shared<layers::Dense>(units[static_cast<size_t>(l)],
+                                                        acts[static_cast<size_t>(l)], true,
+                                                        100 + static_cast<uint64_t>(l)));
+      return std::make_shared<layers::Sequential>(stack);
+    };
+    auto makeOptimizer = [&]() -> std::shared_ptr<optimizers::Optimizer> {
+      if (optimizerKind == 2)
+        return std::make_shared<optimizers::Adam>(0.05);
+      return std::make_shared<optimizers::SGD>(0.1, momentum, coin(rng));
+    };
+    std::vector<int64_t> inputShape = sequenceInput ? std::vector<int64_t>{batch, 3, features}
+                                                    : std::vector<int64_t>{batch, features};
+    Tensor x = randomTensor(rng, inputShape, kFloat64);
+    std::vector<int64_t> outShape = inputShape;
+    outShape.back() = units.back();
+    std::vector<int64_t> labelShape(outShape.begin(), outShape.end() - 1);
+    Tensor labels = Tensor::from_vector(std::vector<int64_t>(static_cast<size_t>(count(labelShape)), 0),
+                                        Shape(std::span(labelShape)), kInt64);
+    if (classify) {
+      std::vector<int64_t> values(static_cast<size_t>(count(labelShape)));
+      for (int64_t &v : values)
+        v = std::uniform_int_distribution<int64_t>(0, units.back() - 1)(rng);
+      labels = Tensor::from_vector(values, Shape(std::span(labelShape)), kInt64);
+    }
+    Tensor targets = randomTensor(rng, outShape, kFloat64);
+    std::ostringstream what;
+    what << "case " << round << ": Dense";
+    for (int l = 0; l < layerCount; ++l)
+      what << " " << units[static_cast<size_t>(l)] << " " << acts[static_cast<size_t>(l)];
+    what << " on " << str(inputShape) << (classify ? ", cross-entropy" : ", MSE") << ", "
+         << (optimizerKind == 2 ? "Adam" : optimizerKind == 1 ? "SGD with momentum" : "SGD");
+
+    auto eagerModel = makeModel(), tracedModel = makeModel();
+    std::mt19937_64 nesterovDraw = rng; // the same Nesterov choice for both
+    auto eagerOptimizer = makeOptimizer();
+    rng = nesterovDraw;
+    auto tracedOptimizer = makeOptimizer();
+    losses::SparseCategoricalCrossentropy crossEntropy(/*from_logits=*/true);
+    losses::MeanSquaredError mse;
+    auto lossOf = [&](layers::Sequential &model, const Tensor &input) {
+      Tensor y = model(input, /*training=*/true);
+      return classify ? crossEntropy(labels, y) : mse(targets, y);
+    };
+    auto step = [&](layers::Sequential &model, optimizers::Optimizer &optimizer, const Tensor &input) {
+      GradientTape tape;
+      Tensor loss = lossOf(model, input);
+      std::vector<Variable> variables = model.trainable_variables();
+      optimizer.apply_gradients(tape.gradient(loss, variables), variables);
+      return loss;
+    };
+    try {
+      (*eagerModel)(x); // build both before tracing
+      (*tracedModel)(x);
+      auto traced = function([&](const Tensor &input) { return step(*tracedModel, *tracedOptimizer, input); });
+      for (int s = 0; s < 3; ++s) {
+        Tensor eagerLoss = step(*eagerModel, *eagerOptimizer, x);
+        Tensor tracedLoss = traced(x);
+        EXPECT_NEAR(tracedLoss.item<double>(), eagerLoss.item<double>(),
+                    1e-9 * (1 + std::abs(eagerLoss.item<double>())))
+            << what.str() << ", step " << s;
+      }
+    } catch (const std::exception &e) {
+      ADD_FAILURE() << what.str() << ": " << firstLine(e.what());
+      continue;
+    }
+    std::vector<Variable> a = eagerModel->trainable_variables(), b = tracedModel->trainable_variables();
+    ASSERT_EQ(a.size(), b.size()) << what.str();
+    for (size_t v = 0; v < a.size(); ++v) {
+      Array want = hostArray(a[v].value());
+      std::vector<double> tolerance(want.values.size());
+      for (size_t e = 0; e < want.values.size(); ++e)
+        tolerance[e] = 1e-9 * (1 + std::abs(want.values[e]));
+      expectClose(hostArray(b[v].value()), want, tolerance, what.str() + ", variable " + std::to_string(v));
+    }
+    EXPECT_EQ(eagerOptimizer->iterations().value().item<int64_t>(), 3) << what.str();
+    EXPECT_EQ(tracedOptimizer->iterations().value().item<int64_t>(), 3) << what.str();
+  }
+}
