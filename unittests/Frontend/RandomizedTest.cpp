@@ -2019,6 +2019,14 @@ TEST(Randomized, TracedTrainingStepsMatchEagerOnes) {
       acts.push_back(pickOne(rng, activations));
     }
     bool sequenceInput = coin(rng, 0.3); // [batch, steps, features] into Dense
+    // Or images through Conv2D, pooling and Flatten first; sometimes Dropout
+    // (seeded alike: the same masks in both).
+    bool images = !sequenceInput && coin(rng, 0.35);
+    bool dropout = coin(rng, 0.3);
+    std::string convActivation = pickOne(rng, activations);
+    std::array<int64_t, 2> convStrides = {std::uniform_int_distribution<int64_t>(1, 2)(rng), 1};
+    std::string convPadding = coin(rng) ? "same" : "valid";
+    bool maxPool = coin(rng);
     int64_t batch = std::uniform_int_distribution<int64_t>(1, 9)(rng);
     int64_t features = std::uniform_int_distribution<int64_t>(1, 7)(rng);
     bool classify = coin(rng);
@@ -2026,6 +2034,18 @@ TEST(Randomized, TracedTrainingStepsMatchEagerOnes) {
     double momentum = optimizerKind == 1 ? 0.9 : 0;
     auto makeModel = [&] {
       std::vector<std::shared_ptr<layers::Layer>> stack;
+      if (images) {
+        stack.push_back(std::make_shared<layers::Conv2D>(3, std::array<int64_t, 2>{3, 2},
+                                                         convActivation, convStrides, convPadding, 11));
+        if (maxPool)
+          stack.push_back(std::make_shared<layers::MaxPooling2D>(std::array<int64_t, 2>{2, 2}));
+        else
+          stack.push_back(std::make_shared<layers::AveragePooling2D>(
+              std::array<int64_t, 2>{2, 2}, std::nullopt, "same"));
+        stack.push_back(std::make_shared<layers::Flatten>());
+      }
+      if (dropout)
+        stack.push_back(std::make_shared<layers::Dropout>(0.3, 5));
       for (int l = 0; l < layerCount; ++l)
         stack.push_back(std::make_shared<layers::Dense>(units[static_cast<size_t>(l)],
                                                         acts[static_cast<size_t>(l)], true,
@@ -2038,9 +2058,12 @@ TEST(Randomized, TracedTrainingStepsMatchEagerOnes) {
       return std::make_shared<optimizers::SGD>(0.1, momentum, coin(rng));
     };
     std::vector<int64_t> inputShape = sequenceInput ? std::vector<int64_t>{batch, 3, features}
+                                      : images      ? std::vector<int64_t>{batch, 7, 6, features}
                                                     : std::vector<int64_t>{batch, features};
     Tensor x = randomTensor(rng, inputShape, kFloat64);
     std::vector<int64_t> outShape = inputShape;
+    if (images)
+      outShape = {batch, 0};
     outShape.back() = units.back();
     std::vector<int64_t> labelShape(outShape.begin(), outShape.end() - 1);
     Tensor labels = Tensor::from_vector(std::vector<int64_t>(static_cast<size_t>(count(labelShape)), 0),
@@ -2056,6 +2079,11 @@ TEST(Randomized, TracedTrainingStepsMatchEagerOnes) {
     what << "case " << round << ": Dense";
     for (int l = 0; l < layerCount; ++l)
       what << " " << units[static_cast<size_t>(l)] << " " << acts[static_cast<size_t>(l)];
+    if (images)
+      what << " after Conv2D " << convActivation << " strides " << convStrides[0] << " "
+           << convPadding << (maxPool ? ", MaxPooling2D" : ", AveragePooling2D same") << ", Flatten";
+    if (dropout)
+      what << ", Dropout 0.3";
     what << " on " << str(inputShape) << (classify ? ", cross-entropy" : ", MSE") << ", "
          << (optimizerKind == 2 ? "Adam" : optimizerKind == 1 ? "SGD with momentum" : "SGD");
 
