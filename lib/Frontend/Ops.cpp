@@ -430,6 +430,15 @@ Tensor scalarLike(std::string_view opName, Scalar value, const Tensor &tensor,
                      typeText(tensor) + " (it would truncate; cast the tensor with "
                      "ember::cast or use an integer)",
                  loc);
+  // Nor does an integer outside an int32 tensor's range (numpy and JAX raise
+  // an OverflowError; C++ would wrap it).
+  if (value.kind == Scalar::Int && tensor.dtype() == DType::Int32 &&
+      (value.i < std::numeric_limits<int32_t>::min() || value.i > std::numeric_limits<int32_t>::max()))
+    throwOpError(opName,
+                 "cannot convert the integer scalar " + std::to_string(value.i) +
+                     " to int32 to combine it with an " + typeText(tensor) +
+                     " (it is out of int32's range; cast the tensor to int64 with ember::cast)",
+                 loc);
   return Tensor(value, tensor.dtype());
 }
 } // namespace

@@ -328,6 +328,7 @@ static Tensor fromScalars(const std::vector<Scalar> &scalars, const Shape &shape
 Tensor::Tensor(Scalar value)
     : Tensor(value, value.kind == Scalar::Float  ? value.floatType
                     : value.kind == Scalar::Bool ? DType::Bool
+                    : value.wide                 ? DType::Int64
                                                  : DType::Int32) {}
 
 Tensor::Tensor(Scalar value, DType dtype) {

@@ -110,6 +110,11 @@ TEST(Creation, Scalars) {
   EXPECT_DOUBLE_EQ(double(Tensor(2.5)), 2.5);
   EXPECT_TRUE(bool(Tensor(true)));
   EXPECT_EQ(Tensor(7, DType::Int64).dtype(), DType::Int64);
+  // A 64-bit C++ integer is int64, as in lists (it was int32, wrapped).
+  Tensor wide(int64_t(1) << 40);
+  EXPECT_EQ(wide.dtype(), DType::Int64);
+  EXPECT_EQ(wide.item<int64_t>(), int64_t(1) << 40);
+  EXPECT_EQ(Tensor(int64_t{7}).dtype(), Tensor({int64_t{7}}).dtype());
 }
 
 TEST(Creation, ItemNeedsOneElement) {

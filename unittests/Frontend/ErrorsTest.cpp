@@ -75,6 +75,19 @@ TEST(Errors, VerifierMessagesSurfaceAsExceptions) {
                  "'ember.select' op condition must be a bool tensor");
 }
 
+// An integer scalar beyond an int32 tensor's range is refused (numpy and JAX
+// raise OverflowError) rather than wrapped; within it, any C++ type is fine.
+TEST(Errors, IntegerScalarsOutOfTheTensorsRangeAreRefused) {
+  Tensor a = Tensor({1, 2});
+  expectContains(errorOf([&] { (void)(a + 3000000000LL); }),
+                 "'ember.add' op cannot convert the integer scalar 3000000000 to int32 to combine "
+                 "it with an int32 tensor of shape (2,) (it is out of int32's range");
+  expectContains(errorOf([&] { (void)(int64_t(-3000000000LL) * a); }), "integer scalar -3000000000");
+  EXPECT_EQ((a + int64_t{5}).to_vector<int>(), (std::vector<int>{6, 7}));
+  EXPECT_EQ((cast(a, DType::Int64) + 3000000000LL).to_vector<int64_t>(),
+            (std::vector<int64_t>{3000000001, 3000000002}));
+}
+
 TEST(Errors, RefusedCallsAreReportedEveryTime) {
   Tensor a = zeros({2, 3}), b = zeros({4, 5});
   std::string first = errorOf([&] { matmul(a, b); });

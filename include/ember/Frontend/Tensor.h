@@ -81,6 +81,7 @@ struct Scalar {
       kind = Int;
       i = static_cast<int64_t>(value);
       f = static_cast<double>(value);
+      wide = sizeof(T) > 4;
     } else {
       kind = Float;
       f = static_cast<double>(value);
@@ -93,6 +94,7 @@ struct Scalar {
   double f;
   int64_t i;
   DType floatType = DType::Float32; ///< a Float scalar's own dtype
+  bool wide = false;                ///< an Int from a 64-bit C++ type (int64)
 };
 
 namespace detail {
@@ -134,7 +136,8 @@ public:
   Tensor &operator=(Tensor &&other) noexcept;
   ~Tensor();
 
-  /// 0-d tensors: `Tensor(3)` is int32, `Tensor(2.5)` float32 (as TensorFlow).
+  /// 0-d tensors: `Tensor(3)` is int32, `Tensor(2.5)` float32 (as TensorFlow);
+  /// a 64-bit C++ integer (`int64_t`, `long`) gives int64, as in lists.
   explicit Tensor(Scalar value);
   Tensor(Scalar value, DType dtype);
 
