@@ -162,23 +162,63 @@ void GradientTape::watch(const Variable &variable) {
 
 /// Each source as a tensor: a variable's is the value it had when the tape
 /// read it.
-static std::vector<Tensor> sourceTensors(const TapeRecording &tape, const GradientSources &sources) {
-  std::vector<Tensor> tensors;
+/// The tensors standing for each source: a tensor itself; a variable, every
+/// value of it the tape read (a variable assigned between two reads was two
+/// values; its gradient sums theirs, as TensorFlow's does), or, if the tape
+/// read none, its value now.
+static std::vector<std::vector<Tensor>> sourceTensors(const TapeRecording &tape,
+                                                      const GradientSources &sources) {
+  std::vector<std::vector<Tensor>> tensors;
   for (const GradientSource &source : sources.list()) {
     if (!source.variable()) {
-      tensors.push_back(source.tensor());
+      tensors.push_back({source.tensor()});
       continue;
     }
-    // (Traced, a variable the function has not read is read now.)
-    Tensor value = tape.tracer && tape.tracer == currentTracer()
-                       ? tape.tracer->readVariable(source.variable())
-                       : source.variable()->value;
+    std::vector<Tensor> reads;
     for (auto &[state, read] : tape.variableReads)
-      if (state == source.variable().get())
-        value = read;
-    tensors.push_back(value);
+      if (state == source.variable().get() &&
+          std::none_of(reads.begin(), reads.end(),
+                       [&](const Tensor &seen) { return seen.impl() == read.impl(); }))
+        reads.push_back(read);
+    // (Traced, a variable the function has not read is read now.)
+    if (reads.empty())
+      reads.push_back(tape.tracer && tape.tracer == currentTracer()
+                          ? tape.tracer->readVariable(source.variable())
+                          : source.variable()->value);
+    tensors.push_back(std::move(reads));
   }
   return tensors;
+}
+
+std::vector<Tensor> GradientTape::sourceGradients(const Tensor &target,
+                                                  const GradientSources &sources,
+                                                  std::vector<Tensor> &values,
+                                                  std::vector<bool> &connected, SourceLoc loc) {
+  std::vector<std::vector<Tensor>> perSource = sourceTensors(*recording_, sources);
+  std::vector<Tensor> flat;
+  for (const std::vector<Tensor> &tensors : perSource)
+    flat.insert(flat.end(), tensors.begin(), tensors.end());
+  std::vector<bool> flatConnected;
+  std::vector<Tensor> all = gradients(target, flat, flatConnected, loc);
+  std::vector<Tensor> result;
+  values.clear();
+  connected.clear();
+  size_t next = 0;
+  for (const std::vector<Tensor> &tensors : perSource) {
+    Tensor sum = all[next];
+    bool any = flatConnected[next];
+    for (size_t k = 1; k < tensors.size(); ++k) {
+      size_t i = next + k;
+      if (flatConnected[i])
+        sum = any ? add(sum, all[i], loc) : all[i];
+      any = any || flatConnected[i];
+    }
+    next += tensors.size();
+    result.push_back(sum);
+    values.push_back(tensors.back());
+    connected.push_back(any);
+  }
+  return result;
 }
 
 std::vector<std::optional<Tensor>> GradientTape::gradient(const Tensor &target,
@@ -186,7 +226,8 @@ std::vector<std::optional<Tensor>> GradientTape::gradient(const Tensor &target,
                                                           UnconnectedGradients::NoneChoice,
                                                           SourceLoc loc) {
   std::vector<bool> connected;
-  std::vector<Tensor> all = gradients(target, sourceTensors(*recording_, sources), connected, loc);
+  std::vector<Tensor> values;
+  std::vector<Tensor> all = sourceGradients(target, sources, values, connected, loc);
   std::vector<std::optional<Tensor>> result;
   for (size_t i = 0; i < all.size(); ++i)
     result.push_back(connected[i] ? std::optional<Tensor>(std::move(all[i])) : std::nullopt);
@@ -195,9 +236,9 @@ std::vector<std::optional<Tensor>> GradientTape::gradient(const Tensor &target,
 
 std::vector<Tensor> GradientTape::gradient(const Tensor &target, const GradientSources &sources,
                                            UnconnectedGradients::ZeroChoice, SourceLoc loc) {
-  std::vector<Tensor> tensors = sourceTensors(*recording_, sources);
+  std::vector<Tensor> tensors;
   std::vector<bool> connected;
-  std::vector<Tensor> all = gradients(target, tensors, connected, loc);
+  std::vector<Tensor> all = sourceGradients(target, sources, tensors, connected, loc);
   for (size_t i = 0; i < all.size(); ++i)
     if (!all[i].defined()) // an integer source
       all[i] = zeros(tensors[i].shape(), tensors[i].dtype()).to(tensors[i].device());

@@ -92,6 +92,29 @@ TEST(GradientTape, UnconnectedSourcesHaveNoGradient) {
   EXPECT_EQ(tape.gradient(x, {x})[0]->to_vector<float>(), (std::vector<float>{1, 1}));
 }
 
+// A variable assigned between two reads on the tape was two values: its
+// gradient sums both reads' (TensorFlow's), where ember took the last read
+// alone. Eagerly and inside a traced function.
+TEST(GradientTape, AVariableAssignedBetweenReadsSumsBothReadsGradients) {
+  auto run = [](Variable &v) {
+    GradientTape tape;
+    Tensor a = reduce_sum(v.value() * 3.0);
+    v.assign(v.value() * 0.0 + 5.0);
+    Tensor b = reduce_sum(v.value() * v.value());
+    return *tape.gradient(a + b, {v})[0];
+  };
+  Variable eager(Tensor({1.0, 2.0}, DType::Float64), "eager");
+  EXPECT_EQ(run(eager).to_vector<double>(), (std::vector<double>{13, 13})); // 3 + 2 * 5
+  Variable traced(Tensor({1.0, 2.0}, DType::Float64), "traced");
+  auto step = function([&](const Tensor &) { return run(traced); });
+  EXPECT_EQ(step(Tensor(0)).to_vector<double>(), (std::vector<double>{13, 13}));
+  // Read twice, unassigned: one value, counted once.
+  Variable once(Tensor({1.0, 2.0}, DType::Float64), "once");
+  GradientTape tape;
+  Tensor loss = reduce_sum(once.value() * 2.0) + reduce_sum(once.value());
+  EXPECT_EQ(tape.gradient(loss, {once})[0]->to_vector<double>(), (std::vector<double>{3, 3}));
+}
+
 TEST(GradientTape, TrainingLoopCompilesItsBackwardOnce) {
   Variable w(Tensor({{0.f}, {0.f}}), "w");
   Variable b(Tensor({0.f}), "b");

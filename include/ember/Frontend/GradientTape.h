@@ -98,8 +98,10 @@ public:
   /// Gradients of `target` (summed if not a scalar) with respect to each
   /// source, in order: std::nullopt for a source the target does not depend
   /// on (or an integer source), as TensorFlow's None. Variables read while
-  /// the tape was recording are watched automatically; plain tensors are
-  /// sources as they are (watch() is accepted for symmetry with TensorFlow).
+  /// the tape was recording are watched automatically (one assigned between
+  /// two reads gets the sum of both values' gradients, as in TensorFlow);
+  /// plain tensors are sources as they are (watch() is accepted for symmetry
+  /// with TensorFlow).
   std::vector<std::optional<Tensor>> gradient(const Tensor &target, const GradientSources &sources,
                                               UnconnectedGradients::NoneChoice = {}, EMBER_LOC);
   /// The same, with zeros (of the source's shape and dtype) where there is
@@ -115,6 +117,11 @@ private:
   /// The gradients, with `connected[i]` false where source i has none (zeros then).
   std::vector<Tensor> gradients(const Tensor &target, const std::vector<Tensor> &sources,
                                 std::vector<bool> &connected, SourceLoc loc);
+  /// gradients() of `sources` as given (a variable's summed over the values
+  /// the tape read of it); `values` gets each source's (last) value.
+  std::vector<Tensor> sourceGradients(const Tensor &target, const GradientSources &sources,
+                                      std::vector<Tensor> &values, std::vector<bool> &connected,
+                                      SourceLoc loc);
 
   std::unique_ptr<detail::TapeRecording> recording_;
 };
