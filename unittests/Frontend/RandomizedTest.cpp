@@ -508,6 +508,20 @@ Array evaluate(const Expr &e, const std::vector<Array> &inputs, DType dtype) {
   return out;
 }
 
+/// `got` against `expr` evaluated on the host inputs, within four times its
+/// error bound (float16's subnormals are 2^-24 apart).
+void expectExpression(const Tensor &got, const Expr &expr, const std::vector<Array> &hostInputs,
+                      DType dtype, const std::string &what) {
+  Array want = evaluate(expr, hostInputs, dtype);
+  // (An expression that does not read every input has the broadcast shape
+  // of those it reads.)
+  ASSERT_EQ(got.shape().vec(), want.shape) << what;
+  ASSERT_EQ(got.dtype(), dtype) << what;
+  double tiny = dtype == kFloat16 ? 0x1p-24 : 0;
+  expectClose(hostArray(got), want, std::vector<double>(want.values.size(), 4 * expr.error + tiny),
+              what);
+}
+
 /// A random shape of rank 0-4; sometimes a large one (parallel loops).
 std::vector<int64_t> randomShape(std::mt19937_64 &rng) {
   if (coin(rng, 0.2))
@@ -565,17 +579,7 @@ TEST(Randomized, ElementwiseExpressionsMatchTheirDefinition) {
       ADD_FAILURE() << what.str() << ": " << firstLine(e.what());
       continue;
     }
-    Array want = evaluate(*expr, hostInputs, dtype);
-    if (want.shape != got.shape().vec()) {
-      // The expression may not reach every input: its shape is the
-      // broadcast of those it reads.
-      ADD_FAILURE() << what.str() << ": shape " << got.shape().str() << ", want " << str(want.shape);
-      continue;
-    }
-    ASSERT_EQ(got.dtype(), dtype) << what.str();
-    double tiny = dtype == kFloat16 ? 0x1p-24 : 0;
-    std::vector<double> tolerance(want.values.size(), 4 * expr->error + tiny);
-    expectClose(hostArray(got), want, tolerance, what.str());
+    expectExpression(got, *expr, hostInputs, dtype, what.str());
   }
   set_num_threads(previousThreads);
 }
@@ -1469,14 +1473,7 @@ TEST(Randomized, MatmulEpiloguesMatchTheirDefinition) {
       ADD_FAILURE() << what.str() << ": " << firstLine(e.what());
       continue;
     }
-    Array want = evaluate(*expr, hostInputs, dtype);
-    if (want.shape != got.shape().vec()) {
-      ADD_FAILURE() << what.str() << ": shape " << got.shape().str() << ", want " << str(want.shape);
-      continue;
-    }
-    double tiny = dtype == kFloat16 ? 0x1p-24 : 0;
-    expectClose(hostArray(got), want, std::vector<double>(want.values.size(), 4 * expr->error + tiny),
-                what.str());
+    expectExpression(got, *expr, hostInputs, dtype, what.str());
   }
   set_num_threads(previousThreads);
 }
