@@ -214,6 +214,11 @@ std::vector<Tensor> GradientTape::sourceGradients(const Tensor &target,
       any = any || flatConnected[i];
     }
     next += tensors.size();
+    // An integer target has no gradients (TensorFlow gives None).
+    if (!isFloatingPoint(target.dtype())) {
+      sum = Tensor();
+      any = false;
+    }
     result.push_back(sum);
     values.push_back(tensors.back());
     connected.push_back(any);

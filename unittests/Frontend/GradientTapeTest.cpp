@@ -87,6 +87,10 @@ TEST(GradientTape, UnconnectedSourcesHaveNoGradient) {
   auto fromTensors = tape.gradient(loss, tensors);
   EXPECT_TRUE(fromTensors[0]);
   EXPECT_FALSE(fromTensors[1]);
+  // An integer target has no gradients (TensorFlow's None; ember gave zeros).
+  EXPECT_FALSE(tape.gradient(cast(w * x, DType::Int32), {w})[0]);
+  EXPECT_EQ(tape.gradient(cast(w * x, DType::Int32), {w}, UnconnectedGradients::Zero)[0].to_vector<float>(),
+            (std::vector<float>{0, 0}));
   // A target no recorded op produced depends on no source; itself, on itself.
   EXPECT_FALSE(tape.gradient(Tensor(1.f), {w})[0]);
   EXPECT_EQ(tape.gradient(x, {x})[0]->to_vector<float>(), (std::vector<float>{1, 1}));
