@@ -112,6 +112,23 @@ TEST(Metrics, UpdatesInsideACompiledStepCount) {
   EXPECT_EQ(accuracy.result().item<double>(), 0);
 }
 
+// Labels [batch, 1] count once each, as Keras squeezes them (compared as
+// they were, they broadcast against every prediction: 0.5 here, not 1);
+// labels of another shape are an error naming the metric.
+TEST(Metrics, SparseCategoricalAccuracyTakesLabelsOfBatchByOne) {
+  Tensor logits = Tensor({{2.f, 1.f}, {1.f, 3.f}, {0.f, 5.f}});
+  metrics::SparseCategoricalAccuracy accuracy;
+  accuracy.update_state(Tensor({{0}, {1}, {0}}), logits);
+  EXPECT_NEAR(accuracy.result().item<double>(), 2.0 / 3, 1e-12);
+  accuracy.reset_state();
+  accuracy.update_state(Tensor({0.f, 1.f, 1.f}), logits); // float labels, as Keras takes them
+  EXPECT_EQ(accuracy.result().item<double>(), 1);
+  test::expectContains(test::errorOf([&] { accuracy.update_state(Tensor({0, 1}), logits); }),
+                       "'SparseCategoricalAccuracy' op labels must have the shape of the "
+                       "predictions without their last axis: got int32 tensor of shape (2,) for "
+                       "float32 tensor of shape (3, 2)");
+}
+
 TEST(Progbar, PlainLinesWhenNotATerminal) {
   std::ostringstream log;
   utils::Progbar bar(4, log, 30, {"accuracy"});
