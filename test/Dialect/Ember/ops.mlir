@@ -405,3 +405,26 @@ func.func @half_precision(%a: tensor<4xbf16>, %m: tensor<2x4xf16>, %n: tensor<4x
   %4 = ember.constant dense<1.5> : tensor<2xbf16>
   return %2, %3, %4 : tensor<4xf16>, tensor<2x3xf16>, tensor<2xbf16>
 }
+
+// custom_gradient with inputs, and without (a value whose gradient is cut,
+// as softmax's max shift): the inputs clause is left out then (it printed
+// as `inputs( : )`, which did not parse back: exported softmaxes failed).
+// CHECK-LABEL: func.func @custom_gradients(
+// CHECK:         ember.custom_gradient %{{.*}} inputs(%{{.*}} : tensor<f32>) : tensor<f32> {
+// CHECK:         ember.custom_gradient %{{.*}} : tensor<f32> {
+// CHECK-NEXT:    ^bb0(%{{.*}}: tensor<f32>):
+// CHECK-NEXT:      ember.yield
+// CHECK-NEXT:    }
+func.func @custom_gradients(%x: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %y = ember.exp %x : tensor<f32>
+  %r = ember.custom_gradient %y inputs(%x : tensor<f32>) : tensor<f32> {
+  ^bb0(%g: tensor<f32>):
+    %d = ember.mul %g, %y : tensor<f32>
+    ember.yield %d : tensor<f32>
+  }
+  %s = ember.custom_gradient %y : tensor<f32> {
+  ^bb0(%g: tensor<f32>):
+    ember.yield
+  }
+  return %r, %s : tensor<f32>, tensor<f32>
+}

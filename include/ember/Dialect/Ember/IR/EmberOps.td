@@ -342,7 +342,8 @@ def Ember_CustomGradientOp : Ember_Op<"custom_gradient", [Pure, AllTypesMatch<["
     result (the block argument), it yields one cotangent per `inputs` operand.
     The region may use any value computed before the op (forward
     intermediates). `ember-autodiff` applies the region; lowering replaces the
-    op by `value`.
+    op by `value`. Without inputs (a value whose gradient is cut, as
+    softmax's max shift) the `inputs(...)` clause is left out.
 
     ```mlir
     %e = ember.exp %x : tensor<f32>
@@ -359,7 +360,7 @@ def Ember_CustomGradientOp : Ember_Op<"custom_gradient", [Pure, AllTypesMatch<["
   let results = (outs Ember_Tensor:$result);
   let regions = (region SizedRegion<1>:$backward);
   let assemblyFormat = [{
-    $value `inputs` `(` $inputs `:` type($inputs) `)` attr-dict `:` type($value) $backward
+    $value (`inputs` `(` $inputs^ `:` type($inputs) `)`)? attr-dict `:` type($value) $backward
   }];
   let hasVerifier = 1;
 }
