@@ -20,6 +20,8 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
@@ -82,9 +84,17 @@ static void prepareForJit(ModuleOp lowered) {
 
 /// Writes a stage's `text` to `path` whole or not at all (a dump is best
 /// effort: one that cannot be written is left out).
+/// A stage dump: into its directory, made when missing (as XLA's
+/// --xla_dump_to); a dump that cannot be written is reported once on stderr
+/// and does not stop the compile.
 static void writeAtomically(const std::string &path, const std::string &text) {
-  std::string ignored;
-  (void)::ember::compiler::writeFileAtomically(path, {llvm::StringRef(text)}, ignored);
+  std::string error;
+  (void)llvm::sys::fs::create_directories(llvm::sys::path::parent_path(path));
+  if (::ember::compiler::writeFileAtomically(path, {llvm::StringRef(text)}, error))
+    return;
+  static std::atomic<bool> reported{false};
+  if (!reported.exchange(true))
+    llvm::errs() << "ember: EMBER_DUMP_DIR: " << error << "\n";
 }
 
 bool compileTracedFunction(ModuleOp module, func::FuncOp function, const std::string &name,
