@@ -201,7 +201,8 @@ struct FunctionCore::Impl {
       DType dtype = key.tensors[tensor]->dtype();
       if (!isFloatingPoint(dtype))
         refuse(position, "is a " + std::string(dtypeName(dtype)) +
-                             " tensor: gradients need float32 or float64 arguments");
+                             " tensor: gradients need floating-point arguments (float32, float64, "
+                             "float16 or bfloat16)");
       wrt.push_back(tensor);
     }
     return wrt;

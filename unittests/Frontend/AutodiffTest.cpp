@@ -266,7 +266,7 @@ TEST(Autodiff, ArgnumsThatAreNotFloatTensorsAreRefused) {
   EXPECT_EQ(message({1}), "ember::value_and_grad 'scaled': argnums 1 is the host value 2, not a "
                           "Tensor: only tensors have gradients");
   EXPECT_EQ(message({2}), "ember::value_and_grad 'scaled': argnums 2 is a int32 tensor: gradients "
-                          "need float32 or float64 arguments");
+                          "need floating-point arguments (float32, float64, float16 or bfloat16)");
   EXPECT_EQ(message({3}), "ember::value_and_grad 'scaled': argnums 3 is out of range: the function "
                           "was called with 3 arguments");
 }

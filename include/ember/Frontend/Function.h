@@ -391,7 +391,7 @@ inline Tensor onlyGradient(std::vector<Tensor> gradients, const std::string &nam
   if (gradients.size() != 1)
     throw Error("ember::grad '" + name +
                 "': the function's one Tensor argument is not floating-point: gradients need "
-                "float32 or float64 arguments");
+                "floating-point arguments (float32, float64, float16 or bfloat16)");
   return std::move(gradients.front());
 }
 } // namespace detail
