@@ -21,6 +21,15 @@ namespace ember::detail {
 Tensor checkedClassLabels(std::string_view what, const Tensor &labels, const Tensor &scores,
                           SourceLoc loc);
 
+/// `labels` [..., 1] beside `scores` of the same rank as labels [...], as
+/// Keras's sparse losses and metrics squeeze them; others as they are.
+Tensor squeezedClassLabels(const Tensor &labels, const Tensor &scores, SourceLoc loc);
+
+/// Throws an OpError of `what` unless `labels` has the shape of `scores`
+/// without its last axis (`scoresName` says what the scores are).
+void checkClassLabelShape(std::string_view what, std::string_view scoresName,
+                          const Tensor &labels, const Tensor &scores, SourceLoc loc);
+
 } // namespace ember::detail
 
 #endif // EMBER_LIB_FRONTEND_CLASSLABELS_H

@@ -160,8 +160,6 @@ void GradientTape::watch(const Variable &variable) {
   (void)variable.value(); // a read: the tapes recording now note it
 }
 
-/// Each source as a tensor: a variable's is the value it had when the tape
-/// read it.
 /// The tensors standing for each source: a tensor itself; a variable, every
 /// value of it the tape read (a variable assigned between two reads was two
 /// values; its gradient sums theirs, as TensorFlow's does), or, if the tape
@@ -203,6 +201,8 @@ std::vector<Tensor> GradientTape::sourceGradients(const Tensor &target,
   std::vector<Tensor> result;
   values.clear();
   connected.clear();
+  // An integer target has no gradients (TensorFlow gives None).
+  bool differentiable = isFloatingPoint(target.dtype());
   size_t next = 0;
   for (const std::vector<Tensor> &tensors : perSource) {
     Tensor sum = all[next];
@@ -214,14 +214,9 @@ std::vector<Tensor> GradientTape::sourceGradients(const Tensor &target,
       any = any || flatConnected[i];
     }
     next += tensors.size();
-    // An integer target has no gradients (TensorFlow gives None).
-    if (!isFloatingPoint(target.dtype())) {
-      sum = Tensor();
-      any = false;
-    }
-    result.push_back(sum);
+    result.push_back(differentiable ? sum : Tensor());
     values.push_back(tensors.back());
-    connected.push_back(any);
+    connected.push_back(differentiable && any);
   }
   return result;
 }

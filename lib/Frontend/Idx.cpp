@@ -74,14 +74,6 @@ struct GzCloser {
   ~GzCloser() { gzclose(file); }
 };
 
-/// numpy's spelling of `dims`, which need not make a valid Shape.
-std::string shapeText(const std::vector<int64_t> &dims) {
-  std::string text = "(";
-  for (size_t d = 0; d < dims.size(); ++d)
-    text += (d ? ", " : "") + std::to_string(dims[d]);
-  return text + (dims.size() == 1 ? ",)" : ")");
-}
-
 RawIdx readRaw(const std::string &path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
@@ -164,17 +156,18 @@ RawIdx readRaw(const std::string &path) {
   // in 128 bits whatever the eight uint32 dims are.
   // Empty dims count as 1 there, as ember's shapes count them.
   constexpr uint64_t kLimit = uint64_t(1) << 40;
-  unsigned __int128 bytes = raw.type->size, nonEmptyBytes = raw.type->size;
+  unsigned __int128 bytes = raw.type->size;
+  bool empty = false;
   for (int d = 0; d < rank; ++d) {
     const unsigned char *p = &dimBytes[4 * d];
     uint64_t dim = (uint64_t(p[0]) << 24) | (uint64_t(p[1]) << 16) | (uint64_t(p[2]) << 8) | p[3];
     raw.dims.push_back(static_cast<int64_t>(dim));
-    bytes = std::min<unsigned __int128>(bytes * dim, kLimit + 1);
-    nonEmptyBytes = std::min<unsigned __int128>(nonEmptyBytes * std::max<uint64_t>(dim, 1), kLimit + 1);
+    bytes = std::min<unsigned __int128>(bytes * std::max<uint64_t>(dim, 1), kLimit + 1);
+    empty = empty || dim == 0;
   }
-  if (nonEmptyBytes > kLimit)
-    failRead(path, "shape " + shapeText(raw.dims) + " is too large to load");
-  uint64_t expected = static_cast<uint64_t>(bytes);
+  if (bytes > kLimit)
+    failRead(path, "shape " + Shape::str(raw.dims) + " is too large to load");
+  uint64_t expected = empty ? 0 : static_cast<uint64_t>(bytes);
 
   // The data is read to the end before its size is trusted. For a plain file
   // the size on disk bounds it; gzip data grows the buffer as it inflates.
@@ -193,12 +186,12 @@ RawIdx readRaw(const std::string &path) {
   raw.data.resize(have);
   if (have < expected)
     failRead(path, "file is truncated: a " + std::string(raw.type->name) + " array of shape " +
-                       shapeText(raw.dims) + " needs " +
+                       Shape::str(raw.dims) + " needs " +
                        std::to_string(expected) + " bytes of data, found " + std::to_string(have));
   if (have > expected)
     failRead(path, std::to_string(have - expected) + " unexpected bytes after the " +
                        std::to_string(expected) + " bytes of data of shape " +
-                       shapeText(raw.dims));
+                       Shape::str(raw.dims));
   return raw;
 }
 
@@ -287,11 +280,11 @@ std::pair<Tensor, Tensor> loadSplit(const std::string &dataset, const std::strin
   if (images.type->code != 0x08 || images.dims.size() != 3)
     failRead(imagesPath, "expected unsigned bytes of shape (images, rows, cols), found " +
                              std::string(images.type->name) + "s of shape " +
-                             shapeText(images.dims));
+                             Shape::str(images.dims));
   if (labels.type->code != 0x08 || labels.dims.size() != 1)
     failRead(labelsPath, "expected unsigned bytes of shape (labels,), found " +
                              std::string(labels.type->name) + "s of shape " +
-                             shapeText(labels.dims));
+                             Shape::str(labels.dims));
   if (images.dims[0] != labels.dims[0])
     throw IOError(dataset + ".load_data: " + std::to_string(images.dims[0]) + " images in " +
                   quoted(imagesPath) + " but " + std::to_string(labels.dims[0]) + " labels in " +

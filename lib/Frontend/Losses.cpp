@@ -21,13 +21,7 @@ static Tensor lossInput(const Tensor &x, const SourceLoc &loc) {
 Tensor SparseCategoricalCrossentropy::operator()(const Tensor &y_true, const Tensor &logitsOrP,
                                                  SourceLoc loc) const {
   Tensor y_pred = lossInput(logitsOrP, loc);
-  // Labels [batch, 1] are taken as [batch], as Keras does.
-  Tensor labels = y_true;
-  if (labels.rank() >= 1 && labels.rank() == y_pred.rank() && labels.shape()[labels.rank() - 1] == 1) {
-    std::vector<int64_t> squeezed = labels.shape().vec();
-    squeezed.pop_back();
-    labels = reshape(labels, squeezed, loc);
-  }
+  Tensor labels = detail::squeezedClassLabels(y_true, y_pred, loc);
   if (fromLogits_)
     return reduce_mean(nn::sparse_softmax_cross_entropy_with_logits(labels, y_pred, loc), {},
                        false, loc);

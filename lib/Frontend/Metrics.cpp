@@ -2,6 +2,7 @@
 
 #include "ember/Frontend/Metrics.h"
 
+#include "ClassLabels.h"
 #include "OpDef.h"
 
 using namespace ember;
@@ -40,17 +41,9 @@ void SparseCategoricalAccuracy::update_state(const Tensor &y_true, const Tensor 
                          loc);
   // Labels [batch, 1] are labels [batch], as Keras squeezes them (compared
   // as they are, they broadcast against every prediction).
-  std::vector<int64_t> labelShape = y_true.shape().vec();
-  if (!labelShape.empty() && labelShape.size() == static_cast<size_t>(y_pred.rank()) &&
-      labelShape.back() == 1)
-    labelShape.pop_back();
-  std::vector<int64_t> expected(y_pred.shape().begin(), y_pred.shape().end() - 1);
-  if (labelShape != expected)
-    detail::throwOpError(kWhat,
-                         "labels must have the shape of the predictions without their last axis: "
-                         "got " + detail::typeText(y_true) + " for " + detail::typeText(y_pred),
-                         loc);
-  Tensor labels = cast(reshape(y_true, labelShape, loc), DType::Int64, loc);
+  Tensor labels = detail::squeezedClassLabels(y_true, y_pred, loc);
+  detail::checkClassLabelShape(kWhat, "predictions", labels, y_pred, loc);
+  labels = cast(labels, DType::Int64, loc);
   Tensor predicted = argmax(y_pred, -1, false, loc);
   mean_.update_state(cast(equal(predicted, labels, loc), DType::Float64, loc), loc);
 }

@@ -62,20 +62,35 @@ Tensor nn::one_hot(const Tensor &indices, int64_t depth, DType dtype, double on,
   return where(equal(column, classes, loc), full({}, on, dtype), full({}, off, dtype), loc);
 }
 
-Tensor detail::checkedClassLabels(std::string_view what, const Tensor &labels,
-                                  const Tensor &scores, SourceLoc loc) {
-  if (!isInteger(labels.dtype()))
-    throwOpError(what, "needs int32 or int64 labels, got " + typeText(labels), loc);
+Tensor detail::squeezedClassLabels(const Tensor &labels, const Tensor &scores, SourceLoc loc) {
+  if (labels.rank() < 1 || labels.rank() != scores.rank() ||
+      labels.shape()[labels.rank() - 1] != 1)
+    return labels;
+  std::vector<int64_t> squeezed = labels.shape().vec();
+  squeezed.pop_back();
+  return reshape(labels, squeezed, loc);
+}
+
+void detail::checkClassLabelShape(std::string_view what, std::string_view scoresName,
+                                  const Tensor &labels, const Tensor &scores, SourceLoc loc) {
   const Shape &shape = scores.shape();
   bool matching = shape.rank() >= 1 && labels.shape().rank() == shape.rank() - 1;
   for (int d = 0; matching && d < labels.shape().rank(); ++d)
     matching = labels.shape()[d] == shape[d];
   if (!matching)
     throwOpError(what,
-                 "labels must have the shape of the scores without their last axis: got " +
-                     typeText(labels) + " for " + typeText(scores),
+                 "labels must have the shape of the " + std::string(scoresName) +
+                     " without their last axis: got " + typeText(labels) + " for " +
+                     typeText(scores),
                  loc);
-  int64_t classes = shape[shape.rank() - 1];
+}
+
+Tensor detail::checkedClassLabels(std::string_view what, const Tensor &labels,
+                                  const Tensor &scores, SourceLoc loc) {
+  if (!isInteger(labels.dtype()))
+    throwOpError(what, "needs int32 or int64 labels, got " + typeText(labels), loc);
+  checkClassLabelShape(what, "scores", labels, scores, loc);
+  int64_t classes = scores.shape()[scores.rank() - 1];
   // A label outside [0, classes) is an error (TensorFlow raises on the CPU).
   // Eagerly it is checked here, with TensorFlow's message.
   if (!currentTracer()) {

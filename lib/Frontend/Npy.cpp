@@ -12,6 +12,7 @@
 #include "FileWrite.h"
 
 #include "ember/Frontend/Error.h"
+#include "ember/Frontend/Tensor.h"
 
 #include <bit>
 #include <cctype>
@@ -68,18 +69,6 @@ std::string descrOf(DType dtype) {
   return "?";
 }
 
-/// Python's repr of a shape tuple: (), (3,), (2, 3).
-std::string shapeRepr(const std::vector<int64_t> &shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i)
-      s += ", ";
-    s += std::to_string(shape[i]);
-  }
-  if (shape.size() == 1)
-    s += ",";
-  return s + ")";
-}
 
 /// Element count times item size, or false when it does not fit in int64.
 bool byteCount(const std::vector<int64_t> &shape, size_t itemSize, int64_t &bytes) {
@@ -366,15 +355,15 @@ void writeNpy(const std::string &path, DType dtype, const int64_t *shape, int ra
   std::vector<int64_t> dims(shape, shape + rank);
   for (int64_t d : dims)
     if (d < 0)
-      failWrite(path, "negative dimension in shape " + shapeRepr(dims));
+      failWrite(path, "negative dimension in shape " + Shape::str(dims));
   int64_t dataBytes = 0;
   if (!byteCount(dims, dtypeSize(dtype), dataBytes))
-    failWrite(path, "shape " + shapeRepr(dims) + " is too large");
+    failWrite(path, "shape " + Shape::str(dims) + " is too large");
 
   // The same text np.save writes: sorted keys, spare room for growth, then
   // spaces and a newline so the data starts on a 64-byte boundary.
   std::string dict = "{'descr': '" + descrOf(dtype) +
-                     "', 'fortran_order': False, 'shape': " + shapeRepr(dims) + ", }";
+                     "', 'fortran_order': False, 'shape': " + Shape::str(dims) + ", }";
   if (!dims.empty()) {
     size_t firstLen = std::to_string(dims[0]).size();
     dict.append(kGrowthAxisMaxDigits - std::min(firstLen, kGrowthAxisMaxDigits), ' ');
@@ -486,11 +475,11 @@ NpyArray readNpy(const std::string &path) {
   }
   for (int64_t d : array.shape)
     if (d < 0)
-      failRead(path, "invalid shape " + shapeRepr(array.shape) + ": negative dimension");
+      failRead(path, "invalid shape " + Shape::str(array.shape) + ": negative dimension");
 
   int64_t expected = 0;
   if (!byteCount(array.shape, dtypeSize(array.dtype), expected))
-    failRead(path, "shape " + shapeRepr(array.shape) + " is too large");
+    failRead(path, "shape " + Shape::str(array.shape) + " is too large");
   // Checked before allocating, so a corrupt shape cannot demand terabytes.
   uint64_t available = fileSize - dataOffset;
   if (available < static_cast<uint64_t>(expected))

@@ -59,11 +59,11 @@ void Shape::push_back(int64_t dim) {
   dims_[rank_++] = dim;
 }
 
-std::string Shape::str() const {
+std::string Shape::str(std::span<const int64_t> dims) {
   std::string out = "(";
-  for (int d = 0; d < rank_; ++d)
-    out += (d ? ", " : "") + std::to_string(dims_[d]);
-  return out + (rank_ == 1 ? ",)" : ")");
+  for (size_t d = 0; d < dims.size(); ++d)
+    out += (d ? ", " : "") + std::to_string(dims[d]);
+  return out + (dims.size() == 1 ? ",)" : ")");
 }
 
 std::ostream &ember::operator<<(std::ostream &os, const Shape &shape) { return os << shape.str(); }
@@ -371,7 +371,7 @@ DType TensorInit::inferDType() const {
   if (isScalar_)
     return scalar_.kind == Scalar::Float ? DType::Float32
            : scalar_.kind == Scalar::Bool ? DType::Bool
-           : wide_                        ? DType::Int64
+           : scalar_.wide                 ? DType::Int64
                                           : DType::Int32;
   // The widest kind wins: bool < int32 < int64 < float32.
   DType result = DType::Bool;

@@ -82,11 +82,9 @@ static void prepareForJit(ModuleOp lowered) {
   ::ember::compiler::keepOnlyEntryPoints(lowered, /*noAlias=*/true);
 }
 
-/// Writes a stage's `text` to `path` whole or not at all (a dump is best
-/// effort: one that cannot be written is left out).
-/// A stage dump: into its directory, made when missing (as XLA's
-/// --xla_dump_to); a dump that cannot be written is reported once on stderr
-/// and does not stop the compile.
+/// Writes a stage's `text` to `path` whole or not at all, into its directory
+/// (made when missing, as XLA's --xla_dump_to); a dump that cannot be written
+/// is reported once on stderr and does not stop the compile.
 static void writeAtomically(const std::string &path, const std::string &text) {
   std::string error;
   (void)llvm::sys::fs::create_directories(llvm::sys::path::parent_path(path));

@@ -56,12 +56,7 @@ int64_t count(const std::vector<int64_t> &shape) {
 }
 
 /// numpy's spelling of a shape, "(2, 3)" (-1 allowed: a reshape's request).
-std::string str(const std::vector<int64_t> &shape) {
-  std::string text = "(";
-  for (size_t d = 0; d < shape.size(); ++d)
-    text += (d ? ", " : "") + std::to_string(shape[d]);
-  return text + (shape.size() == 1 ? ",)" : ")");
-}
+std::string str(const std::vector<int64_t> &shape) { return Shape::str(shape); }
 
 /// Row-major strides of `shape`, 0 where a dim of 1 is broadcast to `out`
 /// (right-aligned, numpy's rule).

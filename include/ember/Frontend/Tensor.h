@@ -46,7 +46,10 @@ public:
   std::vector<int64_t> vec() const { return {begin(), end()}; }
   void push_back(int64_t dim);
   /// numpy's spelling: "(2, 3)", "(3,)", "()".
-  std::string str() const;
+  std::string str() const { return str(std::span<const int64_t>(dims_, rank_)); }
+  /// The same of any dims (which need not make a valid Shape: a file's
+  /// header, a reshape's -1).
+  static std::string str(std::span<const int64_t> dims);
 
   friend bool operator==(const Shape &a, const Shape &b) {
     if (a.rank_ != b.rank_)
@@ -105,10 +108,7 @@ struct TensorImpl;
 class TensorInit {
 public:
   template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>
-  TensorInit(T value) : scalar_(value), isScalar_(true) {
-    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && (sizeof(T) > 4))
-      wide_ = true;
-  }
+  TensorInit(T value) : scalar_(value), isScalar_(true) {}
   TensorInit(std::initializer_list<TensorInit> children)
       : scalar_(0), children_(children), isScalar_(false) {}
 
@@ -123,7 +123,6 @@ private:
   Scalar scalar_;
   std::vector<TensorInit> children_;
   bool isScalar_;
-  bool wide_ = false;
 };
 
 class Tensor {
