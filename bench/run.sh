@@ -62,10 +62,11 @@ out=$(mktemp)
   # float16 and bfloat16 (1 thread), LibTorch's beside ember's.
   env "${peer_env[@]}" "$build/bin/torch_bench" half 2> /dev/null
   "$build/bin/matmul_bench" half
-  # SGEMM against OpenBLAS in one process, taking turns (1 thread: at 2,
-  # the two runtimes' idle threads would share the two cores).
+  # SGEMM against OpenBLAS in one process, taking turns: 20 paired rounds
+  # at 1 and 2 threads for the issue's squares, 5 at 1 thread for the rest.
   if [ -x "$build/bin/sgemm_vs_blas" ]; then
-    env "${peer_env[@]}" "$build/bin/sgemm_vs_blas" 5 2> /dev/null
+    env "${peer_env[@]}" "$build/bin/sgemm_vs_blas" -t 1,2 20 1024 1024 1024 4096 4096 4096 2> /dev/null
+    env "${peer_env[@]}" "$build/bin/sgemm_vs_blas" 5 2048 2048 2048 4096 512 4096 4096 1024 4096 2> /dev/null
   fi
   cacheOnly=$(mktemp -d)
   EMBER_CACHE_DIR=$cacheOnly "$build/bin/cache_bench" # compiles, fills the cache
@@ -156,11 +157,21 @@ for t in 1 2; do
     "C2 peak RSS, input pipeline, $t thr." "$(median3 "t$t.ember.c2_peak_rss")" "$(median3 "t$t.torch.c2_peak_rss")" \
     "$(median3 "t$t.ember.c2_steps_per_second_with_data")" "$(median3 "t$t.ember.c2_steps_per_second_without_data")"
 done
-for shape in 1024x1024x1024 4096x4096x4096 2048x2048x2048 4096x512x4096 4096x1024x4096; do
+for shape in 1024x1024x1024_t1 1024x1024x1024_t2 4096x4096x4096_t1 4096x4096x4096_t2 \
+  2048x2048x2048 4096x512x4096 4096x1024x4096; do
   r=$(value "sgemm_vs_blas.ratio_$shape")
   if [ -n "$r" ]; then
-    printf "%-36s ember/OpenBLAS %.3fx (median of 5 rounds, one process taking turns)\n" \
-      "SGEMM $shape, 1 thread" "$r"
+    printf "%-36s ember/OpenBLAS %.3fx (95%% interval %.3f-%.3f; ahead in %s rounds of %s)\n" \
+      "SGEMM $shape, one process" "$r" "$(value "sgemm_vs_blas.ratio_low_$shape")" \
+      "$(value "sgemm_vs_blas.ratio_high_$shape")" "$(value "sgemm_vs_blas.wins_$shape")" \
+      "$(grep "^sgemm_vs_blas.wins_$shape " "$out" | awk '{print $4}')"
+  fi
+done
+for shape in 1024x1024x1024 4096x4096x4096; do
+  se=$(value "sgemm_vs_blas.speedup_${shape}_t1_t2_ember"); so=$(value "sgemm_vs_blas.speedup_${shape}_t1_t2_openblas")
+  if [ -n "$se" ]; then
+    printf "%-36s ember %.2fx, OpenBLAS %.2fx (medians of per-round ratios)\n" \
+      "SGEMM $shape 2-thread speed-up" "$se" "$so"
   fi
 done
 i10=$(value t1.ember.incache_chain_10); h10=$(value t1.hand.incache_chain_10)
