@@ -7,6 +7,7 @@
 #include "ember/Frontend/Ops.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <ostream>
@@ -436,18 +437,93 @@ Tensor ember::arange(Scalar start, Scalar stop, Scalar step, DType dtype) {
   return Tensor::from_vector(values, Shape{n}, dtype);
 }
 
+/// The largest value of the floating-point `dtype` below `bound`. A double
+/// sample just under `bound` can round up to it in a narrower type (in
+/// bfloat16, one sample of [0, 1) in 500 would be 1.0).
+static double largestBelow(double bound, DType dtype) {
+  switch (dtype) {
+  case DType::Float32: {
+    float rounded = static_cast<float>(bound);
+    return rounded < bound ? rounded : std::nextafter(rounded, -INFINITY);
+  }
+  case DType::Float16:
+  case DType::BFloat16: {
+    bool half = dtype == DType::Float16;
+    uint16_t bits = half ? Half(bound).bits : BFloat16(bound).bits;
+    auto value = [&](uint16_t b) {
+      return static_cast<double>(half ? detail::halfBitsToFloat(b)
+                                      : detail::bfloat16BitsToFloat(b));
+    };
+    if (value(bits) < bound)
+      return value(bits);
+    // One step toward -infinity: the sign bit is apart from the magnitude.
+    bits = (bits & 0x7fff) == 0 ? 0x8001 : (bits & 0x8000) ? bits + 1 : bits - 1;
+    return value(bits);
+  }
+  default:
+    return std::nextafter(bound, -INFINITY);
+  }
+}
+
 Tensor ember::random_uniform(const Shape &shape, uint64_t seed, double minval, double maxval,
                              DType dtype) {
+  auto refuse = [&](const char *why) {
+    char bounds[96];
+    std::snprintf(bounds, sizeof bounds, " (minval %g, maxval %g, dtype ", minval, maxval);
+    throw OpError("random_uniform: " + std::string(why) + bounds + std::string(dtypeName(dtype)) +
+                  ")");
+  };
+  if (!isFloatingPoint(dtype) && !isInteger(dtype))
+    refuse("takes floating-point or integer dtypes, as tf.random.uniform");
+  bool integer = isInteger(dtype);
+  // A bound the dtype cannot hold would make samples infinite (or pile
+  // them up at the largest finite value).
+  auto finiteIn = [&](double bound) {
+    switch (dtype) {
+    case DType::Float32:
+      return std::isfinite(static_cast<float>(bound));
+    case DType::Float16:
+      return std::isfinite(static_cast<float>(Half(bound)));
+    case DType::BFloat16:
+      return std::isfinite(static_cast<float>(BFloat16(bound)));
+    default:
+      return std::isfinite(bound);
+    }
+  };
+  if (!integer && (!finiteIn(minval) || !finiteIn(maxval)))
+    refuse("the bounds are not finite in the dtype");
+  if (integer) {
+    // As tf.random.uniform: integers in [minval, maxval), which must hold one.
+    double lowest = dtype == DType::Int32 ? -0x1p31 : -0x1p63;
+    if (minval != std::floor(minval) || maxval != std::floor(maxval))
+      refuse("integer bounds must be whole numbers");
+    if (!(minval < maxval))
+      refuse("integers need minval < maxval");
+    if (minval < lowest || maxval > -lowest)
+      refuse("the bounds are outside the dtype's range");
+  }
+  double top = integer ? maxval - 1 : minval < maxval ? largestBelow(maxval, dtype) : maxval;
   std::mt19937_64 engine(seed);
   std::vector<double> values(static_cast<size_t>(shape.numel()));
   // 53 random bits -> [0, 1): the same values on every platform.
-  for (double &v : values)
+  for (double &v : values) {
     v = minval + (maxval - minval) * static_cast<double>(engine() >> 11) * 0x1p-53;
+    // Integers round down (not toward zero: -0.5 is -1), and no value
+    // reaches maxval once rounded to the dtype.
+    if (integer)
+      v = std::floor(v);
+    if (minval < maxval)
+      v = std::min(v, top);
+  }
   return Tensor::from_vector(values, shape, dtype);
 }
 
 Tensor ember::random_normal(const Shape &shape, uint64_t seed, double mean, double stddev,
                             DType dtype) {
+  if (!isFloatingPoint(dtype))
+    throw OpError("random_normal: dtype " + std::string(dtypeName(dtype)) +
+                  " is not a floating-point type (tf.random.normal takes float16, bfloat16, "
+                  "float32 and float64)");
   std::mt19937_64 engine(seed);
   auto uniform = [&] { return (static_cast<double>(engine() >> 11) + 0.5) * 0x1p-53; };
   std::vector<double> values(static_cast<size_t>(shape.numel()));

@@ -3,7 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
+#include <string>
+#include <utility>
+#include <vector>
 
 using namespace ember;
 
@@ -168,6 +173,54 @@ TEST(Creation, RandomIsSeededAndInRange) {
   EXPECT_NEAR(mean, 3.0, 0.05);
   EXPECT_NEAR(var, 4.0, 0.15);
   EXPECT_EQ(random_normal({5}, 7).to_vector<float>(), random_normal({5}, 7).to_vector<float>());
+}
+
+// Samples never reach maxval once rounded to a narrow dtype: in bfloat16,
+// one sample of [0, 1) in 500 came out as 1.0 (the double sample rounded up).
+TEST(Creation, RandomUniformStaysBelowMaxvalInEveryFloatType) {
+  for (DType dtype : {DType::BFloat16, DType::Float16, DType::Float32, DType::Float64}) {
+    for (auto [low, high] : {std::pair{0.0, 1.0}, {-1.0, 0.0}, {-3.0, 0.1}}) {
+      SCOPED_TRACE(std::string(dtypeName(dtype)) + " [" + std::to_string(low) + ", " +
+                   std::to_string(high) + ")");
+      std::vector<double> values =
+          cast(random_uniform({1 << 18}, 11, low, high, dtype), DType::Float64).to_vector<double>();
+      double largest = *std::max_element(values.begin(), values.end());
+      double smallest = *std::min_element(values.begin(), values.end());
+      EXPECT_LT(largest, high);
+      EXPECT_GE(smallest, low);
+      // Spread over the range, not piled up below maxval.
+      EXPECT_GT(largest, high - (high - low) * 0.01);
+      EXPECT_LT(smallest, low + (high - low) * 0.01);
+    }
+  }
+  // Bounds the dtype cannot hold: an error, not infinite samples.
+  EXPECT_THROW(random_uniform({4}, 1, 0, 1e6, DType::Float16), Error);
+  EXPECT_THROW(random_uniform({4}, 1, 0, 1e39, DType::Float32), Error);
+  EXPECT_THROW(random_uniform({4}, 1, 0, INFINITY, DType::Float64), Error);
+}
+
+// Integers as tf.random.uniform: uniform in [minval, maxval), rounding down
+// (truncation made 0 twice as likely as any other value in [-5, 5) and
+// never gave -5).
+TEST(Creation, RandomUniformIntegersAreUniform) {
+  std::vector<int> counts(10);
+  for (int v : random_uniform({100000}, 3, -5, 5, DType::Int32).to_vector<int>()) {
+    ASSERT_GE(v, -5);
+    ASSERT_LT(v, 5);
+    ++counts[v + 5];
+  }
+  for (int count : counts)
+    EXPECT_NEAR(count, 10000, 500);
+  std::vector<int64_t> wide =
+      random_uniform({1000}, 4, -0x1p40, 0x1p40, DType::Int64).to_vector<int64_t>();
+  EXPECT_LT(*std::min_element(wide.begin(), wide.end()), -(int64_t(1) << 38));
+  EXPECT_GT(*std::max_element(wide.begin(), wide.end()), int64_t(1) << 38);
+  EXPECT_THROW(random_uniform({4}, 1, 0.5, 3, DType::Int32), Error);    // not whole
+  EXPECT_THROW(random_uniform({4}, 1, 3, 3, DType::Int64), Error);      // empty range
+  EXPECT_THROW(random_uniform({4}, 1, 0, 0x1p32, DType::Int32), Error); // past int32
+  EXPECT_THROW(random_uniform({4}, 1, 0, 1, DType::Bool), Error);
+  // Normal samples are floats only (tf.random.normal refuses integer types).
+  EXPECT_THROW(random_normal({4}, 1, 0, 1, DType::Int32), Error);
 }
 
 TEST(Creation, FromVector) {

@@ -44,10 +44,14 @@ Tensor full(const Shape &shape, Scalar value, DType dtype = DType::Float32);
 Tensor eye(int64_t n, DType dtype = DType::Float32);
 /// numpy arange: start, start + step, ... below `stop` (above, for step < 0).
 Tensor arange(Scalar start, Scalar stop, Scalar step = 1, DType dtype = DType::Int32);
-/// Uniform in [minval, maxval); the same seed gives the same values.
+/// Uniform in [minval, maxval); the same seed gives the same values. As
+/// tf.random.uniform: floating-point samples stay below maxval once rounded
+/// to `dtype` (bounds it cannot hold are an error); integer dtypes give
+/// whole numbers in [minval, maxval), which must be whole and minval < maxval.
 Tensor random_uniform(const Shape &shape, uint64_t seed, double minval = 0, double maxval = 1,
                       DType dtype = DType::Float32);
-/// Normal with `mean` and `stddev`; the same seed gives the same values.
+/// Normal with `mean` and `stddev` (floating-point dtypes); the same seed
+/// gives the same values.
 Tensor random_normal(const Shape &shape, uint64_t seed, double mean = 0, double stddev = 1,
                      DType dtype = DType::Float32);
 
