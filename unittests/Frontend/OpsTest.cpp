@@ -530,6 +530,55 @@ TEST(Ops, TallMatmulsTakeThreeVectorPanelsWithAvx512) {
   EXPECT_NE(plain.ir_stages(a, b).linalg.find("vector<12x32xf32>"), std::string::npos);
 }
 
+TEST(Ops, LargeMatmulsRunInPassesOverKWithAvx512) {
+  // B over 8 MB with 512-bit vectors: passes over k (256 deep here), each
+  // block of columns packing its panels' rows for the pass, C's blocks added
+  // to after the first one. Partial blocks of rows and panels (130 rows,
+  // 4100 columns), f32, f64 and int32, eager and traced, a bias-and-ReLU
+  // consumer, and 2 threads giving what 1 gives.
+  VectorBitsScope scope(512);
+  const int64_t m = 130, k = 512, n = 4100;
+  Tensor a = random_uniform({m, k}, 71, -1, 1), b = random_uniform({k, n}, 72, -1, 1);
+  auto plain = function([](const Tensor &x, const Tensor &y) { return matmul(x, y); });
+  EXPECT_NE(plain.ir_stages(a, b).linalg.find("x256x48xf32>"), std::string::npos)
+      << "B's panels packed per pass";
+  Tensor c = plain(a, b);
+  expectMatmul(c, a, false, b, false, "130x512x4100 traced");
+  expectMatmul(matmul(a, b), a, false, b, false, "130x512x4100 eager");
+  Tensor bias = random_uniform({n}, 73, -1, 1);
+  auto dense = function(
+      [](const Tensor &x, const Tensor &y, const Tensor &z) { return relu(matmul(x, y) + z); });
+  std::vector<float> got = dense(a, b, bias).to_vector<float>();
+  std::vector<float> expected = relu(c + bias).to_vector<float>();
+  ASSERT_EQ(got.size(), expected.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], expected[i], 1e-5) << "dense at " << i;
+  int threads = get_num_threads();
+  set_num_threads(1);
+  std::vector<float> one = plain(a, b).to_vector<float>();
+  set_num_threads(2);
+  std::vector<float> two = plain(a, b).to_vector<float>();
+  set_num_threads(threads);
+  EXPECT_EQ(one, two);
+
+  Tensor a64 = cast(a, DType::Float64), b64 = random_uniform({k, 2100}, 74, -1, 1, DType::Float64);
+  EXPECT_NE(plain.ir_stages(a64, b64).linalg.find("x256x24xf64>"), std::string::npos);
+  expectMatmul(plain(a64, b64), a64, false, b64, false, "130x512x2100 f64");
+
+  Tensor ai = random_uniform({m, k}, 75, -50, 50, DType::Int32);
+  Tensor bi = random_uniform({k, n}, 76, -50, 50, DType::Int32);
+  EXPECT_NE(plain.ir_stages(ai, bi).linalg.find("x256x48xi32>"), std::string::npos);
+  std::vector<int32_t> av = ai.to_vector<int32_t>(), bv = bi.to_vector<int32_t>();
+  std::vector<int32_t> ci = plain(ai, bi).to_vector<int32_t>();
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      int32_t sum = 0;
+      for (int64_t p = 0; p < k; ++p)
+        sum += av[i * k + p] * bv[p * n + j];
+      ASSERT_EQ(ci[i * n + j], sum) << "int32 at " << i << ", " << j;
+    }
+}
+
 TEST(Ops, TransposedMatmulOperandsAreReadInPlace) {
   // Traced, a transpose feeding a large matmul folds into it (A^T read in
   // place, B^T packed), as in the backward pass of a dense layer.
