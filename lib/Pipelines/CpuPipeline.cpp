@@ -45,6 +45,8 @@ static const char *const kCpuEpilogueSteps[] = {
 
 // Stage 3: buffers (kBufferizeSteps), loops and the LLVM dialect.
 static const char *const kToLLVMSteps[] = {
+    // A matmul's passes over k ask for C's blocks before their k loops.
+    "func.func(ember-cpu-prefetch-matmul-blocks)",
     // Work enough for several threads as parallel loops, before allocations
     // are hoisted (which would share one temporary between iterations).
     "func.func(ember-cpu-parallelize)",

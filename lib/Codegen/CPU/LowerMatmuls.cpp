@@ -297,6 +297,10 @@ static Value emitPassBlockedMatmul(OpBuilder &b, Location loc, Value lhs, Value 
                               .getResult();
                       scf::YieldOp::create(jb, loc, written);
                     });
+                // C's blocks, last touched a pass ago, are fetched early
+                // (ember-cpu-prefetch-matmul-blocks, after bufferization).
+                if (!first)
+                  panelLoop->setAttr("ember.matmul_adds_to_blocks", ib.getUnitAttr());
                 scf::YieldOp::create(ib, loc, panelLoop.getResult(0));
               });
           scf::YieldOp::create(bb, loc, rowBlocks.getResult(0));

@@ -21,6 +21,7 @@
 // CHECK:           vector.transfer_read %{{.*}} : tensor<256x4096xf32>, vector<8x48xf32>
 // CHECK:           arith.addf %{{.*}} : vector<8x48xf32>
 // CHECK:           vector.transfer_write %{{.*}} : vector<8x48xf32>, tensor<256x4096xf32>
+// CHECK:         } {ember.matmul_adds_to_blocks}
 // With 256-bit registers it stays one pass over k.
 // AVX2-LABEL: func.func @passes(
 // AVX2-NOT:     tensor<5x512x48xf32>

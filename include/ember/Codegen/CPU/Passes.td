@@ -283,6 +283,22 @@ def HoistThreadAllocasPass : Pass<"ember-cpu-hoist-thread-allocas", "::mlir::fun
   let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::omp::OpenMPDialect"];
 }
 
+def PrefetchMatmulBlocksPass
+    : Pass<"ember-cpu-prefetch-matmul-blocks", "::mlir::func::FuncOp"> {
+  let summary = "Prefetch the blocks of C a matmul pass over k adds to";
+  let description = [{
+    On buffers. A matmul run in passes over k (ember-cpu-lower-matmuls on
+    AVX-512) reads each block of C after the block's k loop and adds the new
+    products to it; C was last touched a whole pass earlier, so the read
+    misses every cache, and its latency stalls the kernel between blocks.
+    In each panel loop marked `ember.matmul_adds_to_blocks`, the block's
+    cache lines are prefetched into L2 (`memref.prefetch`, locality 2) before
+    the k loop starts, so that the misses overlap the block's multiply-adds.
+    Rows and columns past C's end are clamped to its last ones.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def LowerHalfPrecisionConversionsPass
     : Pass<"ember-cpu-lower-half-precision-conversions", "::mlir::func::FuncOp"> {
   let summary = "Ready f16/bf16 <-> f32 conversions for LLVM on the CPU";
