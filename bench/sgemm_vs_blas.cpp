@@ -128,7 +128,8 @@ void compare(int rounds, const std::vector<int> &threadCounts, int m, int k, int
     bench::report(("sgemm_vs_blas.ratio_" + name).c_str(), ratio.median, "x");
     bench::report(("sgemm_vs_blas.ratio_low_" + name).c_str(), ratio.low, "x");
     bench::report(("sgemm_vs_blas.ratio_high_" + name).c_str(), ratio.high, "x");
-    bench::report(("sgemm_vs_blas.wins_" + name).c_str(), wins, ("of " + std::to_string(rounds)).c_str());
+    std::string ofRounds = "of " + std::to_string(rounds);
+    bench::report(("sgemm_vs_blas.wins_" + name).c_str(), wins, ofRounds.c_str());
     bench::report(("sgemm_vs_blas.ember_" + name).c_str(), gflops(emberTimes[t]), "GFLOP/s");
     bench::report(("sgemm_vs_blas.openblas_" + name).c_str(), gflops(blasTimes[t]), "GFLOP/s");
   }

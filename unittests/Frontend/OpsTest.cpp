@@ -531,11 +531,12 @@ TEST(Ops, TallMatmulsTakeThreeVectorPanelsWithAvx512) {
 }
 
 TEST(Ops, LargeMatmulsRunInPassesOverKWithAvx512) {
-  // B over 8 MB with 512-bit vectors: passes over k (256 deep here), each
-  // block of columns packing its panels' rows for the pass, C's blocks added
-  // to after the first one. Partial blocks of rows and panels (130 rows,
-  // 4100 columns), f32, f64 and int32, eager and traced, a bias-and-ReLU
-  // consumer, and 2 threads giving what 1 gives.
+  // B over 8 MB, or k of 1024 and more, with 512-bit vectors: passes over k
+  // (256 deep here), each block of columns packing its panels' rows for the
+  // pass, C's blocks added to after the first one. Partial blocks of rows
+  // and panels (130 rows, 4100 columns), f32, f64 and int32, eager and
+  // traced, a bias-and-ReLU consumer fused into the last pass, and 2
+  // threads giving what 1 gives.
   VectorBitsScope scope(512);
   const int64_t m = 130, k = 512, n = 4100;
   Tensor a = random_uniform({m, k}, 71, -1, 1), b = random_uniform({k, n}, 72, -1, 1);
@@ -560,6 +561,20 @@ TEST(Ops, LargeMatmulsRunInPassesOverKWithAvx512) {
   std::vector<float> two = plain(a, b).to_vector<float>();
   set_num_threads(threads);
   EXPECT_EQ(one, two);
+
+  // k = 1536: three passes of 512 (the middle one in a loop over k), the
+  // consumer fused into the last one.
+  Tensor a3 = random_uniform({129, 1536}, 77, -1, 1), b3 = random_uniform({1536, 140}, 78, -1, 1);
+  Tensor bias3 = random_uniform({140}, 79, -1, 1);
+  std::string ir3 = dense.ir_stages(a3, b3, bias3).linalg;
+  EXPECT_NE(ir3.find("x512x48xf32>"), std::string::npos) << ir3;
+  EXPECT_EQ(ir3.find("linalg.generic"), std::string::npos) << "the epilogue fused\n" << ir3;
+  Tensor c3 = plain(a3, b3);
+  expectMatmul(c3, a3, false, b3, false, "129x1536x140");
+  std::vector<float> got3 = dense(a3, b3, bias3).to_vector<float>();
+  std::vector<float> expected3 = relu(c3 + bias3).to_vector<float>();
+  for (size_t i = 0; i < got3.size(); ++i)
+    ASSERT_NEAR(got3[i], expected3[i], 1e-5) << "dense, three passes, at " << i;
 
   Tensor a64 = cast(a, DType::Float64), b64 = random_uniform({k, 2100}, 74, -1, 1, DType::Float64);
   EXPECT_NE(plain.ir_stages(a64, b64).linalg.find("x256x24xf64>"), std::string::npos);

@@ -228,6 +228,14 @@ struct FuseMatmulEpiloguesPass
       result = vector::BroadcastOp::create(b, loc, vectorOf(result.getType()), result);
     write.getValueToStoreMutable().assign(result);
     write->removeAttr("ember.matmul_block_write");
+    // The last pass of a matmul in passes over k reads back the blocks the
+    // earlier passes wrote (tagged reads of C's buffer): it goes on reading
+    // those, now that it writes the consumer's output.
+    Value earlier = found->buffer->get();
+    matmul->walk([&](vector::TransferReadOp read) {
+      if (read->hasAttr("ember.matmul_block_read"))
+        read.getBaseMutable().assign(earlier);
+    });
     // C's buffer is now the consumer's output.
     found->buffer->assign(output);
     consumer.getResult(0).replaceAllUsesWith(product);

@@ -167,11 +167,11 @@ static int64_t passDepth(int64_t k) {
 /// emitBlockedMatmul, 8 rows x 3 vectors, AVX-512). The columns are split
 /// into blocks of panels, one block per task of the parallel loop; for each
 /// block, each pass packs its `depth` rows of B's panels (512 KB at most,
-/// kept in L2) and runs every block of 8 rows of A over them, panel after panel,
-/// so that those rows' `depth` columns (16 KB) stay in L1 and A comes from
-/// memory once per block rather than once per panel. Passes after the first
-/// add to C's blocks. (SGEMM 4096 on one Ice Lake core, in one process taking
-/// turns with OpenBLAS: about 8% faster than one pass over all of k.)
+/// kept in L2) and runs every block of 8 rows of A over them, panel after
+/// panel, so that those rows' `depth` columns (16 KB) stay in L1 and A comes
+/// from memory once per block rather than once per panel. Passes after the
+/// first add to C's blocks. (SGEMM 4096 on one Ice Lake core, 40 rounds
+/// taking turns in one process: 11% faster than one pass over all of k.)
 static Value emitPassBlockedMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
                                    RankedTensorType resultType, int64_t lanes, int64_t depth) {
   Type element = resultType.getElementType();
@@ -197,8 +197,10 @@ static Value emitPassBlockedMatmul(OpBuilder &b, Location loc, Value lhs, Value 
   Value padding = arith::ConstantOp::create(b, loc, zeroAttr);
   Value zeros = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vectorType, zeroAttr));
   Value blockZeros = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(blockType, zeroAttr));
-  // One pass: k in [pc, pc + depth), C written (the first) or added to.
-  auto pass = [&](OpBuilder &pb, Value pc, Value cInit, bool first) {
+  // One pass: k in [pc, pc + depth), C written (the first) or added to. The
+  // last one's block writes are where ember-fuse-matmul-epilogues applies
+  // a consumer (its reads of C then keep reading the earlier passes' C).
+  auto pass = [&](OpBuilder &pb, Value pc, Value cInit, bool first, bool last) {
     auto blockLoop = scf::ForOp::create(
         pb, loc, index(pb, 0), index(pb, blocks), index(pb, 1), ValueRange{cInit},
         [&](OpBuilder &bb, Location, Value blk, ValueRange blockArgs) {
@@ -272,7 +274,8 @@ static Value emitPassBlockedMatmul(OpBuilder &b, Location loc, Value lhs, Value 
                                                                           sum))
                                             : Value(arith::AddIOp::create(
                                                   kb, loc, sum,
-                                                  arith::MulIOp::create(kb, loc, aSplat, bRow[v]))));
+                                                  arith::MulIOp::create(kb, loc, aSplat,
+                                                                        bRow[v]))));
                               }
                             }
                             return next;
@@ -285,17 +288,18 @@ static Value emitPassBlockedMatmul(OpBuilder &b, Location loc, Value lhs, Value 
                               ArrayRef<int64_t>{r, v * lanes}, ArrayRef<int64_t>{1});
                       SmallVector<bool> inBounds = {wholeRows, wholeColumns};
                       if (!first) {
-                        Value old = vector::TransferReadOp::create(
+                        auto old = vector::TransferReadOp::create(
                             jb, loc, blockType, panelArgs[0], ValueRange{i, j}, padding, inBounds);
+                        old->setAttr("ember.matmul_block_read", jb.getUnitAttr());
                         block = isFloat ? Value(arith::AddFOp::create(jb, loc, block, old))
                                         : Value(arith::AddIOp::create(jb, loc, block, old));
                       }
-                      Value written =
-                          vector::TransferWriteOp::create(
-                              jb, loc, block, panelArgs[0], ValueRange{i, j},
-                              AffineMap::getMultiDimIdentityMap(2, jb.getContext()), inBounds)
-                              .getResult();
-                      scf::YieldOp::create(jb, loc, written);
+                      auto write = vector::TransferWriteOp::create(
+                          jb, loc, block, panelArgs[0], ValueRange{i, j},
+                          AffineMap::getMultiDimIdentityMap(2, jb.getContext()), inBounds);
+                      if (last)
+                        write->setAttr("ember.matmul_block_write", jb.getUnitAttr());
+                      scf::YieldOp::create(jb, loc, write.getResult());
                     });
                 // C's blocks, last touched a pass ago, are fetched early
                 // (ember-cpu-prefetch-matmul-blocks, after bufferization).
@@ -309,13 +313,16 @@ static Value emitPassBlockedMatmul(OpBuilder &b, Location loc, Value lhs, Value 
     blockLoop->setAttr("ember.blocked_matmul_rows", pb.getI64IntegerAttr(m * n * depth));
     return blockLoop.getResult(0);
   };
-  Value c = pass(b, index(b, 0), emptyTensor(b, loc, resultType), /*first=*/true);
-  auto passes = scf::ForOp::create(
-      b, loc, index(b, depth), index(b, k), index(b, depth), ValueRange{c},
-      [&](OpBuilder &pb, Location, Value pc, ValueRange args) {
-        scf::YieldOp::create(pb, loc, pass(pb, pc, args[0], /*first=*/false));
-      });
-  return passes.getResult(0);
+  Value c = pass(b, index(b, 0), emptyTensor(b, loc, resultType), /*first=*/true, false);
+  if (k > 2 * depth) {
+    auto passes = scf::ForOp::create(
+        b, loc, index(b, depth), index(b, k - depth), index(b, depth), ValueRange{c},
+        [&](OpBuilder &pb, Location, Value pc, ValueRange args) {
+          scf::YieldOp::create(pb, loc, pass(pb, pc, args[0], false, false));
+        });
+    c = passes.getResult(0);
+  }
+  return pass(b, index(b, k - depth), c, false, /*last=*/true);
 }
 
 /// A register-blocked matmul for larger sizes (floats with fused
@@ -357,11 +364,12 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
   // 0.89x OpenBLAS -> 0.97x).
   const int64_t kRows = wide ? 8 : columns == lanes || (vectorBits >= 512 && m >= 128) ? 12 : 6;
   int64_t k = cast<RankedTensorType>(lhs.stored.getType()).getDimSize(lhs.transposed ? 0 : 1);
-  // Large ones whose B outgrows the last-level cache (where row groups stop)
-  // run in passes over k.
+  // Large ones run in passes over k when k is long (1024^3, 2048x1024x2048:
+  // 8-10% faster than row groups, on 1 and 2 threads) or B outgrows the
+  // last-level cache (where row groups stop); at k = 512 the two are even.
   int64_t depth = passDepth(k);
   if (wide && depth && !lhs.transposed && !lhs.gather && !rhs.transposed &&
-      k * n * (element.getIntOrFloatBitWidth() / 8) > (8 << 20) && m >= 2 * kRows)
+      (k >= 1024 || k * n * (element.getIntOrFloatBitWidth() / 8) > (8 << 20)) && m >= 2 * kRows)
     return emitPassBlockedMatmul(b, loc, lhs.stored, rhs.stored, resultType, lanes, depth);
   // A panel row is `pieces` vectors of `lanes`, each its own value (a
   // vector three registers wide would be legalized by LLVM as four).

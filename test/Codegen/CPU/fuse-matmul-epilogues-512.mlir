@@ -40,3 +40,21 @@ func.func @f64_one_panel(%x: tensor<40x100xf64>, %w: tensor<100x13xf64>) -> tens
   %1 = ember.mul %0, %0 : tensor<40x13xf64>
   return %1 : tensor<40x13xf64>
 }
+
+// A matmul in passes over k (AVX-512, k = 1024): the bias and ReLU fuse into
+// the last pass, which reads the blocks the first pass wrote and writes the
+// consumer's output.
+// CHECK-LABEL: func.func @passes_over_k(
+// AVX512:        %[[FIRST:.*]] = scf.for {{.*}} -> (tensor<128x96xf32>)
+// AVX512:        %[[OUT:.*]] = tensor.empty() : tensor<128x96xf32>
+// AVX512:        scf.for {{.*}} iter_args(%{{.*}} = %[[OUT]])
+// AVX512:          vector.transfer_read %[[FIRST]]{{.*}} : tensor<128x96xf32>, vector<8x48xf32>
+// AVX512:          arith.maximumf {{.*}} : vector<8x48xf32>
+// AVX512:          vector.transfer_write {{.*}} : vector<8x48xf32>, tensor<128x96xf32>
+// CHECK-NOT:     linalg.generic
+func.func @passes_over_k(%x: tensor<128x1024xf32>, %w: tensor<1024x96xf32>, %b: tensor<128x96xf32>) -> tensor<128x96xf32> {
+  %0 = ember.matmul %x, %w : tensor<128x1024xf32>, tensor<1024x96xf32> -> tensor<128x96xf32>
+  %1 = ember.add %0, %b : tensor<128x96xf32>
+  %2 = ember.relu %1 : tensor<128x96xf32>
+  return %2 : tensor<128x96xf32>
+}

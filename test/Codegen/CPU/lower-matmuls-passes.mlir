@@ -1,8 +1,8 @@
 // RUN: ember-opt %s --convert-ember-to-linalg --ember-cpu-lower-matmuls=vector-bits=512 | FileCheck %s
 // RUN: ember-opt %s --convert-ember-to-linalg --ember-cpu-lower-matmuls=vector-bits=256 | FileCheck %s --check-prefix=AVX2
 
-// B (1024 x 4096 f32, 16 MB) outgrows the last-level cache: on AVX-512 the
-// matmul runs in two passes over k of 512. 86 panels of 48 columns make 20
+// k = 1024 (B 1024 x 4096 f32): on AVX-512 the matmul runs in two passes
+// over k of 512. 86 panels of 48 columns make 20
 // blocks (a multiple of 4, at most 5 panels each: 480 KB of packed B); the
 // first pass writes C's 8 x 48 blocks, the next one adds to them.
 // CHECK-LABEL: func.func @passes(
@@ -17,10 +17,12 @@
 // CHECK-NOT:           arith.addf
 // CHECK:               vector.transfer_write %{{.*}} : vector<8x48xf32>, tensor<256x4096xf32>
 // CHECK:         {ember.blocked_matmul_rows = 536870912 : i64}
-// CHECK:         scf.for %{{.*}} = %c512 to %c1024 step %c512{{.*}} iter_args(%{{.*}} = %[[FIRST]])
-// CHECK:           vector.transfer_read %{{.*}} : tensor<256x4096xf32>, vector<8x48xf32>
+// The last pass (k from 512) adds to the first one's blocks; its writes are
+// where an elementwise consumer would be fused.
+// CHECK:         scf.for %{{.*}} = %c0{{.*}} to %c20{{.*}} iter_args(%{{.*}} = %[[FIRST]])
+// CHECK:           vector.transfer_read %{{.*}} {ember.matmul_block_read, {{.*}} : tensor<256x4096xf32>, vector<8x48xf32>
 // CHECK:           arith.addf %{{.*}} : vector<8x48xf32>
-// CHECK:           vector.transfer_write %{{.*}} : vector<8x48xf32>, tensor<256x4096xf32>
+// CHECK:           vector.transfer_write %{{.*}} {ember.matmul_block_write, {{.*}} : vector<8x48xf32>, tensor<256x4096xf32>
 // CHECK:         } {ember.matmul_adds_to_blocks}
 // With 256-bit registers it stays one pass over k.
 // AVX2-LABEL: func.func @passes(
@@ -31,8 +33,8 @@ func.func @passes(%a: tensor<256x1024xf32>, %b: tensor<1024x4096xf32>) -> tensor
   return %0 : tensor<256x4096xf32>
 }
 
-// Partial blocks of rows and panels (130 x 512 x 4100 int32, two passes of
-// 256): packed B masked past the last column, C's blocks read and written
+// Partial blocks of rows and panels (130 x 512 x 4100 int32: B over 8 MB,
+// two passes of 256): packed B masked past the last column, C's blocks read and written
 // masked (no in_bounds attribute: both dims may run past the end).
 // CHECK-LABEL: func.func @partial_int32(
 // CHECK:         scf.for %{{.*}} = %c0{{.*}} to %c12 step
@@ -41,12 +43,23 @@ func.func @passes(%a: tensor<256x1024xf32>, %b: tensor<1024x4096xf32>) -> tensor
 // CHECK:           %{{.*}}:24 = scf.for
 // CHECK-COUNT-24:    arith.muli
 // CHECK:           vector.transfer_write %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : vector<8x48xi32>, tensor<130x4100xi32>
-// CHECK:         scf.for %{{.*}} = %c256 to %c512 step %c256{{.*}} iter_args
-// CHECK:           vector.transfer_read %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} : tensor<130x4100xi32>, vector<8x48xi32>
-// CHECK:           arith.addi %{{.*}} : vector<8x48xi32>
+// CHECK:         vector.transfer_read %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} {ember.matmul_block_read} : tensor<130x4100xi32>, vector<8x48xi32>
+// CHECK:         arith.addi %{{.*}} : vector<8x48xi32>
 func.func @partial_int32(%a: tensor<130x512xi32>, %b: tensor<512x4100xi32>) -> tensor<130x4100xi32> {
   %0 = ember.matmul %a, %b : tensor<130x512xi32>, tensor<512x4100xi32> -> tensor<130x4100xi32>
   return %0 : tensor<130x4100xi32>
+}
+
+// Three passes (k = 1536): the middle ones in a loop over k.
+// CHECK-LABEL: func.func @three_passes(
+// CHECK:         %[[ONE:.*]] = scf.for %{{.*}} -> (tensor<128x1024xf32>)
+// CHECK:         %[[TWO:.*]] = scf.for %{{.*}} = %c512 to %c1024 step %c512{{.*}} iter_args(%{{.*}} = %[[ONE]])
+// CHECK:         } {ember.matmul_adds_to_blocks}
+// CHECK:         scf.for %{{.*}} iter_args(%{{.*}} = %[[TWO]])
+// CHECK:           {ember.matmul_block_write
+func.func @three_passes(%a: tensor<128x1536xf32>, %b: tensor<1536x1024xf32>) -> tensor<128x1024xf32> {
+  %0 = ember.matmul %a, %b : tensor<128x1536xf32>, tensor<1536x1024xf32> -> tensor<128x1024xf32>
+  return %0 : tensor<128x1024xf32>
 }
 
 // No pass depth divides k = 1031 (prime): one pass over k, as before (B's
