@@ -301,6 +301,21 @@ static void expectMatmul(const Tensor &c, const Tensor &a, bool aT, const Tensor
     }
 }
 
+/// `c` is exactly the int32 product of `a` and `b` (a plain loop's).
+static void expectExactInt32Matmul(const Tensor &c, const Tensor &a, const Tensor &b) {
+  int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
+  std::vector<int32_t> av = a.to_vector<int32_t>(), bv = b.to_vector<int32_t>();
+  std::vector<int32_t> cv = c.to_vector<int32_t>();
+  ASSERT_EQ(cv.size(), static_cast<size_t>(m * n));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      int32_t sum = 0;
+      for (int64_t p = 0; p < k; ++p)
+        sum += av[i * k + p] * bv[p * n + j];
+      ASSERT_EQ(cv[i * n + j], sum) << m << "x" << k << "x" << n << " int32 at " << i << ", " << j;
+    }
+}
+
 TEST(Ops, LargeMatmulsAreBlockedWithMaskedEdges) {
   // Sizes that are and are not multiples of the 6x16 (f32) / 6x8 (f64)
   // blocks: partial panels are packed, whole ones read in place.
@@ -515,15 +530,7 @@ TEST(Ops, TallMatmulsTakeThreeVectorPanelsWithAvx512) {
   const int64_t m = 130, k = 70, n = 96;
   Tensor ai = random_uniform({m, k}, 64, -50, 50, DType::Int32);
   Tensor bi = random_uniform({k, n}, 65, -50, 50, DType::Int32);
-  std::vector<int32_t> av = ai.to_vector<int32_t>(), bv = bi.to_vector<int32_t>();
-  std::vector<int32_t> ci = matmul(ai, bi).to_vector<int32_t>();
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      int32_t sum = 0;
-      for (int64_t p = 0; p < k; ++p)
-        sum += av[i * k + p] * bv[p * n + j];
-      ASSERT_EQ(ci[i * n + j], sum) << "int32 at " << i << ", " << j;
-    }
+  expectExactInt32Matmul(matmul(ai, bi), ai, bi);
   Tensor a = random_uniform({128, 64}, 66), b = random_uniform({64, 256}, 67);
   auto plain = function([](const Tensor &x, const Tensor &y) { return matmul(x, y); });
   expectMatmul(plain(a, b), a, false, b, false, "128x64x256");
@@ -583,15 +590,7 @@ TEST(Ops, LargeMatmulsRunInPassesOverKWithAvx512) {
   Tensor ai = random_uniform({m, k}, 75, -50, 50, DType::Int32);
   Tensor bi = random_uniform({k, n}, 76, -50, 50, DType::Int32);
   EXPECT_NE(plain.ir_stages(ai, bi).linalg.find("x256x48xi32>"), std::string::npos);
-  std::vector<int32_t> av = ai.to_vector<int32_t>(), bv = bi.to_vector<int32_t>();
-  std::vector<int32_t> ci = plain(ai, bi).to_vector<int32_t>();
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      int32_t sum = 0;
-      for (int64_t p = 0; p < k; ++p)
-        sum += av[i * k + p] * bv[p * n + j];
-      ASSERT_EQ(ci[i * n + j], sum) << "int32 at " << i << ", " << j;
-    }
+  expectExactInt32Matmul(plain(ai, bi), ai, bi);
 }
 
 TEST(Ops, TransposedMatmulOperandsAreReadInPlace) {

@@ -152,6 +152,41 @@ reductionLoops(OpBuilder &b, Location loc, ArrayRef<int64_t> extents, ValueRange
   return SmallVector<Value>(loop.getResults());
 }
 
+/// One k step of a register block: acc[r * pieces + v] + A[r] * B[v] for
+/// each of `rows` rows (A[r] from `aValue`, broadcast) and vector piece v of
+/// B's row (`bRow`), as fused multiply-adds for floats, multiplies and adds
+/// for integers.
+static SmallVector<Value> multiplyAddRows(OpBuilder &b, Location loc, int64_t rows,
+                                          function_ref<Value(int64_t)> aValue,
+                                          ArrayRef<Value> bRow, ValueRange acc) {
+  auto vectorType = cast<VectorType>(bRow.front().getType());
+  bool isFloat = isa<FloatType>(vectorType.getElementType());
+  SmallVector<Value> next;
+  for (int64_t r = 0; r < rows; ++r) {
+    Value aSplat = vector::BroadcastOp::create(b, loc, vectorType, aValue(r));
+    for (auto [v, bPiece] : llvm::enumerate(bRow)) {
+      Value sum = acc[r * bRow.size() + v];
+      next.push_back(isFloat ? Value(vector::FMAOp::create(b, loc, aSplat, bPiece, sum))
+                             : Value(arith::AddIOp::create(
+                                   b, loc, sum, arith::MulIOp::create(b, loc, aSplat, bPiece))));
+    }
+  }
+  return next;
+}
+
+/// The rows x (pieces x lanes) block of C from its accumulators, one vector
+/// of `lanes` per row and piece.
+static Value blockOf(OpBuilder &b, Location loc, ArrayRef<Value> sums, Value blockZeros,
+                     int64_t rows, int64_t pieces, int64_t lanes) {
+  Value block = blockZeros;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t v = 0; v < pieces; ++v)
+      block = vector::InsertStridedSliceOp::create(b, loc, sums[r * pieces + v], block,
+                                                   ArrayRef<int64_t>{r, v * lanes},
+                                                   ArrayRef<int64_t>{1});
+  return block;
+}
+
 /// The depth of each pass over k of a k-blocked matmul: a divisor of `k`
 /// from 512 down to 256 (a panel of B that deep, 96 KB at most, streams
 /// from L2 while A's rows stay in L1), or 0 when `k` has none or needs
@@ -262,30 +297,15 @@ static Value emitPassBlockedMatmul(OpBuilder &b, Location loc, Value lhs, Value 
                                   kb, loc, vectorType, packed,
                                   ValueRange{local, kk, index(kb, v * lanes)}, padding,
                                   ArrayRef<bool>{true}));
-                            SmallVector<Value> next;
-                            for (int64_t r = 0; r < kRows; ++r) {
-                              Value a = tensor::ExtractOp::create(kb, loc, lhs,
-                                                                  ValueRange{rowIndex[r], kAt});
-                              Value aSplat = vector::BroadcastOp::create(kb, loc, vectorType, a);
-                              for (int64_t v = 0; v < pieces; ++v) {
-                                Value sum = acc[r * pieces + v];
-                                next.push_back(
-                                    isFloat ? Value(vector::FMAOp::create(kb, loc, aSplat, bRow[v],
-                                                                          sum))
-                                            : Value(arith::AddIOp::create(
-                                                  kb, loc, sum,
-                                                  arith::MulIOp::create(kb, loc, aSplat,
-                                                                        bRow[v]))));
-                              }
-                            }
-                            return next;
+                            return multiplyAddRows(
+                                kb, loc, kRows,
+                                [&](int64_t r) -> Value {
+                                  return tensor::ExtractOp::create(kb, loc, lhs,
+                                                                   ValueRange{rowIndex[r], kAt});
+                                },
+                                bRow, acc);
                           });
-                      Value block = blockZeros;
-                      for (int64_t r = 0; r < kRows; ++r)
-                        for (int64_t v = 0; v < pieces; ++v)
-                          block = vector::InsertStridedSliceOp::create(
-                              jb, loc, sums[r * pieces + v], block,
-                              ArrayRef<int64_t>{r, v * lanes}, ArrayRef<int64_t>{1});
+                      Value block = blockOf(jb, loc, sums, blockZeros, kRows, pieces, lanes);
                       SmallVector<bool> inBounds = {wholeRows, wholeColumns};
                       if (!first) {
                         auto old = vector::TransferReadOp::create(
@@ -379,7 +399,6 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
   auto panelType = RankedTensorType::get({k, columns}, element);
   auto index = [&](OpBuilder &ob, int64_t v) { return arith::ConstantIndexOp::create(ob, loc, v); };
   Value zero = index(b, 0);
-  bool isFloat = isa<FloatType>(element);
   TypedAttr zeroAttr = b.getZeroAttr(element);
   Value padding = arith::ConstantOp::create(b, loc, zeroAttr);
   Value zeros = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vectorType, zeroAttr));
@@ -516,40 +535,25 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
                             kb, loc, vectorType, packed ? panel : rhs.stored,
                             ValueRange{kk, column}, padding, ArrayRef<bool>{true}));
                       }
-                      SmallVector<Value> next;
-                      for (int64_t r = 0; r < kRows; ++r) {
-                        Value a;
-                        if (lhs.gather) {
-                          SmallVector<Value> at = rowCoordinates[r];
-                          at.append(ivs.begin(), ivs.end());
-                          std::optional<SmallVector<Value>> indices =
-                              affine::expandAffineMap(kb, loc, lhs.gather->read, at);
-                          a = tensor::ExtractOp::create(kb, loc, lhs.gather->source, *indices);
-                        } else {
-                          a = tensor::ExtractOp::create(kb, loc, lhs.stored,
-                                                        lhs.transposed
-                                                            ? ValueRange{kk, rowIndex[r]}
-                                                            : ValueRange{rowIndex[r], kk});
-                        }
-                        Value aSplat = vector::BroadcastOp::create(kb, loc, vectorType, a);
-                        for (int64_t v = 0; v < pieces; ++v) {
-                          Value sum = acc[r * pieces + v];
-                          next.push_back(
-                              isFloat
-                                  ? Value(vector::FMAOp::create(kb, loc, aSplat, bRow[v], sum))
-                                  : Value(arith::AddIOp::create(
-                                        kb, loc, sum,
-                                        arith::MulIOp::create(kb, loc, aSplat, bRow[v]))));
-                        }
-                      }
-                      return next;
+                      return multiplyAddRows(
+                          kb, loc, kRows,
+                          [&](int64_t r) -> Value {
+                            if (lhs.gather) {
+                              SmallVector<Value> at = rowCoordinates[r];
+                              at.append(ivs.begin(), ivs.end());
+                              std::optional<SmallVector<Value>> indices =
+                                  affine::expandAffineMap(kb, loc, lhs.gather->read, at);
+                              return tensor::ExtractOp::create(kb, loc, lhs.gather->source,
+                                                               *indices);
+                            }
+                            return tensor::ExtractOp::create(kb, loc, lhs.stored,
+                                                             lhs.transposed
+                                                                 ? ValueRange{kk, rowIndex[r]}
+                                                                 : ValueRange{rowIndex[r], kk});
+                          },
+                          bRow, acc);
                     });
-                Value block = blockZeros;
-                for (int64_t r = 0; r < kRows; ++r)
-                  for (int64_t v = 0; v < pieces; ++v)
-                    block = vector::InsertStridedSliceOp::create(
-                        ib, loc, sums[r * pieces + v], block,
-                        ArrayRef<int64_t>{r, v * lanes}, ArrayRef<int64_t>{1});
+                Value block = blockOf(ib, loc, sums, blockZeros, kRows, pieces, lanes);
                 // Rows past the end are skipped (a branch per row, no masks);
                 // columns are masked only when the last panel is partial.
                 auto write = vector::TransferWriteOp::create(
