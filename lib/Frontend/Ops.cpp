@@ -384,6 +384,11 @@ Tensor ember::reduce_mean(const Tensor &x, const std::vector<int64_t> &axes, boo
     if (reduced)
       count *= x.shape()[d];
   }
+  if (count == 0) // named here, not as the division it would be
+    throwOpError(kReduceMean.name,
+                 "the integer mean of no elements (" + typeText(x) +
+                     ") divides by zero; cast to a floating-point type for NaN",
+                 loc);
   return div(sum, Tensor(Scalar(count), x.dtype()), loc);
 }
 

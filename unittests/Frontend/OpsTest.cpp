@@ -238,6 +238,23 @@ TEST(Ops, Reductions) {
   EXPECT_EQ(am.dtype(), DType::Int64);
   EXPECT_EQ(am.to_vector<int64_t>(), (std::vector<int64_t>{1, 0})); // first maximum wins
   EXPECT_EQ(argmax(x, 0, true).shape(), (Shape{1, 3}));
+  // The integer mean of no elements names reduce_mean (it said 'ember.div'),
+  // eagerly and traced; the float one is NaN, as in numpy and TensorFlow.
+  Tensor none = zeros({0, 3}, DType::Int32);
+  auto traced = function([](const Tensor &t) { return reduce_mean(t, {0}); });
+  for (auto mean : std::vector<std::function<Tensor()>>{
+           [&] { return reduce_mean(none, {0}); }, [&] { return traced(none); }}) {
+    try {
+      mean();
+      ADD_FAILURE() << "no error";
+    } catch (const Error &e) {
+      EXPECT_NE(std::string(e.what()).find("'ember.reduce_mean' op the integer mean of no "
+                                           "elements (int32 tensor of shape (0, 3))"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_TRUE(std::isnan(reduce_mean(zeros({0, 3}), {0}).to_vector<float>()[0]));
 }
 
 TEST(Ops, Matmul) {
