@@ -437,31 +437,35 @@ Tensor ember::arange(Scalar start, Scalar stop, Scalar step, DType dtype) {
   return Tensor::from_vector(values, Shape{n}, dtype);
 }
 
+/// `value` as `dtype` holds it (the conversion from_vector makes), in double.
+static double heldAs(double value, DType dtype) {
+  alignas(8) unsigned char slot[8];
+  detail::convertValues(&value, DType::Float64, slot, dtype, 1);
+  double held;
+  detail::convertValues(slot, dtype, &held, DType::Float64, 1);
+  return held;
+}
+
 /// The largest value of the floating-point `dtype` below `bound`. A double
 /// sample just under `bound` can round up to it in a narrower type (in
 /// bfloat16, one sample of [0, 1) in 500 would be 1.0).
 static double largestBelow(double bound, DType dtype) {
-  switch (dtype) {
-  case DType::Float32: {
-    float rounded = static_cast<float>(bound);
-    return rounded < bound ? rounded : std::nextafter(rounded, -INFINITY);
-  }
+  double held = heldAs(bound, dtype);
+  if (held < bound)
+    return held;
+  switch (dtype) { // one step of the dtype toward -infinity
+  case DType::Float32:
+    return std::nextafter(static_cast<float>(held), -INFINITY);
   case DType::Float16:
   case DType::BFloat16: {
     bool half = dtype == DType::Float16;
-    uint16_t bits = half ? Half(bound).bits : BFloat16(bound).bits;
-    auto value = [&](uint16_t b) {
-      return static_cast<double>(half ? detail::halfBitsToFloat(b)
-                                      : detail::bfloat16BitsToFloat(b));
-    };
-    if (value(bits) < bound)
-      return value(bits);
-    // One step toward -infinity: the sign bit is apart from the magnitude.
+    uint16_t bits = half ? Half(held).bits : BFloat16(held).bits;
+    // The sign bit is apart from the magnitude.
     bits = (bits & 0x7fff) == 0 ? 0x8001 : (bits & 0x8000) ? bits + 1 : bits - 1;
-    return value(bits);
+    return half ? detail::halfBitsToFloat(bits) : detail::bfloat16BitsToFloat(bits);
   }
   default:
-    return std::nextafter(bound, -INFINITY);
+    return std::nextafter(held, -INFINITY);
   }
 }
 
@@ -478,19 +482,7 @@ Tensor ember::random_uniform(const Shape &shape, uint64_t seed, double minval, d
   bool integer = isInteger(dtype);
   // A bound the dtype cannot hold would make samples infinite (or pile
   // them up at the largest finite value).
-  auto finiteIn = [&](double bound) {
-    switch (dtype) {
-    case DType::Float32:
-      return std::isfinite(static_cast<float>(bound));
-    case DType::Float16:
-      return std::isfinite(static_cast<float>(Half(bound)));
-    case DType::BFloat16:
-      return std::isfinite(static_cast<float>(BFloat16(bound)));
-    default:
-      return std::isfinite(bound);
-    }
-  };
-  if (!integer && (!finiteIn(minval) || !finiteIn(maxval)))
+  if (!integer && (!std::isfinite(heldAs(minval, dtype)) || !std::isfinite(heldAs(maxval, dtype))))
     refuse("the bounds are not finite in the dtype");
   if (integer) {
     // As tf.random.uniform: integers in [minval, maxval), which must hold one.

@@ -152,6 +152,37 @@ reductionLoops(OpBuilder &b, Location loc, ArrayRef<int64_t> extents, ValueRange
   return SmallVector<Value>(loop.getResults());
 }
 
+/// Copies `rows` rows of B (from row `firstRow`) of the panel at column `j`,
+/// `pieces` vectors of `lanes` each, into `dest` at [prefix..., row, 0]:
+/// vector copies, masked past B's last column unless `wholeColumns`.
+static Value copyPanelRows(OpBuilder &b, Location loc, Value rhs, Value firstRow, int64_t rows,
+                           Value j, int64_t pieces, int64_t lanes, bool wholeColumns, Value dest,
+                           ValueRange prefix = {}) {
+  auto element = cast<ShapedType>(rhs.getType()).getElementType();
+  auto vectorType = VectorType::get({lanes}, element);
+  Value padding = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+  auto index = [&](OpBuilder &ob, int64_t v) { return arith::ConstantIndexOp::create(ob, loc, v); };
+  auto copy = scf::ForOp::create(
+      b, loc, index(b, 0), index(b, rows), index(b, 1), ValueRange{dest},
+      [&](OpBuilder &cb, Location, Value kk, ValueRange copyArgs) {
+        Value row = arith::AddIOp::create(cb, loc, firstRow, kk);
+        Value written = copyArgs[0];
+        for (int64_t v = 0; v < pieces; ++v) {
+          Value column = arith::AddIOp::create(cb, loc, j, index(cb, v * lanes));
+          Value piece = vector::TransferReadOp::create(cb, loc, vectorType, rhs,
+                                                       ValueRange{row, column}, padding,
+                                                       ArrayRef<bool>{wholeColumns});
+          SmallVector<Value> at(prefix);
+          at.append({kk, index(cb, v * lanes)});
+          written = vector::TransferWriteOp::create(cb, loc, piece, written, at,
+                                                    ArrayRef<bool>{true})
+                        .getResult();
+        }
+        scf::YieldOp::create(cb, loc, written);
+      });
+  return copy.getResult(0);
+}
+
 /// One k step of a register block: acc[r * pieces + v] + A[r] * B[v] for
 /// each of `rows` rows (A[r] from `aValue`, broadcast) and vector piece v of
 /// B's row (`bRow`), as fused multiply-adds for floats, multiplies and adds
@@ -251,25 +282,9 @@ static Value emitPassBlockedMatmul(OpBuilder &b, Location loc, Value lhs, Value 
               [&](OpBuilder &qb, Location, Value q, ValueRange packArgs) {
                 Value local = arith::SubIOp::create(qb, loc, q, lo);
                 Value j = arith::MulIOp::create(qb, loc, q, index(qb, columns));
-                auto rows = scf::ForOp::create(
-                    qb, loc, index(qb, 0), index(qb, depth), index(qb, 1), packArgs,
-                    [&](OpBuilder &cb, Location, Value kk, ValueRange copyArgs) {
-                      Value row = arith::AddIOp::create(cb, loc, pc, kk);
-                      Value written = copyArgs[0];
-                      for (int64_t v = 0; v < pieces; ++v) {
-                        Value column = arith::AddIOp::create(cb, loc, j, index(cb, v * lanes));
-                        Value piece = vector::TransferReadOp::create(
-                            cb, loc, vectorType, rhs, ValueRange{row, column}, padding,
-                            ArrayRef<bool>{wholeColumns});
-                        written = vector::TransferWriteOp::create(
-                                      cb, loc, piece, written,
-                                      ValueRange{local, kk, index(cb, v * lanes)},
-                                      ArrayRef<bool>{true})
-                                      .getResult();
-                      }
-                      scf::YieldOp::create(cb, loc, written);
-                    });
-                scf::YieldOp::create(qb, loc, rows.getResult(0));
+                scf::YieldOp::create(qb, loc,
+                                     copyPanelRows(qb, loc, rhs, pc, depth, j, pieces, lanes,
+                                                   wholeColumns, packArgs[0], {local}));
               });
           Value packed = pack.getResult(0);
           auto rowBlocks = scf::ForOp::create(
@@ -384,12 +399,13 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
   // 0.89x OpenBLAS -> 0.97x).
   const int64_t kRows = wide ? 8 : columns == lanes || (vectorBits >= 512 && m >= 128) ? 12 : 6;
   int64_t k = cast<RankedTensorType>(lhs.stored.getType()).getDimSize(lhs.transposed ? 0 : 1);
+  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
   // Large ones run in passes over k when k is long (1024^3, 2048x1024x2048:
   // 8-10% faster than row groups, on 1 and 2 threads) or B outgrows the
   // last-level cache (where row groups stop); at k = 512 the two are even.
   int64_t depth = passDepth(k);
   if (wide && depth && !lhs.transposed && !lhs.gather && !rhs.transposed &&
-      (k >= 1024 || k * n * (element.getIntOrFloatBitWidth() / 8) > (8 << 20)) && m >= 2 * kRows)
+      (k >= 1024 || k * n * elementBytes > (8 << 20)) && m >= 2 * kRows)
     return emitPassBlockedMatmul(b, loc, lhs.stored, rhs.stored, resultType, lanes, depth);
   // A panel row is `pieces` vectors of `lanes`, each its own value (a
   // vector three registers wide would be legalized by LLVM as four).
@@ -409,29 +425,13 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
   // stay in L1 (its rows are a row of B apart: packing makes it one
   // contiguous stream; a panel as wide as B is one already). Columns past
   // the end repeat B's last row; they are masked when written.
-  int64_t panelBytes = k * columns * element.getIntOrFloatBitWidth() / 8;
+  int64_t panelBytes = k * columns * elementBytes;
   bool packed = rhs.transposed || n % columns != 0 || (panelBytes > (16 << 10) && n != columns);
   auto packPanel = [&](OpBuilder &jb, Value j) {
     Value panel;
     if (!rhs.transposed) { // row by row, vector copies
-      auto copy = scf::ForOp::create(
-          jb, loc, index(jb, 0), index(jb, k), index(jb, 1),
-          ValueRange{emptyTensor(jb, loc, panelType)},
-          [&](OpBuilder &cb, Location, Value kk, ValueRange copyArgs) {
-            Value written = copyArgs[0];
-            for (int64_t v = 0; v < pieces; ++v) {
-              Value column = arith::AddIOp::create(cb, loc, j, index(cb, v * lanes));
-              Value piece = vector::TransferReadOp::create(cb, loc, vectorType, rhs.stored,
-                                                           ValueRange{kk, column}, padding,
-                                                           ArrayRef<bool>{n % columns == 0});
-              written = vector::TransferWriteOp::create(cb, loc, piece, written,
-                                                        ValueRange{kk, index(cb, v * lanes)},
-                                                        ArrayRef<bool>{true})
-                            .getResult();
-            }
-            scf::YieldOp::create(cb, loc, written);
-          });
-      panel = copy.getResult(0);
+      panel = copyPanelRows(jb, loc, rhs.stored, index(jb, 0), k, j, pieces, lanes,
+                            n % columns == 0, emptyTensor(jb, loc, panelType));
     } else { // B^T: element by element
       Value lastColumn = index(jb, n - 1);
       SmallVector<AffineMap> maps = {jb.getMultiDimIdentityMap(2)};
@@ -463,7 +463,6 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
   // split each group's panels (splitting the groups instead was slower: 5
   // groups on 2 threads at 1024). A group's rows are as even as whole
   // blocks allow: no short last group.
-  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
   int64_t groupRows = ((1 << 20) / std::max<int64_t>(k * elementBytes, 1)) / kRows * kRows;
   bool grouped = n > columns && groupRows >= 2 * kRows && m > groupRows &&
                  panelBytes <= (256 << 10) && k * n * elementBytes <= (8 << 20);
