@@ -48,6 +48,22 @@ struct Array {
 
 Array hostArray(const Tensor &t) { return {t.shape().vec(), t.to_vector<double>()}; }
 
+Tensor float64Tensor(const Array &a) {
+  return Tensor::from_vector(a.values, Shape(std::span(a.shape)), DType::Float64);
+}
+
+/// d f / d at, element by element, by central differences of step `h`.
+Array centralDifferences(const Array &at, double h, const std::function<double(const Array &)> &f) {
+  Array slopes = at;
+  for (size_t e = 0; e < at.values.size(); ++e) {
+    Array plus = at, minus = at;
+    plus.values[e] += h;
+    minus.values[e] -= h;
+    slopes.values[e] = (f(plus) - f(minus)) / (2 * h);
+  }
+  return slopes;
+}
+
 int64_t count(const std::vector<int64_t> &shape) {
   int64_t n = 1;
   for (int64_t d : shape)
@@ -1124,7 +1140,7 @@ TEST(Randomized, GradientsMatchFiniteDifferences) {
     Array weights = head.reference(evaluate(*expr, hostInputs, kFloat64));
     for (size_t e = 0; e < weights.values.size(); ++e)
       weights.values[e] = 0.5 + 0.25 * static_cast<double>(e % 5);
-    Tensor weightTensor = Tensor::from_vector(weights.values, Shape(std::span(weights.shape)), kFloat64);
+    Tensor weightTensor = float64Tensor(weights);
     std::ostringstream what;
     what << "case " << round << ": grad of sum(w * " << head.text << (head.text.empty() ? "" : " of ")
          << describe(*expr) << ") at " << str(inputs[0].shape().vec()) << ", "
@@ -1165,21 +1181,19 @@ TEST(Randomized, GradientsMatchFiniteDifferences) {
       return sum;
     };
     for (size_t i = 0; i < 3; ++i) {
-      Array got = hostArray(gradients[i]);
-      Array want = hostArray(inputs[i]);
+      // Central differences, step 1e-6: error about 1e-9 of the curvature,
+      // unless a kink (abs, relu, max, a flipped comparison) lies within
+      // the step, which a random point almost never has.
+      Array want = centralDifferences(hostInputs[i], 1e-6, [&](const Array &input) {
+        std::vector<Array> at = hostInputs;
+        at[i] = input;
+        return loss(at);
+      });
       std::vector<double> tolerance(want.values.size());
-      for (size_t e = 0; e < want.values.size(); ++e) {
-        // Central differences, step 1e-6: error about 1e-9 of the curvature,
-        // unless a kink (abs, relu, max, a flipped comparison) lies within
-        // the step, which a random point almost never has.
-        const double h = 1e-6;
-        std::vector<Array> plus = hostInputs, minus = hostInputs;
-        plus[i].values[e] += h;
-        minus[i].values[e] -= h;
-        want.values[e] = (loss(plus) - loss(minus)) / (2 * h);
+      for (size_t e = 0; e < want.values.size(); ++e)
         tolerance[e] = 1e-5 * (1 + std::abs(want.values[e]) + expr->bound * 4);
-      }
-      expectClose(got, want, tolerance, what.str() + ", input " + std::to_string(i));
+      expectClose(hostArray(gradients[i]), want, tolerance,
+                  what.str() + ", input " + std::to_string(i));
     }
   }
 }
@@ -1374,7 +1388,7 @@ TEST(Randomized, ConvolutionGradientsMatchFiniteDifferences) {
     Array weights = conv2dReference(hx, hf, g);
     for (size_t e = 0; e < weights.values.size(); ++e)
       weights.values[e] = 0.5 + 0.25 * static_cast<double>(e % 7);
-    Tensor weightTensor = Tensor::from_vector(weights.values, Shape(std::span(weights.shape)), kFloat64);
+    Tensor weightTensor = float64Tensor(weights);
     std::ostringstream what;
     what << "case " << round << ": grad of sum(w * conv2d) input " << str({n, h, w, c})
          << " filters " << str(f.shape().vec()) << " " << g.text();
@@ -1538,19 +1552,10 @@ TEST(Randomized, TracedControlFlowMatchesEagerAndItsGradients) {
     EXPECT_NEAR(traced.item<double>(), want, 1e-9 * (1 + std::abs(want))) << what.str();
     // Gradients against central differences of the eager program.
     for (int which = 0; which < 2 && counted; ++which) {
-      Array base = hostArray(which == 0 ? a : b);
-      Array want_ = base;
-      for (size_t e = 0; e < base.values.size(); ++e) {
-        const double h = 1e-6;
-        Array plus = base, minus = base;
-        plus.values[e] += h;
-        minus.values[e] -= h;
-        auto at = [&](const Array &v) {
-          Tensor t = Tensor::from_vector(v.values, Shape(std::span(v.shape)), kFloat64);
-          return (which == 0 ? program(t, b, c) : program(a, t, c)).item<double>();
-        };
-        want_.values[e] = (at(plus) - at(minus)) / (2 * h);
-      }
+      Array want_ = centralDifferences(hostArray(which == 0 ? a : b), 1e-6, [&](const Array &v) {
+        Tensor t = float64Tensor(v);
+        return (which == 0 ? program(t, b, c) : program(a, t, c)).item<double>();
+      });
       expectClose(hostArray(gradients[static_cast<size_t>(which)]), want_,
                   std::vector<double>(want_.values.size(), 1e-5),
                   what.str() + (which == 0 ? ", d/a" : ", d/b"));
@@ -1793,18 +1798,9 @@ TEST(Randomized, SecondDerivativesMatchFiniteDifferencesOfTheFirst) {
       ADD_FAILURE() << what.str() << ": " << firstLine(e.what());
       continue;
     }
-    Array base = hostArray(x), want = base;
-    for (size_t e = 0; e < base.values.size(); ++e) {
-      const double h = 1e-5;
-      Array plus = base, minus = base;
-      plus.values[e] += h;
-      minus.values[e] -= h;
-      auto sumOfFirst = [&](const Array &at) {
-        Tensor t = Tensor::from_vector(at.values, Shape(std::span(at.shape)), kFloat64);
-        return reduce_sum(grad(f)(t)).item<double>();
-      };
-      want.values[e] = (sumOfFirst(plus) - sumOfFirst(minus)) / (2 * h);
-    }
+    Array want = centralDifferences(hostArray(x), 1e-5, [&](const Array &at) {
+      return reduce_sum(grad(f)(float64Tensor(at))).item<double>();
+    });
     std::vector<double> tolerance(want.values.size());
     for (size_t e = 0; e < want.values.size(); ++e)
       tolerance[e] = 1e-4 * (1 + std::abs(want.values[e]) + expr->bound * 4);
