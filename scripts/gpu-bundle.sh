@@ -14,7 +14,14 @@ build=${EMBER_BUILD_DIR:-$root/build}
 cmake --build "$build" --target emberrt-tests ember-gpu-tests ember-gpu-bench ember-compile emberrt
 bundle="$root/gpu-bundle"
 rm -rf "$bundle.tmp" && mkdir -p "$bundle.tmp"
-cp "$build/bin/emberrt-tests" "$build/bin/ember-gpu-tests" "$build/bin/ember-gpu-bench" "$root/bench/gpu/torch_peer.py" "$bundle.tmp/"
+cp "$build/bin/emberrt-tests" "$build/bin/ember-gpu-tests" "$build/bin/ember-gpu-bench" \
+  "$root/bench/gpu/torch_peer.py" "$root/bench/gpu/torch_c2_train.py" "$bundle.tmp/"
+# Fashion-MNIST for story C2's full run on the GPU, ember's and PyTorch's
+# (30 MB, already compressed); EMBER_BUNDLE_DATA=0 leaves it out.
+data=/usr/share/datasets/fashion-mnist
+if [[ ${EMBER_BUNDLE_DATA:-1} == 1 && -d $data ]]; then
+  mkdir -p "$bundle.tmp/fashion-mnist" && cp "$data"/*.gz "$bundle.tmp/fashion-mnist/"
+fi
 strip "$bundle.tmp/emberrt-tests" "$bundle.tmp/ember-gpu-tests" "$bundle.tmp/ember-gpu-bench"
 # ember-compile's GPU objects called from C (test/Tools/ember-compile-gpu.test).
 aot=$(mktemp -d)
@@ -33,38 +40,58 @@ zstd -q -19 --long -T0 --rm "$bundle.tmp/ember-gpu-jit"
 cp "$(command -v zstd)" "$bundle.tmp/zstd"
 cat > "$bundle.tmp/run.sh" <<'RUN'
 #!/usr/bin/env bash
-# On the GPU machine: tests, then ember's figures and PyTorch's in one run.
+# On the GPU machine, in one run: the tests, ember's figures and PyTorch's,
+# story C2's full run on both (where the data came along), then the kernels
+# under CUDA's checkers (slowest, last). Each step has a time limit, so that
+# one that hangs leaves the others their time; the logs go to $OUT/logs.tgz
+# (the device tool brings back 8 files at most), renewed after each step.
 here=$(cd "$(dirname "$0")" && pwd)
-out=${OUT:-$here}
+out=$(mktemp -d)
+step() { # step SECONDS LOG COMMAND...: runs, keeps the log, says how it ended
+  local limit=$1 log=$2
+  shift 2
+  local start=$SECONDS status
+  timeout "$limit" "$@" >"$out/$log" 2>&1
+  status=$?
+  echo "== $log: exit $status, $((SECONDS - start)) s"
+  tar -czf "${OUT:-$here}/logs.tgz" -C "$out" .
+}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-"$here/emberrt-tests" 2>&1 | tee "$out/runtime-tests.log" | tail -3
+step 60 runtime-tests.log "$here/emberrt-tests"; tail -1 "$out/runtime-tests.log"
 echo "ember-compile --target=cuda:sm_90, called from C: $("$here/ember-compile-gpu-example")"
-"$here/ember-gpu-tests" 2>&1 | tee "$out/gpu-tests.log" | tail -3
-# The kernels under CUDA's checkers: out-of-bounds and misaligned accesses
-# (memcheck; the 256 MiB chain is left out for time) and shared-memory races
-# between a block's threads (racecheck, on the kernels that use it).
-sanitizer=/usr/local/cuda/bin/compute-sanitizer
-if [[ -x $sanitizer ]]; then
-  "$sanitizer" --tool memcheck "$here/ember-gpu-tests" --gtest_filter=-GpuKernels.LargeChain 2>&1 |
-    tee "$out/gpu-memcheck.log" | tail -1
-  "$sanitizer" --tool racecheck "$here/ember-gpu-tests" \
-    --gtest_filter='GpuKernels.Matmul:GpuKernels.Softmax*:GpuKernels.Mlp*' 2>&1 |
-    tee "$out/gpu-racecheck.log" | tail -1
-fi
+step 120 gpu-tests.log "$here/ember-gpu-tests"; grep -E '^\[  (FAILED|PASSED) |FAILED \]' "$out/gpu-tests.log"
 # The front end on the GPU through the JIT (unpacked into a private folder).
 jit=$(mktemp -d)/ember-gpu-jit
 "$here/zstd" -q -d "$here/ember-gpu-jit.zst" -o "$jit" && chmod +x "$jit"
 export EMBER_CACHE_DIR=$(mktemp -d)
-"$jit" 2>&1 | tee "$out/gpu-jit-tests.log" | grep -E '^\[  (FAILED|PASSED) |FAILED \]'
-if [[ -x $sanitizer ]]; then # JIT-compiled kernels too; one-block kernels use barriers
-  "$sanitizer" --tool memcheck "$jit" --gtest_filter='GpuJit.*:-GpuJit.Traced*' 2>&1 |
-    tee "$out/gpu-jit-memcheck.log" | tail -1
-  "$sanitizer" --tool racecheck "$jit" --gtest_filter='GpuJit.PowerOf*:GpuJit.Control*' 2>&1 |
-    tee "$out/gpu-jit-racecheck.log" | tail -1
+step 240 gpu-jit-tests.log "$jit"; grep -E '^\[  (FAILED|PASSED) |FAILED \]|Failure|error' "$out/gpu-jit-tests.log" | head -40
+step 120 gpu-bench.log "$here/ember-gpu-bench"
+step 180 gpu-jit-bench.log "$jit" --bench; cat "$out/gpu-jit-bench.log"
+step 300 torch-peer.log python3 "$here/torch_peer.py"; grep -v Warning "$out/torch-peer.log"
+if [[ -d $here/fashion-mnist ]]; then
+  step 300 c2-ember.log "$jit" --c2 --device cuda \
+    --data "$here/fashion-mnist" --out "$(mktemp -d)"
+  grep -vE '^ *[0-9]+/[0-9]+ ' "$out/c2-ember.log" | tail -14
+  step 300 c2-torch.log python3 "$here/torch_c2_train.py" "$here/fashion-mnist"
+  cat "$out/c2-torch.log"
 fi
-"$here/ember-gpu-bench" 2>&1 | tee "$out/gpu-bench.log"
-"$jit" --bench 2>&1 | tee "$out/gpu-jit-bench.log"
-python3 "$here/torch_peer.py" 2>&1 | grep -v Warning | tee "$out/torch-peer.log"
+# The kernels under CUDA's checkers: out-of-bounds and misaligned accesses
+# (memcheck; the 256 MiB chain is left out for time) and shared-memory races
+# between a block's threads (racecheck, on the kernels that use it); JIT-
+# compiled kernels too (one-block kernels use barriers).
+sanitizer=/usr/local/cuda/bin/compute-sanitizer
+if [[ -x $sanitizer && ${EMBER_GPU_SANITIZERS:-1} == 1 ]]; then
+  step 180 gpu-memcheck.log "$sanitizer" --tool memcheck "$here/ember-gpu-tests" \
+    --gtest_filter=-GpuKernels.LargeChain; tail -1 "$out/gpu-memcheck.log"
+  step 120 gpu-racecheck.log "$sanitizer" --tool racecheck "$here/ember-gpu-tests" \
+    --gtest_filter='GpuKernels.Matmul:GpuKernels.Softmax*:GpuKernels.Mlp*'
+  tail -1 "$out/gpu-racecheck.log"
+  step 300 gpu-jit-memcheck.log "$sanitizer" --tool memcheck "$jit" \
+    --gtest_filter='GpuJit.*:-GpuJit.Traced*'; tail -1 "$out/gpu-jit-memcheck.log"
+  step 180 gpu-jit-racecheck.log "$sanitizer" --tool racecheck "$jit" \
+    --gtest_filter='GpuJit.PowerOf*:GpuJit.Control*:GpuJit.Convolution*'
+  tail -1 "$out/gpu-jit-racecheck.log"
+fi
 RUN
 chmod +x "$bundle.tmp/run.sh"
 rm -rf "$bundle" && mv "$bundle.tmp" "$bundle"

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../bench_util.h"
+#include "c2.h"
 #include "ember/ember.h"
 #include "mlp.h"
 
@@ -92,5 +93,17 @@ int runGpuJitBench() {
   Tensor x = random_uniform({64, 784}, 1).to(gpu), labels = mlp::labels().to(gpu);
   bench::report("jit.mlp_step_first_call", firstCallMs([&] { (void)step(x, labels); }), "ms");
   bench::report("jit.mlp_step", asyncSeconds(7, 100, [&] { (void)step(x, labels); }) * 1e6, "us");
+
+  // Story C2's training step (conv2d, pooling, their gradients, sparse
+  // softmax cross-entropy, Adam), traced whole, at batches of 32 and 256.
+  for (int64_t batch : {32, 256}) {
+    c2::Trainer trainer(gpu, batch);
+    Tensor images = c2::images(batch).to(gpu), classes = c2::labels(batch).to(gpu);
+    std::string name = "jit.c2_step_batch" + std::to_string(batch);
+    bench::report((name + "_first_call").c_str(),
+                  firstCallMs([&] { (void)trainer.step(images, classes); }), "ms");
+    bench::report(name.c_str(),
+                  asyncSeconds(7, 50, [&] { (void)trainer.step(images, classes); }) * 1e6, "us");
+  }
   return 0;
 }

@@ -110,6 +110,39 @@ def main():
     report("torch.gpu.sgemm4096_cublas", seconds * 1e3, "ms/call")
     report("torch.gpu.sgemm4096_cublas_rate", 2 * 4096**3 / seconds / 1e12, "TFLOP/s")
 
+    c2_steps(device)
+
+
+def c2_steps(device):
+    """Story C2's training step (bench/gpu/c2.h): Conv2d(16, 3x3, relu) x2,
+    global average pooling, Linear(10), cross-entropy from logits, Adam;
+    eager and under torch.compile, at batches of 32 and 256."""
+    torch.manual_seed(1)
+    for batch in (32, 256):
+        for compiled in (False, True):
+            model = torch.nn.Sequential(
+                torch.nn.Conv2d(1, 16, 3), torch.nn.ReLU(), torch.nn.Conv2d(16, 16, 3),
+                torch.nn.ReLU(), torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
+                torch.nn.Linear(16, 10)).to(device)
+            opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+            x = torch.rand(batch, 1, 28, 28, device=device)
+            y = torch.arange(batch, device=device) % 10
+
+            def step():
+                opt.zero_grad(set_to_none=True)
+                loss = torch.nn.functional.cross_entropy(model(x), y)
+                loss.backward()
+                opt.step()
+                return loss
+
+            run = torch.compile(step) if compiled else step
+            start = time.perf_counter()
+            run()
+            torch.cuda.synchronize()
+            name = f"torch.gpu.c2_step_batch{batch}_{'compiled' if compiled else 'eager'}"
+            report(name + "_first_call", (time.perf_counter() - start) * 1e3, "ms")
+            report(name, median_seconds(run, 7, 50) * 1e6, "us/step")
+
 
 if __name__ == "__main__":
     main()

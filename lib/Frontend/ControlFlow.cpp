@@ -137,6 +137,7 @@ std::vector<Tensor> ember::detail::traceCond(const Tensor &predicate, const Bran
                      " of shape " + predicate.shape().str(),
                  loc);
   int condition = tracer.valueOf(predicate, loc);
+  RegionGuard guard(tracer);
   auto branch = [](const Branch &fn) {
     return [&fn](const std::vector<Tensor> &) { return fn(); };
   };
@@ -166,6 +167,7 @@ std::vector<Tensor> ember::detail::traceCond(const Tensor &predicate, const Bran
 std::vector<Tensor> ember::detail::traceWhile(const LoopCondition &condition, const LoopBody &body,
                                               const std::vector<Tensor> &init, const SourceLoc &loc) {
   Tracer &tracer = *currentTracer();
+  RegionGuard guard(tracer);
   std::vector<int> initIds = valueIds(tracer, init, loc);
   std::vector<jit::TensorSpec> types = specsOf(init);
   auto conditionBody = [&](const std::vector<Tensor> &vars) {
@@ -196,6 +198,7 @@ std::vector<Tensor> ember::detail::traceWhile(const LoopCondition &condition, co
 std::vector<Tensor> ember::detail::traceFor(int64_t lower, int64_t upper, const CountedBody &body,
                                             const std::vector<Tensor> &init, const SourceLoc &loc) {
   Tracer &tracer = *currentTracer();
+  RegionGuard guard(tracer);
   std::vector<int> initIds = valueIds(tracer, init, loc);
   std::vector<jit::TensorSpec> bodyTypes = {specOf(DType::Int64, Shape{})};
   std::vector<jit::TensorSpec> types = specsOf(init);

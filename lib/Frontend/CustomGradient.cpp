@@ -22,6 +22,7 @@ Tensor ember::detail::attachGradient(const WithGradient &result, const std::vect
     return handle;
   }
   jit::FunctionBuilder &builder = tracer->builder();
+  RegionGuard guard(*tracer);
   int value = tracer->valueOf(result.value, loc);
   std::vector<int> inputIds;
   for (const Tensor &input : inputs)

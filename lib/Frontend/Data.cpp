@@ -10,6 +10,7 @@
 
 #include "ember/Frontend/Data.h"
 
+#include "DeviceCopy.h"
 #include "TensorImpl.h"
 
 #include "ember/Frontend/Error.h"
@@ -791,6 +792,19 @@ Dataset Dataset::prefetch(int64_t buffer_size) const {
   if (buffer_size <= 0)
     fail("prefetch", "buffer_size must be positive or AUTOTUNE, got " + std::to_string(buffer_size));
   return Dataset(std::make_shared<PrefetchNode>(node_, buffer_size));
+}
+
+Dataset Dataset::prefetch_to_device(const Device &device, int64_t buffer_size) const {
+  if (device.is_cpu())
+    return prefetch(buffer_size);
+  ember::detail::requireDevice(device);
+  return map([device](const Element &element) {
+           Element moved;
+           for (const Tensor &t : element)
+             moved.push_back(t.pin_memory().to(device));
+           return moved;
+         })
+      .prefetch(buffer_size);
 }
 
 int64_t Dataset::cardinality() const { return node_->cardinality(); }

@@ -9,6 +9,7 @@
 #include "emberrt/cuda.h"
 
 #include <algorithm>
+#include <cstring>
 #include <cctype>
 #include <optional>
 
@@ -137,13 +138,42 @@ Tensor ember::detail::copyToDevice(const Tensor &x, const Device &device) {
   size_t bytes = x.nbytes();
   if (bytes == 0)
     return out;
-  emberrt_status_t status = from.is_cpu()   ? emberrt_cuda_memcpy_htod(out.data(), x.data(), bytes)
-                            : device.is_cpu() ? emberrt_cuda_memcpy_dtoh(out.data(), x.data(), bytes)
-                                              : emberrt_cuda_memcpy_dtod(out.data(), x.data(), bytes);
+  // From page-locked memory the copy is queued: that buffer is not reused
+  // before the stream has done it (emberrt_cuda_pinned_malloc), and tensors'
+  // values do not change.
+  emberrt_status_t status =
+      from.is_cpu() ? (x.is_pinned() ? emberrt_cuda_memcpy_htod_async(out.data(), x.data(), bytes)
+                                     : emberrt_cuda_memcpy_htod(out.data(), x.data(), bytes))
+      : device.is_cpu() ? emberrt_cuda_memcpy_dtoh(out.data(), x.data(), bytes)
+                        : emberrt_cuda_memcpy_dtod(out.data(), x.data(), bytes);
   if (status != EMBERRT_OK)
     throwCudaError("copying a tensor of shape " + x.shape().str() + " from " + from.str() +
                    " to " + device.str());
   return out;
+}
+
+Tensor Tensor::pin_memory() const {
+  if (is_pinned())
+    return *this;
+  if (isSymbolic(*this))
+    throw Error("pin_memory: the tensor of shape " + shape().str() +
+                " is symbolic (inside an ember::function); pin host data before the call");
+  if (!device().is_cpu())
+    throw Error("pin_memory: the tensor of shape " + shape().str() + " is on " + device().str() +
+                "; only host tensors can be pinned");
+  if (!cuda_is_available())
+    throw Error("pin_memory: page-locked memory needs a GPU: " + cuda_status());
+  Tensor out = newTensorWith(shape(), dtype(), emberrt_cuda_pinned_buffer_allocate, [&] {
+    throwCudaError("allocating page-locked memory for a tensor of shape " + shape().str());
+  });
+  if (size_t bytes = nbytes())
+    std::memcpy(out.data(), data(), bytes);
+  return out;
+}
+
+bool Tensor::is_pinned() const {
+  const TensorImpl &impl = implOf(*this);
+  return impl.buffer && impl.buffer->device == EMBERRT_DEVICE_CUDA_PINNED;
 }
 
 Tensor ember::detail::placeCreated(Tensor made) {

@@ -7,6 +7,7 @@
 #include "ember/Frontend/Device.h"
 #include "ember/Frontend/Tensor.h"
 
+#include <optional>
 #include <string>
 
 namespace ember::detail {
@@ -32,6 +33,20 @@ Tensor copyToDevice(const Tensor &x, const Device &device);
 /// A tensor created on the host by a creation function (constants, zeros,
 /// from_vector), moved to the DeviceScope's device when there is one.
 Tensor placeCreated(Tensor made);
+/// While it lives, the tensors library code makes for itself (one_hot's
+/// classes, dropout's counters, a layer's weights at its first call) are
+/// made where `x` is, so that they meet a GPU operand there; for a host or
+/// symbolic `x` it does nothing.
+class BesideTensor {
+public:
+  explicit BesideTensor(const Tensor &x) {
+    if (x.impl() && deviceOf(*x.impl()).is_cuda())
+      scope_.emplace(deviceOf(*x.impl()));
+  }
+
+private:
+  std::optional<DeviceScope> scope_;
+};
 /// Throws ember::Error "<what>: CUDA error: <the runtime's last error>".
 [[noreturn]] void throwCudaError(const std::string &what);
 

@@ -222,6 +222,7 @@ struct FunctionCore::Impl {
       operands.push_back(tracer.valueOf(*t, here));
     }
     std::vector<int64_t> wrt = *wrtOf(key);
+    RegionGuard guard(tracer);
     int region = traceRegion(tracer, specs, trace, here);
     std::vector<int> ids;
     std::vector<jit::TensorSpec> resultSpecs;

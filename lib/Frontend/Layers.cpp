@@ -4,6 +4,7 @@
 
 #include "ember/Frontend/Error.h"
 
+#include "DeviceCopy.h"
 #include "OpDef.h"
 
 #include <atomic>
@@ -181,6 +182,9 @@ Tensor Layer::operator()(const Tensor &x, bool training, SourceLoc loc) {
         outermostCall = nullptr;
     }
   } restore{outermost};
+  // What the layer makes (its weights at the first call, dropout's counters)
+  // is made where its input is.
+  detail::BesideTensor beside(x);
   return call(x, training);
 }
 

@@ -3,6 +3,7 @@
 #include "Dispatcher.h"
 #include "OpTable.h"
 #include "ClassLabels.h"
+#include "DeviceCopy.h"
 #include "Tracer.h"
 
 #include "ember/Frontend/GradientTape.h"
@@ -13,6 +14,7 @@
 using namespace ember;
 using detail::typeText;
 using detail::throwOpError;
+using detail::BesideTensor;
 
 namespace {
 
@@ -58,6 +60,7 @@ Tensor nn::one_hot(const Tensor &indices, int64_t depth, DType dtype, double on,
   std::vector<int64_t> dims(indices.shape().data(), indices.shape().data() + indices.shape().rank());
   dims.push_back(1);
   Tensor column = reshape(indices, dims, loc);
+  BesideTensor beside(indices);
   Tensor classes = arange(0, depth, 1, indices.dtype());
   return where(equal(column, classes, loc), full({}, on, dtype), full({}, off, dtype), loc);
 }
@@ -109,6 +112,7 @@ Tensor detail::checkedClassLabels(std::string_view what, const Tensor &labels,
   // that first, so that they fault too.
   Tensor index = where(less(labels, zeros({}, labels.dtype()), loc),
                        sub(labels, full({}, classes, labels.dtype()), loc), labels, loc);
+  BesideTensor beside(labels);
   return gather(arange(0, classes, 1, labels.dtype()), index, 0, loc);
 }
 

@@ -30,6 +30,9 @@ Variable Optimizer::slot(const Variable &variable, const std::string &name) {
   for (const Slot &slot : slots_)
     if (slot.variable.state() == variable.state() && slot.name == name)
       return slot.value;
+  // Beside its variable, as Keras places slots: elsewhere, every update
+  // would mix devices.
+  DeviceScope scope(variable.device());
   Variable value(zeros(variable.shape(), variable.dtype()), variable.name() + "/" + name);
   slots_.push_back({variable, name, value});
   return slots_.back().value;

@@ -15,6 +15,7 @@
 #include "ember/JIT/FunctionBuilder.h"
 #include "ember/Frontend/Variable.h"
 
+#include <exception>
 #include <memory>
 
 #include <string>
@@ -133,6 +134,25 @@ inline std::vector<Tensor> symbolic(Tracer &tracer, const std::vector<int> &ids,
     tensors.push_back(newSymbolicTensor(shapeOf(specs[i]), specs[i].dtype, &tracer, ids[i]));
   return tensors;
 }
+
+/// Left by an exception, abandons the regions begun in its scope (innermost
+/// constructs first, as the stack unwinds).
+class RegionGuard {
+public:
+  explicit RegionGuard(Tracer &tracer)
+      : builder_(tracer.builder()), mark_(builder_.regionCount()),
+        exceptions_(std::uncaught_exceptions()) {}
+  ~RegionGuard() {
+    if (std::uncaught_exceptions() > exceptions_)
+      builder_.abandonRegions(mark_);
+  }
+  RegionGuard(const RegionGuard &) = delete;
+  RegionGuard &operator=(const RegionGuard &) = delete;
+
+private:
+  jit::FunctionBuilder &builder_;
+  int mark_, exceptions_;
+};
 
 /// Traces `region` (called with the region's argument tensors) into a new
 /// region of the builder (control-flow bodies, functions differentiated

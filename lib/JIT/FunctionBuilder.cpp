@@ -35,6 +35,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -112,7 +113,34 @@ struct FunctionBuilder::Impl {
   std::vector<std::unique_ptr<Region>> regions;
   std::vector<SmallVector<int>> regionYields;
 
+  /// Regions a failed trace left (no op took them) use values of enclosing
+  /// ones; the vector frees outer ones first, and an inner one's ~Region then
+  /// unlinks its uses from freed values. Unlink every use before any frees.
+  ~Impl() {
+    if (llvm::any_of(regions, [](const auto &region) { return !region->empty(); })) {
+      for (auto &region : regions)
+        region->dropAllReferences();
+      module->getOperation()->dropAllReferences();
+    }
+  }
+
   Block *current() { return scopes.back(); }
+
+  /// Frees regions `handles` (none taken by an op), unlinking all their uses
+  /// first; closes those open; retires their values (valueBlocks null).
+  void dropRegions(ArrayRef<int> handles) {
+    llvm::SmallPtrSet<Block *, 16> dead;
+    for (int handle : handles)
+      regions[handle]->walk([&](Block *block) { dead.insert(block); });
+    llvm::erase_if(scopes, [&](Block *block) { return dead.contains(block); });
+    for (int handle : handles)
+      regions[handle]->dropAllReferences();
+    for (int handle : handles)
+      regions[handle]->getBlocks().clear();
+    for (Block *&block : valueBlocks)
+      if (dead.contains(block))
+        block = nullptr;
+  }
 
   /// A builder at the end of `block`. (OpBuilder::atBlockEnd asks the block's
   /// region for the context, which a region under construction cannot give.)
@@ -170,7 +198,7 @@ struct FunctionBuilder::Impl {
     b.setInsertionPointToEnd(body);
     SmallVector<Value> returned;
     for (int id : results) {
-      if (id < 0 || id >= static_cast<int>(values.size()))
+      if (id < 0 || id >= static_cast<int>(values.size()) || !valueBlocks[id])
         return false;
       returned.push_back(values[id]);
     }
@@ -310,7 +338,8 @@ int FunctionBuilder::endRegion(std::span<const int> yields) {
   Impl &impl = *impl_;
   // The innermost open region is the last one whose block is still in scope.
   int handle = static_cast<int>(impl.regions.size()) - 1;
-  while (handle >= 0 && &impl.regions[handle]->front() != impl.current())
+  while (handle >= 0 && (impl.regions[handle]->empty() || // taken or dropped
+                         &impl.regions[handle]->front() != impl.current()))
     --handle;
   impl.regionYields[handle].assign(yields.begin(), yields.end());
   impl.scopes.pop_back();
@@ -321,10 +350,16 @@ void FunctionBuilder::appendYields(int handle, std::span<const int> yields) {
   impl_->regionYields[handle].append(yields.begin(), yields.end());
 }
 
-void FunctionBuilder::discardRegion(int handle) {
-  Region &region = *impl_->regions[handle];
-  region.dropAllReferences();
-  region.getBlocks().clear();
+void FunctionBuilder::discardRegion(int handle) { impl_->dropRegions({handle}); }
+
+int FunctionBuilder::regionCount() const { return static_cast<int>(impl_->regions.size()); }
+
+void FunctionBuilder::abandonRegions(int mark) {
+  SmallVector<int> pending;
+  for (int handle = mark; handle < regionCount(); ++handle)
+    if (!impl_->regions[handle]->empty())
+      pending.push_back(handle);
+  impl_->dropRegions(pending);
 }
 
 /// "file:line:col: error: 'op' ", the start of a control-flow diagnostic.
@@ -601,7 +636,7 @@ bool FunctionBuilder::addTapeGradient(int target, std::span<const int> sources,
   // bounds of a loop, the read of a branch's predicate) go with their user.
   llvm::DenseMap<Operation *, int> position;
   for (int id = 0; id < static_cast<int>(impl.values.size()); ++id)
-    if (Operation *op = impl.values[id].getDefiningOp())
+    if (Operation *op = impl.valueBlocks[id] ? impl.values[id].getDefiningOp() : nullptr)
       position.try_emplace(op, id);
   auto recorded = [&](Operation *op) {
     auto it = position.find(op);

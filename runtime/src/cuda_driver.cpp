@@ -369,11 +369,130 @@ extern "C" emberrt_status_t emberrt_cuda_malloc(size_t size, void **out) {
 
 extern "C" void emberrt_cuda_free(void *ptr) { release(ptr, "emberrt_cuda_free"); }
 
+//===----------------------------------------------------------------------===//
+// Page-locked host memory
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Page-locked blocks in use, and freed ones by rounded size, each with an
+/// event recorded on the runtime's stream when it was freed: a copy queued
+/// before then may still read or write it, so it is reused only once the
+/// event has completed (cuMemHostAlloc costs milliseconds: a pipeline that
+/// stages every batch must not call it each time).
+struct PinnedCache {
+  std::mutex mutex;
+  std::unordered_map<void *, size_t> live;
+  std::unordered_map<size_t, std::vector<std::pair<void *, CUevent>>> freed;
+  size_t bytesCached = 0;
+};
+constexpr size_t kMaxPinnedCached = size_t(1) << 30;
+
+PinnedCache &pinnedCache() {
+  static PinnedCache *instance = new PinnedCache; // never deleted, as the allocator
+  return *instance;
+}
+
+// Returns every freed page-locked block to the driver.
+void freePinned(const DriverApi &api) {
+  PinnedCache &c = pinnedCache();
+  std::vector<std::pair<void *, CUevent>> blocks;
+  {
+    std::lock_guard<std::mutex> lock(c.mutex);
+    for (auto &[size, list] : c.freed)
+      blocks.insert(blocks.end(), list.begin(), list.end());
+    c.freed.clear();
+    c.bytesCached = 0;
+  }
+  for (auto &[block, event] : blocks) {
+    check(api.cuEventSynchronize(event), "cuEventSynchronize");
+    check(api.cuEventDestroy(event), "cuEventDestroy");
+    check(api.cuMemFreeHost(block), "cuMemFreeHost");
+  }
+}
+} // namespace
+
+extern "C" emberrt_status_t emberrt_cuda_pinned_malloc(size_t size, void **out) {
+  if (!out)
+    return EMBERRT_INVALID_ARGUMENT;
+  *out = nullptr;
+  const DriverApi *api = enter("emberrt_cuda_pinned_malloc");
+  if (!api)
+    return EMBERRT_DEVICE_ERROR;
+  size_t rounded = roundedSize(size);
+  if (rounded == 0) {
+    recordError("CUDA_ERROR_OUT_OF_MEMORY: %zu bytes cannot be allocated (in %s)", size,
+                "emberrt_cuda_pinned_malloc");
+    return EMBERRT_OUT_OF_MEMORY;
+  }
+  PinnedCache &c = pinnedCache();
+  {
+    std::lock_guard<std::mutex> lock(c.mutex);
+    auto &list = c.freed[rounded];
+    for (size_t i = 0; i < list.size(); ++i) {
+      auto [block, event] = list[i];
+      if (api->cuEventQuery(event) != CUDA_SUCCESS)
+        continue; // still in a queued copy (CUDA_ERROR_NOT_READY)
+      check(api->cuEventDestroy(event), "cuEventDestroy");
+      list.erase(list.begin() + static_cast<std::ptrdiff_t>(i));
+      c.bytesCached -= rounded;
+      c.live[block] = rounded;
+      *out = block;
+      return EMBERRT_OK;
+    }
+  }
+  void *block = nullptr;
+  CUresult result = api->cuMemHostAlloc(&block, rounded, 0);
+  if (result == CUDA_ERROR_OUT_OF_MEMORY) {
+    freePinned(*api);
+    result = api->cuMemHostAlloc(&block, rounded, 0);
+  }
+  if (!check(result, "cuMemHostAlloc"))
+    return result == CUDA_ERROR_OUT_OF_MEMORY ? EMBERRT_OUT_OF_MEMORY : EMBERRT_DEVICE_ERROR;
+  std::lock_guard<std::mutex> lock(pinnedCache().mutex);
+  c.live[block] = rounded;
+  *out = block;
+  return EMBERRT_OK;
+}
+
+extern "C" void emberrt_cuda_pinned_free(void *ptr) {
+  if (!ptr)
+    return;
+  const DriverApi *api = enter("emberrt_cuda_pinned_free");
+  if (!api)
+    return;
+  PinnedCache &c = pinnedCache();
+  std::unique_lock<std::mutex> lock(c.mutex);
+  auto it = c.live.find(ptr);
+  if (it == c.live.end()) {
+    recordError("CUDA_ERROR_INVALID_VALUE: %p is not memory from emberrt_cuda_pinned_malloc (in %s)",
+                ptr, "emberrt_cuda_pinned_free");
+    return;
+  }
+  size_t size = it->second;
+  c.live.erase(it);
+  CUevent event = nullptr;
+  if (c.bytesCached + size <= kMaxPinnedCached &&
+      check(api->cuEventCreate(&event, CU_EVENT_DISABLE_TIMING), "cuEventCreate")) {
+    if (check(api->cuEventRecord(event, runtimeStream()), "cuEventRecord")) {
+      c.freed[size].emplace_back(ptr, event);
+      c.bytesCached += size;
+      return;
+    }
+    check(api->cuEventDestroy(event), "cuEventDestroy");
+  }
+  lock.unlock();
+  // Not kept: freed once no queued copy can touch it.
+  check(api->cuStreamSynchronize(runtimeStream()), "cuStreamSynchronize");
+  check(api->cuMemFreeHost(ptr), "cuMemFreeHost");
+}
+
 extern "C" void emberrt_cuda_empty_cache(void) {
   if (!initialized().available)
     return;
-  if (const DriverApi *api = enter("emberrt_cuda_empty_cache"))
+  if (const DriverApi *api = enter("emberrt_cuda_empty_cache")) {
     freeCached(*api);
+    freePinned(*api);
+  }
 }
 
 extern "C" void emberrt_cuda_allocator_stats(uint64_t *allocations, uint64_t *cache_hits,

@@ -41,6 +41,7 @@ using CUevent = CUevent_st *;
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
+constexpr CUresult CUDA_ERROR_NOT_READY = 600;
 constexpr unsigned CU_STREAM_NON_BLOCKING = 0x1;
 constexpr unsigned CU_EVENT_DEFAULT = 0x0;
 constexpr unsigned CU_EVENT_DISABLE_TIMING = 0x2;
@@ -75,6 +76,8 @@ constexpr CUjit_option CU_JIT_OPTIMIZATION_LEVEL = 7;
   SYMBOL(cuMemAllocManaged, "cuMemAllocManaged",                                             \
          (CUdeviceptr *ptr, size_t bytes, unsigned int flags))                              \
   SYMBOL(cuMemFree, "cuMemFree_v2", (CUdeviceptr ptr))                                       \
+  SYMBOL(cuMemHostAlloc, "cuMemHostAlloc", (void **ptr, size_t bytes, unsigned int flags))   \
+  SYMBOL(cuMemFreeHost, "cuMemFreeHost", (void *ptr))                                        \
   SYMBOL(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2",                                          \
          (CUdeviceptr dst, const void *src, size_t bytes, CUstream stream))                  \
   SYMBOL(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2",                                          \
@@ -96,6 +99,7 @@ constexpr CUjit_option CU_JIT_OPTIMIZATION_LEVEL = 7;
   SYMBOL(cuEventCreate, "cuEventCreate", (CUevent *event, unsigned int flags))              \
   SYMBOL(cuEventRecord, "cuEventRecord", (CUevent event, CUstream stream))                   \
   SYMBOL(cuEventSynchronize, "cuEventSynchronize", (CUevent event))                          \
+  SYMBOL(cuEventQuery, "cuEventQuery", (CUevent event))                                      \
   SYMBOL(cuEventDestroy, "cuEventDestroy_v2", (CUevent event))                               \
   SYMBOL_OR_OLDER(cuEventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime",         \
                   (float *milliseconds, CUevent start, CUevent end))                         \

@@ -116,8 +116,11 @@ extern "C" void emberrt_buffer_release(emberrt_buffer_t *buffer) {
   if (refcount.load(std::memory_order_acquire) != 1 &&
       refcount.fetch_sub(1, std::memory_order_acq_rel) != 1)
     return;
-  if (buffer->device == EMBERRT_DEVICE_CUDA) { // the header alone is host memory
-    emberrt_cuda_free(buffer->data);
+  if (buffer->device != EMBERRT_DEVICE_CPU) { // the header alone is from new
+    if (buffer->device == EMBERRT_DEVICE_CUDA)
+      emberrt_cuda_free(buffer->data);
+    else
+      emberrt_cuda_pinned_free(buffer->data);
     delete buffer;
     return;
   }
@@ -306,22 +309,37 @@ extern "C" void emberrt_print_f64(int64_t rank, void *d, int64_t mrank, void *m)
   printMemref<double>(EMBERRT_FLOAT64, rank, d, mrank, m);
 }
 
-extern "C" emberrt_status_t emberrt_cuda_buffer_allocate(size_t size, emberrt_buffer_t **out) {
+namespace {
+/// A buffer over `size` bytes of `malloc`'s memory, released with `free`.
+emberrt_status_t driverBuffer(size_t size, emberrt_device_kind_t device,
+                              emberrt_status_t (*malloc)(size_t, void **), void (*free)(void *),
+                              emberrt_buffer_t **out) {
   if (!out)
     return EMBERRT_INVALID_ARGUMENT;
   void *data = nullptr;
-  if (emberrt_status_t status = emberrt_cuda_malloc(size, &data); status != EMBERRT_OK)
+  if (emberrt_status_t status = malloc(size, &data); status != EMBERRT_OK)
     return status;
   auto *buffer = new (std::nothrow) emberrt_buffer_t{};
   if (!buffer) {
-    emberrt_cuda_free(data);
+    free(data);
     return EMBERRT_OUT_OF_MEMORY;
   }
   buffer->refcount = 1;
   buffer->size = size;
   buffer->capacity = size;
   buffer->data = data;
-  buffer->device = EMBERRT_DEVICE_CUDA;
+  buffer->device = device;
   *out = buffer;
   return EMBERRT_OK;
+}
+} // namespace
+
+extern "C" emberrt_status_t emberrt_cuda_buffer_allocate(size_t size, emberrt_buffer_t **out) {
+  return driverBuffer(size, EMBERRT_DEVICE_CUDA, emberrt_cuda_malloc, emberrt_cuda_free, out);
+}
+
+extern "C" emberrt_status_t emberrt_cuda_pinned_buffer_allocate(size_t size,
+                                                              emberrt_buffer_t **out) {
+  return driverBuffer(size, EMBERRT_DEVICE_CUDA_PINNED, emberrt_cuda_pinned_malloc,
+                      emberrt_cuda_pinned_free, out);
 }

@@ -529,3 +529,23 @@ TEST(GradientTape, TapeFromOutsideAFunctionNamesTheUsersLine) {
         << message;
   }
 }
+
+// A loop that assigns a variable is traced twice; the first trace's values
+// are not read by a later tape (valgrind: no invalid read).
+TEST(GradientTape, TapeAfterALoopThatAssignsAVariable) {
+  Variable count(Tensor(0.f), "count");
+  auto f = function(
+      [&](const Tensor &x) {
+        (void)fori_loop(0, 3,
+                        [&](const Tensor &, const std::vector<Tensor> &v) {
+                          count.assign(count.value() + 1.f);
+                          return v;
+                        },
+                        {x});
+        GradientTape tape;
+        tape.watch(x);
+        return *tape.gradient(reduce_sum(x * x * x), {x})[0];
+      },
+      "loop_then_tape");
+  EXPECT_EQ(f(Tensor({1.f, 2.f})).to_vector<float>(), (std::vector<float>{3, 12}));
+}

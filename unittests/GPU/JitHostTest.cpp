@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "c2.h"
 #include "ember/ember.h"
 
 #include <gtest/gtest.h>
@@ -132,6 +133,97 @@ TEST(GpuJitHost, TracedFunctionsControlFlowAndGradientsCompileForTheGpu) {
     EXPECT_EQ(g.at(0).shape(), w.shape());
   }
   EXPECT_GT(launches(), before);
+}
+
+TEST(GpuJitHost, ConvolutionsPoolingAndTheirGradientsCompileForTheGpu) {
+  REQUIRE_FAKE_GPU();
+  Tensor x = random_uniform({2, 9, 9, 3}, 1).to(kGpu), w = random_uniform({3, 3, 3, 4}, 2).to(kGpu);
+  int before = launches();
+  EXPECT_EQ(nn::conv2d(x, w, {2, 2}, "SAME").device(), kGpu);
+  EXPECT_EQ(nn::max_pool2d(x, {2, 2}, {2, 2}, "SAME").device(), kGpu);
+  EXPECT_EQ(nn::avg_pool2d(x, {3, 3}, {1, 1}).device(), kGpu);
+  Variable filters(w);
+  GradientTape tape;
+  Tensor y = nn::max_pool2d(relu(nn::conv2d(x, filters, {1, 1}, "SAME")), {2, 2}, {2, 2});
+  y = layers::Dropout(0.5, 7)(y, /*training=*/true); // its counters made beside y
+  Tensor logits = reduce_mean(nn::avg_pool2d(y, {2, 2}, {2, 2}), {1, 2});
+  Tensor loss = losses::SparseCategoricalCrossentropy(true)(Tensor({1, 3}).to(kGpu), logits);
+  std::vector<Tensor> grads = tape.gradient(loss, {filters}, UnconnectedGradients::Zero);
+  EXPECT_EQ(grads.at(0).device(), kGpu);
+  EXPECT_EQ(grads.at(0).shape(), w.shape());
+  EXPECT_GT(launches(), before);
+}
+
+TEST(GpuJitHost, TheC2TrainingStepKeepsItsVariablesOnTheGpu) {
+  REQUIRE_FAKE_GPU();
+  c2::Trainer trainer(kGpu, 4);
+  for (const Variable &v : trainer.net->trainable_variables())
+    EXPECT_EQ(v.value().device(), kGpu) << v.name();
+  // The optimizer's slots are made beside their variables (Keras's rule).
+  trainer.adam->build(trainer.net->trainable_variables());
+  for (const auto &[name, slot] : trainer.adam->variables())
+    if (slot.shape().rank() > 0)
+      EXPECT_EQ(slot.value().device(), kGpu) << name;
+  int before = launches();
+  Tensor loss = trainer.step(c2::images(4).to(kGpu), c2::labels(4).to(kGpu));
+  EXPECT_EQ(loss.device(), kGpu);
+  EXPECT_GT(launches(), before);
+  for (const Variable &v : trainer.net->trainable_variables())
+    EXPECT_EQ(v.value().device(), kGpu) << v.name();
+}
+
+TEST(GpuJitHost, PinnedTensorsAreStagedAndTheirBlocksReused) {
+  REQUIRE_FAKE_GPU();
+  Tensor x = arange(0, 12, 1, DType::Float32);
+  EXPECT_FALSE(x.is_pinned());
+  Tensor pinned = x.pin_memory();
+  EXPECT_TRUE(pinned.is_pinned());
+  EXPECT_EQ(pinned.device(), Device("cpu"));
+  EXPECT_EQ(pinned.pin_memory().impl(), pinned.impl()); // pinned already
+  EXPECT_EQ(pinned.to_vector<float>(), x.to_vector<float>());
+  EXPECT_EQ((pinned * 2.0f).to_vector<float>(), (x * 2.0f).to_vector<float>()); // host ops read it
+  Tensor onGpu = pinned.to(kGpu);
+  EXPECT_EQ(onGpu.device(), kGpu);
+  EXPECT_EQ(onGpu.to_vector<float>(), x.to_vector<float>());
+  try {
+    (void)onGpu.pin_memory();
+    FAIL() << "a GPU tensor pinned";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("is on cuda:0; only host tensors can be pinned"),
+              std::string::npos)
+        << e.what();
+  }
+  // A freed block is reused once its copies are done (the fake driver's are
+  // at once), not allocated again: one block more at most for the loop.
+  int held = fakeCount("emberFakeCudaPinnedBlocks");
+  for (int i = 0; i < 5; ++i)
+    EXPECT_EQ((x + float(i)).pin_memory().to(kGpu).to_vector<float>(),
+              (x + float(i)).to_vector<float>());
+  EXPECT_LE(fakeCount("emberFakeCudaPinnedBlocks"), held + 1);
+}
+
+TEST(GpuJitHost, PrefetchToDeviceDeliversBatchesOnTheGpu) {
+  REQUIRE_FAKE_GPU();
+  Tensor images = reshape(arange(0, 40, 1, DType::Float32), {10, 2, 2});
+  Tensor classes = arange(0, 10, 1, DType::Int64);
+  data::Dataset batches =
+      data::Dataset::from_tensor_slices({images, classes}).batch(4).prefetch_to_device(kGpu);
+  EXPECT_EQ(batches.cardinality(), 3);
+  int64_t row = 0;
+  for (const data::Element &batch : batches) {
+    ASSERT_EQ(batch.size(), 2u);
+    EXPECT_EQ(batch[0].device(), kGpu);
+    EXPECT_EQ(batch[1].device(), kGpu);
+    int64_t n = batch[0].size(0);
+    EXPECT_EQ(batch[0].to_vector<float>(),
+              slice(images, {row, 0, 0}, {row + n, 2, 2}).to_vector<float>());
+    EXPECT_EQ(batch[1].to_vector<int64_t>(), slice(classes, {row}, {row + n}).to_vector<int64_t>());
+    row += n;
+  }
+  EXPECT_EQ(row, 10);
+  for (const data::Element &batch :
+       data::Dataset::from_tensor_slices(classes).batch(5).prefetch_to_device(Device("cpu")))
+    EXPECT_EQ(batch[0].device(), Device("cpu"));
 }
 
 } // namespace

@@ -2,7 +2,8 @@
 //
 // One program (MLIR and LLVM linked in statically are most of its size, and
 // what travels to the GPU machine is limited): `ember-gpu-jit [gtest flags]`
-// runs unittests/GPU/JitTest.cpp, `ember-gpu-jit --bench` bench/gpu/jit_bench.cpp.
+// runs unittests/GPU/JitTest.cpp, `ember-gpu-jit --bench` bench/gpu/jit_bench.cpp,
+// `ember-gpu-jit --c2 [flags]` examples/c2_image_classifier.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,10 +12,13 @@
 #include <cstring>
 
 int runGpuJitBench();
+int emberC2ExampleMain(int argc, char **argv);
 
 int main(int argc, char **argv) {
   if (argc > 1 && std::strcmp(argv[1], "--bench") == 0)
     return runGpuJitBench();
+  if (argc > 1 && std::strcmp(argv[1], "--c2") == 0)
+    return emberC2ExampleMain(argc - 1, argv + 1);
   testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();
 }

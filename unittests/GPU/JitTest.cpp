@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ember/ember.h"
+#include "c2.h"
 #include "mlp.h"
 
 #include <gtest/gtest.h>
@@ -209,6 +210,90 @@ TEST(GpuJit, TracedTrainingStepOnTheGpu) {
   for (size_t i = 0; i < gpu.size(); ++i)
     expectClose(gpu[i], cpu[i], 1e-3);
   EXPECT_LT(gpu[4].item<float>(), gpu[0].item<float>()); // it learns
+}
+
+TEST(GpuJit, ConvolutionsAndPoolingMatchTheCpu) {
+  REQUIRE_GPU();
+  Tensor x = random_uniform({3, 17, 15, 5}, 11, -1, 1), w = random_uniform({3, 4, 5, 7}, 12, -1, 1);
+  for (std::string_view padding : {"VALID", "SAME"}) {
+    SCOPED_TRACE(padding);
+    expectClose(nn::conv2d(x.to(kGpu), w.to(kGpu), {1, 1}, padding),
+                nn::conv2d(x, w, {1, 1}, padding), 1e-4);
+    expectClose(nn::conv2d(x.to(kGpu), w.to(kGpu), {2, 3}, padding, {1, 1}),
+                nn::conv2d(x, w, {2, 3}, padding, {1, 1}), 1e-4);
+    expectClose(nn::max_pool2d(x.to(kGpu), {3, 2}, {2, 2}, padding),
+                nn::max_pool2d(x, {3, 2}, {2, 2}, padding));
+    expectClose(nn::avg_pool2d(x.to(kGpu), {3, 3}, {2, 1}, padding),
+                nn::avg_pool2d(x, {3, 3}, {2, 1}, padding), 1e-5);
+  }
+  expectClose(nn::conv2d(x.to(kGpu), w.to(kGpu), {1, 1}, "VALID", {2, 2}),
+              nn::conv2d(x, w, {1, 1}, "VALID", {2, 2}), 1e-4);
+}
+
+TEST(GpuJit, ConvolutionAndPoolingGradientsMatchTheCpu) {
+  REQUIRE_GPU();
+  Tensor x = random_uniform({4, 12, 12, 3}, 13, -1, 1), w = random_uniform({3, 3, 3, 6}, 14, -1, 1);
+  Tensor labels = Tensor({1, 0, 5, 2});
+  auto gradients = [&](const Device &device) {
+    Variable input(x.to(device)), filters(w.to(device));
+    GradientTape tape;
+    Tensor h = relu(nn::conv2d(input, filters, {1, 1}, "SAME"));
+    Tensor pooled = nn::avg_pool2d(nn::max_pool2d(h, {2, 2}, {2, 2}), {3, 3}, {3, 3}, "SAME");
+    Tensor logits = reshape(pooled, {4, 24});
+    Tensor loss = losses::SparseCategoricalCrossentropy(true)(labels.to(device), logits);
+    std::vector<Tensor> grads = tape.gradient(loss, {input, filters}, UnconnectedGradients::Zero);
+    grads.insert(grads.begin(), loss);
+    return grads;
+  };
+  std::vector<Tensor> gpu = gradients(kGpu), cpu = gradients(Device("cpu"));
+  ASSERT_EQ(gpu.size(), 3u);
+  for (size_t i = 0; i < gpu.size(); ++i) {
+    EXPECT_EQ(gpu[i].device(), kGpu) << i;
+    expectClose(gpu[i], cpu[i], 1e-4);
+  }
+}
+
+TEST(GpuJit, TheC2TrainingStepOnTheGpuMatchesTheCpu) {
+  REQUIRE_GPU();
+  auto train = [&](const Device &device) {
+    c2::Trainer trainer(device, 32);
+    std::vector<Tensor> losses;
+    for (int i = 0; i < 4; ++i)
+      losses.push_back(trainer.step(c2::images(32, i + 2).to(device), c2::labels(32).to(device)));
+    for (const Variable &v : trainer.net->trainable_variables())
+      losses.push_back(v.value());
+    return losses;
+  };
+  std::vector<Tensor> gpu = train(kGpu), cpu = train(Device("cpu"));
+  ASSERT_EQ(gpu.size(), cpu.size());
+  for (size_t i = 0; i < gpu.size(); ++i) {
+    EXPECT_EQ(gpu[i].device(), kGpu) << i;
+    expectClose(gpu[i], cpu[i], 1e-3);
+  }
+}
+
+TEST(GpuJit, PinnedCopiesAndPrefetchToDeviceKeepTheValues) {
+  REQUIRE_GPU();
+  // Copies queued from page-locked memory, their blocks freed and reused
+  // while earlier copies may still run: every value arrives intact.
+  Tensor x = random_uniform({1 << 20}, 21);
+  std::vector<Tensor> copies;
+  for (int i = 0; i < 8; ++i)
+    copies.push_back((x + float(i)).pin_memory().to(kGpu) - float(i));
+  for (const Tensor &copy : copies)
+    expectClose(copy, x, 1e-6);
+  Tensor images = random_uniform({96, 28, 28, 1}, 22);
+  Tensor classes = arange(0, 96, 1, DType::Int64);
+  int64_t row = 0;
+  for (const data::Element &batch : data::Dataset::from_tensor_slices({images, classes})
+                                        .batch(32)
+                                        .prefetch_to_device(kGpu, 3)) {
+    EXPECT_EQ(batch[0].device(), kGpu);
+    expectClose(batch[0], slice(images, {row, 0, 0, 0}, {row + 32, 28, 28, 1}));
+    expectClose(batch[1], slice(classes, {row}, {row + 32}));
+    row += 32;
+  }
+  EXPECT_EQ(row, 96);
 }
 
 } // namespace

@@ -16,10 +16,12 @@ extern "C" {
 using CUresult = int;
 using CUdeviceptr = unsigned long long;
 
-static int launches = 0, lookups = 0;
-/// For tests: how many kernels were launched, and looked up by name.
+static int launches = 0, lookups = 0, pinned = 0;
+/// For tests: how many kernels were launched, and looked up by name; how
+/// many blocks of page-locked host memory are held.
 int emberFakeCudaLaunches() { return launches; }
 int emberFakeCudaFunctionLookups() { return lookups; }
+int emberFakeCudaPinnedBlocks() { return pinned; }
 
 CUresult cuInit(unsigned) { return 0; }
 CUresult cuDriverGetVersion(int *version) { return *version = 13000, 0; }
@@ -47,6 +49,11 @@ CUresult cuMemAllocManaged(CUdeviceptr *ptr, size_t bytes, unsigned) {
   return cuMemAlloc_v2(ptr, bytes);
 }
 CUresult cuMemFree_v2(CUdeviceptr ptr) { return std::free(reinterpret_cast<void *>(ptr)), 0; }
+CUresult cuMemHostAlloc(void **ptr, size_t bytes, unsigned) {
+  ++pinned;
+  return (*ptr = std::malloc(bytes ? bytes : 1)) ? 0 : 2;
+}
+CUresult cuMemFreeHost(void *ptr) { return --pinned, std::free(ptr), 0; }
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, void *) {
   return std::memcpy(reinterpret_cast<void *>(dst), src, n), 0;
 }
@@ -79,6 +86,7 @@ CUresult cuStreamWaitEvent(void *, void *, unsigned) { return 0; }
 CUresult cuEventCreate(void **event, unsigned) { return *event = &handle, 0; }
 CUresult cuEventRecord(void *, void *) { return 0; }
 CUresult cuEventSynchronize(void *) { return 0; }
+CUresult cuEventQuery(void *) { return 0; }
 CUresult cuEventDestroy_v2(void *) { return 0; }
 CUresult cuEventElapsedTime_v2(float *ms, void *, void *) { return *ms = 0, 0; }
 CUresult cuModuleLoadDataEx(void **module, const void *, unsigned, int *, void **) {

@@ -111,6 +111,13 @@ public:
   /// the consumer works. An exception there reaches the consumer at the
   /// element where it happened; leaving the loop early stops the thread.
   Dataset prefetch(int64_t buffer_size = AUTOTUNE) const;
+  /// tf.data.experimental.prefetch_to_device: prefetch(buffer_size) whose
+  /// thread also stages each element's tensors in page-locked memory
+  /// (Tensor::pin_memory) and queues their copies to `device`, so that the
+  /// next batches travel to the GPU while the current step runs. The last
+  /// transformation of a pipeline: its elements live on `device`. On the
+  /// CPU it is prefetch(buffer_size).
+  Dataset prefetch_to_device(const Device &device, int64_t buffer_size = AUTOTUNE) const;
 
   /// The number of elements, or INFINITE_CARDINALITY / UNKNOWN_CARDINALITY.
   int64_t cardinality() const;

@@ -177,6 +177,13 @@ public:
   Tensor to(const Device &device) const;
   Tensor cpu() const { return to(Device()); }
   Tensor cuda() const { return to(Device(DeviceType::CUDA, 0)); }
+  /// This host tensor in page-locked ("pinned") host memory, PyTorch's
+  /// Tensor.pin_memory: itself if it is there already, else a copy. Its
+  /// copies to the GPU are queued and return at once (and run at the link's
+  /// full speed); its memory is not reused until they are done. Needs a GPU.
+  Tensor pin_memory() const;
+  /// Whether the values are in page-locked host memory.
+  bool is_pinned() const;
 
   /// The buffer: host memory, or for a tensor on a GPU a device pointer
   /// (as LibTorch's data_ptr); to_vector and item copy to the host.

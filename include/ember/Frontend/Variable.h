@@ -42,6 +42,8 @@ public:
 
   DType dtype() const { return state_->value.dtype(); }
   const Shape &shape() const { return state_->value.shape(); }
+  /// Where the value lives (tf.Variable.device).
+  Device device() const { return state_->value.device(); }
   const std::string &name() const { return state_->name; }
 
   /// Internal: the shared state (copies of a Variable share it).

@@ -81,8 +81,13 @@ public:
   /// ended region `handle` yields.
   void appendYields(int handle, std::span<const int> yields);
   /// Drops ended region `handle` unused (its ops, and their uses of values
-  /// outside it); values defined in it must not be used again.
+  /// outside it); values defined in it are never in scope again.
   void discardRegion(int handle);
+  /// How many regions were begun so far (a mark for abandonRegions).
+  int regionCount() const;
+  /// After a trace threw: drops the regions begun since `mark` that no add*
+  /// call took, as discardRegion, closing those still open.
+  void abandonRegions(int mark);
   /// if (condition, a 0-d bool) then `thenRegion` else `elseRegion`; both
   /// yield values of the same types, which become the results.
   bool addIf(int condition, int thenRegion, int elseRegion, const SourceLocation &loc,

@@ -81,8 +81,8 @@ emberrt_status_t emberrt_cuda_malloc(size_t size, void **out);
 /* Returns a block to the cache. NULL is ignored; a pointer that did not come
  * from emberrt_cuda_malloc is an error (recorded, nothing freed). */
 void emberrt_cuda_free(void *ptr);
-/* Gives every cached (free) block back to the driver, after the runtime's
- * stream has finished with them. */
+/* Gives every cached (free) block, device and page-locked host memory, back
+ * to the driver, after the runtime's stream has finished with them. */
 void emberrt_cuda_empty_cache(void);
 /* allocations: blocks obtained from cuMemAlloc so far; cache_hits: requests
  * served from the cache instead; bytes_reserved: bytes held from the driver
@@ -90,10 +90,22 @@ void emberrt_cuda_empty_cache(void);
 void emberrt_cuda_allocator_stats(uint64_t *allocations, uint64_t *cache_hits,
                                   uint64_t *bytes_reserved);
 
+/* Allocates `size` bytes of page-locked ("pinned") host memory, which the
+ * GPU copies from and to at full speed and without a staging copy, rounded
+ * as emberrt_cuda_malloc's sizes. Freed blocks are kept (up to 1 GiB) and
+ * reused once every copy queued before their free has completed. */
+emberrt_status_t emberrt_cuda_pinned_malloc(size_t size, void **out);
+/* Returns a block of emberrt_cuda_pinned_malloc to its cache (NULL ignored). */
+void emberrt_cuda_pinned_free(void *ptr);
+
 /* A reference-counted buffer (emberrt/runtime.h) of `size` bytes of device
  * memory from the caching allocator, with one reference; its `device` is
  * EMBERRT_DEVICE_CUDA and emberrt_buffer_release gives the memory back. */
 emberrt_status_t emberrt_cuda_buffer_allocate(size_t size, emberrt_buffer_t **out);
+/* The same in page-locked host memory (emberrt_cuda_pinned_malloc): its
+ * `device` is EMBERRT_DEVICE_CUDA_PINNED; host code reads and writes it as any
+ * host buffer. */
+emberrt_status_t emberrt_cuda_pinned_buffer_allocate(size_t size, emberrt_buffer_t **out);
 
 /* Copies between host and device memory. Host-to-device and device-to-host
  * copies wait for the runtime's stream (work queued before them included),
@@ -104,7 +116,8 @@ emberrt_status_t emberrt_cuda_memcpy_dtoh(void *dst, const void *src, size_t n);
 emberrt_status_t emberrt_cuda_memcpy_dtod(void *dst, const void *src, size_t n);
 /* A host-to-device copy queued on the stream without waiting for it (or for
  * the work before it): `src` must stay unchanged until the stream has done
- * the copy. For data that never changes, as compiled code's constants. */
+ * the copy. For data that never changes, as compiled code's constants, and
+ * for page-locked buffers, which are not reused before their copies end. */
 emberrt_status_t emberrt_cuda_memcpy_htod_async(void *dst, const void *src, size_t n);
 /* Sets `n` bytes to `value` (its low byte), queued on the stream. */
 emberrt_status_t emberrt_cuda_memset(void *dst, int value, size_t n);

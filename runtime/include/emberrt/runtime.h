@@ -33,6 +33,7 @@ typedef enum emberrt_status {
 typedef enum emberrt_device_kind {
   EMBERRT_DEVICE_CPU = 0,
   EMBERRT_DEVICE_CUDA = 1, /* device memory of the CUDA device (emberrt/cuda.h) */
+  EMBERRT_DEVICE_CUDA_PINNED = 2, /* page-locked host memory (emberrt_cuda_pinned_malloc) */
 } emberrt_device_kind_t;
 
 /* A reference-counted buffer, in host memory or (device == EMBERRT_DEVICE_CUDA,
