@@ -54,6 +54,9 @@ int main(int argc, char **argv) {
     };
     dispatch("torch.add_f32_1", [&] { return a1 + b1; });
     dispatch("torch.add_f32_10x10", [&] { return a10 + b10; });
+    bench::report("torch.ones_f32_1024x64",
+                  bench::medianSeconds(9, 2000, [&] { return torch::ones({1024, 64}); }) * 1e6,
+                  "us/op");
     dispatch("torch.matmul_f32_10x10", [&] { return torch::matmul(a10, b10); });
 
     // power(x, 100), 10x10 int32 (story D8)

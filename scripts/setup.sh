@@ -16,8 +16,8 @@ packages=(
   # training stack: checkpoint headers (JSON), IDX data (zlib), the
   # Fashion-MNIST data set, and protoc (tests decode TensorBoard events with it)
   nlohmann-json3-dev dataset-fashion-mnist protobuf-compiler
-  # tests and benchmarks
-  libgtest-dev libbenchmark-dev
+  # tests and benchmarks; valgrind checks what MLIR's uninstrumented code frees
+  libgtest-dev libbenchmark-dev valgrind
 )
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(libtorch-dev libopenblas-dev)

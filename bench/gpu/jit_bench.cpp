@@ -15,6 +15,7 @@
 #include "mlp.h"
 
 #include <cstdio>
+#include <cstdlib>
 
 using namespace ember;
 
@@ -58,6 +59,17 @@ int runGpuJitBench() {
   }
   std::printf("%s\n", cuda_status().c_str());
   const Device gpu("cuda:0");
+  // EMBER_GPU_BENCH_C2_BATCH=n: only story C2's step at batch n, 10 times
+  // (for a profiler: `ncu ... ember-gpu-jit --bench` sees its kernels alone).
+  if (const char *batch = std::getenv("EMBER_GPU_BENCH_C2_BATCH")) {
+    c2::Trainer trainer(gpu, std::atoll(batch));
+    Tensor images = c2::images(std::atoll(batch)).to(gpu);
+    Tensor classes = c2::labels(std::atoll(batch)).to(gpu);
+    for (int i = 0; i < 10; ++i)
+      (void)trainer.step(images, classes);
+    synchronize();
+    return 0;
+  }
 
   // An eager op: add [10x10] f32, its kernel cached.
   Tensor a = random_uniform({10, 10}, 1).to(gpu), b = random_uniform({10, 10}, 2).to(gpu);
@@ -93,6 +105,16 @@ int runGpuJitBench() {
   Tensor x = random_uniform({64, 784}, 1).to(gpu), labels = mlp::labels().to(gpu);
   bench::report("jit.mlp_step_first_call", firstCallMs([&] { (void)step(x, labels); }), "ms");
   bench::report("jit.mlp_step", asyncSeconds(7, 100, [&] { (void)step(x, labels); }) * 1e6, "us");
+
+  // A 64 MB batch to the GPU from pageable memory (a plain host tensor: the
+  // driver stages it) and from page-locked memory (pin_memory, queued);
+  // torch_peer.py copies from PyTorch's pinned memory beside it.
+  Tensor batch64 = random_uniform({16 << 20}, 6);
+  Tensor pinned = batch64.pin_memory();
+  double pageable = bench::medianSeconds(7, 5, [&] { (void)batch64.to(gpu); });
+  double fromPinned = asyncSeconds(7, 10, [&] { (void)pinned.to(gpu); });
+  bench::report("jit.copy_64mb_pageable", batch64.nbytes() / pageable * 1e-9, "GB/s");
+  bench::report("jit.copy_64mb_pinned", batch64.nbytes() / fromPinned * 1e-9, "GB/s");
 
   // Story C2's training step (conv2d, pooling, their gradients, sparse
   // softmax cross-entropy, Adam), traced whole, at batches of 32 and 256.

@@ -16,8 +16,14 @@ import torch
 
 
 def idx(path, header):
-    with gzip.open(path, "rb") as f:
-        return np.frombuffer(f.read(), dtype=np.uint8, offset=header)
+    """An IDX file's values: `path`.gz, else `path` as it is (as ember reads them)."""
+    try:
+        with gzip.open(path + ".gz", "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        with open(path, "rb") as f:
+            data = f.read()
+    return np.frombuffer(data, dtype=np.uint8, offset=header)
 
 
 def main():
@@ -26,12 +32,12 @@ def main():
     torch.manual_seed(int(sys.argv[3]) if len(sys.argv) > 3 else 1)
     device = torch.device("cuda")
     start = time.perf_counter()
-    x_train = torch.from_numpy(idx(f"{data}/train-images-idx3-ubyte.gz", 16).copy())
+    x_train = torch.from_numpy(idx(f"{data}/train-images-idx3-ubyte", 16).copy())
     x_train = x_train.reshape(-1, 1, 28, 28).float() / 255
-    y_train = torch.from_numpy(idx(f"{data}/train-labels-idx1-ubyte.gz", 8).astype(np.int64))
-    x_test = torch.from_numpy(idx(f"{data}/t10k-images-idx3-ubyte.gz", 16).copy())
+    y_train = torch.from_numpy(idx(f"{data}/train-labels-idx1-ubyte", 8).astype(np.int64))
+    x_test = torch.from_numpy(idx(f"{data}/t10k-images-idx3-ubyte", 16).copy())
     x_test = x_test.reshape(-1, 1, 28, 28).float() / 255
-    y_test = torch.from_numpy(idx(f"{data}/t10k-labels-idx1-ubyte.gz", 8).astype(np.int64))
+    y_test = torch.from_numpy(idx(f"{data}/t10k-labels-idx1-ubyte", 8).astype(np.int64))
 
     model = torch.nn.Sequential(
         torch.nn.Conv2d(1, 16, 3), torch.nn.ReLU(), torch.nn.Conv2d(16, 16, 3), torch.nn.ReLU(),

@@ -110,6 +110,14 @@ def main():
     report("torch.gpu.sgemm4096_cublas", seconds * 1e3, "ms/call")
     report("torch.gpu.sgemm4096_cublas_rate", 2 * 4096**3 / seconds / 1e12, "TFLOP/s")
 
+    # A 64 MB batch to the GPU from pageable and from pinned memory.
+    pageable = torch.rand(16 << 20)
+    pinned = pageable.pin_memory()
+    seconds = median_seconds(lambda: pageable.to(device), 7, 5)
+    report("torch.gpu.copy_64mb_pageable", pageable.numel() * 4 / seconds / 1e9, "GB/s")
+    seconds = median_seconds(lambda: pinned.to(device, non_blocking=True), 7, 10)
+    report("torch.gpu.copy_64mb_pinned", pinned.numel() * 4 / seconds / 1e9, "GB/s")
+
     c2_steps(device)
 
 

@@ -27,13 +27,19 @@ Device::Device(std::string_view name) {
   std::transform(lower.begin(), lower.end(), lower.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   std::string_view rest = lower;
+  // TensorFlow's full names: /job:localhost/replica:0/task:0/device:GPU:0.
+  // The job, replica and task of this process are the only ones there are.
+  for (std::string_view part : {"/job:localhost", "/replica:0", "/task:0"})
+    if (rest.starts_with(part) && (rest.size() == part.size() || rest[part.size()] == '/'))
+      rest.remove_prefix(part.size());
   if (rest.starts_with("/device:"))
     rest.remove_prefix(8);
   else if (rest.starts_with("/"))
     rest.remove_prefix(1);
   auto refuse = [&] {
     throw Error("unknown device '" + std::string(name) +
-                "': expected cpu, cuda or cuda:<n> (TensorFlow's CPU:0 and GPU:<n> also work)");
+                "': expected cpu, cuda or cuda:<n> (TensorFlow's CPU:0, GPU:<n> and "
+                "/job:localhost/replica:0/task:0/device:GPU:<n> also work)");
   };
   std::string_view kind = rest.substr(0, rest.find(':'));
   if (kind == "cpu")

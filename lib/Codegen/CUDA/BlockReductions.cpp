@@ -232,6 +232,111 @@ int64_t vectorLanes(Reduction &reduction, int64_t innermostExtent) {
   return lanes;
 }
 
+/// Whether some load of the body reads consecutive elements along the
+/// innermost reduced dimension (its last index is that loop's variable).
+bool readsAlongInnermost(Reduction &reduction) {
+  Value innermost = reduction.loops.back().getInductionVar();
+  for (Operation &op : reduction.loops.back().getBody()->without_terminator())
+    if (auto load = dyn_cast<memref::LoadOp>(op);
+        load && load != reduction.accumulator && !load.getIndices().empty() &&
+        load.getIndices().back() == innermost)
+      return true;
+  return false;
+}
+
+/// The reduction as a thread per output and share: consecutive threads take
+/// consecutive outputs, so that their loads are neighbours where the reduced
+/// elements of one output lie far apart (a convolution's filter gradient,
+/// which sums over the batch and the image: a block per output would have a
+/// warp read 32 scattered addresses). The outer reduced iterations are cut
+/// into `shares` along the grid's y dimension; a thread folds its share
+/// (the innermost loop whole) sequentially and adds it to the output,
+/// atomically when there are several shares (split-K).
+void mapToThreadShares(Reduction &reduction, ArrayRef<int64_t> outputExtents, int64_t outputs,
+                       ArrayRef<int64_t> reducedExtents, int64_t threads, int64_t shares) {
+  Operation *nest = reduction.outputs ? reduction.outputs.getOperation()
+                                      : reduction.loops.front().getOperation();
+  OpBuilder b(nest);
+  Location loc = nest->getLoc();
+  auto index = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, loc, v); };
+  ArrayRef<int64_t> outerExtents = reducedExtents.drop_back();
+  int64_t outer = 1;
+  for (int64_t extent : outerExtents)
+    outer *= extent;
+  int64_t perShare = (outer + shares - 1) / shares;
+  Value one = index(1);
+  auto launch = gpu::LaunchOp::create(b, loc, index((outputs + threads - 1) / threads),
+                                      index(shares), one, index(threads), one, one);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  Value output = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, launch.getBlockIds().x, index(threads)),
+      launch.getThreadIds().x);
+  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, output, index(outputs));
+  scf::IfOp::create(b, loc, inRange, [&](OpBuilder &ib, Location iloc) {
+    IRMapping mapping;
+    if (reduction.outputs)
+      mapping.map(reduction.outputs.getInductionVars(),
+                  delinearize(ib, iloc, output, outputExtents));
+    Value begin = arith::MulIOp::create(ib, iloc, launch.getBlockIds().y,
+                                        arith::ConstantIndexOp::create(ib, iloc, perShare));
+    Value end = arith::MinUIOp::create(
+        ib, iloc,
+        arith::AddIOp::create(ib, iloc, begin, arith::ConstantIndexOp::create(ib, iloc, perShare)),
+        arith::ConstantIndexOp::create(ib, iloc, outer));
+    Type type = reduction.element.getType();
+    Value identity = arith::ConstantOp::create(
+        ib, iloc, arith::getIdentityValueAttr(reduction.combiner.kind, type, ib, iloc));
+    Value c0 = arith::ConstantIndexOp::create(ib, iloc, 0);
+    Value c1 = arith::ConstantIndexOp::create(ib, iloc, 1);
+    scf::ForOp innermost = reduction.loops.back();
+    auto folded = scf::ForOp::create(
+        ib, iloc, begin, end, c1, ValueRange{identity},
+        [&](OpBuilder &ob, Location oloc, Value linear, ValueRange outerPartial) {
+          SmallVector<Value> ivs = delinearize(ob, oloc, linear, outerExtents);
+          for (size_t i = 0; i < ivs.size(); ++i)
+            mapping.map(reduction.loops[i].getInductionVar(), ivs[i]);
+          auto inner = scf::ForOp::create(
+              ob, oloc, c0,
+              arith::ConstantIndexOp::create(ob, oloc, reducedExtents.back()), c1,
+              ValueRange{outerPartial[0]},
+              [&](OpBuilder &lb, Location lloc, Value iv, ValueRange partial) {
+                mapping.map(innermost.getInductionVar(), iv);
+                for (Operation &op : innermost.getBody()->without_terminator())
+                  if (&op != reduction.accumulator && &op != reduction.combine &&
+                      &op != reduction.store)
+                    lb.clone(op, mapping);
+                IRMapping combine;
+                combine.map(reduction.combine->getOperand(0), partial[0]);
+                combine.map(reduction.combine->getOperand(1),
+                            mapping.lookupOrDefault(reduction.element));
+                scf::YieldOp::create(lb, lloc,
+                                     lb.clone(*reduction.combine, combine)->getResult(0));
+              });
+          scf::YieldOp::create(ob, oloc, inner.getResult(0));
+        });
+    Value total = folded.getResult(0);
+    if (shares > 1) {
+      SmallVector<Value> indices;
+      for (Value i : reduction.store.getIndices())
+        indices.push_back(mapping.lookupOrDefault(i));
+      memref::AtomicRMWOp::create(ib, iloc, reduction.combiner.kind, total,
+                                  reduction.store.getMemRef(), indices);
+    } else {
+      Operation *initial = ib.clone(*reduction.accumulator, mapping);
+      IRMapping combine;
+      combine.map(reduction.accumulator.getResult(), initial->getResult(0));
+      combine.map(reduction.element, total);
+      Operation *result = ib.clone(*reduction.combine, combine);
+      IRMapping store(mapping);
+      store.map(reduction.store.getValueToStore(), result->getResult(0));
+      ib.clone(*reduction.store, store);
+    }
+    scf::YieldOp::create(ib, iloc);
+  });
+  gpu::TerminatorOp::create(b, loc);
+  nest->erase();
+}
+
 } // namespace
 
 bool mlir::ember::mapReductionToBlocks(Operation *nest, int64_t maxThreads, int64_t minReduced) {
@@ -249,10 +354,30 @@ bool mlir::ember::mapReductionToBlocks(Operation *nest, int64_t maxThreads, int6
     reducedExtents.push_back(*constantIndex(loop.getUpperBound()));
     reduced *= reducedExtents.back();
   }
-  // With enough outputs a thread per output already fills the GPU (and a
-  // matmul's threads then read B coalesced): blocks are for few outputs.
-  if (reduced < minReduced || outputs <= 0 || outputs > kThreadsToFillTheGpu)
+  if (outputs <= 0)
     return false;
+  // A thread per output (and share) where a block per output does not pay:
+  // enough outputs to fill the GPU (a convolution's, whose reductions are
+  // short), fewer than a warp's worth of elements each, or at least a warp of
+  // outputs whose loads do not run along the reduced dimension, which are
+  // then split into enough shares to fill the GPU (split-K; the innermost
+  // loop stays whole). Each thread folds its elements in a register (the
+  // loops read and wrote the output in memory at every element).
+  bool manyOutputs = outputs > kThreadsToFillTheGpu;
+  bool acrossOutputs =
+      outputs >= 32 && reduction->combiner.atomic && !readsAlongInnermost(*reduction);
+  if (manyOutputs || reduced < minReduced || acrossOutputs) {
+    if (!reduction->outputs)
+      return false; // one short reduction: a kernel of one thread
+    int64_t threads = std::min<int64_t>(maxThreads, (outputs + 31) / 32 * 32);
+    int64_t rounded = (outputs + threads - 1) / threads * threads;
+    int64_t shares = 1;
+    if (acrossOutputs && !manyOutputs)
+      shares = std::clamp<int64_t>(kThreadsToFillTheGpu / rounded, 1,
+                                   reduced / reducedExtents.back());
+    mapToThreadShares(*reduction, outputExtents, outputs, reducedExtents, threads, shares);
+    return true;
+  }
   int64_t threads = std::min<int64_t>(maxThreads, (reduced + 31) / 32 * 32);
   // Few outputs with many elements each (a sum of 16M): several blocks per
   // output, each folding a share (at least 16 elements a thread), combined

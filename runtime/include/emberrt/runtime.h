@@ -157,7 +157,8 @@ emberrt_fault_t emberrt_take_fault(void);
  * emberrt_num_threads() for the team's size on every parallel loop, so a
  * change applies to code already compiled. The default is the
  * EMBER_NUM_THREADS environment variable when set to a positive number, else
- * every CPU this process may run on (sched_getaffinity). */
+ * every CPU this process may run on (sched_getaffinity); any other value of
+ * it is ignored with a warning on stderr, once. */
 int32_t emberrt_num_threads(void);
 /* Sets the team size for every thread of the process; n < 1 restores the
  * default. */

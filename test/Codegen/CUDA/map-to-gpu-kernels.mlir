@@ -102,14 +102,58 @@ func.func @reduce(%a: memref<32xf32>, %out: memref<f32>) -> i1 {
 
 // -----
 
+// A filter gradient's shape: 64 outputs (c, f), each a sum over the batch and
+// the width, whose loads run along the outputs, not the reduced dimensions.
+// A thread per output and share: consecutive threads take consecutive
+// outputs (coalesced loads), the 8 batch rows are cut into shares along
+// block_y, each folded sequentially (the width loop whole) and added to the
+// output atomically.
+// CHECK-LABEL: func.func @filter_gradient(
+// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{.*}}, {{.*}} = %c8{{.*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c64{{.*}}, {{.*}})
+// CHECK-NOT:       gpu.all_reduce
+// CHECK:           scf.if
+// CHECK:             scf.for
+// CHECK:               scf.for %{{.*}} = %c0{{.*}} to %c50
+// CHECK:                 arith.mulf
+// CHECK:                 arith.addf
+// CHECK:             memref.atomic_rmw addf
+func.func @filter_gradient(%x: memref<8x50x4xf32>, %dy: memref<8x50x16xf32>, %dw: memref<4x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c50 = arith.constant 50 : index
+  scf.parallel (%c, %f) = (%c0, %c0) to (%c4, %c16) step (%c1, %c1) {
+    scf.for %n = %c0 to %c8 step %c1 {
+      scf.for %w = %c0 to %c50 step %c1 {
+        %a = memref.load %x[%n, %w, %c] : memref<8x50x4xf32>
+        %g = memref.load %dy[%n, %w, %f] : memref<8x50x16xf32>
+        %p = arith.mulf %a, %g : f32
+        %acc = memref.load %dw[%c, %f] : memref<4x16xf32>
+        %y = arith.addf %acc, %p : f32
+        memref.store %y, %dw[%c, %f] : memref<4x16xf32>
+      }
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // A row reduction (max over rows): a block per row. A reduction over fewer
-// than 32 elements stays a thread per output.
+// than 32 elements is a thread per output, which folds them in a register
+// and stores the output once.
 // CHECK-LABEL: func.func @row_max(
 // CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %c64{{.*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}})
 // CHECK:           gpu.all_reduce maximumf
-// CHECK:         scf.parallel
-// CHECK:           scf.for %{{.*}} = %c0{{.*}} to %c8
-// CHECK:         } {mapping = [#gpu.loop_dim_map<processor = block_x
+// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{.*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c64{{.*}}, {{.*}})
+// CHECK:             scf.for {{.*}} iter_args(%{{.*}} = %c0_i32) -> (i32)
+// CHECK:               scf.for %{{.*}} = %c0{{.*}} to %c8{{.*}} iter_args
+// CHECK-NOT:             memref.store
+// CHECK:                 arith.addi
+// CHECK:             memref.store
 func.func @row_max(%a: memref<64x100xf32>, %m: memref<64xf32>, %b: memref<64x8xi32>, %s: memref<64xi32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
