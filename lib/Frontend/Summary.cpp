@@ -368,8 +368,10 @@ SummaryWriter create_file_writer(const std::string &logdir, int max_queue, int64
   int fd = -1;
   for (int attempt = 0; fd < 0; ++attempt) {
     char name[400];
+    // The seconds of the records' wall time (std::time reads a coarser clock,
+    // which can still show the previous second).
     std::snprintf(name, sizeof(name), "events.out.tfevents.%010lld.%s.%lld.%llu",
-                  static_cast<long long>(std::time(nullptr)), host,
+                  static_cast<long long>(wallTime()), host,
                   static_cast<long long>(::getpid()),
                   static_cast<unsigned long long>(counter.fetch_add(1)));
     path = (std::filesystem::path(logdir) / name).string() + filename_suffix;

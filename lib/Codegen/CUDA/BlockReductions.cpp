@@ -244,6 +244,29 @@ bool readsAlongInnermost(Reduction &reduction) {
   return false;
 }
 
+/// Combines `total` with the output element `mapping` names: loaded,
+/// combined and stored back, or, when other threads or blocks fold into the
+/// same element (`shared`), one atomic read-modify-write.
+void foldIntoOutput(OpBuilder &b, Location loc, Reduction &reduction, IRMapping &mapping,
+                    Value total, bool shared) {
+  if (shared) {
+    SmallVector<Value> indices;
+    for (Value i : reduction.store.getIndices())
+      indices.push_back(mapping.lookupOrDefault(i));
+    memref::AtomicRMWOp::create(b, loc, reduction.combiner.kind, total,
+                                reduction.store.getMemRef(), indices);
+    return;
+  }
+  Operation *initial = b.clone(*reduction.accumulator, mapping);
+  IRMapping combine;
+  combine.map(reduction.accumulator.getResult(), initial->getResult(0));
+  combine.map(reduction.element, total);
+  Operation *folded = b.clone(*reduction.combine, combine);
+  IRMapping store(mapping);
+  store.map(reduction.store.getValueToStore(), folded->getResult(0));
+  b.clone(*reduction.store, store);
+}
+
 /// The reduction as a thread per output and share: consecutive threads take
 /// consecutive outputs, so that their loads are neighbours where the reduced
 /// elements of one output lie far apart (a convolution's filter gradient,
@@ -314,23 +337,7 @@ void mapToThreadShares(Reduction &reduction, ArrayRef<int64_t> outputExtents, in
               });
           scf::YieldOp::create(ob, oloc, inner.getResult(0));
         });
-    Value total = folded.getResult(0);
-    if (shares > 1) {
-      SmallVector<Value> indices;
-      for (Value i : reduction.store.getIndices())
-        indices.push_back(mapping.lookupOrDefault(i));
-      memref::AtomicRMWOp::create(ib, iloc, reduction.combiner.kind, total,
-                                  reduction.store.getMemRef(), indices);
-    } else {
-      Operation *initial = ib.clone(*reduction.accumulator, mapping);
-      IRMapping combine;
-      combine.map(reduction.accumulator.getResult(), initial->getResult(0));
-      combine.map(reduction.element, total);
-      Operation *result = ib.clone(*reduction.combine, combine);
-      IRMapping store(mapping);
-      store.map(reduction.store.getValueToStore(), result->getResult(0));
-      ib.clone(*reduction.store, store);
-    }
+    foldIntoOutput(ib, iloc, reduction, mapping, folded.getResult(0), /*shared=*/shares > 1);
     scf::YieldOp::create(ib, iloc);
   });
   gpu::TerminatorOp::create(b, loc);
@@ -470,23 +477,7 @@ bool mlir::ember::mapReductionToBlocks(Operation *nest, int64_t maxThreads, int6
   Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, launch.getThreadIds().x,
                                       index(0));
   scf::IfOp::create(b, loc, first, [&](OpBuilder &ib, Location iloc) {
-    if (blocksPerOutput > 1) {
-      SmallVector<Value> indices;
-      for (Value i : reduction->store.getIndices())
-        indices.push_back(mapping.lookupOrDefault(i));
-      memref::AtomicRMWOp::create(ib, iloc, reduction->combiner.kind, total,
-                                  reduction->store.getMemRef(), indices);
-      scf::YieldOp::create(ib, iloc);
-      return;
-    }
-    Operation *initial = ib.clone(*reduction->accumulator, mapping);
-    IRMapping combine;
-    combine.map(reduction->accumulator.getResult(), initial->getResult(0));
-    combine.map(reduction->element, total);
-    Operation *folded = ib.clone(*reduction->combine, combine);
-    IRMapping store(mapping);
-    store.map(reduction->store.getValueToStore(), folded->getResult(0));
-    ib.clone(*reduction->store, store);
+    foldIntoOutput(ib, iloc, *reduction, mapping, total, /*shared=*/blocksPerOutput > 1);
     scf::YieldOp::create(ib, iloc);
   });
   gpu::TerminatorOp::create(b, loc);

@@ -142,6 +142,35 @@ func.func @filter_gradient(%x: memref<8x50x4xf32>, %dy: memref<8x50x16xf32>, %dw
 
 // -----
 
+// Outputs enough to fill the GPU (a convolution's 2.4M, each a short sum):
+// a thread per output, the sum in a register, the output stored once.
+// CHECK-LABEL: func.func @many_outputs(
+// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %c1172{{.*}}, {{.*}} = %c1{{.*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c256{{.*}}, {{.*}})
+// CHECK-NOT:       gpu.all_reduce
+// CHECK:             scf.for %{{.*}} = %c0{{.*}} to %c9{{.*}} iter_args
+// CHECK-NOT:           memref.store
+// CHECK:               arith.addf
+// CHECK-NOT:         memref.atomic_rmw
+// CHECK:             memref.store
+func.func @many_outputs(%x: memref<300000x9xf32>, %y: memref<300000xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c9 = arith.constant 9 : index
+  %n = arith.constant 300000 : index
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    scf.for %k = %c0 to %c9 step %c1 {
+      %a = memref.load %x[%i, %k] : memref<300000x9xf32>
+      %acc = memref.load %y[%i] : memref<300000xf32>
+      %s = arith.addf %acc, %a : f32
+      memref.store %s, %y[%i] : memref<300000xf32>
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // A row reduction (max over rows): a block per row. A reduction over fewer
 // than 32 elements is a thread per output, which folds them in a register
 // and stores the output once.
