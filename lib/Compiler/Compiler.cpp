@@ -135,8 +135,10 @@ static std::unique_ptr<llvm::TargetMachine> targetMachine(const Target &target, 
                              ? hostFeatures()
                              : "";
   llvm::Triple parsed(triple);
+  // Checked on the target's default subtarget: one made for an unknown CPU
+  // prints LLVM's own warning first.
   std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
-      llvmTarget->createMCSubtargetInfo(parsed, cpu, ""));
+      llvmTarget->createMCSubtargetInfo(parsed, "", ""));
   if (!subtarget || !subtarget->isCPUStringValid(cpu)) {
     error = "unknown CPU '" + cpu + "' for " + triple;
     return nullptr;

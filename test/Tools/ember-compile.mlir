@@ -48,10 +48,13 @@
 // RUN: not ember-compile %s --emit=llvm-ir --shared -o %t.bad 2>&1 | FileCheck %s --check-prefix=SHAREDTEXT
 // RUN: not ember-compile %s --target=cuda --cuda-format=sass -o %t.bad 2>&1 | FileCheck %s --check-prefix=BADFORMAT
 // RUN: not ember-compile %s --cuda-format=bin -o %t.bad 2>&1 | FileCheck %s --check-prefix=FORMATCPU
+// RUN: not ember-compile %S/Inputs/no-functions.mlir -o %t.bad 2>&1 | FileCheck %s --check-prefix=NOTHING
 // RUN: not test -e %t.bad
+// NOTHING: ember-compile: error: {{.*}}no-functions.mlir has no public function with a body: the output would export nothing
 // BADFORMAT: ember-compile: error: unknown --cuda-format=sass: expected isa, bin or fatbin
 // FORMATCPU: ember-compile: error: --cuda-format applies to --target=cuda
 // BADEMIT: ember-compile: error: unknown --emit=bogus: expected one of optimized, linalg, llvm, llvm-ir, asm, obj
+// BADCPU-NOT: recognized processor
 // BADCPU: ember-compile: error: unknown CPU 'nonsense'
 // BADTARGET: ember-compile: error: unknown target 'tpu': expected host, cuda or cuda:sm_XX
 // BADCHIP: ember-compile: error: unknown CUDA target 'cuda:sm_9x'
@@ -62,6 +65,18 @@
 // DYNAMIC-NOT: note
 // UNWRITABLE: ember-compile: error: cannot write {{.*}}out.o
 // SHAREDTEXT: ember-compile: error: --shared makes a library from object code: not with --emit=llvm-ir
+
+// One run's outputs are there together or not at all: a header that cannot
+// be written leaves the object as it was (and no temporaries); outputs that
+// are not regular files are written into, not replaced.
+// RUN: echo old > %t.kept.o
+// RUN: not ember-compile %s -o %t.kept.o --header %t.missing/dir/m.h 2>&1 | FileCheck %s --check-prefix=HEADERDIR
+// RUN: FileCheck %s --check-prefix=KEPT < %t.kept.o
+// RUN: not ls %t.kept.o.tmp*
+// RUN: ember-compile %s -o /dev/null --header /dev/null && test -c /dev/null
+// RUN: ember-compile %s --shared -o /dev/null && test -c /dev/null
+// HEADERDIR: ember-compile: error: cannot write {{.*}}m.h
+// KEPT: old
 
 // A shared library exporting the entry point; --version; pass timing and
 // printing.

@@ -103,6 +103,99 @@ bool writeWhole(const std::string &path, llvm::StringRef contents, std::string &
   return ember::compiler::writeFileAtomically(path, {contents}, error);
 }
 
+/// Whether `path` names something other than a regular file (/dev/null, a
+/// FIFO): written into, never replaced by a rename.
+bool isSpecialFile(const std::string &path) {
+  llvm::sys::fs::file_status status;
+  return !llvm::sys::fs::status(path, status) && llvm::sys::fs::exists(status) &&
+         !llvm::sys::fs::is_regular_file(status);
+}
+
+/// The outputs of one run (the object or library, the header), there
+/// together or not at all: each is written to a temporary beside it, and
+/// they are put in place only once all are written. A temporary still here
+/// when this is destroyed (a later output failed) is removed. Outputs that
+/// are not regular files are written at the end, in place.
+class Outputs {
+public:
+  ~Outputs() {
+    for (const Output &output : staged_)
+      if (!output.temporary.empty())
+        llvm::sys::fs::remove(output.temporary);
+  }
+  /// `contents`, for `path` ("-": standard output).
+  bool add(const std::string &path, llvm::StringRef contents, std::string &error) {
+    if (path == "-" || isSpecialFile(path)) {
+      staged_.push_back({"", path, contents.str()});
+      return true;
+    }
+    std::string temporary = ember::compiler::temporaryPathFor(path);
+    std::error_code failure;
+    llvm::raw_fd_ostream os(temporary, failure);
+    if (failure) {
+      error = "cannot write " + path + ": " + failure.message();
+      return false;
+    }
+    staged_.push_back({temporary, path, ""}); // removed on failure from here on
+    os << contents;
+    os.close();
+    if (os.has_error()) {
+      os.clear_error();
+      error = "cannot write " + path;
+      return false;
+    }
+    return true;
+  }
+  /// A temporary written already (a linked library), for `path`.
+  void addWritten(const std::string &temporary, const std::string &path) {
+    staged_.push_back({temporary, path, ""});
+  }
+  /// Puts every output in place.
+  bool commit(std::string &error) {
+    for (Output &output : staged_) {
+      bool committed;
+      if (output.path == "-") {
+        llvm::outs() << output.contents;
+        committed = true;
+      } else if (isSpecialFile(output.path)) {
+        std::error_code failure;
+        if (output.temporary.empty()) {
+          llvm::raw_fd_ostream os(output.path, failure);
+          if (!failure) {
+            os << output.contents;
+            os.close();
+            if (os.has_error()) {
+              os.clear_error();
+              failure = std::make_error_code(std::errc::io_error);
+            }
+          }
+        } else {
+          failure = llvm::sys::fs::copy_file(output.temporary, output.path);
+          llvm::sys::fs::remove(output.temporary);
+        }
+        committed = !failure;
+        if (failure)
+          error = "cannot write " + output.path + ": " + failure.message();
+      } else {
+        committed = ember::compiler::commitTemporary(output.temporary, output.path, error);
+      }
+      output.temporary.clear();
+      if (!committed)
+        return false;
+    }
+    staged_.clear();
+    return true;
+  }
+
+private:
+  struct Output {
+    std::string temporary; // empty: written at commit from `contents`
+    std::string path;
+    std::string contents;
+  };
+  std::vector<Output> staged_;
+};
+
 /// "ember.dtype[4, 8]" text of a tensor type for the header's comments.
 std::string typeText(Type type) {
   std::string text;
@@ -132,9 +225,10 @@ std::string headerFor(ModuleOp module, const std::string &guardStem, bool gpu) {
      << "; do not edit.\n"
      << " * Each function takes pointers to memref descriptors (emberrt/runtime.h):\n"
      << " * its arguments, then its results, whose buffers the caller allocates.\n"
-     << " * Link with ember's runtime (-lemberrt) and, for loops large enough to run\n"
-     << " * on several threads, LLVM's OpenMP runtime (-lomp); the number of threads\n"
-     << " * is emberrt_set_num_threads's (default: every CPU the process may use).\n";
+     << " * Link with ember's runtime and what it needs: -lemberrt -lstdc++ -lm -ldl\n"
+     << " * -lpthread, and for loops large enough to run on several threads LLVM's\n"
+     << " * OpenMP runtime (-lomp); the number of threads is emberrt_set_num_threads's\n"
+     << " * (default: every CPU the process may use).\n";
   if (gpu)
     os << " * GPU code: the buffers are CUDA device memory (emberrt_cuda_malloc);\n"
        << " * kernels are queued on the runtime's stream (emberrt_cuda_synchronize waits).\n";
@@ -173,10 +267,11 @@ std::string headerFor(ModuleOp module, const std::string &guardStem, bool gpu) {
   return h;
 }
 
-/// A shared library of `object` at `path`, linked by ld.lld (LLVM's linker,
-/// which scripts/setup.sh installs with clang): through a temporary file
-/// and a rename, as every output.
-bool linkShared(llvm::StringRef object, const std::string &path, std::string &error) {
+/// A shared library of `object` for `path`, linked by ld.lld (LLVM's linker,
+/// which scripts/setup.sh installs with clang) into a temporary beside it,
+/// staged in `outputs`.
+bool linkShared(llvm::StringRef object, const std::string &path, Outputs &outputs,
+                std::string &error) {
   llvm::ErrorOr<std::string> linker = llvm::sys::findProgramByName("ld.lld");
   if (!linker)
     linker = llvm::sys::findProgramByName("ld.lld-22");
@@ -194,7 +289,13 @@ bool linkShared(llvm::StringRef object, const std::string &path, std::string &er
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << object;
   }
+  // Beside the library, or for /dev/null and the like in the temporary folder.
   std::string temporary = ember::compiler::temporaryPathFor(path);
+  if (isSpecialFile(path)) {
+    llvm::SmallString<128> unique;
+    llvm::sys::fs::createUniquePath("ember-compile-%%%%%%.so", unique, /*MakeAbsolute=*/true);
+    temporary = unique.str().str();
+  }
   llvm::SmallVector<llvm::StringRef> arguments = {*linker, "-shared", "-o", temporary, objectPath};
   // Parallel loops call LLVM's OpenMP runtime: the library records it as a
   // dependency, so that loading it loads libomp.
@@ -223,7 +324,8 @@ bool linkShared(llvm::StringRef object, const std::string &path, std::string &er
     error = "linking " + path + " failed" + (message.empty() ? "" : ": " + message);
     return false;
   }
-  return ember::compiler::commitTemporary(temporary, path, error);
+  outputs.addWritten(temporary, path);
+  return true;
 }
 
 int fail(const std::string &message) {
@@ -307,9 +409,15 @@ int main(int argc, char **argv) {
   // Entry points for every public function; what compiled code calls
   // by name comes from ember's runtime (memrefCopy is MLIR's runner
   // library's name for it).
+  int exported = 0;
   for (auto function : module->getOps<func::FuncOp>())
-    if (function.isPublic() && !function.isDeclaration())
+    if (function.isPublic() && !function.isDeclaration()) {
       function->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), UnitAttr::get(&context));
+      ++exported;
+    }
+  if (exported == 0)
+    return fail(inputPath + " has no public function with a body: the output would export "
+                "nothing (ember_entry_<name> is made for each public func.func)");
   std::string header = headerPath.empty()
                            ? ""
                            : headerFor(*module, llvm::sys::path::stem(headerPath).str(), gpu);
@@ -344,13 +452,10 @@ int main(int argc, char **argv) {
   std::string artifact;
   if (failed(ember::compiler::compile(*module, options, artifact, error)))
     return error.empty() ? 1 : fail(error);
-  if (shared) {
-    if (!linkShared(artifact, outputPath, error))
-      return fail(error);
-  } else if (!writeWhole(outputPath, artifact, error)) {
-    return fail(error);
-  }
-  if (!headerPath.empty() && !writeWhole(headerPath, header, error))
+  Outputs outputs;
+  if (!(shared ? linkShared(artifact, outputPath, outputs, error)
+               : outputs.add(outputPath, artifact, error)) ||
+      (!headerPath.empty() && !outputs.add(headerPath, header, error)) || !outputs.commit(error))
     return fail(error);
   return 0;
 }
