@@ -471,6 +471,14 @@ EMBER_DEFINE_OPERATOR(&, logical_and, kAnd.name)
 EMBER_DEFINE_OPERATOR(|, logical_or, kOr.name)
 #undef EMBER_DEFINE_OPERATOR
 
+Tensor ember::where(const Tensor &condition, const Tensor &a, Scalar b, SourceLoc loc) {
+  return where(condition, a, scalarLike(kSelect.name, b, a, loc), loc);
+}
+
+Tensor ember::where(const Tensor &condition, Scalar a, const Tensor &b, SourceLoc loc) {
+  return where(condition, scalarLike(kSelect.name, a, b, loc), b, loc);
+}
+
 Tensor ember::operator-(Located x) { return neg(x.tensor, x.loc); }
 Tensor ember::operator~(Located x) { return logical_not(x.tensor, x.loc); }
 

@@ -627,3 +627,17 @@ TEST(Ops, TransposedMatmulOperandsAreReadInPlace) {
   std::string ir = lhsT.ir_stages(random_uniform({53, 37}, 1), random_uniform({53, 29}, 2)).linalg;
   EXPECT_EQ(ir.find("linalg.transpose"), std::string::npos) << ir;
 }
+
+TEST(Ops, WhereTakesANumberForEitherBranch) {
+  Tensor x = {1.f, -2.f, 3.f};
+  EXPECT_EQ(where(x > 0.f, x, 1.0f).to_vector<float>(), (std::vector<float>{1, 1, 3}));
+  EXPECT_EQ(where(x > 0.f, 0.5, x).to_vector<float>(), (std::vector<float>{0.5f, -2, 0.5f}));
+  auto traced = function([](const Tensor &t) { return where(t > 0.f, t, 1.0f); }, "clip_low");
+  EXPECT_EQ(traced(x).to_vector<float>(), (std::vector<float>{1, 1, 3}));
+  Tensor ints = {1, -2, 3};
+  Tensor picked = where(ints > 0, ints, 7); // the number takes the branch's dtype
+  EXPECT_EQ(picked.dtype(), DType::Int32);
+  EXPECT_EQ(picked.to_vector<int>(), (std::vector<int>{1, 7, 3}));
+  test::expectContains(test::errorOf([&] { (void)where(ints > 0, ints, 1.5); }),
+                       "'ember.select' op cannot convert the floating-point scalar 1.5 to int32");
+}

@@ -94,6 +94,11 @@ Tensor greater(const Tensor &a, const Tensor &b, EMBER_LOC);
 Tensor greater_equal(const Tensor &a, const Tensor &b, EMBER_LOC);
 /// `condition ? a : b` elementwise, broadcasting all three.
 Tensor where(const Tensor &condition, const Tensor &a, const Tensor &b, EMBER_LOC);
+/// A number for either branch takes the other's dtype, as in arithmetic
+/// (`where(x > 0.f, x, 1.0f)`, jnp.where(x > 0, x, 1.0)); one the dtype
+/// cannot hold (1.5 for an int32 branch) is refused.
+Tensor where(const Tensor &condition, const Tensor &a, Scalar b, EMBER_LOC);
+Tensor where(const Tensor &condition, Scalar a, const Tensor &b, EMBER_LOC);
 
 Tensor neg(const Tensor &x, EMBER_LOC);
 Tensor abs(const Tensor &x, EMBER_LOC);
