@@ -61,10 +61,10 @@ int runGpuJitBench() {
   const Device gpu("cuda:0");
   // EMBER_GPU_BENCH_C2_BATCH=n: only story C2's step at batch n, 10 times
   // (for a profiler: `ncu ... ember-gpu-jit --bench` sees its kernels alone).
-  if (const char *batch = std::getenv("EMBER_GPU_BENCH_C2_BATCH")) {
-    c2::Trainer trainer(gpu, std::atoll(batch));
-    Tensor images = c2::images(std::atoll(batch)).to(gpu);
-    Tensor classes = c2::labels(std::atoll(batch)).to(gpu);
+  if (const char *text = std::getenv("EMBER_GPU_BENCH_C2_BATCH")) {
+    int64_t batch = std::atoll(text);
+    c2::Trainer trainer(gpu, batch);
+    Tensor images = c2::images(batch).to(gpu), classes = c2::labels(batch).to(gpu);
     for (int i = 0; i < 10; ++i)
       (void)trainer.step(images, classes);
     synchronize();

@@ -135,11 +135,7 @@ static std::unique_ptr<llvm::TargetMachine> targetMachine(const Target &target, 
                              ? hostFeatures()
                              : "";
   llvm::Triple parsed(triple);
-  // Checked on the target's default subtarget: one made for an unknown CPU
-  // prints LLVM's own warning first.
-  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
-      llvmTarget->createMCSubtargetInfo(parsed, "", ""));
-  if (!subtarget || !subtarget->isCPUStringValid(cpu)) {
+  if (!knowsCpu(*llvmTarget, parsed, cpu)) {
     error = "unknown CPU '" + cpu + "' for " + triple;
     return nullptr;
   }
@@ -156,6 +152,12 @@ static std::unique_ptr<llvm::TargetMachine> targetMachine(const Target &target, 
   if (!machine)
     error = "cannot generate code for " + triple + " (" + cpu + ")";
   return machine;
+}
+
+bool ember::compiler::knowsCpu(const llvm::Target &target, const llvm::Triple &triple,
+                               llvm::StringRef cpu) {
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(target.createMCSubtargetInfo(triple, "", ""));
+  return subtarget && subtarget->isCPUStringValid(cpu);
 }
 
 unsigned ember::compiler::vectorBitsOf(const llvm::MCSubtargetInfo &subtarget) {
@@ -245,28 +247,33 @@ bool ember::compiler::commitTemporary(const std::string &temporary, const std::s
   return true;
 }
 
+bool ember::compiler::writeTemporary(const std::string &temporary,
+                                     llvm::ArrayRef<llvm::StringRef> pieces,
+                                     const std::string &path, std::string &error) {
+  std::error_code failure;
+  llvm::raw_fd_ostream os(temporary, failure);
+  if (failure) {
+    error = "cannot write " + path + ": " + failure.message();
+    return false;
+  }
+  for (llvm::StringRef piece : pieces)
+    os << piece;
+  os.close();
+  if (os.has_error()) {
+    os.clear_error();
+    llvm::sys::fs::remove(temporary);
+    error = "cannot write " + path;
+    return false;
+  }
+  return true;
+}
+
 bool ember::compiler::writeFileAtomically(const std::string &path,
                                           llvm::ArrayRef<llvm::StringRef> pieces,
                                           std::string &error) {
   std::string temporary = temporaryPathFor(path);
-  {
-    std::error_code failure;
-    llvm::raw_fd_ostream os(temporary, failure);
-    if (failure) {
-      error = "cannot write " + path + ": " + failure.message();
-      return false;
-    }
-    for (llvm::StringRef piece : pieces)
-      os << piece;
-    os.close();
-    if (os.has_error()) {
-      os.clear_error();
-      llvm::sys::fs::remove(temporary);
-      error = "cannot write " + path;
-      return false;
-    }
-  }
-  return commitTemporary(temporary, path, error);
+  return writeTemporary(temporary, pieces, path, error) &&
+         commitTemporary(temporary, path, error);
 }
 
 //===----------------------------------------------------------------------===//

@@ -40,8 +40,9 @@ Tensor placeCreated(Tensor made);
 class BesideTensor {
 public:
   explicit BesideTensor(const Tensor &x) {
-    if (x.impl() && deviceOf(*x.impl()).is_cuda())
-      scope_.emplace(deviceOf(*x.impl()));
+    if (x.impl())
+      if (Device device = deviceOf(*x.impl()); device.is_cuda())
+        scope_.emplace(device);
   }
 
 private:

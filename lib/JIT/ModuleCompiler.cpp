@@ -104,16 +104,12 @@ static const ChosenCpu &chosenCpu(const std::string &name) {
   initializeNativeTarget();
   std::string triple = llvm::sys::getProcessTriple(), lookupError;
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(llvm::Triple(triple), lookupError);
-  // The name is checked on the default subtarget (one made for an unknown
-  // CPU prints LLVM's own warning), then the CPU's own is made.
-  std::unique_ptr<llvm::MCSubtargetInfo> subtarget;
-  if (target)
-    subtarget.reset(target->createMCSubtargetInfo(llvm::Triple(triple), "", ""));
-  if (!subtarget || !subtarget->isCPUStringValid(name)) {
+  if (!target || !ember::compiler::knowsCpu(*target, llvm::Triple(triple), name)) {
     cpu.error = "EMBER_CPU=" + name + ": not a CPU LLVM knows for " + triple;
     return cpu;
   }
-  subtarget.reset(target->createMCSubtargetInfo(llvm::Triple(triple), name, ""));
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+      target->createMCSubtargetInfo(llvm::Triple(triple), name, ""));
   // Features of the CPU that this machine's list names and lacks (tuning
   // flags are in neither list).
   llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();

@@ -448,7 +448,7 @@ extern "C" emberrt_status_t emberrt_cuda_pinned_malloc(size_t size, void **out) 
   }
   if (!check(result, "cuMemHostAlloc"))
     return result == CUDA_ERROR_OUT_OF_MEMORY ? EMBERRT_OUT_OF_MEMORY : EMBERRT_DEVICE_ERROR;
-  std::lock_guard<std::mutex> lock(pinnedCache().mutex);
+  std::lock_guard<std::mutex> lock(c.mutex);
   c.live[block] = rounded;
   *out = block;
   return EMBERRT_OK;

@@ -111,89 +111,70 @@ bool isSpecialFile(const std::string &path) {
          !llvm::sys::fs::is_regular_file(status);
 }
 
+/// Where an output for `path` is written first: beside it, to be renamed
+/// over it, or for /dev/null and the like in the temporary folder, to be
+/// copied into it.
+std::string temporaryFor(const std::string &path) {
+  if (!isSpecialFile(path))
+    return ember::compiler::temporaryPathFor(path);
+  llvm::SmallString<128> unique;
+  llvm::sys::fs::createUniquePath("ember-compile-%%%%%%", unique, /*MakeAbsolute=*/true);
+  return unique.str().str();
+}
+
 /// The outputs of one run (the object or library, the header), there
-/// together or not at all: each is written to a temporary beside it, and
-/// they are put in place only once all are written. A temporary still here
-/// when this is destroyed (a later output failed) is removed. Outputs that
-/// are not regular files are written at the end, in place.
+/// together or not at all: each is written to its temporary (temporaryFor),
+/// and they are put in place only once all are written. A temporary still
+/// here when this is destroyed (a later output failed) is removed.
 class Outputs {
 public:
   ~Outputs() {
-    for (const Output &output : staged_)
-      if (!output.temporary.empty())
-        llvm::sys::fs::remove(output.temporary);
+    for (const auto &[temporary, path] : staged_)
+      if (!temporary.empty())
+        llvm::sys::fs::remove(temporary);
   }
-  /// `contents`, for `path` ("-": standard output).
+  /// `contents`, for `path` ("-": standard output, at commit).
   bool add(const std::string &path, llvm::StringRef contents, std::string &error) {
-    if (path == "-" || isSpecialFile(path)) {
-      staged_.push_back({"", path, contents.str()});
+    if (path == "-") {
+      stdout_ += contents;
       return true;
     }
-    std::string temporary = ember::compiler::temporaryPathFor(path);
-    std::error_code failure;
-    llvm::raw_fd_ostream os(temporary, failure);
-    if (failure) {
-      error = "cannot write " + path + ": " + failure.message();
+    std::string temporary = temporaryFor(path);
+    if (!ember::compiler::writeTemporary(temporary, {contents}, path, error))
       return false;
-    }
-    staged_.push_back({temporary, path, ""}); // removed on failure from here on
-    os << contents;
-    os.close();
-    if (os.has_error()) {
-      os.clear_error();
-      error = "cannot write " + path;
-      return false;
-    }
+    staged_.emplace_back(temporary, path);
     return true;
   }
-  /// A temporary written already (a linked library), for `path`.
+  /// A temporary of temporaryFor(path) written already (a linked library).
   void addWritten(const std::string &temporary, const std::string &path) {
-    staged_.push_back({temporary, path, ""});
+    staged_.emplace_back(temporary, path);
   }
-  /// Puts every output in place.
+  /// Puts every output in place: renamed over a regular file (or none),
+  /// copied into anything else (a rename would replace the node itself).
   bool commit(std::string &error) {
-    for (Output &output : staged_) {
-      bool committed;
-      if (output.path == "-") {
-        llvm::outs() << output.contents;
-        committed = true;
-      } else if (isSpecialFile(output.path)) {
-        std::error_code failure;
-        if (output.temporary.empty()) {
-          llvm::raw_fd_ostream os(output.path, failure);
-          if (!failure) {
-            os << output.contents;
-            os.close();
-            if (os.has_error()) {
-              os.clear_error();
-              failure = std::make_error_code(std::errc::io_error);
-            }
-          }
-        } else {
-          failure = llvm::sys::fs::copy_file(output.temporary, output.path);
-          llvm::sys::fs::remove(output.temporary);
-        }
-        committed = !failure;
-        if (failure)
-          error = "cannot write " + output.path + ": " + failure.message();
+    for (auto &[temporary, path] : staged_) {
+      bool committed = true;
+      if (!isSpecialFile(path)) {
+        committed = ember::compiler::commitTemporary(temporary, path, error);
       } else {
-        committed = ember::compiler::commitTemporary(output.temporary, output.path, error);
+        if (std::error_code failure = llvm::sys::fs::copy_file(temporary, path)) {
+          error = "cannot write " + path + ": " + failure.message();
+          committed = false;
+        }
+        llvm::sys::fs::remove(temporary);
       }
-      output.temporary.clear();
+      temporary.clear(); // renamed or removed: nothing for the destructor
       if (!committed)
         return false;
     }
     staged_.clear();
+    llvm::outs() << stdout_;
     return true;
   }
 
 private:
-  struct Output {
-    std::string temporary; // empty: written at commit from `contents`
-    std::string path;
-    std::string contents;
-  };
-  std::vector<Output> staged_;
+  std::vector<std::pair<std::string, std::string>> staged_; // temporary, final path
+  std::string stdout_;
 };
 
 /// "ember.dtype[4, 8]" text of a tensor type for the header's comments.
@@ -289,13 +270,7 @@ bool linkShared(llvm::StringRef object, const std::string &path, Outputs &output
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << object;
   }
-  // Beside the library, or for /dev/null and the like in the temporary folder.
-  std::string temporary = ember::compiler::temporaryPathFor(path);
-  if (isSpecialFile(path)) {
-    llvm::SmallString<128> unique;
-    llvm::sys::fs::createUniquePath("ember-compile-%%%%%%.so", unique, /*MakeAbsolute=*/true);
-    temporary = unique.str().str();
-  }
+  std::string temporary = temporaryFor(path);
   llvm::SmallVector<llvm::StringRef> arguments = {*linker, "-shared", "-o", temporary, objectPath};
   // Parallel loops call LLVM's OpenMP runtime: the library records it as a
   // dependency, so that loading it loads libomp.

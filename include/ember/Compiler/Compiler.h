@@ -28,7 +28,9 @@ class Loop;
 class MCSubtargetInfo;
 class MDNode;
 class Module;
+class Target;
 class TargetMachine;
+class Triple;
 } // namespace llvm
 
 namespace ember::compiler {
@@ -119,6 +121,10 @@ void keepOnlyEntryPoints(mlir::ModuleOp lowered, bool noAlias);
 /// blocked matmuls are sized to: 512 with AVX-512, 256 with AVX, else 128
 /// (NEON; SVE widths are not fixed).
 unsigned vectorBitsOf(const llvm::MCSubtargetInfo &subtarget);
+/// Whether LLVM's `target` knows the CPU `cpu` for `triple` (asked of the
+/// target's default subtarget: one made for an unknown CPU prints LLVM's own
+/// "not a recognized processor" warning first).
+bool knowsCpu(const llvm::Target &target, const llvm::Triple &triple, llvm::StringRef cpu);
 
 /// Calls `body` on every loop of `module`'s functions, outer loops first.
 void forEachLoop(llvm::Module &module, llvm::function_ref<void(llvm::Loop &)> body);
@@ -133,6 +139,10 @@ std::string temporaryPathFor(const std::string &path);
 /// Renames a finished `temporary` to `path`; on failure removes it and
 /// returns false with `error` set.
 bool commitTemporary(const std::string &temporary, const std::string &path, std::string &error);
+/// Writes `pieces` to `temporary`, the file that will become `path` (named
+/// in `error`); on failure removes it and returns false.
+bool writeTemporary(const std::string &temporary, llvm::ArrayRef<llvm::StringRef> pieces,
+                    const std::string &path, std::string &error);
 /// Writes `pieces` to `path` through temporaryPathFor and commitTemporary;
 /// false with `error` set (nothing left behind) when it cannot.
 bool writeFileAtomically(const std::string &path, llvm::ArrayRef<llvm::StringRef> pieces,
