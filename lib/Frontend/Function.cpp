@@ -4,6 +4,7 @@
 
 #include "Dispatcher.h"
 #include "FileWrite.h"
+#include "Tape.h"
 #include "TensorImpl.h"
 #include "Tracer.h"
 
@@ -76,6 +77,8 @@ struct WordsHash {
     return h ^ (h >> 29);
   }
 };
+
+std::atomic<int64_t> functionCount{0};
 } // namespace
 
 void ember::run_functions_eagerly(bool eagerly) { runEagerly = eagerly; }
@@ -83,6 +86,9 @@ bool ember::functions_run_eagerly() { return runEagerly; }
 
 struct FunctionCore::Impl {
   std::string name;
+  /// Tells this function apart from every other in tapes' recordings (an
+  /// address could be reused by a later function).
+  const int64_t id = functionCount.fetch_add(1) + 1;
   bool differentiate = false; ///< compile the reverse-mode derivative
   std::optional<std::vector<int>> argnums; ///< ... with respect to these arguments
   /// Guards `slots` and `order`: shared to look a signature up, exclusive to
@@ -233,6 +239,47 @@ struct FunctionCore::Impl {
     return symbolic(tracer, ids, resultSpecs);
   }
 
+  /// The call, made while `tracer` traces: part of that trace.
+  std::vector<Tensor> callWhileTracing(Tracer &tracer, const CallKey &key, const Trace &trace) {
+    if (differentiate)
+      return traceGradientCall(tracer, key, trace);
+    std::vector<Tensor> arguments;
+    for (const Tensor *t : key.tensors)
+      arguments.push_back(*t);
+    return trace(arguments);
+  }
+
+  /// Records an eager call on the GradientTapes recording now, as one op
+  /// whose outputs are the call's results (for a value_and_grad, the value
+  /// and the gradients), then the values of the variables it assigned. Its
+  /// inputs are the call's tensors, then the values of the variables it
+  /// read. The tape's derivative traces the function again on its values,
+  /// inside the derivative it compiles (once per recording's structure).
+  static void recordCall(const std::shared_ptr<Impl> &self, const CallKey &key, Trace trace,
+                         const Concrete &concrete, const std::vector<Tensor> &inputs,
+                         const std::vector<Tensor> &outputs) {
+    size_t tensorCount = key.tensors.size();
+    auto call = std::make_shared<const TapeCall>(
+        [self, words = key.words, hostArgs = key.hostArgs, trace = std::move(trace), tensorCount,
+         read = concrete.variableInputs,
+         assigned = concrete.variableOutputs](const std::vector<Tensor> &values) {
+          Tracer &tracer = *currentTracer();
+          Tracer::CallVariables variables(tracer, read,
+                                          std::span<const Tensor>(values).subspan(tensorCount),
+                                          assigned);
+          CallKey key{words, {}, hostArgs};
+          for (size_t t = 0; t < tensorCount; ++t)
+            key.tensors.push_back(&values[t]);
+          std::vector<Tensor> results = self->callWhileTracing(tracer, key, trace);
+          for (const auto &variable : assigned)
+            results.push_back(tracer.readVariable(variable));
+          return results;
+        });
+    std::vector<int64_t> structure{self->id, static_cast<int64_t>(key.words.size())};
+    structure.insert(structure.end(), key.words.begin(), key.words.end());
+    recordFunctionCall(inputs, call, structure, outputs, SourceLoc::current());
+  }
+
   std::shared_ptr<Concrete> traceAndCompile(const CallKey &key, const Trace &trace,
                                             const Device &device) {
     auto concrete = std::make_shared<Concrete>();
@@ -314,7 +361,7 @@ struct FunctionCore::Impl {
 
 FunctionCore::FunctionCore(std::string name, bool differentiate,
                            std::optional<std::vector<int>> argnums)
-    : impl_(std::make_unique<Impl>()) {
+    : impl_(std::make_shared<Impl>()) {
   impl_->name = std::move(name);
   impl_->differentiate = differentiate;
   impl_->argnums = std::move(argnums);
@@ -322,16 +369,11 @@ FunctionCore::FunctionCore(std::string name, bool differentiate,
 
 FunctionCore::~FunctionCore() = default;
 
-std::vector<Tensor> FunctionCore::call(const CallKey &key, const Trace &trace) {
+std::vector<Tensor> FunctionCore::call(const CallKey &key, const Trace &trace,
+                                       const KeepTrace &keepTrace) {
   // Called while another function traces: become part of that trace.
-  if (currentTracer()) {
-    if (impl_->differentiate)
-      return impl_->traceGradientCall(*currentTracer(), key, trace);
-    std::vector<Tensor> arguments;
-    for (const Tensor *t : key.tensors)
-      arguments.push_back(*t);
-    return trace(arguments);
-  }
+  if (Tracer *tracer = currentTracer())
+    return impl_->callWhileTracing(*tracer, key, trace);
   Impl &impl = *impl_;
   // Where it runs: where its tensor arguments are (or the DeviceScope's
   // device); part of the signature, since the code differs.
@@ -350,6 +392,16 @@ std::vector<Tensor> FunctionCore::call(const CallKey &key, const Trace &trace) {
   std::vector<const Tensor *> inputs(key.tensors.begin(), key.tensors.end());
   for (const auto &variable : concrete->variableInputs)
     inputs.push_back(&variable->value);
+  // Under an eager GradientTape: the values the call reads, noted before
+  // the call assigns any variable.
+  bool taped = keepTrace && activeTape();
+  std::vector<Tensor> tapedInputs;
+  if (taped) {
+    for (const Tensor *input : inputs)
+      tapedInputs.push_back(*input);
+    for (size_t v = 0; v < concrete->variableInputs.size(); ++v)
+      noteVariableRead(concrete->variableInputs[v].get(), tapedInputs[key.tensors.size() + v]);
+  }
   std::vector<Tensor> cotangents;
   if (impl.differentiate)
     for (size_t r = 0; r < concrete->resultShapes.size(); ++r)
@@ -367,6 +419,12 @@ std::vector<Tensor> FunctionCore::call(const CallKey &key, const Trace &trace) {
   std::vector<Tensor> returned(outputs.begin(), outputs.begin() + concrete->userResults);
   if (impl.differentiate)
     returned.insert(returned.end(), outputs.begin() + concrete->resultShapes.size(), outputs.end());
+  if (taped) {
+    std::vector<Tensor> recorded = returned;
+    recorded.insert(recorded.end(), outputs.begin() + concrete->userResults,
+                    outputs.begin() + concrete->resultShapes.size());
+    Impl::recordCall(impl_, key, keepTrace(), *concrete, tapedInputs, recorded);
+  }
   return returned;
 }
 

@@ -111,23 +111,40 @@ void ember::detail::recordCustomGradient(
 
 namespace {
 const OpDef kGradientCallRecord{"ember.gradient_call"};
-} // namespace
+const OpDef kFunctionCallRecord{"ember.call"};
 
-void ember::detail::recordGradientCall(const std::vector<Tensor> &inputs, const TapeCall &call,
-                                       int output, const std::vector<int64_t> &structure,
-                                       const Tensor &result, const SourceLoc &loc) {
+void recordCall(const OpDef &kind, const std::vector<Tensor> &inputs,
+                const std::shared_ptr<const TapeCall> &call, int output,
+                const std::vector<int64_t> &structure, const Tensor &result, const SourceLoc &loc) {
   for (TapeRecording *tape : tapes) {
     if (!recordsNow(tape))
       continue;
-    TapeRecord record{.op = &kGradientCallRecord,
+    TapeRecord record{.op = &kind,
                       .attrWords = structure,
                       .inputs = inputs,
                       .result = result,
                       .loc = loc,
                       .call = call,
                       .callOutput = output};
+    record.attrWords.push_back(output);
     tape->records.push_back(std::move(record));
   }
+}
+} // namespace
+
+void ember::detail::recordGradientCall(const std::vector<Tensor> &inputs,
+                                       const std::shared_ptr<const TapeCall> &call, int output,
+                                       const std::vector<int64_t> &structure,
+                                       const Tensor &result, const SourceLoc &loc) {
+  recordCall(kGradientCallRecord, inputs, call, output, structure, result, loc);
+}
+
+void ember::detail::recordFunctionCall(const std::vector<Tensor> &inputs,
+                                       const std::shared_ptr<const TapeCall> &call,
+                                       const std::vector<int64_t> &structure,
+                                       const std::vector<Tensor> &results, const SourceLoc &loc) {
+  for (size_t r = 0; r < results.size(); ++r)
+    recordCall(kFunctionCallRecord, inputs, call, static_cast<int>(r), structure, results[r], loc);
 }
 
 void ember::detail::noteVariableRead(const VariableState *variable, const Tensor &value) {
@@ -270,6 +287,8 @@ struct RecordedFunction {
     for (size_t l = 0; l < leaves.size(); ++l)
       bind(recordedLeaves[l], leaves[l]);
     std::vector<Tensor> results(records.size());
+    // A call's outputs, traced once for all its records.
+    std::unordered_map<const TapeCall *, std::vector<Tensor>> calls;
     auto valueOf = [&](int64_t ref) -> const Tensor & {
       return ref & 1 ? leaves[ref >> 1] : results[ref >> 1];
     };
@@ -283,8 +302,11 @@ struct RecordedFunction {
         std::vector<Tensor> inputs;
         for (const Tensor *operand : operands)
           inputs.push_back(*operand);
-        if (record.call) { // a gradient taken while recording (gradients of gradients)
-          results[r] = record.call(inputs)[record.callOutput];
+        if (record.call) { // a call (a function, or a gradient taken while recording)
+          auto [call, first] = calls.try_emplace(record.call.get());
+          if (first)
+            call->second = (*record.call)(inputs);
+          results[r] = call->second[static_cast<size_t>(record.callOutput)];
         } else {
           inputs.erase(inputs.begin());
           results[r] = attachGradient(WithGradient{*operands[0], record.backward}, inputs, record.loc);
@@ -575,17 +597,14 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
     tape.recording = wasRecording;
   if (activeTape() && !currentTracer()) {
     copyRecords();
-    std::vector<int64_t> structure = function.key;
     std::vector<Tensor> recordedLeaves = function.leaves;
-    auto call = [recorded, recordedLeaves, wrt](const std::vector<Tensor> &leaves) {
-      return traceRecordedGradient(recorded, recordedLeaves, wrt, leaves);
-    };
+    auto call = std::make_shared<const TapeCall>(
+        [recorded, recordedLeaves, wrt](const std::vector<Tensor> &leaves) {
+          return traceRecordedGradient(recorded, recordedLeaves, wrt, leaves);
+        });
     for (size_t i = 0; i < sources.size(); ++i)
-      if (slots[i] > 0) {
-        structure.push_back(slots[i]);
-        recordGradientCall(function.leaves, call, slots[i], structure, gradients[i], loc);
-        structure.pop_back();
-      }
+      if (slots[i] > 0)
+        recordGradientCall(function.leaves, call, slots[i], function.key, gradients[i], loc);
   }
   tape.recording = wasRecording;
   return gradients;

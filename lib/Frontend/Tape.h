@@ -7,6 +7,7 @@
 #include "ember/Frontend/Variable.h"
 
 #include <functional>
+#include <memory>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -25,10 +26,11 @@ struct TapeRecord {
   /// Set for a custom gradient: inputs are the value, then the inputs the
   /// backward yields cotangents for.
   std::function<std::vector<Tensor>(const Tensor &)> backward = {};
-  /// Set for a gradient taken while this tape recorded: traced on the
-  /// inputs, `call` gives the target and gradients; the result is output
-  /// number `callOutput`.
-  std::function<std::vector<Tensor>(const std::vector<Tensor> &)> call = {};
+  /// Set for a call recorded as one op (a gradient taken while this tape
+  /// recorded, an ember::function called eagerly): traced on the inputs,
+  /// `call` gives all the call's outputs; the result is output number
+  /// `callOutput`. The records of one call share `call`.
+  std::shared_ptr<const std::function<std::vector<Tensor>(const std::vector<Tensor> &)>> call = {};
   int callOutput = 0;
 };
 
@@ -67,8 +69,17 @@ void recordCustomGradient(const Tensor &value, const std::vector<Tensor> &inputs
                           const Tensor &result, const SourceLoc &loc);
 /// Records `result`, output `output` of `call` on `inputs` (a gradient taken
 /// by another tape), on every active tape; `structure` identifies the call.
-void recordGradientCall(const std::vector<Tensor> &inputs, const TapeCall &call, int output,
+void recordGradientCall(const std::vector<Tensor> &inputs,
+                        const std::shared_ptr<const TapeCall> &call, int output,
                         const std::vector<int64_t> &structure, const Tensor &result,
+                        const SourceLoc &loc);
+/// Records `results`, the outputs of an ember::function called eagerly on
+/// `inputs` (its tensor arguments, then the values of the variables it
+/// read), on every active tape; `call` traces the function on the tape's
+/// values; `structure` identifies the function and its signature.
+void recordFunctionCall(const std::vector<Tensor> &inputs,
+                        const std::shared_ptr<const TapeCall> &call,
+                        const std::vector<int64_t> &structure, const std::vector<Tensor> &results,
                         const SourceLoc &loc);
 /// How many GradientTape derivatives were compiled so far.
 uint64_t tapeCompiles();

@@ -149,6 +149,35 @@ void Tracer::VariableFrame::setValue(const std::shared_ptr<VariableState> &varia
   tracer_.variableValues_[variable.get()] = value;
 }
 
+Tracer::CallVariables::CallVariables(Tracer &tracer,
+                                     const std::vector<std::shared_ptr<VariableState>> &read,
+                                     std::span<const Tensor> values,
+                                     const std::vector<std::shared_ptr<VariableState>> &assigned)
+    : tracer_(tracer), written_(tracer.variablesWritten_.size()) {
+  auto save = [&](const VariableState *variable) {
+    auto it = tracer_.variableValues_.find(variable);
+    saved_.emplace_back(variable, it == tracer_.variableValues_.end()
+                                      ? std::nullopt
+                                      : std::optional<Tensor>(it->second));
+  };
+  for (size_t v = 0; v < read.size(); ++v) {
+    save(read[v].get());
+    tracer_.variableValues_[read[v].get()] = values[v];
+  }
+  for (const auto &variable : assigned)
+    save(variable.get());
+}
+
+Tracer::CallVariables::~CallVariables() {
+  for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+    if (it->second)
+      tracer_.variableValues_[it->first] = *it->second;
+    else
+      tracer_.variableValues_.erase(it->first);
+  }
+  tracer_.variablesWritten_.resize(written_);
+}
+
 std::vector<std::pair<std::shared_ptr<VariableState>, Tensor>> Tracer::variableOutputs() const {
   std::vector<std::pair<std::shared_ptr<VariableState>, Tensor>> outputs;
   for (const auto &variable : variablesWritten_)

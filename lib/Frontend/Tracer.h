@@ -17,7 +17,8 @@
 
 #include <exception>
 #include <memory>
-
+#include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -98,6 +99,25 @@ public:
     int depth_;
     std::vector<std::shared_ptr<VariableState>> assigned_;
     std::vector<std::pair<std::shared_ptr<VariableState>, Tensor>> saved_;
+  };
+
+  /// While it lives, the variables `read` read `values` instead of becoming
+  /// arguments, and what the trace assigns to `assigned` is undone when it
+  /// ends: a GradientTape tracing again an ember::function call it recorded,
+  /// on the values that call read.
+  class CallVariables {
+  public:
+    CallVariables(Tracer &tracer, const std::vector<std::shared_ptr<VariableState>> &read,
+                  std::span<const Tensor> values,
+                  const std::vector<std::shared_ptr<VariableState>> &assigned);
+    ~CallVariables();
+    CallVariables(const CallVariables &) = delete;
+    CallVariables &operator=(const CallVariables &) = delete;
+
+  private:
+    Tracer &tracer_;
+    std::vector<std::pair<const VariableState *, std::optional<Tensor>>> saved_;
+    size_t written_;
   };
 
   /// Variables: the first read of a variable makes its value an argument

@@ -128,6 +128,23 @@ const T &pick(const T &value, const std::vector<Tensor> &, int) {
   return value;
 }
 
+/// An argument kept by value in a trace that outlives its call (a
+/// GradientTape differentiating a call traces the body again later): C
+/// strings are copied, since the caller's buffer may be gone by then.
+struct KeptText {
+  std::string text;
+};
+template <typename T>
+T keep(const T &value) {
+  return value;
+}
+inline KeptText keep(const char *text) { return {text}; }
+template <typename T>
+const T &unkeep(const T &value) {
+  return value;
+}
+inline const char *unkeep(const KeptText &kept) { return kept.text.c_str(); }
+
 // Results: a Tensor, a std::tuple / std::pair of Tensors, or a std::vector.
 inline std::vector<Tensor> flatten(Tensor t) { return {std::move(t)}; }
 inline std::vector<Tensor> flatten(std::vector<Tensor> v) { return v; }
@@ -187,10 +204,14 @@ std::array<int, sizeof...(Args)> tensorSlots() {
 class FunctionCore {
 public:
   using Trace = std::function<std::vector<Tensor>(const std::vector<Tensor> &)>;
+  /// Makes a Trace that owns copies of the call's arguments (asked for only
+  /// when an eager GradientTape records the call).
+  using KeepTrace = std::function<Trace()>;
   explicit FunctionCore(std::string name, bool differentiate = false,
                         std::optional<std::vector<int>> argnums = std::nullopt);
   ~FunctionCore();
-  std::vector<Tensor> call(const CallKey &key, const Trace &trace);
+  std::vector<Tensor> call(const CallKey &key, const Trace &trace,
+                           const KeepTrace &keepTrace = {});
   std::vector<ConcreteFunctionInfo> concreteFunctions() const;
   /// The ember IR of the concrete function for `key`, as traced.
   std::string tracedIR(const CallKey &key, const Trace &trace);
@@ -201,7 +222,7 @@ public:
 
 private:
   struct Impl;
-  std::unique_ptr<Impl> impl_;
+  std::shared_ptr<Impl> impl_; // shared with the tapes that recorded calls
 };
 
 } // namespace detail
@@ -211,20 +232,22 @@ template <typename F>
 class Function {
 public:
   Function(F f, std::string name)
-      : f_(std::move(f)), core_(std::make_shared<detail::FunctionCore>(std::move(name))) {}
+      : f_(std::make_shared<const F>(std::move(f))),
+        core_(std::make_shared<detail::FunctionCore>(std::move(name))) {}
 
   template <typename... Args>
   auto operator()(const Args &...args) const {
     using R = std::decay_t<std::invoke_result_t<const F &, const Args &...>>;
     if constexpr (std::is_void_v<R>) { // e.g. a training step that assigns variables
       if (functions_run_eagerly())
-        f_(args...);
+        (*f_)(args...);
       else
-        core_->call(keyOf(args...), traceOf<R>(args...));
+        core_->call(keyOf(args...), traceOf<R>(args...), keepTraceOf<R>(args...));
     } else {
       if (functions_run_eagerly())
-        return R(f_(args...));
-      return detail::Unflatten<R>::from(core_->call(keyOf(args...), traceOf<R>(args...)));
+        return R((*f_)(args...));
+      return detail::Unflatten<R>::from(
+          core_->call(keyOf(args...), traceOf<R>(args...), keepTraceOf<R>(args...)));
     }
   }
 
@@ -278,23 +301,35 @@ private:
   detail::FunctionCore::Trace traceOf(const Args &...args) const {
     auto slots = detail::tensorSlots<Args...>();
     return [this, slots, &args...](const std::vector<Tensor> &symbolic) {
-      return invoke<R>(symbolic, slots, std::index_sequence_for<Args...>{}, args...);
+      return invoke<R>(*f_, symbolic, slots, std::index_sequence_for<Args...>{}, args...);
+    };
+  }
+
+  /// traceOf, owning `f` and copies of the arguments.
+  template <typename R, typename... Args>
+  detail::FunctionCore::KeepTrace keepTraceOf(const Args &...args) const {
+    return [this, &args...]() -> detail::FunctionCore::Trace {
+      auto slots = detail::tensorSlots<Args...>();
+      return [f = f_, slots, ... kept = detail::keep(args)](const std::vector<Tensor> &symbolic) {
+        return invoke<R>(*f, symbolic, slots, std::index_sequence_for<Args...>{},
+                         detail::unkeep(kept)...);
+      };
     };
   }
 
   template <typename R, size_t... I, typename... Args>
-  std::vector<Tensor> invoke(const std::vector<Tensor> &symbolic,
-                             const std::array<int, sizeof...(Args)> &slots,
-                             std::index_sequence<I...>, const Args &...args) const {
+  static std::vector<Tensor> invoke(const F &f, const std::vector<Tensor> &symbolic,
+                                    const std::array<int, sizeof...(I)> &slots,
+                                    std::index_sequence<I...>, const Args &...args) {
     if constexpr (std::is_void_v<R>) {
-      f_(detail::pick(args, symbolic, slots[I])...);
+      f(detail::pick(args, symbolic, slots[I])...);
       return {};
     } else {
-      return detail::flatten(R(f_(detail::pick(args, symbolic, slots[I])...)));
+      return detail::flatten(R(f(detail::pick(args, symbolic, slots[I])...)));
     }
   }
 
-  F f_;
+  std::shared_ptr<const F> f_; // shared with the tapes that recorded calls
   std::shared_ptr<detail::FunctionCore> core_;
 };
 
@@ -324,13 +359,14 @@ template <typename F>
 class GradFunction {
 public:
   GradFunction(F f, std::string name, std::optional<std::vector<int>> argnums = std::nullopt)
-      : f_(std::move(f)),
+      : f_(std::make_shared<const F>(std::move(f))),
         core_(std::make_shared<detail::FunctionCore>(std::move(name), /*differentiate=*/true,
                                                      std::move(argnums))) {}
 
   template <typename... Args>
   ValueAndGrad operator()(const Args &...args) const {
-    std::vector<Tensor> outputs = core_->call(detail::keyOf(args...), traceOf(args...));
+    std::vector<Tensor> outputs =
+        core_->call(detail::keyOf(args...), traceOf(args...), keepTraceOf(args...));
     ValueAndGrad result;
     result.value = outputs.front();
     result.gradients.assign(outputs.begin() + 1, outputs.end());
@@ -352,18 +388,30 @@ private:
   detail::FunctionCore::Trace traceOf(const Args &...args) const {
     auto slots = detail::tensorSlots<Args...>();
     return [this, slots, &args...](const std::vector<Tensor> &symbolic) {
-      return invoke(symbolic, slots, std::index_sequence_for<Args...>{}, args...);
+      return invoke(*f_, symbolic, slots, std::index_sequence_for<Args...>{}, args...);
+    };
+  }
+
+  /// traceOf, owning `f` and copies of the arguments.
+  template <typename... Args>
+  detail::FunctionCore::KeepTrace keepTraceOf(const Args &...args) const {
+    return [this, &args...]() -> detail::FunctionCore::Trace {
+      auto slots = detail::tensorSlots<Args...>();
+      return [f = f_, slots, ... kept = detail::keep(args)](const std::vector<Tensor> &symbolic) {
+        return invoke(*f, symbolic, slots, std::index_sequence_for<Args...>{},
+                      detail::unkeep(kept)...);
+      };
     };
   }
 
   template <size_t... I, typename... Args>
-  std::vector<Tensor> invoke(const std::vector<Tensor> &symbolic,
-                             const std::array<int, sizeof...(Args)> &slots,
-                             std::index_sequence<I...>, const Args &...args) const {
-    return {Tensor(f_(detail::pick(args, symbolic, slots[I])...))};
+  static std::vector<Tensor> invoke(const F &f, const std::vector<Tensor> &symbolic,
+                                    const std::array<int, sizeof...(I)> &slots,
+                                    std::index_sequence<I...>, const Args &...args) {
+    return {Tensor(f(detail::pick(args, symbolic, slots[I])...))};
   }
 
-  F f_;
+  std::shared_ptr<const F> f_; // shared with the tapes that recorded calls
   std::shared_ptr<detail::FunctionCore> core_;
 };
 
