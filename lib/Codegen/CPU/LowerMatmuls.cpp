@@ -652,6 +652,10 @@ static Value emitRowVectorMatmul(OpBuilder &b, Location loc, Value lhs, Value rh
                             .getResult();
         scf::YieldOp::create(rb, loc, written);
       });
+  // A matmul's loop over rows, as the blocked ones mark theirs: a long chain
+  // of them (power(x, 100)) is outlined into one shared function, rather
+  // than bufferized and compiled 100 times over.
+  rows->setAttr("ember.blocked_matmul_rows", b.getI64IntegerAttr(m * n * k));
   return rows.getResult(0);
 }
 

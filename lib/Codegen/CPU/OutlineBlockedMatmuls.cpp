@@ -45,7 +45,7 @@ struct OutlineBlockedMatmulsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
-    llvm::StringMap<func::FuncOp> outlined; // by their text: identical ones shared
+    ember::OutlinedFunctions outlined; // identical ones shared
     for (func::FuncOp func : llvm::to_vector(module.getOps<func::FuncOp>())) {
       // Each matmul's loop over panels of columns, or its loop over rows
       // where the panel loop had one iteration and was folded away.

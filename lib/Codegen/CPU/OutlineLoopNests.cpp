@@ -16,7 +16,6 @@
 #include "llvm/ADT/DenseSet.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace mlir::ember {
@@ -71,8 +70,8 @@ struct OutlineLoopNestsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
-    // Outlined functions by the text of their body, to share identical ones.
-    llvm::StringMap<func::FuncOp> outlined;
+    // Outlined functions, to share identical ones.
+    ember::OutlinedFunctions outlined;
     // Per outlined function: its written arguments, and whether every call
     // so far passed them exclusive buffers.
     llvm::DenseMap<Operation *, std::pair<llvm::SmallDenseSet<unsigned>, bool>> exclusive;

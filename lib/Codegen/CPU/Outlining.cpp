@@ -7,13 +7,39 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
-#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 
+size_t mlir::ember::OutlinedFunctions::hashOf(func::FuncOp function) {
+  llvm::hash_code hash = hash_value(function.getFunctionType());
+  function.getBody().walk([&](Operation *op) {
+    hash = llvm::hash_combine(
+        hash, OperationEquivalence::computeHash(op, OperationEquivalence::ignoreHashValue,
+                                                OperationEquivalence::ignoreHashValue,
+                                                OperationEquivalence::IgnoreLocations));
+  });
+  return hash;
+}
+
+func::FuncOp mlir::ember::OutlinedFunctions::find(func::FuncOp function) const {
+  auto it = byHash_.find(hashOf(function));
+  if (it == byHash_.end())
+    return nullptr;
+  for (func::FuncOp known : it->second)
+    if (known.getFunctionType() == function.getFunctionType() &&
+        OperationEquivalence::isRegionEquivalentTo(&known.getBody(), &function.getBody(),
+                                                   OperationEquivalence::IgnoreLocations))
+      return known;
+  return nullptr;
+}
+
+void mlir::ember::OutlinedFunctions::add(func::FuncOp function) {
+  byHash_[hashOf(function)].push_back(function);
+}
+
 std::pair<func::FuncOp, SmallVector<Value>>
 mlir::ember::outlineIntoFunction(Operation *op, func::FuncOp parent, StringRef suffix,
-                                 SymbolTable &symbols, llvm::StringMap<func::FuncOp> &outlined) {
+                                 SymbolTable &symbols, OutlinedFunctions &outlined) {
   MLIRContext *context = op->getContext();
   Location loc = op->getLoc();
   llvm::SetVector<Value> captured(op->operand_begin(), op->operand_end());
@@ -46,16 +72,9 @@ mlir::ember::outlineIntoFunction(Operation *op, func::FuncOp parent, StringRef s
   Operation *clone = builder.clone(*op, mapping);
   func::ReturnOp::create(builder, loc, clone->getResults());
 
-  std::string key;
-  llvm::raw_string_ostream os(key);
-  // Local scope: printing an op inside a module otherwise numbers the values
-  // of the whole module first, every time (quadratic: 300 matmuls spent
-  // 0.45 s here).
-  function->print(os, OpPrintingFlags().printGenericOpForm().useLocalScope());
-  func::FuncOp callee;
-  if (auto it = outlined.find(key); it != outlined.end()) {
+  func::FuncOp callee = outlined.find(function);
+  if (callee) {
     function.erase();
-    callee = it->second;
   } else {
     function.setPrivate();
     // Kept out of line in LLVM (func-to-llvm passes `passthrough` on).
@@ -63,7 +82,7 @@ mlir::ember::outlineIntoFunction(Operation *op, func::FuncOp parent, StringRef s
                       ArrayAttr::get(context, {StringAttr::get(context, "noinline")}));
     function.setName((parent.getName() + suffix).str());
     symbols.insert(function); // renames it uniquely
-    outlined[key] = function;
+    outlined.add(function);
     callee = function;
   }
   builder.setInsertionPoint(op);

@@ -38,3 +38,46 @@ func.func @chain(%x: tensor<64x64xf32>, %y: tensor<64x64xf32>) -> tensor<64x64xf
   %3 = ember.relu %2 : tensor<64x64xf32>
   return %3 : tensor<64x64xf32>
 }
+
+// -----
+
+// Short matmuls in their row-vector form (power(x, n) on 10x10 int32) are
+// outlined as well: one function for the chain, not a copy per matmul.
+// CHECK-LABEL: func.func @power_like(
+// CHECK-NOT:     scf.for
+// CHECK:         call @power_like_matmul(
+// CHECK:         call @power_like_matmul(
+// CHECK:         call @power_like_matmul(
+// CHECK:         return
+// CHECK:       func.func private @power_like_matmul(%{{.*}}: tensor<10x10xi32>, %{{.*}}: tensor<10x10xi32>) -> tensor<10x10xi32>
+// CHECK:         scf.for
+// CHECK-COUNT-10:  arith.muli {{.*}} : vector<10xi32>
+// CHECK-NOT:   func.func private
+func.func @power_like(%x: tensor<10x10xi32>, %y: tensor<10x10xi32>) -> tensor<10x10xi32> {
+  %0 = ember.matmul %x, %y : tensor<10x10xi32>, tensor<10x10xi32> -> tensor<10x10xi32>
+  %1 = ember.matmul %0, %y : tensor<10x10xi32>, tensor<10x10xi32> -> tensor<10x10xi32>
+  %2 = ember.matmul %1, %y : tensor<10x10xi32>, tensor<10x10xi32> -> tensor<10x10xi32>
+  return %2 : tensor<10x10xi32>
+}
+
+// -----
+
+// Matmuls that differ only in a constant they read (cloned into the callee)
+// are different functions; those that read the same constant share one.
+// CHECK-LABEL: func.func @constants(
+// CHECK:         call @constants_matmul(%{{.*}})
+// CHECK:         call @constants_matmul_0(%{{.*}})
+// CHECK:         call @constants_matmul(%{{.*}})
+// CHECK:       func.func private @constants_matmul(
+// CHECK:         arith.constant dense<2> : tensor<10x10xi32>
+// CHECK:       func.func private @constants_matmul_0(
+// CHECK:         arith.constant dense<3> : tensor<10x10xi32>
+// CHECK-NOT:   func.func private
+func.func @constants(%x: tensor<10x10xi32>) -> tensor<10x10xi32> {
+  %two = ember.constant dense<2> : tensor<10x10xi32>
+  %three = ember.constant dense<3> : tensor<10x10xi32>
+  %0 = ember.matmul %x, %two : tensor<10x10xi32>, tensor<10x10xi32> -> tensor<10x10xi32>
+  %1 = ember.matmul %0, %three : tensor<10x10xi32>, tensor<10x10xi32> -> tensor<10x10xi32>
+  %2 = ember.matmul %1, %two : tensor<10x10xi32>, tensor<10x10xi32> -> tensor<10x10xi32>
+  return %2 : tensor<10x10xi32>
+}
