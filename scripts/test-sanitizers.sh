@@ -5,7 +5,7 @@
 #
 # What is instrumented: ember's own code (the compiler libraries, the front
 # end, the runtime, the tools, the tests). Not instrumented: Debian's LLVM/MLIR
-# libraries, mlir-runner (so lit's libemberrt_runner.so is built without
+# libraries, mlir-runner (so lit's libemberrt.so is built without
 # sanitizers: an uninstrumented executable cannot dlopen an ASan library) and
 # the code the JIT compiles. ASan still sees everything ember's code reads and
 # writes, and every heap block, whoever allocates it.

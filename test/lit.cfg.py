@@ -61,7 +61,7 @@ config.substitutions.append(
                 os.path.join(config.mlir_runner_utils_dir, lib + config.llvm_shlib_ext)
                 for lib in ("libmlir_runner_utils", "libmlir_c_runner_utils")
             ]
-            + [os.path.join(config.ember_obj_root, "lib", "libemberrt_runner" + config.llvm_shlib_ext)]
+            + [os.path.join(config.ember_obj_root, "lib", "libemberrt" + config.llvm_shlib_ext)]
         ),
     )
 )

@@ -18,3 +18,13 @@ cmake --build "$work/build" > /dev/null
 ldd "$work/build/call_model" | grep -E 'LLVM|MLIR' && { echo "links LLVM or MLIR"; exit 1; }
 "$work/build/call_model"
 "$work/build/jit_program"
+# The shared runtime, as a C user links it: -lemberrt, found by its SONAME.
+prefix=$work/prefix
+libdir=$(dirname "$(find "$prefix" -name libemberrt.so | head -1)")
+readelf -d "$libdir/libemberrt.so" | grep -q 'SONAME.*\[libemberrt.so\]' ||
+  { echo "libemberrt.so has another SONAME"; readelf -d "$libdir/libemberrt.so" | grep SONAME; exit 1; }
+"$prefix/bin/ember-compile" "$inputs/add.mlir" -o "$work/add.o" --header "$work/add.h"
+clang-22 -I"$work" -I"$prefix/include" "$inputs/call_add.c" "$work/add.o" -L"$libdir" -lemberrt \
+  -o "$work/call_shared"
+echo -n "shared runtime: "
+LD_LIBRARY_PATH=$libdir "$work/call_shared"
