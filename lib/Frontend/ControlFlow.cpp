@@ -2,6 +2,7 @@
 
 #include "ember/Frontend/ControlFlow.h"
 
+#include "CallSite.h"
 #include "Dispatcher.h"
 #include "TensorImpl.h"
 #include "Tracer.h"
@@ -14,9 +15,7 @@ using namespace ember::detail;
 bool ember::detail::isTracing() { return currentTracer() != nullptr; }
 
 namespace {
-jit::SourceLocation jitLocation(const SourceLoc &loc) {
-  return {loc.file_name(), loc.line(), loc.column()};
-}
+jit::SourceLocation jitLocation(const SourceLoc &loc) { return jitLocationOf(loc); }
 
 std::vector<jit::TensorSpec> specsOf(const std::vector<Tensor> &tensors) {
   std::vector<jit::TensorSpec> specs;

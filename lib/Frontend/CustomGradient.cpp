@@ -2,6 +2,7 @@
 
 #include "ember/Frontend/CustomGradient.h"
 
+#include "CallSite.h"
 #include "Dispatcher.h"
 #include "Tape.h"
 #include "TensorImpl.h"
@@ -21,6 +22,8 @@ Tensor ember::detail::attachGradient(const WithGradient &result, const std::vect
     recordCustomGradient(result.value, inputs, result.backward, handle, loc);
     return handle;
   }
+  if (tracer->exporting())
+    return result.value; // inference: the rule would never run
   jit::FunctionBuilder &builder = tracer->builder();
   RegionGuard guard(*tracer);
   int value = tracer->valueOf(result.value, loc);
@@ -45,7 +48,7 @@ Tensor ember::detail::attachGradient(const WithGradient &result, const std::vect
   }
   int region = builder.endRegion(yields);
   std::string error;
-  int id = builder.addCustomGradient(value, inputIds, region, {loc.file_name(), loc.line(), loc.column()}, error);
+  int id = builder.addCustomGradient(value, inputIds, region, jitLocationOf(loc), error);
   if (id < 0)
     throw OpError(error.empty() ? "'ember.custom_gradient' op is invalid" : error);
   return newSymbolicTensor(result.value.shape(), result.value.dtype(), tracer, id);

@@ -11,6 +11,7 @@
 
 #include "Dispatcher.h"
 
+#include "CallSite.h"
 #include "DeviceCopy.h"
 #include "TensorImpl.h"
 #include "Tape.h"
@@ -197,7 +198,7 @@ KernelEntry &findOrCompile(const Signature &signature, const OpDef &op,
   request.attrWords = attrWords;
   request.inputs = specs;
   request.resultType = resultType;
-  request.loc = {loc.file_name(), loc.line(), loc.column()};
+  request.loc = jitLocationOf(loc);
   request.broadcastShape = broadcast;
   request.target = target;
   std::string error;
@@ -361,8 +362,9 @@ jit::TensorSpec ember::detail::specOf(DType dtype, const Shape &shape) {
 }
 
 std::string ember::detail::errorAt(const SourceLoc &loc) {
-  return std::string(loc.file_name()) + ":" + std::to_string(loc.line()) + ":" +
-         std::to_string(loc.column()) + ": error: ";
+  const SourceLoc &where = forUser(loc);
+  return std::string(where.file_name()) + ":" + std::to_string(where.line()) + ":" +
+         std::to_string(where.column()) + ": error: ";
 }
 
 void ember::detail::throwOpError(std::string_view opName, const std::string &message,

@@ -2,6 +2,7 @@
 
 #include "ember/Frontend/GradientTape.h"
 
+#include "CallSite.h"
 #include "Dispatcher.h"
 #include "Tape.h"
 #include "TensorImpl.h"
@@ -380,7 +381,7 @@ std::vector<Tensor> traceTapeGradient(TapeRecording &tape, const Tensor &target,
   std::string error;
   std::vector<bool> reaches; // per distinct source (ids)
   if (!tracer.builder().addTapeGradient(targetId, ids, wrt, tape.traceBegin, tape.traceEnd,
-                                        {loc.file_name(), loc.line(), loc.column()}, results,
+                                        jitLocationOf(loc), results,
                                         specs, error, &reaches))
     throw OpError(error.empty() ? "'ember.gradient' failed inside a traced function" : error);
   std::vector<Tensor> values = symbolic(tracer, results, specs);

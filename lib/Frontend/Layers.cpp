@@ -4,6 +4,7 @@
 
 #include "ember/Frontend/Error.h"
 
+#include "CallSite.h"
 #include "DeviceCopy.h"
 #include "OpDef.h"
 
@@ -66,8 +67,6 @@ void checkActivation(const std::string &activation) {
   throw Error("unknown activation \"" + activation + "\" (" + kActivations + ")");
 }
 
-/// The outermost layer call running on this thread (null when none).
-thread_local const SourceLoc *outermostCall = nullptr;
 
 /// Throws an error of layer `layer`, at the user's call of the layer.
 [[noreturn]] void throwLayerError(const std::string &layer, const std::string &message,
@@ -172,16 +171,7 @@ std::vector<Variable> Module::non_trainable_variables() const {
 
 Tensor Layer::operator()(const Tensor &x, bool training, SourceLoc loc) {
   // The outermost call names the user's line; sub-layers' calls keep it.
-  bool outermost = outermostCall == nullptr;
-  if (outermost)
-    outermostCall = &loc;
-  struct Restore {
-    bool outermost;
-    ~Restore() {
-      if (outermost)
-        outermostCall = nullptr;
-    }
-  } restore{outermost};
+  detail::UserCallSite site(loc);
   // What the layer makes (its weights at the first call, dropout's counters)
   // is made where its input is.
   detail::BesideTensor beside(x);
@@ -190,7 +180,8 @@ Tensor Layer::operator()(const Tensor &x, bool training, SourceLoc loc) {
 
 const SourceLoc &Layer::call_site() {
   static const SourceLoc none = SourceLoc::current();
-  return outermostCall ? *outermostCall : none;
+  const SourceLoc *site = detail::UserCallSite::current();
+  return site ? *site : none;
 }
 
 Dense::Dense(int64_t units, std::string activation, bool use_bias, uint64_t seed,

@@ -2,6 +2,7 @@
 
 #include "Tracer.h"
 
+#include "CallSite.h"
 #include "Dispatcher.h"
 #include "ember/Frontend/Ops.h"
 
@@ -58,16 +59,17 @@ Tensor Tracer::addOp(const OpDef &op, std::span<const int64_t> attrWords,
   for (const Tensor *input : inputs)
     operands.push_back(valueOf(*input, loc));
   jit::OpCall call{op.name, op.attrs, attrWords, resultType,
-                   {loc.file_name(), loc.line(), loc.column()}};
+                   jitLocationOf(loc)};
   jit::TensorSpec result;
   std::string error;
   int id = builder_.addOp(call, operands, result, error);
   if (id < 0)
     throw OpError(error.empty() ? "'" + std::string(op.name) + "' op is invalid" : error);
   Tensor out = newSymbolicTensor(shapeOf(result), result.dtype, this, id);
-  out.impl()->traceFile = loc.file_name();
-  out.impl()->traceLine = loc.line();
-  out.impl()->traceColumn = loc.column();
+  const SourceLoc &where = forUser(loc);
+  out.impl()->traceFile = where.file_name();
+  out.impl()->traceLine = where.line();
+  out.impl()->traceColumn = where.column();
   return out;
 }
 
@@ -77,7 +79,7 @@ void Tracer::addEffect(const OpDef &op, std::span<const int64_t> attrWords,
   for (const Tensor *input : inputs)
     operands.push_back(valueOf(*input, loc));
   jit::OpCall call{op.name, op.attrs, attrWords, nullptr,
-                   {loc.file_name(), loc.line(), loc.column()}, /*noResults=*/true};
+                   jitLocationOf(loc), /*noResults=*/true};
   jit::TensorSpec unused;
   std::string error;
   if (builder_.addOp(call, operands, unused, error) < 0)

@@ -33,6 +33,9 @@ public:
   /// become constants named after them (their values now) instead of
   /// arguments, and assigning one is an error.
   void readVariablesAsWeights() { variablesAsWeights_ = true; }
+  /// Whether the function is exported: inference code, which nothing
+  /// differentiates (custom gradients are left out of it).
+  bool exporting() const { return variablesAsWeights_; }
 
   const std::string &name() const { return name_; }
   /// A symbolic tensor for a new function argument.

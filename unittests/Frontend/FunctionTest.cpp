@@ -541,3 +541,20 @@ TEST(Function, ExportWritesVariablesAsNamedWeightsAndRefusesTrainingSteps) {
   }
   EXPECT_FALSE(std::filesystem::exists(path));
 }
+
+TEST(Function, ExportedModelsCarryTheUsersLinesOnly) {
+  // A model of ember's own layers: the exported IR names the user's lines
+  // (where the model was called), never ember's sources, and keeps no
+  // leftover of the training-only parts (softmax's custom gradient).
+  layers::Sequential model({std::make_shared<layers::Dense>(8, "relu", true, 1),
+                            std::make_shared<layers::Dense>(3, "softmax", true, 2)});
+  auto predict = function([&](const Tensor &x) { return model(x); }, "classify");
+  std::string path = (std::filesystem::temp_directory_path() / "classify-locations.mlir").string();
+  predict.export_mlir(path, zeros({2, 4}));
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove(path);
+  EXPECT_EQ(text.find("lib/Frontend"), std::string::npos) << text;
+  EXPECT_EQ(text.find("custom_gradient"), std::string::npos) << text;
+  EXPECT_NE(text.find("FunctionTest.cpp"), std::string::npos) << text;
+}

@@ -273,9 +273,11 @@ public:
   /// `dense_resource<name>` blobs (their bytes, little-endian, in the file's
   /// `dialect_resources` section; ember-opt and ember-compile read both;
   /// chosen over a safetensors file beside it so that one file is the whole
-  /// model). A function that assigns a
-  /// variable (a training step) is refused. The file is written whole or not
-  /// at all (IOError when it cannot be). Example: the file comment.
+  /// model). It is inference code: a function that assigns a variable (a
+  /// training step) is refused, and custom gradients (stop_gradient,
+  /// custom_gradient) are left out. Ops made by ember's own layers carry the
+  /// line that called the layer. The file is written whole or not at all
+  /// (IOError when it cannot be). Example: the file comment.
   template <typename... Args>
   void export_mlir(const std::string &path, const Args &...args) const {
     using R = std::decay_t<std::invoke_result_t<const F &, const Args &...>>;

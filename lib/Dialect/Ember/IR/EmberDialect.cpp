@@ -6,6 +6,8 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Transforms/InliningUtils.h"
 
+#include <memory>
+
 using namespace mlir;
 using namespace mlir::ember;
 
@@ -29,6 +31,30 @@ void EmberDialect::initialize() {
 #include "ember/Dialect/Ember/IR/EmberOps.cpp.inc"
       >();
   addInterfaces<EmberInlinerInterface>();
+  dropRepeatedInferenceErrors(getContext());
+}
+
+/// An ember op's result-type inference names what is wrong with its operands
+/// ("contracting dims differ: ..."); when the verifier ran it, MLIR then adds
+/// "'ember.x' op failed to infer returned types" at the same op, a second
+/// error for one problem that says nothing more. That one is dropped when the
+/// error before it was at the same place (so an inference that failed
+/// silently still reports something). The handler is the newest of the
+/// context's when the dialect loads while a file is parsed (ember-opt,
+/// ember-compile): it sees every diagnostic first.
+void EmberDialect::dropRepeatedInferenceErrors(MLIRContext *context) {
+  auto lastError = std::make_shared<Location>(UnknownLoc::get(context));
+  context->getDiagEngine().registerHandler([lastError](Diagnostic &diagnostic) -> LogicalResult {
+    if (diagnostic.getSeverity() != DiagnosticSeverity::Error)
+      return failure();
+    std::string text = diagnostic.str();
+    StringRef message(text);
+    bool repeat = message.starts_with("'ember.") &&
+                  message.ends_with("' op failed to infer returned types") &&
+                  diagnostic.getLocation() == *lastError;
+    *lastError = diagnostic.getLocation();
+    return success(repeat); // success: handled, i.e. dropped
+  });
 }
 
 Operation *EmberDialect::materializeConstant(OpBuilder &builder, Attribute value,

@@ -29,6 +29,9 @@ def Ember_Dialect : Dialect {
   }];
   let hasConstantMaterializer = 1;
   let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let extraClassDeclaration = [{
+    static void dropRepeatedInferenceErrors(::mlir::MLIRContext *context);
+  }];
 }
 
 class Ember_Op<string mnemonic, list<Trait> traits = []>
