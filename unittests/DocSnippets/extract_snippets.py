@@ -6,8 +6,9 @@ spaces after the slashes) of each header's file comment (the comment the
 file starts with), and the ```cpp blocks of Markdown files. Each snippet
 becomes the body of a function of its own, after `using namespace ember;`,
 with #line directives so that a compile error names the documented file and
-line; its `#include` lines go to the top of the program. main() runs every
-snippet and fails if one throws (naming it). One translation unit, so all of
+line; its `#include` lines go to the top of the program. A declaration whose
+trailing comment claims its value ("// [[4.]]") is checked against it (see
+DocClaims.h). main() runs every snippet and fails if one throws (naming it). One translation unit, so all of
 them cost one compile and one link.
 
 usage: extract_snippets.py OUTPUT.cpp FILE...
@@ -54,11 +55,42 @@ def markdown_snippets(path, lines):
     return snippets
 
 
+# A comment claiming a declaration's value: "// 2.5", "// [[1 0] [0 1]]",
+# "// about [0.417 0.197]", "// {2, 4, 6}, copied back", "// 1. (why)".
+CLAIM = re.compile(r"^(?:about\s+)?(-?\d[\d.]*(?:e[-+]?\d+)?f?|[\[{][-\d\s.,+eEf\[\]{}]*[\]}])"
+                   r"(?:$|,\s|\s\(|:\s)")
+STATEMENT_END = re.compile(r"^(.*;)\s*//\s?(.*)$")
+BLOCK_START = re.compile(r"^\s*(?:if|for|while|else|try|do|switch|\{|\})\b")
+DECLARED = re.compile(r"^\s*(?:[\w:<>,\s]+?\s+)?(\w+)\s*=[^=]")
+
+
+def with_claims_checked(block, where_line):
+    """The lines of `block`, each statement whose value a trailing comment
+    claims followed (on the same line) by a docClaim() call checking it."""
+    out, statement = [], ""
+    for offset, line in enumerate(block):
+        code = line.split("//")[0] if "//" in line and not STATEMENT_END.match(line) else line
+        end = STATEMENT_END.match(line)
+        statement += (end.group(1) if end else code).strip() + " "
+        opens_block = code.rstrip().endswith("{") and (
+            BLOCK_START.match(statement) or "=" not in statement)
+        if end or code.rstrip().endswith(";") or opens_block:
+            claim = CLAIM.match(end.group(2).strip()) if end else None
+            name = DECLARED.match(statement)
+            if claim and name:  # the check goes before the comment
+                line = (f'{end.group(1)} docclaims::docClaim("{where_line(offset)}", '
+                        f'{name.group(1)}, "{claim.group(1)}");  // {end.group(2)}')
+            statement = ""
+        out.append(line)
+    return out
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     output, sources = sys.argv[1], sys.argv[2:]
-    includes = ["#include \"ember/ember.h\"", "#include <cstdio>", "#include <exception>",
+    includes = ["#include \"ember/ember.h\"", "#include \"DocClaims.h\"", "#include <cstdio>",
+                "#include <exception>",
                 "#include <iostream>", "#include <iterator>", "#include <optional>", "#include <tuple>",
                 "#include <vector>"]
     functions, table = [], []
@@ -67,6 +99,8 @@ def main():
             lines = f.read().splitlines()
         found = (markdown_snippets if path.endswith(".md") else header_snippets)(path, lines)
         for start, block in found:
+            block = with_claims_checked(
+                block, lambda offset, start=start: f"{os.path.relpath(path)}:{start + offset}")
             body = []
             for offset, line in enumerate(block):
                 if line.strip().startswith("#include"):

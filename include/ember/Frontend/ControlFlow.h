@@ -12,7 +12,7 @@
 //       [](const Tensor &i, const Tensor &s) { return std::tuple{i + 1, s * 2}; },
 //       std::tuple{Tensor(0), Tensor(1)});
 //   Tensor sum = ember::fori_loop(0, 5, [](const Tensor &i, const Tensor &total) {
-//       return total + ember::cast(i, DType::Int32); }, Tensor(0));  // 0+1+2+3+4
+//       return total + ember::cast(i, DType::Int32); }, Tensor(0));  // 10 (0+1+2+3+4)
 //   std::vector<Tensor> v = ember::while_loop(                       // {16.}
 //       [](const std::vector<Tensor> &v) { return v[0] < 10.f; },
 //       [](const std::vector<Tensor> &v) { return std::vector<Tensor>{v[0] * 2.f}; },

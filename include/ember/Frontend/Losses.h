@@ -8,7 +8,7 @@
 //
 //   ember::losses::SparseCategoricalCrossentropy loss_fn(/*from_logits=*/true);
 //   ember::Tensor logits = ember::Tensor({{2.f, 1.f, 0.1f}, {0.5f, 2.5f, 0.f}});
-//   ember::Tensor loss = loss_fn(ember::Tensor({0, 1}), logits);  // mean of [0.417 0.220]
+//   ember::Tensor loss = loss_fn(ember::Tensor({0, 1}), logits);  // 0.307 (the mean of 0.417 and 0.197)
 //   ember::losses::MeanSquaredError mse;
 //   ember::Tensor error = mse(ember::Tensor({1.f, 2.f}), ember::Tensor({1.f, 4.f}));  // 2
 //   if (std::abs(error.item<float>() - 2.f) > 1e-6f) throw ember::Error("MSE");
