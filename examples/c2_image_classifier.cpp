@@ -7,7 +7,13 @@
 // TensorBoard summaries and a checkpoint, and restores it.
 //
 //   c2_image_classifier [--data DIR] [--epochs N] [--train N] [--test N] [--out DIR]
-//                       [--seed N] [--device cpu|cuda]
+//                       [--seed N] [--device cpu|cuda] [--export FILE.mlir]
+//
+// --export writes the trained classifier's inference on a batch of 8 images
+// as ember MLIR (its weights inside) for ember-compile, the first 8 test
+// images beside it as raw float32 (FILE.images.f32) and prints the classes
+// the JIT predicts for them: examples/c2_classify_main.c, compiled ahead of
+// time, prints the same (scripts/demo.sh runs both).
 //
 // --device cuda trains on the GPU: the weights are made where the model
 // first runs, the batches are staged there ahead of the steps, and the
@@ -32,6 +38,7 @@ struct Options {
   std::string out = "c2_output";
   uint64_t seed = 1;
   std::string device = "cpu";
+  std::string exportPath; // none
 };
 
 Options parse(int argc, char **argv) {
@@ -50,11 +57,14 @@ Options parse(int argc, char **argv) {
       options.out = value;
     else if (flag == "--seed")
       options.seed = std::stoull(value);
+    else if (flag == "--export")
+      options.exportPath = value;
     else if (flag == "--device")
       options.device = value;
     else
       throw Error("unknown option " + flag +
-                  " (--data DIR, --epochs N, --train N, --test N, --out DIR, --seed N, --device D)");
+                  " (--data DIR, --epochs N, --train N, --test N, --out DIR, --seed N, --device D, "
+                  "--export FILE)");
   }
   return options;
 }
@@ -89,6 +99,28 @@ double evaluate(layers::Sequential &model, const Tensor &x, const Tensor &y,
   for (const data::Element &batch : data::Dataset::from_tensor_slices({x, y}).batch(500))
     accuracy.update_state(batch[1], predict(batch[0].to(device)).cpu());
   return accuracy.result().item<double>();
+}
+
+/// Writes the inference of `model` on a batch of 8 images to `path` (ember
+/// MLIR), the first 8 of `images` to `path`.images.f32, and prints the
+/// classes the JIT predicts for them.
+void exportClassifier(layers::Sequential &model, const Tensor &images, const std::string &path,
+                      const Device &device) {
+  auto classify = function([&](const Tensor &batch) { return model(batch); }, "classify");
+  Tensor batch = firstRows(images, 8);
+  classify.export_mlir(path, batch);
+  std::vector<float> pixels = batch.to_vector<float>();
+  std::string imagesPath = path + ".images.f32";
+  std::FILE *file = std::fopen(imagesPath.c_str(), "wb");
+  if (!file || std::fwrite(pixels.data(), sizeof(float), pixels.size(), file) != pixels.size() ||
+      std::fclose(file) != 0)
+    throw IOError("cannot write '" + imagesPath + "'");
+  std::vector<int64_t> classes = argmax(classify(batch.to(device)), 1).cpu().to_vector<int64_t>();
+  std::printf("Exported the classifier: %s (images: %s)\nJIT predictions:", path.c_str(),
+              imagesPath.c_str());
+  for (int64_t c : classes)
+    std::printf(" %lld", static_cast<long long>(c));
+  std::printf("\n");
 }
 } // namespace
 
@@ -165,7 +197,9 @@ int main(int argc, char **argv) try {
   std::printf("Test accuracy: %.4f\n", accuracy);
 
   std::string plot = options.out + "/loss.svg";
-  plot::save_line_plot(plot, lossHistory, "Training loss per batch", "batch", "loss");
+  // Smoothed as TensorBoard draws scalars: the loss of one batch of 32 is noisy.
+  plot::save_line_plot(plot, lossHistory, "Training loss per batch", "batch", "loss",
+                       /*smoothing=*/0.9);
   std::printf("Loss plot: %s\n", plot.c_str());
 
   Checkpoint checkpoint({{"model", *model}, {"optimizer", adam}});
@@ -181,6 +215,8 @@ int main(int argc, char **argv) try {
   std::printf("Restored model's test accuracy: %.4f (%s)\n", again,
               again == accuracy ? "the same" : "DIFFERENT");
   std::printf("TensorBoard logs: %s\n", writer.path().c_str());
+  if (!options.exportPath.empty())
+    exportClassifier(*model, x_test, options.exportPath, device);
   return again == accuracy ? 0 : 1;
 } catch (const std::exception &error) {
   std::fprintf(stderr, "c2_image_classifier: %s\n", error.what());

@@ -4,6 +4,7 @@
 
 #include "ember/Init/InitAll.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/OpDefinition.h"
@@ -279,6 +280,32 @@ bool ember::compiler::writeFileAtomically(const std::string &path,
 //===----------------------------------------------------------------------===//
 // Compiling
 //===----------------------------------------------------------------------===//
+
+FailureOr<int> ember::compiler::markEntryPoints(ModuleOp module) {
+  // Static shapes only: kernels are compiled for them (a dynamic dimension
+  // would otherwise fail deep inside the lowering).
+  WalkResult dynamic = module->walk([&](func::FuncOp function) {
+    for (Type type : llvm::concat<const Type>(function.getArgumentTypes(),
+                                              function.getResultTypes()))
+      if (auto shaped = dyn_cast<ShapedType>(type); shaped && !shaped.hasStaticShape()) {
+        function.emitError() << "'" << function.getName() << "' takes or returns " << type
+                             << ", a dynamic shape: ember compiles functions of static shapes "
+                                "(trace or write one per shape)";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  if (dynamic.wasInterrupted())
+    return failure();
+  int exported = 0;
+  for (auto function : module.getOps<func::FuncOp>())
+    if (function.isPublic() && !function.isDeclaration()) {
+      function->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                        UnitAttr::get(module.getContext()));
+      ++exported;
+    }
+  return exported;
+}
 
 void ember::compiler::keepOnlyEntryPoints(ModuleOp lowered, bool noAlias) {
   SmallVector<LLVM::LLVMFuncOp> entries;

@@ -49,9 +49,28 @@ static std::string escaped(const std::string &text) {
   return out;
 }
 
+std::vector<double> plot::smoothed(const std::vector<double> &values, double smoothing) {
+  if (!(smoothing >= 0 && smoothing < 1))
+    throw Error("plot::smoothed: the smoothing weight must be in [0, 1), got " +
+                std::to_string(smoothing));
+  std::vector<double> out;
+  double average = 0, weightOfZero = 1; // weightOfZero: smoothing^(finite values seen)
+  for (double v : values) {
+    if (!std::isfinite(v)) {
+      out.push_back(v);
+      continue;
+    }
+    average = average * smoothing + (1 - smoothing) * v;
+    weightOfZero *= smoothing;
+    out.push_back(average / (1 - weightOfZero));
+  }
+  return out;
+}
+
 std::string plot::line_plot_svg(const std::vector<double> &values, const std::string &title,
-                                const std::string &xlabel, const std::string &ylabel, int width,
-                                int height) {
+                                const std::string &xlabel, const std::string &ylabel,
+                                double smoothing, int width, int height) {
+  std::vector<double> trend = smoothed(values, smoothing);
   double low = std::numeric_limits<double>::infinity(), high = -low;
   for (double v : values)
     if (std::isfinite(v)) {
@@ -95,29 +114,36 @@ std::string plot::line_plot_svg(const std::vector<double> &values, const std::st
   svg += "<text transform=\"translate(18 " + number(top + plotH / 2) +
          ") rotate(-90)\" text-anchor=\"middle\">" + escaped(ylabel) + "</text>\n";
   // One polyline per run of finite values.
-  std::string points;
-  auto flush = [&] {
-    if (!points.empty())
-      svg += "<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"1.5\" points=\"" +
-             points + "\"/>\n";
-    points.clear();
-  };
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (!std::isfinite(values[i])) {
-      flush();
-      continue;
+  auto line = [&](const std::vector<double> &series, const std::string &style) {
+    std::string points;
+    auto flush = [&] {
+      if (!points.empty())
+        svg += "<polyline fill=\"none\" " + style + " points=\"" + points + "\"/>\n";
+      points.clear();
+    };
+    for (size_t i = 0; i < series.size(); ++i) {
+      if (!std::isfinite(series[i])) {
+        flush();
+        continue;
+      }
+      points += (points.empty() ? "" : " ") + number(px(static_cast<double>(i))) + "," +
+                number(py(series[i]));
     }
-    points += (points.empty() ? "" : " ") + number(px(static_cast<double>(i))) + "," +
-              number(py(values[i]));
+    flush();
+  };
+  if (smoothing == 0) {
+    line(values, "stroke=\"#1f77b4\" stroke-width=\"1.5\"");
+  } else {
+    line(values, "stroke=\"#1f77b4\" stroke-opacity=\"0.3\" stroke-width=\"1\"");
+    line(trend, "stroke=\"#1f77b4\" stroke-width=\"2\"");
   }
-  flush();
   return svg + "</svg>\n";
 }
 
 void plot::save_line_plot(const std::string &path, const std::vector<double> &values,
                           const std::string &title, const std::string &xlabel,
-                          const std::string &ylabel) {
-  std::string svg = line_plot_svg(values, title, xlabel, ylabel);
+                          const std::string &ylabel, double smoothing) {
+  std::string svg = line_plot_svg(values, title, xlabel, ylabel, smoothing);
   std::string_view pieces[] = {svg};
   detail::writeFileWhole(path, pieces, [&](const std::string &reason) {
     throw IOError("cannot write plot '" + path + "': " + reason);

@@ -365,32 +365,13 @@ int main(int argc, char **argv) {
   if (!module)
     return 1; // the parser named the file and position
 
-  // Static shapes only: kernels are compiled for them (a dynamic dimension
-  // would otherwise fail deep inside the lowering).
-  WalkResult dynamic = module->walk([&](func::FuncOp function) {
-    for (Type type : llvm::concat<const Type>(function.getArgumentTypes(),
-                                              function.getResultTypes()))
-      if (auto shaped = dyn_cast<ShapedType>(type); shaped && !shaped.hasStaticShape()) {
-        function.emitError() << "'" << function.getName() << "' takes or returns " << type
-                             << ", a dynamic shape: ember compiles functions of static shapes "
-                                "(trace or write one per shape)";
-        return WalkResult::interrupt();
-      }
-    return WalkResult::advance();
-  });
-  if (dynamic.wasInterrupted())
+  // Entry points for every public function (static shapes only); what
+  // compiled code calls by name comes from ember's runtime (memrefCopy is
+  // MLIR's runner library's name for it).
+  FailureOr<int> exported = ember::compiler::markEntryPoints(*module);
+  if (failed(exported))
     return 1;
-
-  // Entry points for every public function; what compiled code calls
-  // by name comes from ember's runtime (memrefCopy is MLIR's runner
-  // library's name for it).
-  int exported = 0;
-  for (auto function : module->getOps<func::FuncOp>())
-    if (function.isPublic() && !function.isDeclaration()) {
-      function->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), UnitAttr::get(&context));
-      ++exported;
-    }
-  if (exported == 0)
+  if (*exported == 0)
     return fail(inputPath + " has no public function with a body: the output would export "
                 "nothing (ember_entry_<name> is made for each public func.func)");
   std::string header = headerPath.empty()

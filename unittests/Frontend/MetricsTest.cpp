@@ -168,4 +168,29 @@ TEST(Plot, ALinePlotOfTheLossHistory) {
   EXPECT_THROW(plot::save_line_plot("/nonexistent-dir/x.svg", losses, "", "", ""), IOError);
 }
 
+TEST(Plot, SmoothedAsTensorBoardSmoothsScalars) {
+  // TensorBoard's debiased moving average: starts at the first value; a
+  // non-finite value stays and leaves the average alone.
+  std::vector<double> losses = {2.0, 1.0, NAN, 4.0};
+  std::vector<double> trend = plot::smoothed(losses, 0.5);
+  ASSERT_EQ(trend.size(), 4u);
+  EXPECT_DOUBLE_EQ(trend[0], 2.0);
+  EXPECT_DOUBLE_EQ(trend[1], (0.5 * 2.0 * 0.5 + 0.5 * 1.0) / (1 - 0.25)); // 4/3
+  EXPECT_TRUE(std::isnan(trend[2]));
+  EXPECT_DOUBLE_EQ(trend[3], ((0.25 * 2.0 + 0.25 * 1.0) * 0.5 + 0.5 * 4.0) / (1 - 0.125));
+  EXPECT_EQ(plot::smoothed(losses, 0)[3], 4.0);
+  EXPECT_THROW(plot::smoothed(losses, 1.0), Error);
+  // Drawn as TensorBoard does: the values faint, the smoothed line over them
+  // (each split by the NaN).
+  std::string svg = plot::line_plot_svg(losses, "loss", "batch", "loss", 0.5);
+  size_t lines = 0, faint = 0;
+  for (size_t at = svg.find("<polyline"); at != std::string::npos; at = svg.find("<polyline", at + 1))
+    ++lines;
+  for (size_t at = svg.find("stroke-opacity"); at != std::string::npos;
+       at = svg.find("stroke-opacity", at + 1))
+    ++faint;
+  EXPECT_EQ(lines, 4u);
+  EXPECT_EQ(faint, 2u);
+}
+
 } // namespace

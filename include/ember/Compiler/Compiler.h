@@ -108,6 +108,13 @@ struct CompileOptions {
 llvm::LogicalResult compile(mlir::ModuleOp module, const CompileOptions &options,
                             std::string &out, std::string &error);
 
+/// Readies a module read from a file for compile(), as ember-compile does:
+/// every public function with a body gets an entry point (C interface).
+/// Fails, with an error at the function, for one that takes or returns a
+/// dynamic shape (kernels are compiled for static shapes). Returns how many
+/// functions are exported.
+llvm::FailureOr<int> markEntryPoints(mlir::ModuleOp module);
+
 /// On a module in the LLVM dialect: every function `f` that has an entry
 /// point `ember_entry_f` (and its C wrapper `_mlir_ciface_f`) becomes
 /// internal and always inlined, so the object exports the entry points alone
