@@ -156,6 +156,10 @@ struct AutodiffPass : ember::impl::AutodiffPassBase<AutodiffPass> {
           return failure();
         continue;
       }
+      if (isa<tensor::ExtractSliceOp, tensor::InsertSliceOp>(op)) {
+        sweepSlice(b, op, adjoint);
+        continue;
+      }
       auto rule = dyn_cast<VJPOpInterface>(op);
       if (!rule) {
         if (op->getNumRegions() != 0)
@@ -177,6 +181,35 @@ struct AutodiffPass : ember::impl::AutodiffPassBase<AutodiffPass> {
         accumulate(b, adjoint, operand, cotangent);
     }
     return success();
+  }
+
+  /// The slices a differentiated loop stacks its iterations' state with
+  /// (sweepFor), met again when that derivative is differentiated in turn
+  /// (gradients of gradients through loops). An extract's cotangent goes in
+  /// place into zeros of its source's shape; an insert's splits into the
+  /// part its value wrote and the rest of its destination.
+  static void sweepSlice(OpBuilder &b, Operation *op, Adjoints &adjoint) {
+    Location loc = op->getLoc();
+    auto slice = cast<OffsetSizeAndStrideOpInterface>(op);
+    SmallVector<OpFoldResult> offsets = slice.getMixedOffsets(), sizes = slice.getMixedSizes(),
+                              strides = slice.getMixedStrides();
+    Value g = adjoint.lookup(op->getResult(0));
+    if (auto extract = dyn_cast<tensor::ExtractSliceOp>(op)) {
+      Value zeros = zerosOf(b, loc, extract.getSourceType());
+      accumulate(b, adjoint, extract.getSource(),
+                 tensor::InsertSliceOp::create(b, loc, g, zeros, offsets, sizes, strides));
+      return;
+    }
+    auto insert = cast<tensor::InsertSliceOp>(op);
+    if (isFloatTensor(insert.getSourceType()))
+      accumulate(b, adjoint, insert.getSource(),
+                 tensor::ExtractSliceOp::create(b, loc, insert.getSourceType(), g, offsets,
+                                                sizes, strides));
+    if (isFloatTensor(insert.getDestType())) {
+      Value zeros = zerosOf(b, loc, insert.getSourceType());
+      accumulate(b, adjoint, insert.getDest(),
+                 tensor::InsertSliceOp::create(b, loc, zeros, g, offsets, sizes, strides));
+    }
   }
 
   /// An scf.if: a backward scf.if on the same condition whose branches

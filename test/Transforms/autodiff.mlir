@@ -102,6 +102,28 @@ func.func @loopy(%x: tensor<f32>) -> tensor<f32> attributes {ember.differentiate
 
 // -----
 
+// The slices a loop's derivative stacks its states with have rules of their
+// own (gradients of gradients through loops): an extract's cotangent placed
+// into zeros of the source, an insert's split into the inserted part and
+// the rest of the destination.
+// CHECK-LABEL: func.func @slices_vjp(
+// CHECK-SAME:      %[[S:.*]]: tensor<3x2xf32>, %[[V:.*]]: tensor<2xf32>, %[[I:.*]]: index, %[[G:.*]]: tensor<2xf32>
+// CHECK:         %[[IN:.*]] = tensor.insert_slice %[[V]] into %[[S]][%[[I]], 0] [1, 2] [1, 1]
+// CHECK:         %[[OUT:.*]] = tensor.extract_slice %[[IN]][1, 0] [1, 2] [1, 1]
+// CHECK:         %[[Z:.*]] = ember.constant dense<0.000000e+00> : tensor<3x2xf32>
+// CHECK:         %[[GIN:.*]] = tensor.insert_slice %[[G]] into %[[Z]][1, 0] [1, 2] [1, 1]
+// CHECK:         %[[GV:.*]] = tensor.extract_slice %[[GIN]][%[[I]], 0] [1, 2] [1, 1] : tensor<3x2xf32> to tensor<2xf32>
+// CHECK:         %[[Z2:.*]] = ember.constant dense<0.000000e+00> : tensor<2xf32>
+// CHECK:         %[[GS:.*]] = tensor.insert_slice %[[Z2]] into %[[GIN]][%[[I]], 0] [1, 2] [1, 1]
+// CHECK:         return %[[OUT]], %[[GS]], %[[GV]]
+func.func @slices(%s: tensor<3x2xf32>, %v: tensor<2xf32>, %i: index) -> tensor<2xf32> attributes {ember.differentiate} {
+  %0 = tensor.insert_slice %v into %s[%i, 0] [1, 2] [1, 1] : tensor<2xf32> into tensor<3x2xf32>
+  %1 = tensor.extract_slice %0[1, 0] [1, 2] [1, 1] : tensor<3x2xf32> to tensor<2xf32>
+  return %1 : tensor<2xf32>
+}
+
+// -----
+
 func.func @whiley(%x: tensor<f32>) -> tensor<f32> attributes {ember.differentiate} {
   // expected-error @+1 {{'scf.while' op is not differentiable by ember-autodiff yet (loops)}}
   %0 = scf.while (%a = %x) : (tensor<f32>) -> tensor<f32> {
