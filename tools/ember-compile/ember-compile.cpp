@@ -35,6 +35,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cctype>
+#include <dlfcn.h>
 #include <string>
 #include <vector>
 
@@ -251,6 +252,20 @@ std::string headerFor(ModuleOp module, const std::string &guardStem, bool gpu) {
 /// A shared library of `object` for `path`, linked by ld.lld (LLVM's linker,
 /// which scripts/setup.sh installs with clang) into a temporary beside it,
 /// staged in `outputs`.
+/// Where the dynamic loader finds `library` (its search path: ldconfig's
+/// cache, LD_LIBRARY_PATH), as it will when the library being linked is
+/// loaded; "" if it finds none. `symbol` is one the library defines.
+std::string loadedPathOf(const char *library, const char *symbol) {
+  void *handle = dlopen(library, RTLD_LAZY | RTLD_LOCAL);
+  if (!handle)
+    return "";
+  Dl_info info;
+  void *address = dlsym(handle, symbol);
+  std::string path = address && dladdr(address, &info) && info.dli_fname ? info.dli_fname : "";
+  dlclose(handle);
+  return path;
+}
+
 bool linkShared(llvm::StringRef object, const std::string &path, Outputs &outputs,
                 std::string &error) {
   llvm::ErrorOr<std::string> linker = llvm::sys::findProgramByName("ld.lld");
@@ -276,13 +291,7 @@ bool linkShared(llvm::StringRef object, const std::string &path, Outputs &output
   // dependency, so that loading it loads libomp.
   std::string openMP;
   if (llvm::StringRef(object).contains("__kmpc_")) {
-    for (const char *candidate : {"/usr/lib/x86_64-linux-gnu/libomp.so.5",
-                                  "/usr/lib/aarch64-linux-gnu/libomp.so.5",
-                                  "/usr/lib/llvm-22/lib/libomp.so.5", "/usr/lib/libomp.so.5"})
-      if (llvm::sys::fs::exists(candidate)) {
-        openMP = candidate;
-        break;
-      }
+    openMP = loadedPathOf("libomp.so.5", "__kmpc_fork_call");
     if (openMP.empty()) {
       llvm::sys::fs::remove(objectPath);
       error = "--shared: the model has parallel loops, which need LLVM's OpenMP runtime "

@@ -195,6 +195,42 @@ TEST(Layers, KerasShapesAndSpellings) {
     EXPECT_NEAR(sum, 1.f, 1e-6);
 }
 
+/// A user's own layer: a matmul with a fixed [2, 2] matrix, then a Dense
+/// (given the product flattened to rank 1 when `flatten`, which it refuses).
+class MixThenDense : public Layer {
+public:
+  MixThenDense() : Layer("mix", "mix_then_dense") {}
+  static int matmulLine;
+  bool flatten = false;
+
+protected:
+  Tensor call(const Tensor &x, bool) override {
+    matmulLine = __LINE__ + 1;
+    Tensor mixed = matmul(x, Tensor({{1.f, 0.f}, {0.f, 1.f}}));
+    return dense_(flatten ? reshape(mixed, {-1}) : mixed);
+  }
+
+private:
+  Dense dense_{3, "relu", true, 1, "inner"};
+};
+int MixThenDense::matmulLine = 0;
+
+TEST(Layers, ErrorsInsideAUsersOwnLayerNameTheUsersLines) {
+  // Without extra code: an op the user's call() runs names that line of
+  // theirs; what ember's own layers inside it find names the line that
+  // called the user's layer.
+  MixThenDense layer;
+  std::string message = test::errorOf([&] { layer(zeros({2, 3})); });
+  test::expectContains(message, test::fileLine(__FILE__, MixThenDense::matmulLine));
+  test::expectContains(message, "'ember.matmul' op");
+  layer(zeros({4, 2}));
+  layer.flatten = true;
+  int line = __LINE__ + 1;
+  message = test::errorOf([&] { layer(zeros({4, 2})); });
+  test::expectContains(message, test::fileLine(__FILE__, line));
+  test::expectContains(message, "layer 'inner' needs an input of rank 2 or more");
+}
+
 TEST(Layers, BadInputsAreErrors) {
   Dense dense(3, "linear", true, 0, "fc");
   dense(zeros({2, 4}));
