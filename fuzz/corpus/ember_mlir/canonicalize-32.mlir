@@ -1,0 +1,4 @@
+func.func @select_same_choices(%c: tensor<3xi1>, %a: tensor<3xi32>) -> tensor<3xi32> {
+  %0 = ember.select %c, %a, %a : tensor<3xi1>, tensor<3xi32>
+  return %0 : tensor<3xi32>
+}

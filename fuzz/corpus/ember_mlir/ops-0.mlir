@@ -1,0 +1,220 @@
+func.func @binary_f32(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = ember.add %a, %b : tensor<2x3xf32>
+  %1 = ember.sub %0, %b : tensor<2x3xf32>
+  %2 = ember.mul %1, %b : tensor<2x3xf32>
+  %3 = ember.div %2, %b : tensor<2x3xf32>
+  %4 = ember.floordiv %3, %b : tensor<2x3xf32>
+  %5 = ember.mod %4, %b : tensor<2x3xf32>
+  %6 = ember.pow %5, %b : tensor<2x3xf32>
+  %7 = ember.maximum %6, %b : tensor<2x3xf32>
+  %8 = ember.minimum %7, %a : tensor<2x3xf32>
+  return %8 : tensor<2x3xf32>
+}
+
+func.func @binary_i32(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
+  %0 = ember.add %a, %b : tensor<4xi32>
+  %1 = ember.floordiv %0, %b : tensor<4xi32>
+  %2 = ember.mod %1, %b : tensor<4xi32>
+  %3 = ember.pow %2, %b : tensor<4xi32>
+  %4 = ember.and %3, %b : tensor<4xi32>
+  %5 = ember.or %4, %a : tensor<4xi32>
+  return %5 : tensor<4xi32>
+}
+
+func.func @binary_i64_f64(%a: tensor<3xi64>, %b: tensor<3xf64>) -> (tensor<3xi64>, tensor<3xf64>) {
+  %0 = ember.sub %a, %a : tensor<3xi64>
+  %1 = ember.div %b, %b : tensor<3xf64>
+  return %0, %1 : tensor<3xi64>, tensor<3xf64>
+}
+
+func.func @logical_i1(%a: tensor<2x2xi1>, %b: tensor<2x2xi1>) -> tensor<2x2xi1> {
+  %0 = ember.and %a, %b : tensor<2x2xi1>
+  %1 = ember.or %0, %b : tensor<2x2xi1>
+  %2 = ember.not %1 : tensor<2x2xi1>
+  return %2 : tensor<2x2xi1>
+}
+
+func.func @binary_rank0(%a: tensor<f32>, %b: tensor<f32>) -> tensor<f32> {
+  %0 = ember.add %a, %b : tensor<f32>
+  return %0 : tensor<f32>
+}
+
+
+func.func @compare(%a: tensor<4xf32>, %b: tensor<4xf32>, %i: tensor<4xi64>, %p: tensor<4xi1>)
+    -> (tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>) {
+  %0 = ember.compare eq, %a, %b : tensor<4xf32>
+  %1 = ember.compare ne, %a, %b : tensor<4xf32>
+  %2 = ember.compare lt, %i, %i : tensor<4xi64>
+  %3 = ember.compare le, %i, %i : tensor<4xi64>
+  %4 = ember.compare gt, %p, %p : tensor<4xi1>
+  %5 = ember.compare ge, %a, %b : tensor<4xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>
+}
+
+func.func @select(%c: tensor<2x3xi1>, %a: tensor<2x3xf64>, %b: tensor<2x3xf64>, %d: tensor<i1>, %x: tensor<i32>)
+    -> (tensor<2x3xf64>, tensor<i32>) {
+  %0 = ember.select %c, %a, %b : tensor<2x3xi1>, tensor<2x3xf64>
+  %1 = ember.select %d, %x, %x : tensor<i1>, tensor<i32>
+  return %0, %1 : tensor<2x3xf64>, tensor<i32>
+}
+
+
+func.func @unary_float(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = ember.neg %x : tensor<4xf32>
+  %1 = ember.abs %0 : tensor<4xf32>
+  %2 = ember.exp %1 : tensor<4xf32>
+  %3 = ember.log %2 : tensor<4xf32>
+  %4 = ember.log1p %3 : tensor<4xf32>
+  %5 = ember.sqrt %4 : tensor<4xf32>
+  %6 = ember.rsqrt %5 : tensor<4xf32>
+  %7 = ember.tanh %6 : tensor<4xf32>
+  %8 = ember.sigmoid %7 : tensor<4xf32>
+  %9 = ember.relu %8 : tensor<4xf32>
+  %10 = ember.square %9 : tensor<4xf32>
+  %11 = ember.sign %10 : tensor<4xf32>
+  %12 = ember.sin %11 : tensor<4xf32>
+  %13 = ember.cos %12 : tensor<4xf32>
+  return %13 : tensor<4xf32>
+}
+
+func.func @unary_int(%x: tensor<2x2xi64>, %y: tensor<f64>) -> (tensor<2x2xi64>, tensor<f64>) {
+  %0 = ember.neg %x : tensor<2x2xi64>
+  %1 = ember.abs %0 : tensor<2x2xi64>
+  %2 = ember.relu %1 : tensor<2x2xi64>
+  %3 = ember.square %2 : tensor<2x2xi64>
+  %4 = ember.sign %3 : tensor<2x2xi64>
+  %5 = ember.not %4 : tensor<2x2xi64>
+  %6 = ember.exp %y : tensor<f64>
+  return %5, %6 : tensor<2x2xi64>, tensor<f64>
+}
+
+func.func @cast(%x: tensor<2x3xf32>, %b: tensor<i1>) -> (tensor<2x3xi1>, tensor<f32>) {
+  %0 = ember.cast %x : tensor<2x3xf32> -> tensor<2x3xi32>
+  %1 = ember.cast %0 : tensor<2x3xi32> -> tensor<2x3xi64>
+  %2 = ember.cast %1 : tensor<2x3xi64> -> tensor<2x3xf64>
+  %3 = ember.cast %2 : tensor<2x3xf64> -> tensor<2x3xi1>
+  %4 = ember.cast %b : tensor<i1> -> tensor<f32>
+  return %3, %4 : tensor<2x3xi1>, tensor<f32>
+}
+
+
+func.func @constant() -> (tensor<2x2xf32>, tensor<3xi32>, tensor<i64>, tensor<2xi1>, tensor<2x3xf64>) {
+  %0 = ember.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %1 = ember.constant dense<[1, -2, 3]> : tensor<3xi32>
+  %2 = ember.constant dense<7> : tensor<i64>
+  %3 = ember.constant dense<[true, false]> : tensor<2xi1>
+  %4 = ember.constant dense<0.25> : tensor<2x3xf64>
+  return %0, %1, %2, %3, %4 : tensor<2x2xf32>, tensor<3xi32>, tensor<i64>, tensor<2xi1>, tensor<2x3xf64>
+}
+
+func.func @broadcast_to(%x: tensor<3xf32>, %y: tensor<2x1xi32>, %z: tensor<i1>)
+    -> (tensor<2x3xf32>, tensor<4x2x5xi32>, tensor<3x2xi1>) {
+  %0 = ember.broadcast_to %x : tensor<3xf32> -> tensor<2x3xf32>
+  %1 = ember.broadcast_to %y : tensor<2x1xi32> -> tensor<4x2x5xi32>
+  %2 = ember.broadcast_to %z : tensor<i1> -> tensor<3x2xi1>
+  return %0, %1, %2 : tensor<2x3xf32>, tensor<4x2x5xi32>, tensor<3x2xi1>
+}
+
+func.func @reshape(%x: tensor<2x3xf32>, %s: tensor<i64>) -> (tensor<3x1x2xf32>, tensor<1x1xi64>) {
+  %0 = ember.reshape %x : tensor<2x3xf32> -> tensor<6xf32>
+  %1 = ember.reshape %0 : tensor<6xf32> -> tensor<3x1x2xf32>
+  %2 = ember.reshape %s : tensor<i64> -> tensor<1x1xi64>
+  return %1, %2 : tensor<3x1x2xf32>, tensor<1x1xi64>
+}
+
+func.func @transpose(%x: tensor<2x3x4xi64>) -> tensor<4x2x3xi64> {
+  %0 = ember.transpose %x permutation = [2, 0, 1] : tensor<2x3x4xi64> -> tensor<4x2x3xi64>
+  return %0 : tensor<4x2x3xi64>
+}
+
+func.func @slice(%x: tensor<5x6xf64>) -> (tensor<2x2xf64>, tensor<0x3xf64>) {
+  %0 = ember.slice %x start = [1, 0] limit = [5, 6] stride = [2, 4] : tensor<5x6xf64> -> tensor<2x2xf64>
+  %1 = ember.slice %x start = [2, 3] limit = [2, 6] stride = [1, 1] : tensor<5x6xf64> -> tensor<0x3xf64>
+  return %0, %1 : tensor<2x2xf64>, tensor<0x3xf64>
+}
+
+func.func @concat(%a: tensor<2x3xi32>, %b: tensor<2x1xi32>, %c: tensor<2x2xi32>) -> (tensor<2x6xi32>, tensor<2x3xi32>) {
+  %0 = ember.concat %a, %b, %c axis = 1 : tensor<2x3xi32>, tensor<2x1xi32>, tensor<2x2xi32> -> tensor<2x6xi32>
+  %1 = ember.concat %a axis = 0 : tensor<2x3xi32> -> tensor<2x3xi32>
+  return %0, %1 : tensor<2x6xi32>, tensor<2x3xi32>
+}
+
+func.func @gather(%x: tensor<5x3xf32>, %i: tensor<2x2xi64>, %j: tensor<i32>) -> (tensor<2x2x3xf32>, tensor<5xf32>) {
+  %0 = ember.gather %x, %i axis = 0 : tensor<5x3xf32>, tensor<2x2xi64> -> tensor<2x2x3xf32>
+  %1 = ember.gather %x, %j axis = 1 : tensor<5x3xf32>, tensor<i32> -> tensor<5xf32>
+  return %0, %1 : tensor<2x2x3xf32>, tensor<5xf32>
+}
+
+
+func.func @reductions(%x: tensor<2x3x4xf32>, %y: tensor<2x3xi32>)
+    -> (tensor<2x4xf32>, tensor<1x3x1xf32>, tensor<i32>, tensor<2x1xi32>, tensor<3xf32>, tensor<2x3xi32>) {
+  %0 = ember.reduce_sum %x axes = [1] : tensor<2x3x4xf32> -> tensor<2x4xf32>
+  %1 = ember.reduce_max %x axes = [0, 2] keepdims : tensor<2x3x4xf32> -> tensor<1x3x1xf32>
+  %2 = ember.reduce_min %y axes = [0, 1] : tensor<2x3xi32> -> tensor<i32>
+  %3 = ember.reduce_prod %y axes = [1] keepdims : tensor<2x3xi32> -> tensor<2x1xi32>
+  %4 = ember.reduce_mean %x axes = [2, 0] : tensor<2x3x4xf32> -> tensor<3xf32>
+  %5 = ember.reduce_sum %y axes = [] : tensor<2x3xi32> -> tensor<2x3xi32>
+  return %0, %1, %2, %3, %4, %5 : tensor<2x4xf32>, tensor<1x3x1xf32>, tensor<i32>, tensor<2x1xi32>, tensor<3xf32>, tensor<2x3xi32>
+}
+
+func.func @argmax(%x: tensor<2x3xf32>, %y: tensor<4xi64>) -> (tensor<2xi64>, tensor<1x3xi64>, tensor<i64>) {
+  %0 = ember.argmax %x axis = 1 : tensor<2x3xf32> -> tensor<2xi64>
+  %1 = ember.argmax %x axis = 0 keepdims : tensor<2x3xf32> -> tensor<1x3xi64>
+  %2 = ember.argmax %y axis = 0 : tensor<4xi64> -> tensor<i64>
+  return %0, %1, %2 : tensor<2xi64>, tensor<1x3xi64>, tensor<i64>
+}
+
+
+func.func @matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %c: tensor<5x2x3x4xi64>, %d: tensor<5x2x4x6xi64>)
+    -> (tensor<2x4xf32>, tensor<5x2x3x6xi64>) {
+  %0 = ember.matmul %a, %b : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+  %1 = ember.matmul %c, %d : tensor<5x2x3x4xi64>, tensor<5x2x4x6xi64> -> tensor<5x2x3x6xi64>
+  return %0, %1 : tensor<2x4xf32>, tensor<5x2x3x6xi64>
+}
+
+
+
+
+func.func @generic_form(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> (tensor<2x3xi1>, tensor<1x3xf32>, tensor<3x2xf32>) {
+  %0 = "ember.add"(%a, %b) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %1 = "ember.compare"(%0, %b) <{direction = 5 : i32}> : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1>
+  %2 = "ember.reduce_sum"(%0) <{axes = array<i64: 0>, keepdims}> : (tensor<2x3xf32>) -> tensor<1x3xf32>
+  %3 = "ember.transpose"(%a) <{permutation = array<i64: 1, 0>}> : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return %1, %2, %3 : tensor<2x3xi1>, tensor<1x3xf32>, tensor<3x2xf32>
+}
+
+func.func @conv2d(%x: tensor<2x7x6x3xf32>, %w: tensor<3x2x3x4xf32>) -> tensor<2x4x3x4xf32> {
+  %0 = ember.conv2d %x, %w strides = [2, 2] dilations = [1, 1] input_dilations = [1, 1] padding = [1, 1, 0, 0] : tensor<2x7x6x3xf32>, tensor<3x2x3x4xf32> -> tensor<2x4x3x4xf32>
+  return %0 : tensor<2x4x3x4xf32>
+}
+
+func.func @pooling(%x: tensor<1x5x5x2xf32>, %dy: tensor<1x3x3x2xf32>) -> (tensor<1x3x3x2xf32>, tensor<1x3x3x2xf32>, tensor<1x5x5x2xf32>, tensor<1x5x5x2xf32>) {
+  %m = ember.max_pool2d %x window = [3, 3] strides = [2, 2] padding = [1, 1, 1, 1] : tensor<1x5x5x2xf32> -> tensor<1x3x3x2xf32>
+  %a = ember.avg_pool2d %x window = [2, 2] strides = [2, 2] padding = [0, 1, 0, 1] : tensor<1x5x5x2xf32> -> tensor<1x3x3x2xf32>
+  %gm = ember.max_pool2d_grad %x, %dy window = [3, 3] strides = [2, 2] padding = [1, 1, 1, 1] : tensor<1x5x5x2xf32>, tensor<1x3x3x2xf32> -> tensor<1x5x5x2xf32>
+  %ga = ember.avg_pool2d_grad %x, %dy window = [2, 2] strides = [2, 2] padding = [0, 1, 0, 1] : tensor<1x5x5x2xf32>, tensor<1x3x3x2xf32> -> tensor<1x5x5x2xf32>
+  return %m, %a, %gm, %ga : tensor<1x3x3x2xf32>, tensor<1x3x3x2xf32>, tensor<1x5x5x2xf32>, tensor<1x5x5x2xf32>
+}
+
+func.func @half_precision(%a: tensor<4xbf16>, %m: tensor<2x4xf16>, %n: tensor<4x3xf16>) -> (tensor<4xf16>, tensor<2x3xf16>, tensor<2xbf16>) {
+  %0 = ember.add %a, %a : tensor<4xbf16>
+  %1 = ember.exp %0 : tensor<4xbf16>
+  %2 = ember.cast %1 : tensor<4xbf16> -> tensor<4xf16>
+  %3 = ember.matmul %m, %n : tensor<2x4xf16>, tensor<4x3xf16> -> tensor<2x3xf16>
+  %4 = ember.constant dense<1.5> : tensor<2xbf16>
+  return %2, %3, %4 : tensor<4xf16>, tensor<2x3xf16>, tensor<2xbf16>
+}
+
+func.func @custom_gradients(%x: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %y = ember.exp %x : tensor<f32>
+  %r = ember.custom_gradient %y inputs(%x : tensor<f32>) : tensor<f32> {
+  ^bb0(%g: tensor<f32>):
+    %d = ember.mul %g, %y : tensor<f32>
+    ember.yield %d : tensor<f32>
+  }
+  %s = ember.custom_gradient %y : tensor<f32> {
+  ^bb0(%g: tensor<f32>):
+    ember.yield
+  }
+  return %r, %s : tensor<f32>, tensor<f32>
+}
