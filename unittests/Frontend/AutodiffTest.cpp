@@ -410,6 +410,36 @@ TEST(Autodiff, GradOfOneTensorArgumentIsATensorSoGradsCompose) {
   }
 }
 
+TEST(Autodiff, ValueAndGradOfOneTensorIsTheValueAndATensor) {
+  // As JAX's value_and_grad: (value, gradient) for a function of one
+  // Tensor, (value, gradients) otherwise; both bind with structured bindings.
+  auto vg = value_and_grad([](const Tensor &x) { return reduce_sum(x * x); }, "square");
+  auto [value, gradient] = vg(Tensor({1.f, 2.f}));
+  static_assert(std::is_same_v<decltype(gradient), Tensor>);
+  EXPECT_EQ(value.item<float>(), 5.f);
+  EXPECT_EQ(gradient.to_vector<float>(), (std::vector<float>{2, 4}));
+  ValueAndGradient r = vg(Tensor({3.f}));
+  EXPECT_EQ(r.gradient.item<float>(), 6.f);
+  ASSERT_EQ(r.gradients.size(), 1u); // the general form still holds it
+  ValueAndGrad general = vg(Tensor({3.f}));
+  EXPECT_EQ(general.gradients[0].item<float>(), 6.f);
+  // Host arguments do not count: still one Tensor.
+  auto scaled = value_and_grad([](const Tensor &x, float k) { return reduce_sum(x) * k; }, "s");
+  auto [v2, g2] = scaled(Tensor({1.f, 1.f}), 3.f);
+  EXPECT_EQ(g2.to_vector<float>(), (std::vector<float>{3, 3}));
+  // Two Tensors: a vector of gradients.
+  auto product = value_and_grad(
+      [](const Tensor &a, const Tensor &b) { return reduce_sum(a * b); }, "product");
+  auto [v3, gradients] = product(Tensor({1.f, 2.f}), Tensor({3.f, 4.f}));
+  static_assert(std::is_same_v<decltype(gradients), std::vector<Tensor>>);
+  ASSERT_EQ(gradients.size(), 2u);
+  EXPECT_EQ(gradients[1].to_vector<float>(), (std::vector<float>{1, 2}));
+  // The one Tensor must be floating-point (JAX raises too).
+  auto ints = value_and_grad([](const Tensor &x) { return reduce_sum(cast(x, DType::Float32)); },
+                             "ints");
+  EXPECT_THROW(ints(Tensor({1, 2})), Error);
+}
+
 TEST(Autodiff, HessianVectorProductsThroughMatmulMatchFiniteDifferences) {
   // hvp(W) = d/dW <grad_W loss(W), v>, against central differences of the
   // (compiled) gradient itself.

@@ -336,12 +336,37 @@ private:
 };
 
 /// The value of a scalar function and its gradients (value_and_grad).
+/// `auto [value, gradients] = vg(a, b);` binds them in that order.
 struct ValueAndGrad {
   Tensor value;
   /// One per argument in `argnums`, in that order; without argnums, one per
   /// floating-point tensor argument.
   std::vector<Tensor> gradients;
 };
+
+/// value_and_grad of a function of one Tensor argument: as JAX's, the value
+/// and that argument's gradient, a Tensor (`auto [value, gradient] =
+/// vg(x);`); `gradients` holds it too, as for any function.
+struct ValueAndGradient : ValueAndGrad {
+  Tensor gradient;
+};
+
+namespace detail {
+/// How many of a call's arguments are Tensors.
+template <typename... Args>
+constexpr size_t tensorArgCount() {
+  return (size_t(0) + ... + (std::is_same_v<std::decay_t<Args>, Tensor> ? 1 : 0));
+}
+
+/// grad(f)'s result for an `f` of one Tensor argument: that argument's gradient.
+inline Tensor onlyGradient(std::vector<Tensor> gradients, const std::string &name) {
+  if (gradients.size() != 1)
+    throw Error("ember::grad '" + name +
+                "': the function's one Tensor argument is not floating-point: gradients need "
+                "floating-point arguments (float32, float64, float16 or bfloat16)");
+  return std::move(gradients.front());
+}
+} // namespace detail
 
 /// The positions of the arguments to differentiate with respect to, as JAX's
 /// `argnums`: `value_and_grad(loss, Argnums{0, 1})` gives the gradients of
@@ -356,22 +381,29 @@ struct Argnums {
 /// `value_and_grad(f)(args...)`: f's value and its gradient with respect to
 /// each floating-point tensor argument (for a non-scalar result, of its sum),
 /// computed by one compiled function: the forward pass and its reverse-mode
-/// derivative (ember-autodiff), optimized and fused together.
+/// derivative (ember-autodiff), optimized and fused together. For a
+/// function of one Tensor argument, as JAX's: the value and a Tensor
+/// (ValueAndGradient).
 template <typename F>
 class GradFunction {
 public:
   GradFunction(F f, std::string name, std::optional<std::vector<int>> argnums = std::nullopt)
-      : f_(std::make_shared<const F>(std::move(f))),
+      : f_(std::make_shared<const F>(std::move(f))), name_(name),
         core_(std::make_shared<detail::FunctionCore>(std::move(name), /*differentiate=*/true,
                                                      std::move(argnums))) {}
 
+  /// A ValueAndGradient for a function of one Tensor argument (which must
+  /// be floating-point), else a ValueAndGrad.
   template <typename... Args>
-  ValueAndGrad operator()(const Args &...args) const {
+  auto operator()(const Args &...args) const {
     std::vector<Tensor> outputs =
         core_->call(detail::keyOf(args...), traceOf(args...), keepTraceOf(args...));
-    ValueAndGrad result;
+    std::conditional_t<detail::tensorArgCount<Args...>() == 1, ValueAndGradient, ValueAndGrad>
+        result;
     result.value = outputs.front();
     result.gradients.assign(outputs.begin() + 1, outputs.end());
+    if constexpr (detail::tensorArgCount<Args...>() == 1)
+      result.gradient = detail::onlyGradient(result.gradients, name_);
     return result;
   }
 
@@ -414,6 +446,7 @@ private:
   }
 
   std::shared_ptr<const F> f_; // shared with the tapes that recorded calls
+  std::string name_;
   std::shared_ptr<detail::FunctionCore> core_;
 };
 
@@ -428,23 +461,6 @@ GradFunction<std::decay_t<F>> value_and_grad(F &&f, Argnums argnums, std::string
   return GradFunction<std::decay_t<F>>(std::forward<F>(f), std::move(name),
                                        std::move(argnums.positions));
 }
-
-namespace detail {
-/// How many of a call's arguments are Tensors.
-template <typename... Args>
-constexpr size_t tensorArgCount() {
-  return (size_t(0) + ... + (std::is_same_v<std::decay_t<Args>, Tensor> ? 1 : 0));
-}
-
-/// grad(f)'s result for an `f` of one Tensor argument: that argument's gradient.
-inline Tensor onlyGradient(std::vector<Tensor> gradients, const std::string &name) {
-  if (gradients.size() != 1)
-    throw Error("ember::grad '" + name +
-                "': the function's one Tensor argument is not floating-point: gradients need "
-                "floating-point arguments (float32, float64, float16 or bfloat16)");
-  return std::move(gradients.front());
-}
-} // namespace detail
 
 /// `grad(f)(args...)`: the gradients of value_and_grad(f)(args...) alone. For
 /// an `f` of one Tensor argument (other arguments host values) it is that
@@ -482,6 +498,61 @@ Function<std::decay_t<F>> function(F &&f, std::string name = "function") {
   return Function<std::decay_t<F>>(std::forward<F>(f), std::move(name));
 }
 
+} // namespace ember
+
+// Structured bindings: (value, gradients), and (value, gradient) for a
+// function of one Tensor argument.
+template <>
+struct std::tuple_size<ember::ValueAndGrad> : std::integral_constant<size_t, 2> {};
+template <>
+struct std::tuple_size<ember::ValueAndGradient> : std::integral_constant<size_t, 2> {};
+template <>
+struct std::tuple_element<0, ember::ValueAndGrad> {
+  using type = ember::Tensor;
+};
+template <>
+struct std::tuple_element<1, ember::ValueAndGrad> {
+  using type = std::vector<ember::Tensor>;
+};
+template <size_t I>
+struct std::tuple_element<I, ember::ValueAndGradient> {
+  using type = ember::Tensor;
+};
+
+namespace ember {
+template <size_t I>
+auto &get(ValueAndGrad &r) {
+  if constexpr (I == 0)
+    return r.value;
+  else
+    return r.gradients;
+}
+template <size_t I>
+const auto &get(const ValueAndGrad &r) {
+  if constexpr (I == 0)
+    return r.value;
+  else
+    return r.gradients;
+}
+template <size_t I>
+auto &&get(ValueAndGrad &&r) {
+  if constexpr (I == 0)
+    return std::move(r.value);
+  else
+    return std::move(r.gradients);
+}
+template <size_t I>
+Tensor &get(ValueAndGradient &r) {
+  return I == 0 ? r.value : r.gradient;
+}
+template <size_t I>
+const Tensor &get(const ValueAndGradient &r) {
+  return I == 0 ? r.value : r.gradient;
+}
+template <size_t I>
+Tensor &&get(ValueAndGradient &&r) {
+  return std::move(I == 0 ? r.value : r.gradient);
+}
 } // namespace ember
 
 #endif // EMBER_FUNCTION_H
