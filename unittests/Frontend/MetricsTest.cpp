@@ -177,7 +177,7 @@ TEST(Plot, SmoothedAsTensorBoardSmoothsScalars) {
   EXPECT_DOUBLE_EQ(trend[0], 2.0);
   EXPECT_DOUBLE_EQ(trend[1], (0.5 * 2.0 * 0.5 + 0.5 * 1.0) / (1 - 0.25)); // 4/3
   EXPECT_TRUE(std::isnan(trend[2]));
-  EXPECT_DOUBLE_EQ(trend[3], ((0.25 * 2.0 + 0.25 * 1.0) * 0.5 + 0.5 * 4.0) / (1 - 0.125));
+  EXPECT_DOUBLE_EQ(trend[3], ((0.25 * 2.0 + 0.5 * 1.0) * 0.5 + 0.5 * 4.0) / (1 - 0.125));
   EXPECT_EQ(plot::smoothed(losses, 0)[3], 4.0);
   EXPECT_THROW(plot::smoothed(losses, 1.0), Error);
   // Drawn as TensorBoard does: the values faint, the smoothed line over them
