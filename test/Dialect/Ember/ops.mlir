@@ -428,3 +428,14 @@ func.func @custom_gradients(%x: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
   }
   return %r, %s : tensor<f32>, tensor<f32>
 }
+
+// A print (an effect, kept however often it repeats) and a fault report
+// (made by the lowering in scalar bodies, round-tripped all the same).
+// CHECK-LABEL: func.func @effects(
+// CHECK:         ember.print %{{.*}} message = "x = " : tensor<2xf32>
+// CHECK:         %{{.*}} = ember.fault_if %{{.*}}, %{{.*}} {kind = 1 : i32, site = 0 : i32} : i32
+func.func @effects(%x: tensor<2xf32>, %zero: i1, %q: i32) -> i32 {
+  ember.print %x message = "x = " : tensor<2xf32>
+  %r = ember.fault_if %zero, %q {kind = 1 : i32, site = 0 : i32} : i32
+  return %r : i32
+}
