@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""ember's include rules (docs/ARCHITECTURE.md, section 1), checked.
+
+Every quoted #include with a path ("ember/...", "mlir/...", "emberrt/...")
+in a folder must start with one of the prefixes its row allows; arrows point
+only downward. The most specific row (the longest matching path) applies,
+so a single header can be held to a stricter rule than its folder. A quoted
+include without a folder ("Tracer.h") must name a header of the including
+file's own folder: a folder's private headers stay inside it.
+
+usage: check_includes.py SOURCE_ROOT
+"""
+
+import os
+import re
+import sys
+
+COMPILER = ["mlir/", "llvm/"]
+
+# (paths, allowed prefixes), bottom to top.
+RULES = [
+    (["runtime"], ["emberrt/"]),
+    (["include/ember/Dialect", "lib/Dialect"], ["ember/Dialect/"] + COMPILER),
+    (["include/ember/Transforms", "lib/Transforms"],
+     ["ember/Dialect/", "ember/Transforms/"] + COMPILER),
+    (["include/ember/Conversion", "lib/Conversion"],
+     ["ember/Dialect/", "ember/Conversion/"] + COMPILER),
+    (["include/ember/Codegen/CPU", "lib/Codegen/CPU"],
+     ["ember/Dialect/", "ember/Conversion/", "ember/Codegen/CPU/"] + COMPILER),
+    # The GPU's code generation is MLIR's dialects only.
+    (["include/ember/Codegen/CUDA", "lib/Codegen/CUDA"], ["ember/Codegen/CUDA/"] + COMPILER),
+    # Pipelines name passes as text: no pass header.
+    (["include/ember/Pipelines", "lib/Pipelines"], ["ember/Pipelines/"] + COMPILER),
+    # The one place that knows every pass.
+    (["include/ember/Init", "lib/Init"],
+     ["ember/Dialect/", "ember/Transforms/", "ember/Conversion/", "ember/Codegen/",
+      "ember/Pipelines/", "ember/Init/"] + COMPILER),
+    (["include/ember/Compiler", "lib/Compiler"],
+     ["ember/Compiler/", "ember/Init/", "ember/Pipelines/"] + COMPILER),
+    # The JIT, above the compiler. Its one upward edge: TensorSpec needs
+    # DType (a Support layer is to take DType and Half, issue 24 step 3).
+    (["include/ember/JIT", "lib/JIT"],
+     ["ember/JIT/", "ember/Compiler/", "ember/Init/", "ember/Pipelines/", "ember/Dialect/",
+      "ember/Conversion/", "emberrt/", "ember/Frontend/DType.h", "ember/Frontend/Half.h"]
+     + COMPILER),
+    # The JIT headers the front end includes take no MLIR or LLVM.
+    (["include/ember/JIT/KernelCompiler.h", "include/ember/JIT/FunctionBuilder.h"],
+     ["ember/JIT/", "emberrt/", "ember/Frontend/DType.h", "ember/Frontend/Half.h"]),
+    # The front end reaches the compiler only through those two headers.
+    (["include/ember/Frontend", "include/ember/ember.h", "lib/Frontend"],
+     ["ember/Frontend/", "ember/ember.h", "ember/JIT/KernelCompiler.h",
+      "ember/JIT/FunctionBuilder.h", "emberrt/"]),
+    (["tools"], ["ember/Compiler/", "ember/Init/"] + COMPILER),
+]
+
+# Headers CMake generates into the build folder (cmake/BuildId.cmake).
+GENERATED = {"EmberBuildId.h"}
+
+SOURCE = re.compile(r"\.(h|hpp|c|cpp|inc)$")
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def rule_for(path):
+    best = None
+    for paths, allowed in RULES:
+        for p in paths:
+            if path == p or path.startswith(p + "/"):
+                if best is None or len(p) > len(best[0]):
+                    best = (p, allowed)
+    return best
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    root = sys.argv[1]
+    problems, checked = [], 0
+    for top in ["runtime", "include/ember", "lib", "tools"]:
+        for folder, _, files in os.walk(os.path.join(root, top)):
+            for name in files:
+                if not SOURCE.search(name):
+                    continue
+                path = os.path.relpath(os.path.join(folder, name), root)
+                rule = rule_for(path)
+                if rule is None:
+                    problems.append(f"{path}: no include rule covers this folder (add a row)")
+                    continue
+                checked += 1
+                with open(os.path.join(root, path), encoding="utf-8") as f:
+                    text = f.read()
+                for included in INCLUDE.findall(text):
+                    line = text[:text.find(f'"{included}"')].count("\n") + 1
+                    if "/" not in included:
+                        if included not in GENERATED and not os.path.exists(os.path.join(folder, included)):
+                            problems.append(f"{path}:{line}: \"{included}\" is not a header of "
+                                            f"this folder (private headers stay inside theirs)")
+                    elif not any(included.startswith(a) for a in rule[1]):
+                        problems.append(f"{path}:{line}: includes \"{included}\", which the rule "
+                                        f"for {rule[0]} does not allow (allowed: "
+                                        f"{', '.join(rule[1])})")
+    for p in problems:
+        print(p)
+    print(f"{checked} files checked, {len(problems)} include rule violations")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
