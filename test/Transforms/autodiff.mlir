@@ -124,6 +124,20 @@ func.func @slices(%s: tensor<3x2xf32>, %v: tensor<2xf32>, %i: index) -> tensor<2
 
 // -----
 
+// avg_pool2d_grad is linear in its cotangent: its own gradient (second
+// derivatives through average pooling) pools the incoming one; the input,
+// read for its shape, gets none.
+// CHECK-LABEL: func.func @pool_grad_vjp(
+// CHECK-SAME:      %[[X:.*]]: tensor<1x4x4x1xf32>, %[[DY:.*]]: tensor<1x2x2x1xf32>, %[[G:.*]]: tensor<1x4x4x1xf32>
+// CHECK:         %[[P:.*]] = ember.avg_pool2d %[[G]] window = [2, 2] strides = [2, 2] padding = [0, 0, 0, 0] : tensor<1x4x4x1xf32> -> tensor<1x2x2x1xf32>
+// CHECK:         return %{{.*}}, %[[P]]
+func.func @pool_grad(%x: tensor<1x4x4x1xf32>, %dy: tensor<1x2x2x1xf32>) -> tensor<1x4x4x1xf32> attributes {ember.differentiate = array<i64: 1>} {
+  %0 = ember.avg_pool2d_grad %x, %dy window = [2, 2] strides = [2, 2] padding = [0, 0, 0, 0] : tensor<1x4x4x1xf32>, tensor<1x2x2x1xf32> -> tensor<1x4x4x1xf32>
+  return %0 : tensor<1x4x4x1xf32>
+}
+
+// -----
+
 func.func @whiley(%x: tensor<f32>) -> tensor<f32> attributes {ember.differentiate} {
   // expected-error @+1 {{'scf.while' op is not differentiable by ember-autodiff yet (loops)}}
   %0 = scf.while (%a = %x) : (tensor<f32>) -> tensor<f32> {

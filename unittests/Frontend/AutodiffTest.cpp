@@ -322,6 +322,31 @@ TEST(Autodiff, SecondDerivativesThroughCountedLoops) {
   }
 }
 
+TEST(Autodiff, SecondDerivativesThroughAveragePooling) {
+  // grad(grad(f)) differentiates avg_pool2d_grad (linear in its cotangent:
+  // its own gradient is the pooling of g), SAME padding so that windows
+  // overlap the border. Against central differences of the first derivative.
+  auto f = [](const Tensor &x) {
+    Tensor y = nn::avg_pool2d(x * x, {2, 2}, {1, 1}, "SAME");
+    return reduce_sum(y * y);
+  };
+  auto df = grad(f, "pool");
+  auto d2f = grad([&](const Tensor &x) { return reduce_sum(df(x) * df(x)); }, "pool_grad");
+  Tensor x = uniform({1, 3, 3, 2}, 49);
+  std::vector<double> second = d2f(x).to_vector<double>(), at = x.to_vector<double>();
+  const double h = 1e-5;
+  for (size_t k = 0; k < at.size(); ++k) {
+    auto sumOfSquares = [&](double delta) {
+      std::vector<double> moved = at;
+      moved[k] += delta;
+      Tensor g = df(Tensor::from_vector(moved, x.shape(), DType::Float64));
+      return reduce_sum(g * g).item<double>();
+    };
+    double numeric = (sumOfSquares(h) - sumOfSquares(-h)) / (2 * h);
+    EXPECT_NEAR(second[k], numeric, 1e-6 * std::max(1.0, std::fabs(numeric))) << "element " << k;
+  }
+}
+
 TEST(Autodiff, ThroughBranchesInsideCountedLoops) {
   // ember::cond inside ember::fori_loop (scf.if inside scf.for): the reverse
   // loop recomputes each iteration's branch and sweeps it (this crashed

@@ -36,10 +36,9 @@ const std::map<std::string, std::string> kNoGradientRuleNeeded = {
 };
 /// Ops whose rule is still to be written: ember-autodiff refuses to
 /// differentiate them ("has no gradient rule"), so second derivatives
-/// through pooling are refused, not wrong. Remove an entry with its rule.
+/// through max pooling are refused, not wrong. Remove an entry with its rule.
 const std::map<std::string, std::string> kGradientRuleMissing = {
     {"ember.max_pool2d_grad", "second derivatives through max pooling"},
-    {"ember.avg_pool2d_grad", "second derivatives through average pooling"},
 };
 /// Ops the CPU lowers elsewhere than convert-ember-to-linalg, and where.
 const std::map<std::string, std::string> kLoweredElsewhere = {

@@ -510,3 +510,11 @@ EMBER_VJP(AvgPool2DOp) {
                                         getWindow(), getStrides(), getPadding()));
   return success();
 }
+// avg_pool2d_grad is A^T dy for the pooling's linear map A: its adjoint in
+// dy is A itself, the pooling of g; the input is read for its shape alone.
+EMBER_VJP(AvgPool2DGradOp) {
+  out.push_back(Value());
+  out.push_back(AvgPool2DOp::create(builder, getLoc(), cotangents[0], getWindow(), getStrides(),
+                                    getPadding()));
+  return success();
+}

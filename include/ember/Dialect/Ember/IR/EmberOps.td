@@ -527,7 +527,8 @@ def Ember_AvgPool2DOp : Ember_Pool2DOp<"avg_pool2d",
   }];
 }
 
-class Ember_Pool2DGradOp<string mnemonic> : Ember_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+class Ember_Pool2DGradOp<string mnemonic, list<Trait> traits = []>
+    : Ember_Op<mnemonic, !listconcat([Pure, InferTypeOpAdaptor], traits)> {
   let arguments = (ins Ember_Tensor:$input, Ember_Tensor:$cotangent, DenseI64ArrayAttr:$window,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding);
   let results = (outs Ember_Tensor:$result);
@@ -548,13 +549,16 @@ def Ember_MaxPool2DGradOp : Ember_Pool2DGradOp<"max_pool2d_grad"> {
   }];
 }
 
-def Ember_AvgPool2DGradOp : Ember_Pool2DGradOp<"avg_pool2d_grad"> {
+def Ember_AvgPool2DGradOp : Ember_Pool2DGradOp<"avg_pool2d_grad",
+                                                 [DeclareOpInterfaceMethods<Ember_VJPOpInterface>]> {
   let summary = "the gradient of ember.avg_pool2d";
   let description = [{
     The input's gradient for `ember.avg_pool2d` of `input` (read for its
     shape alone) whose result's gradient is `cotangent`: each window's
     cotangent divided among the input elements of the window. Made by
-    reverse-mode differentiation; it has no gradient itself.
+    reverse-mode differentiation. It is linear in `cotangent`, so its own
+    gradient (second derivatives through average pooling) is the average
+    pooling of its cotangent; `input` gets none.
   }];
 }
 
