@@ -67,6 +67,8 @@ TapeRecording *ember::detail::activeTape() {
   return nullptr;
 }
 
+bool ember::detail::tapeRecordsCalls() { return !currentTracer() && activeTape(); }
+
 void ember::detail::recordOnTapes(const OpDef &op, std::span<const int64_t> attrWords,
                                   std::span<const Tensor *const> inputs,
                                   const jit::TensorSpec *resultType, const Tensor &result,

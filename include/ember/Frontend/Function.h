@@ -199,6 +199,10 @@ std::array<int, sizeof...(Args)> tensorSlots() {
   return slots;
 }
 
+/// Whether an eager GradientTape of this thread records what runs now (a
+/// call of a compiled function is then recorded as one op).
+bool tapeRecordsCalls();
+
 /// The type-erased part of a traced function: signature cache, tracing,
 /// compiling and calling concrete functions.
 class FunctionCore {
@@ -307,9 +311,12 @@ private:
     };
   }
 
-  /// traceOf, owning `f` and copies of the arguments.
+  /// traceOf, owning `f` and copies of the arguments; only while a tape
+  /// records (none on the usual call: no type-erased closure to build).
   template <typename R, typename... Args>
   detail::FunctionCore::KeepTrace keepTraceOf(const Args &...args) const {
+    if (!detail::tapeRecordsCalls())
+      return {};
     return [this, &args...]() -> detail::FunctionCore::Trace {
       auto slots = detail::tensorSlots<Args...>();
       return [f = f_, slots, ... kept = detail::keep(args)](const std::vector<Tensor> &symbolic) {
@@ -426,9 +433,12 @@ private:
     };
   }
 
-  /// traceOf, owning `f` and copies of the arguments.
+  /// traceOf, owning `f` and copies of the arguments (only while a tape
+  /// records).
   template <typename... Args>
   detail::FunctionCore::KeepTrace keepTraceOf(const Args &...args) const {
+    if (!detail::tapeRecordsCalls())
+      return {};
     return [this, &args...]() -> detail::FunctionCore::Trace {
       auto slots = detail::tensorSlots<Args...>();
       return [f = f_, slots, ... kept = detail::keep(args)](const std::vector<Tensor> &symbolic) {
