@@ -138,6 +138,19 @@ func.func @pool_grad(%x: tensor<1x4x4x1xf32>, %dy: tensor<1x2x2x1xf32>) -> tenso
 
 // -----
 
+// max_pool2d_grad is linear in its cotangent: its own gradient gathers the
+// incoming one at each window's first maximum (max_pool2d_gather).
+// CHECK-LABEL: func.func @max_pool_grad_vjp(
+// CHECK-SAME:      %[[X:.*]]: tensor<1x4x4x1xf32>, %[[DY:.*]]: tensor<1x2x2x1xf32>, %[[G:.*]]: tensor<1x4x4x1xf32>
+// CHECK:         %[[P:.*]] = ember.max_pool2d_gather %[[X]], %[[G]] window = [2, 2] strides = [2, 2] padding = [0, 0, 0, 0]
+// CHECK:         return %{{.*}}, %[[P]]
+func.func @max_pool_grad(%x: tensor<1x4x4x1xf32>, %dy: tensor<1x2x2x1xf32>) -> tensor<1x4x4x1xf32> attributes {ember.differentiate = array<i64: 1>} {
+  %0 = ember.max_pool2d_grad %x, %dy window = [2, 2] strides = [2, 2] padding = [0, 0, 0, 0] : tensor<1x4x4x1xf32>, tensor<1x2x2x1xf32> -> tensor<1x4x4x1xf32>
+  return %0 : tensor<1x4x4x1xf32>
+}
+
+// -----
+
 func.func @whiley(%x: tensor<f32>) -> tensor<f32> attributes {ember.differentiate} {
   // expected-error @+1 {{'scf.while' op is not differentiable by ember-autodiff yet (loops)}}
   %0 = scf.while (%a = %x) : (tensor<f32>) -> tensor<f32> {
@@ -299,11 +312,3 @@ func.func @pools(%x: tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32> attributes {emb
   return %s : tensor<1x2x2x2xf32>
 }
 
-// -----
-
-// A pooling gradient is not differentiated again.
-func.func @pool_grad_twice(%x: tensor<1x4x4x2xf32>, %g: tensor<1x2x2x2xf32>) -> tensor<1x4x4x2xf32> attributes {ember.differentiate} {
-  // expected-error @+1 {{'ember.max_pool2d_grad' op has no gradient rule (VJPOpInterface)}}
-  %0 = ember.max_pool2d_grad %x, %g window = [2, 2] strides = [2, 2] padding = [0, 0, 0, 0] : tensor<1x4x4x2xf32>, tensor<1x2x2x2xf32> -> tensor<1x4x4x2xf32>
-  return %0 : tensor<1x4x4x2xf32>
-}

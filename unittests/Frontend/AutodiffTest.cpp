@@ -347,6 +347,32 @@ TEST(Autodiff, SecondDerivativesThroughAveragePooling) {
   }
 }
 
+TEST(Autodiff, SecondDerivativesThroughMaxPooling) {
+  // grad(grad(f)) differentiates max_pool2d_grad (linear in its cotangent:
+  // its gradient gathers g at each window's maximum, max_pool2d_gather),
+  // overlapping SAME windows. Distinct random values keep the maxima where
+  // they are over the finite differences' steps.
+  auto f = [](const Tensor &x) {
+    Tensor y = nn::max_pool2d(x * x * x, {2, 2}, {1, 1}, "SAME");
+    return reduce_sum(y * y);
+  };
+  auto df = grad(f, "max_pool");
+  auto d2f = grad([&](const Tensor &x) { return reduce_sum(df(x) * df(x)); }, "max_pool_grad");
+  Tensor x = uniform({1, 3, 3, 2}, 50);
+  std::vector<double> second = d2f(x).to_vector<double>(), at = x.to_vector<double>();
+  const double h = 1e-6;
+  for (size_t k = 0; k < at.size(); ++k) {
+    auto sumOfSquares = [&](double delta) {
+      std::vector<double> moved = at;
+      moved[k] += delta;
+      Tensor g = df(Tensor::from_vector(moved, x.shape(), DType::Float64));
+      return reduce_sum(g * g).item<double>();
+    };
+    double numeric = (sumOfSquares(h) - sumOfSquares(-h)) / (2 * h);
+    EXPECT_NEAR(second[k], numeric, 1e-5 * std::max(1.0, std::fabs(numeric))) << "element " << k;
+  }
+}
+
 TEST(Autodiff, ThroughBranchesInsideCountedLoops) {
   // ember::cond inside ember::fori_loop (scf.if inside scf.for): the reverse
   // loop recomputes each iteration's branch and sweeps it (this crashed

@@ -1163,6 +1163,43 @@ struct Pool2DGradLowering : OpConversionPattern<GradOp> {
   }
 };
 
+/// max_pool2d_gather -> one window reduction carrying, with each window's
+/// running maximum of the input (padded with -inf), the element of `values`
+/// at its place: strictly greater takes over, so the first maximum (row by
+/// row) wins, the one max_pool2d_grad chooses.
+struct MaxPool2DGatherLowering : OpConversionPattern<MaxPool2DGatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(MaxPool2DGatherOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ArrayRef<int64_t> window = op.getWindow(), strides = op.getStrides();
+    double lowest = -std::numeric_limits<double>::infinity();
+    Value input = padSpatially(rewriter, loc, adaptor.getInput(), {1, 1}, op.getPadding(), lowest);
+    Value values = padSpatially(rewriter, loc, adaptor.getValues(), {1, 1}, op.getPadding(), 0);
+    RankedTensorType type = op.getType();
+    MLIRContext *context = rewriter.getContext();
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+    AffineMap inMap = AffineMap::get(
+        6, 0, {d(0), d(1) * strides[0] + d(4), d(2) * strides[1] + d(5), d(3)}, context);
+    WindowLoops loops = windowLoops(context);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type, type},
+        ValueRange{input, values, windowShape(rewriter, loc, window, type.getElementType())},
+        ValueRange{filledTensor(rewriter, loc, type, lowest), filledTensor(rewriter, loc, type, 0)},
+        SmallVector<AffineMap>{inMap, inMap, loops.window, loops.positions, loops.positions},
+        loops.iterators, [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value greater =
+              arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, args[0], args[3]);
+          linalg::YieldOp::create(
+              b, loc,
+              ValueRange{arith::SelectOp::create(b, loc, greater, args[0], args[3]),
+                         arith::SelectOp::create(b, loc, greater, args[1], args[4])});
+        });
+    rewriter.replaceOp(op, generic.getResult(1));
+    return success();
+  }
+};
+
 struct ConvertEmberToLinalgPass
     : ember::impl::ConvertEmberToLinalgPassBase<ConvertEmberToLinalgPass> {
   using ConvertEmberToLinalgPassBase::ConvertEmberToLinalgPassBase;
@@ -1191,5 +1228,5 @@ void mlir::ember::populateEmberToLinalgPatterns(RewritePatternSet &patterns,
                ReduceLowering<ReduceMinOp>, ReduceLowering<ReduceProdOp>,
                ReduceLowering<ReduceMeanOp>, MatmulLowering, Conv2DLowering,
                MaxPool2DLowering, AvgPool2DLowering, Pool2DGradLowering<MaxPool2DGradOp>,
-               Pool2DGradLowering<AvgPool2DGradOp>>(context);
+               Pool2DGradLowering<AvgPool2DGradOp>, MaxPool2DGatherLowering>(context);
 }

@@ -637,3 +637,11 @@ func.func @pool_grad_cotangent(%x: tensor<1x4x4x2xf32>, %dy: tensor<1x3x3x2xf32>
   %0 = "ember.max_pool2d_grad"(%x, %dy) {window = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<1x4x4x2xf32>, tensor<1x3x3x2xf32>) -> tensor<1x4x4x2xf32>
   return
 }
+
+// -----
+
+func.func @pool_gather_values(%x: tensor<1x4x4x1xf32>, %v: tensor<1x2x2x1xf32>) {
+  // expected-error @+1 {{'ember.max_pool2d_gather' op the values must have the input's type 'tensor<1x4x4x1xf32>', got 'tensor<1x2x2x1xf32>'}}
+  %0 = "ember.max_pool2d_gather"(%x, %v) {window = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<1x4x4x1xf32>, tensor<1x2x2x1xf32>) -> tensor<1x2x2x1xf32>
+  return
+}

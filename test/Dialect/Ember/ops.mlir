@@ -439,3 +439,11 @@ func.func @effects(%x: tensor<2xf32>, %zero: i1, %q: i32) -> i32 {
   %r = ember.fault_if %zero, %q {kind = 1 : i32, site = 0 : i32} : i32
   return %r : i32
 }
+
+// The adjoint of max_pool2d_grad (second derivatives through max pooling).
+// CHECK-LABEL: func.func @pool_gather(
+// CHECK:         ember.max_pool2d_gather %{{.*}}, %{{.*}} window = [2, 2] strides = [2, 2] padding = [0, 0, 0, 0] : tensor<1x4x4x1xf32>, tensor<1x4x4x1xf32> -> tensor<1x2x2x1xf32>
+func.func @pool_gather(%x: tensor<1x4x4x1xf32>, %v: tensor<1x4x4x1xf32>) -> tensor<1x2x2x1xf32> {
+  %0 = ember.max_pool2d_gather %x, %v window = [2, 2] strides = [2, 2] padding = [0, 0, 0, 0] : tensor<1x4x4x1xf32>, tensor<1x4x4x1xf32> -> tensor<1x2x2x1xf32>
+  return %0 : tensor<1x2x2x1xf32>
+}

@@ -604,6 +604,14 @@ LogicalResult AvgPool2DGradOp::inferReturnTypes(MLIRContext *, std::optional<Loc
                                                 Adaptor adaptor, SmallVectorImpl<Type> &out) {
   return inferPool2DGrad(getOperationName(), loc, adaptor, out);
 }
+LogicalResult MaxPool2DGatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                                  Adaptor adaptor, SmallVectorImpl<Type> &out) {
+  if (adaptor.getValues().getType() != adaptor.getInput().getType())
+    return emitOptionalError(loc, "'", getOperationName(),
+                             "' op the values must have the input's type ",
+                             adaptor.getInput().getType(), ", got ", adaptor.getValues().getType());
+  return inferPool2D(getOperationName(), loc, adaptor, out);
+}
 
 //===----------------------------------------------------------------------===//
 // Custom gradients

@@ -510,6 +510,22 @@ EMBER_VJP(AvgPool2DOp) {
                                         getWindow(), getStrides(), getPadding()));
   return success();
 }
+// max_pool2d_grad is S(x)^T dy for the selection S(x) of each window's
+// first maximum: its adjoint in dy gathers g at those places; x gets none
+// (the selection is piecewise constant in it). And the gather's adjoint in
+// its values is max_pool2d_grad again.
+EMBER_VJP(MaxPool2DGradOp) {
+  out.push_back(Value());
+  out.push_back(MaxPool2DGatherOp::create(builder, getLoc(), getInput(), cotangents[0],
+                                          getWindow(), getStrides(), getPadding()));
+  return success();
+}
+EMBER_VJP(MaxPool2DGatherOp) {
+  out.push_back(Value());
+  out.push_back(MaxPool2DGradOp::create(builder, getLoc(), getInput(), cotangents[0],
+                                        getWindow(), getStrides(), getPadding()));
+  return success();
+}
 // avg_pool2d_grad is A^T dy for the pooling's linear map A: its adjoint in
 // dy is A itself, the pooling of g; the input is read for its shape alone.
 EMBER_VJP(AvgPool2DGradOp) {

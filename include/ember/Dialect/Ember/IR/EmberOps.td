@@ -538,14 +538,42 @@ class Ember_Pool2DGradOp<string mnemonic, list<Trait> traits = []>
   }];
 }
 
-def Ember_MaxPool2DGradOp : Ember_Pool2DGradOp<"max_pool2d_grad"> {
+def Ember_MaxPool2DGradOp : Ember_Pool2DGradOp<"max_pool2d_grad",
+                                                 [DeclareOpInterfaceMethods<Ember_VJPOpInterface>]> {
   let summary = "the gradient of ember.max_pool2d";
   let description = [{
     The input's gradient for `ember.max_pool2d` of `input` with these
     attributes, whose result's gradient is `cotangent`: each window's
     cotangent goes to the first of its largest elements (row by row), as
     TensorFlow's MaxPoolGrad; elements in several windows add up theirs.
-    Made by reverse-mode differentiation; it has no gradient itself.
+    Made by reverse-mode differentiation. It is linear in `cotangent`: its
+    own gradient there (second derivatives through max pooling) is
+    `ember.max_pool2d_gather` of the incoming one; `input` gets none.
+  }];
+}
+
+def Ember_MaxPool2DGatherOp : Ember_Op<"max_pool2d_gather",
+    [Pure, InferTypeOpAdaptor, DeclareOpInterfaceMethods<Ember_VJPOpInterface>]> {
+  let summary = "each max-pooling window's element of `values` where `input` is largest";
+  let description = [{
+    For each window of `ember.max_pool2d` of `input` (these attributes), the
+    element of `values` (of `input`'s type) at the window's first largest
+    element of `input`, row by row: the position `ember.max_pool2d_grad`
+    sends that window's cotangent to, so this op is its adjoint (as XLA's
+    select-and-gather). Made by reverse-mode differentiation of
+    max_pool2d_grad; its own gradient in `values` is max_pool2d_grad's.
+
+    ```mlir
+    %y = ember.max_pool2d_gather %x, %v window = [2, 2] strides = [2, 2] padding = [0, 0, 0, 0]
+        : tensor<1x4x4x1xf32>, tensor<1x4x4x1xf32> -> tensor<1x2x2x1xf32>
+    ```
+  }];
+  let arguments = (ins Ember_Tensor:$input, Ember_Tensor:$values, DenseI64ArrayAttr:$window,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding);
+  let results = (outs Ember_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $values `window` `=` $window `strides` `=` $strides `padding` `=` $padding
+    attr-dict `:` type($input) `,` type($values) `->` type($result)
   }];
 }
 
