@@ -70,7 +70,6 @@ std::vector<double> plot::smoothed(const std::vector<double> &values, double smo
 std::string plot::line_plot_svg(const std::vector<double> &values, const std::string &title,
                                 const std::string &xlabel, const std::string &ylabel,
                                 double smoothing, int width, int height) {
-  std::vector<double> trend = smoothed(values, smoothing);
   double low = std::numeric_limits<double>::infinity(), high = -low;
   for (double v : values)
     if (std::isfinite(v)) {
@@ -135,7 +134,7 @@ std::string plot::line_plot_svg(const std::vector<double> &values, const std::st
     line(values, "stroke=\"#1f77b4\" stroke-width=\"1.5\"");
   } else {
     line(values, "stroke=\"#1f77b4\" stroke-opacity=\"0.3\" stroke-width=\"1\"");
-    line(trend, "stroke=\"#1f77b4\" stroke-width=\"2\"");
+    line(smoothed(values, smoothing), "stroke=\"#1f77b4\" stroke-width=\"2\"");
   }
   return svg + "</svg>\n";
 }

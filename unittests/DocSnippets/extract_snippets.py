@@ -69,12 +69,11 @@ def with_claims_checked(block, where_line):
     claims followed (on the same line) by a docClaim() call checking it."""
     out, statement = [], ""
     for offset, line in enumerate(block):
-        code = line.split("//")[0] if "//" in line and not STATEMENT_END.match(line) else line
         end = STATEMENT_END.match(line)
-        statement += (end.group(1) if end else code).strip() + " "
-        opens_block = code.rstrip().endswith("{") and (
-            BLOCK_START.match(statement) or "=" not in statement)
-        if end or code.rstrip().endswith(";") or opens_block:
+        code = (end.group(1) if end else line.split("//")[0]).rstrip()
+        statement += code.strip() + " "
+        opens_block = code.endswith("{") and (BLOCK_START.match(statement) or "=" not in statement)
+        if code.endswith(";") or opens_block:
             claim = CLAIM.match(end.group(2).strip()) if end else None
             name = DECLARED.match(statement)
             if claim and name:  # the check goes before the comment

@@ -66,6 +66,25 @@ void checkGradients(const std::string &name, const Fn &f, std::vector<Tensor> in
 Tensor uniform(const Shape &shape, uint64_t seed, double low = -1, double high = 1) {
   return random_uniform(shape, seed, low, high, DType::Float64);
 }
+
+/// grad(scalar) at `x` against central differences (step `h`) of `scalar`
+/// itself, a scalar of a compiled first derivative: second derivatives.
+void checkSecondDerivatives(const std::string &name,
+                            const std::function<Tensor(const Tensor &)> &scalar, const Tensor &x,
+                            double h, double tolerance) {
+  auto d2f = grad([&](const Tensor &v) { return scalar(v); }, name);
+  std::vector<double> second = d2f(x).to_vector<double>(), at = x.to_vector<double>();
+  for (size_t k = 0; k < at.size(); ++k) {
+    auto scalarAt = [&](double delta) {
+      std::vector<double> moved = at;
+      moved[k] += delta;
+      return scalar(Tensor::from_vector(moved, x.shape(), DType::Float64)).item<double>();
+    };
+    double numeric = (scalarAt(h) - scalarAt(-h)) / (2 * h);
+    EXPECT_NEAR(second[k], numeric, tolerance * std::max(1.0, std::fabs(numeric)))
+        << name << ": element " << k;
+  }
+}
 } // namespace
 
 TEST(Autodiff, BinaryOpsWithBroadcasting) {
@@ -307,19 +326,9 @@ TEST(Autodiff, SecondDerivativesThroughCountedLoops) {
     }, x));
   };
   auto df = grad(f, "loop");
-  auto d2f = grad([&](const Tensor &x) { return reduce_sum(df(x)); }, "loop_grad");
-  Tensor x = uniform({3}, 48);
-  std::vector<double> second = d2f(x).to_vector<double>(), at = x.to_vector<double>();
-  const double h = 1e-5;
-  for (size_t k = 0; k < at.size(); ++k) {
-    auto sumOfFirst = [&](double delta) {
-      std::vector<double> moved = at;
-      moved[k] += delta;
-      return reduce_sum(df(Tensor::from_vector(moved, x.shape(), DType::Float64))).item<double>();
-    };
-    double numeric = (sumOfFirst(h) - sumOfFirst(-h)) / (2 * h);
-    EXPECT_NEAR(second[k], numeric, 1e-6 * std::max(1.0, std::fabs(numeric))) << "element " << k;
-  }
+  checkSecondDerivatives(
+      "loop_grad", [&](const Tensor &x) { return reduce_sum(df(x)); }, uniform({3}, 48), 1e-5,
+      1e-6);
 }
 
 TEST(Autodiff, SecondDerivativesThroughAveragePooling) {
@@ -331,20 +340,9 @@ TEST(Autodiff, SecondDerivativesThroughAveragePooling) {
     return reduce_sum(y * y);
   };
   auto df = grad(f, "pool");
-  auto d2f = grad([&](const Tensor &x) { return reduce_sum(df(x) * df(x)); }, "pool_grad");
-  Tensor x = uniform({1, 3, 3, 2}, 49);
-  std::vector<double> second = d2f(x).to_vector<double>(), at = x.to_vector<double>();
-  const double h = 1e-5;
-  for (size_t k = 0; k < at.size(); ++k) {
-    auto sumOfSquares = [&](double delta) {
-      std::vector<double> moved = at;
-      moved[k] += delta;
-      Tensor g = df(Tensor::from_vector(moved, x.shape(), DType::Float64));
-      return reduce_sum(g * g).item<double>();
-    };
-    double numeric = (sumOfSquares(h) - sumOfSquares(-h)) / (2 * h);
-    EXPECT_NEAR(second[k], numeric, 1e-6 * std::max(1.0, std::fabs(numeric))) << "element " << k;
-  }
+  checkSecondDerivatives(
+      "pool_grad", [&](const Tensor &x) { return reduce_sum(df(x) * df(x)); },
+      uniform({1, 3, 3, 2}, 49), 1e-5, 1e-6);
 }
 
 TEST(Autodiff, SecondDerivativesThroughMaxPooling) {
@@ -357,20 +355,9 @@ TEST(Autodiff, SecondDerivativesThroughMaxPooling) {
     return reduce_sum(y * y);
   };
   auto df = grad(f, "max_pool");
-  auto d2f = grad([&](const Tensor &x) { return reduce_sum(df(x) * df(x)); }, "max_pool_grad");
-  Tensor x = uniform({1, 3, 3, 2}, 50);
-  std::vector<double> second = d2f(x).to_vector<double>(), at = x.to_vector<double>();
-  const double h = 1e-6;
-  for (size_t k = 0; k < at.size(); ++k) {
-    auto sumOfSquares = [&](double delta) {
-      std::vector<double> moved = at;
-      moved[k] += delta;
-      Tensor g = df(Tensor::from_vector(moved, x.shape(), DType::Float64));
-      return reduce_sum(g * g).item<double>();
-    };
-    double numeric = (sumOfSquares(h) - sumOfSquares(-h)) / (2 * h);
-    EXPECT_NEAR(second[k], numeric, 1e-5 * std::max(1.0, std::fabs(numeric))) << "element " << k;
-  }
+  checkSecondDerivatives(
+      "max_pool_grad", [&](const Tensor &x) { return reduce_sum(df(x) * df(x)); },
+      uniform({1, 3, 3, 2}, 50), 1e-6, 1e-5);
 }
 
 TEST(Autodiff, ThroughBranchesInsideCountedLoops) {

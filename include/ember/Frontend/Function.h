@@ -229,6 +229,17 @@ private:
   std::shared_ptr<Impl> impl_; // shared with the tapes that recorded calls
 };
 
+/// A KeepTrace whose Trace owns copies of `args` (C strings copied) and
+/// calls `body(symbolic, args...)`: what a tape recording a call keeps.
+template <typename Body, typename... Args>
+FunctionCore::KeepTrace keepingTrace(Body body, const Args &...args) {
+  return [body, &args...]() -> FunctionCore::Trace {
+    return [body, ... kept = keep(args)](const std::vector<Tensor> &symbolic) {
+      return body(symbolic, unkeep(kept)...);
+    };
+  };
+}
+
 } // namespace detail
 
 /// A traced function; copies share their concrete functions.
@@ -317,13 +328,12 @@ private:
   detail::FunctionCore::KeepTrace keepTraceOf(const Args &...args) const {
     if (!detail::tapeRecordsCalls())
       return {};
-    return [this, &args...]() -> detail::FunctionCore::Trace {
-      auto slots = detail::tensorSlots<Args...>();
-      return [f = f_, slots, ... kept = detail::keep(args)](const std::vector<Tensor> &symbolic) {
-        return invoke<R>(*f, symbolic, slots, std::index_sequence_for<Args...>{},
-                         detail::unkeep(kept)...);
-      };
-    };
+    auto slots = detail::tensorSlots<Args...>();
+    return detail::keepingTrace(
+        [f = f_, slots](const std::vector<Tensor> &symbolic, const auto &...kept) {
+          return invoke<R>(*f, symbolic, slots, std::index_sequence_for<Args...>{}, kept...);
+        },
+        args...);
   }
 
   template <typename R, size_t... I, typename... Args>
@@ -439,13 +449,12 @@ private:
   detail::FunctionCore::KeepTrace keepTraceOf(const Args &...args) const {
     if (!detail::tapeRecordsCalls())
       return {};
-    return [this, &args...]() -> detail::FunctionCore::Trace {
-      auto slots = detail::tensorSlots<Args...>();
-      return [f = f_, slots, ... kept = detail::keep(args)](const std::vector<Tensor> &symbolic) {
-        return invoke(*f, symbolic, slots, std::index_sequence_for<Args...>{},
-                      detail::unkeep(kept)...);
-      };
-    };
+    auto slots = detail::tensorSlots<Args...>();
+    return detail::keepingTrace(
+        [f = f_, slots](const std::vector<Tensor> &symbolic, const auto &...kept) {
+          return invoke(*f, symbolic, slots, std::index_sequence_for<Args...>{}, kept...);
+        },
+        args...);
   }
 
   template <size_t... I, typename... Args>

@@ -21,20 +21,15 @@ size_t mlir::ember::OutlinedFunctions::hashOf(func::FuncOp function) {
   return hash;
 }
 
-func::FuncOp mlir::ember::OutlinedFunctions::find(func::FuncOp function) const {
-  auto it = byHash_.find(hashOf(function));
-  if (it == byHash_.end())
-    return nullptr;
-  for (func::FuncOp known : it->second)
+func::FuncOp mlir::ember::OutlinedFunctions::findOrAdd(func::FuncOp function) {
+  SmallVector<func::FuncOp, 1> &candidates = byHash_[hashOf(function)];
+  for (func::FuncOp known : candidates)
     if (known.getFunctionType() == function.getFunctionType() &&
         OperationEquivalence::isRegionEquivalentTo(&known.getBody(), &function.getBody(),
                                                    OperationEquivalence::IgnoreLocations))
       return known;
-  return nullptr;
-}
-
-void mlir::ember::OutlinedFunctions::add(func::FuncOp function) {
-  byHash_[hashOf(function)].push_back(function);
+  candidates.push_back(function);
+  return function;
 }
 
 std::pair<func::FuncOp, SmallVector<Value>>
@@ -72,8 +67,8 @@ mlir::ember::outlineIntoFunction(Operation *op, func::FuncOp parent, StringRef s
   Operation *clone = builder.clone(*op, mapping);
   func::ReturnOp::create(builder, loc, clone->getResults());
 
-  func::FuncOp callee = outlined.find(function);
-  if (callee) {
+  func::FuncOp callee = outlined.findOrAdd(function);
+  if (callee != function) {
     function.erase();
   } else {
     function.setPrivate();
@@ -82,8 +77,6 @@ mlir::ember::outlineIntoFunction(Operation *op, func::FuncOp parent, StringRef s
                       ArrayAttr::get(context, {StringAttr::get(context, "noinline")}));
     function.setName((parent.getName() + suffix).str());
     symbols.insert(function); // renames it uniquely
-    outlined.add(function);
-    callee = function;
   }
   builder.setInsertionPoint(op);
   auto call = func::CallOp::create(builder, loc, callee, arguments);

@@ -15,9 +15,8 @@ namespace mlir::ember {
 class OutlinedFunctions {
 public:
   /// A function outlined before whose type and body are those of `function`
-  /// (locations aside), or null.
-  func::FuncOp find(func::FuncOp function) const;
-  void add(func::FuncOp function);
+  /// (locations aside); if there is none, `function` itself, now known.
+  func::FuncOp findOrAdd(func::FuncOp function);
 
 private:
   static size_t hashOf(func::FuncOp function);

@@ -1056,6 +1056,14 @@ static WindowLoops windowLoops(MLIRContext *context) {
           AffineMap::get(6, 0, {d(4), d(5)}, context), iterators};
 }
 
+/// The map of a padded pooling input in those loops: window (h, w) at
+/// offset (kh, kw) reads (h * stride + kh, w * stride + kw).
+static AffineMap windowedInput(MLIRContext *context, ArrayRef<int64_t> strides) {
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  return AffineMap::get(6, 0, {d(0), d(1) * strides[0] + d(4), d(2) * strides[1] + d(5), d(3)},
+                        context);
+}
+
 /// The pooling gradients, as a reduction over each input element's window
 /// offsets (kh, kw): the element at h is offset kh in window
 /// oh = (h + top - kh) / stride when that divides and is a window; its
@@ -1135,9 +1143,7 @@ struct Pool2DGradLowering : OpConversionPattern<GradOp> {
     double lowest = -std::numeric_limits<double>::infinity();
     Value padded = padSpatially(b, loc, input, {1, 1}, op.getPadding(), lowest);
     MLIRContext *context = b.getContext();
-    auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
-    AffineMap inMap = AffineMap::get(
-        6, 0, {d(0), d(1) * strides[0] + d(4), d(2) * strides[1] + d(5), d(3)}, context);
+    AffineMap inMap = windowedInput(context, strides);
     WindowLoops loops = windowLoops(context);
     auto indexType = RankedTensorType::get(outType.getShape(), b.getI64Type());
     auto generic = linalg::GenericOp::create(
@@ -1178,9 +1184,7 @@ struct MaxPool2DGatherLowering : OpConversionPattern<MaxPool2DGatherOp> {
     Value values = padSpatially(rewriter, loc, adaptor.getValues(), {1, 1}, op.getPadding(), 0);
     RankedTensorType type = op.getType();
     MLIRContext *context = rewriter.getContext();
-    auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
-    AffineMap inMap = AffineMap::get(
-        6, 0, {d(0), d(1) * strides[0] + d(4), d(2) * strides[1] + d(5), d(3)}, context);
+    AffineMap inMap = windowedInput(context, strides);
     WindowLoops loops = windowLoops(context);
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{type, type},
