@@ -74,11 +74,24 @@ template <typename R = void, typename T>
 Decimal shortestDigits(T x) {
   char buf[64];
   if constexpr (isHalfPrecisionType<R>) {
+    auto readsBack = [&](double v) { return R(v).bits == R(x).bits; };
     for (int digits = 0; digits < 9; ++digits) {
       auto res = std::to_chars(buf, buf + sizeof(buf), x, std::chars_format::scientific, digits);
-      double back = 0;
-      std::from_chars(buf, res.ptr, back);
-      if (R(back).bits == R(x).bits)
+      double nearest = 0;
+      std::from_chars(buf, res.ptr, nearest);
+      if (readsBack(nearest))
+        return parseScientific(std::string_view(buf, res.ptr - buf));
+      // The other decimal of this length around x may still read back, as
+      // float16 0.015625 does from 0.01563 (not from the nearest, 0.01562).
+      double unit = std::pow(10.0, parseScientific(std::string_view(buf, res.ptr - buf)).exponent -
+                                       digits);
+      double step = nearest < static_cast<double>(x) ? unit : -unit;
+      // Printing at `digits` again gives that decimal's exact text.
+      res = std::to_chars(buf, buf + sizeof(buf), nearest + step, std::chars_format::scientific,
+                          digits);
+      double other = 0;
+      std::from_chars(buf, res.ptr, other);
+      if (readsBack(other))
         return parseScientific(std::string_view(buf, res.ptr - buf));
     }
   }
@@ -108,8 +121,11 @@ struct Positional {
 /// Positional form with the shortest round-trip digits, or, when those need
 /// more than `maxFrac` fraction digits (maxFrac >= 0), the value rounded to
 /// `maxFrac` digits; trailing zeros dropped either way (Dragon4 trim '.').
+/// `exactUnits` asks for digits down to the units place at least (numpy's
+/// min_digits=0, which array elements get): float16 65504 prints "65504",
+/// where its shortest digits alone give the scalar's "65500".
 template <typename R = void, typename T>
-Positional positional(T x, int maxFrac) {
+Positional positional(T x, int maxFrac, bool exactUnits = false) {
   Decimal d = shortestDigits<R>(x);
   int fracNeeded = std::max(0, static_cast<int>(d.digits.size()) - 1 - d.exponent);
   Positional p;
@@ -129,7 +145,13 @@ Positional positional(T x, int maxFrac) {
     p.intPart = "-";
   if (d.exponent >= 0) {
     size_t intDigits = static_cast<size_t>(d.exponent) + 1;
-    if (d.digits.size() <= intDigits) {
+    if (d.digits.size() < intDigits && exactUnits) {
+      // Shortest digits stop above the units only where the spacing of R
+      // exceeds 1, so x is an integer and its fixed form is exact.
+      char buf[64];
+      auto res = std::to_chars(buf, buf + sizeof(buf), std::fabs(x), std::chars_format::fixed, 0);
+      p.intPart += std::string(buf, res.ptr);
+    } else if (d.digits.size() <= intDigits) {
       p.intPart += d.digits + std::string(intDigits - d.digits.size(), '0');
     } else {
       p.intPart += d.digits.substr(0, intDigits);
@@ -159,26 +181,9 @@ std::string padLeft(const std::string &s, size_t width) {
 // 0-d arrays: numpy prints str() of the scalar
 //===----------------------------------------------------------------------===//
 
-/// numpy >= 2.3 switches float32 scalars to scientific at 1e6, float64 at
-/// 1e16 (float16's largest, 65504, is below both; bfloat16 as float32).
-template <typename R>
-constexpr long double scalarPositionalLimit() {
-  return std::is_same_v<R, double> ? 1e16L : 1e6L;
-}
-
-/// numpy's array cut-off for scientific notation: 10**min(8, precision),
-/// precision being the decimal digits finfo gives R (bfloat16's is ml_dtypes').
-template <typename R>
-constexpr double arrayScientificCutoff() {
-  if constexpr (std::is_same_v<R, Half>)
-    return 1e3;
-  else if constexpr (std::is_same_v<R, BFloat16>)
-    return 1e2;
-  else if constexpr (std::is_same_v<R, float>)
-    return 1e6;
-  else
-    return 1e8;
-}
+/// numpy 1.24 (Debian 12's) prints every float scalar positionally from 1e-4
+/// up to 1e16, whatever its dtype.
+constexpr long double kScalarPositionalLimit = 1e16L;
 
 template <typename T, typename R = T>
 std::string floatScalarText(T x) {
@@ -187,7 +192,7 @@ std::string floatScalarText(T x) {
   // Compare in long double as numpy's scalartypes.c does; it matters for
   // float32 values such as 1e-4f that lie just below the double cut-off.
   long double mag = std::fabs(static_cast<long double>(x));
-  if (x == 0 || (mag >= 1e-4L && mag < scalarPositionalLimit<R>())) {
+  if (x == 0 || (mag >= 1e-4L && mag < kScalarPositionalLimit)) {
     // Trim mode 'leave one zero': 4.0, 0.5, -0.0.
     Positional p = positional<R>(x, -1);
     return p.intPart + "." + (p.fracPart.empty() ? "0" : p.fracPart);
@@ -239,7 +244,7 @@ public:
       padRight_ = expDigits_ + 2 + precision_;
     } else {
       for (T v : finite) {
-        Positional p = positional<R>(v, kPrecision);
+        Positional p = positional<R>(v, kPrecision, /*exactUnits=*/true);
         padLeft_ = std::max(padLeft_, static_cast<int>(p.intPart.size()));
         padRight_ = std::max(padRight_, static_cast<int>(p.fracPart.size()));
       }
@@ -264,17 +269,18 @@ public:
       return padLeft(mant, static_cast<size_t>(padLeft_)) + "." + d.digits.substr(1) +
              exponentText(d.exponent, expDigits_);
     }
-    Positional p = positional<R>(x, kPrecision);
+    Positional p = positional<R>(x, kPrecision, /*exactUnits=*/true);
     std::string frac = p.fracPart;
     frac.resize(static_cast<size_t>(padRight_), ' ');
     return padLeft(p.intPart, static_cast<size_t>(padLeft_)) + "." + frac;
   }
 
 private:
-  /// numpy's rule: scientific when the largest magnitude reaches the cut-off,
-  /// the smallest non-zero is below 1e-4, or they span more than 1e3. The
-  /// comparisons run in T, as numpy 2 compares float32 data with weak Python
-  /// floats in float32.
+  /// numpy 1.24's rule: scientific when the largest magnitude reaches 1e8,
+  /// the smallest non-zero is below 1e-4, or they span more than 1e3. numpy
+  /// divides in the elements' dtype and compares those scalars with Python
+  /// floats in double, so float32 1e-4f (just below 1e-4) is scientific and a
+  /// ratio of 1000.2 in float16 (rounded to 1000) is not.
   void chooseNotation(const std::vector<T> &finite) {
     bool any = false;
     T maxAbs = 0, minAbs = 0;
@@ -292,10 +298,11 @@ private:
     }
     if (!any)
       return;
-    // numpy >= 2.3: 10**min(8, finfo(dtype).precision), i.e. 1e6 for float32.
-    const T cutoff = T(arrayScientificCutoff<R>());
-    T ratio = maxAbs / minAbs; // may overflow to inf, which counts as large
-    scientific_ = maxAbs >= cutoff || minAbs < T(0.0001) || ratio > T(1000);
+    // Rounding T's quotient to R is R's own division (T has more than twice
+    // R's digits); it may overflow to inf, which counts as large.
+    double ratio = static_cast<double>(static_cast<R>(maxAbs / minAbs));
+    scientific_ = static_cast<double>(maxAbs) >= 1e8 || static_cast<double>(minAbs) < 1e-4 ||
+                  ratio > 1e3;
   }
 
   /// Shortest digits capped at 8 after the point, trailing zeros trimmed.

@@ -1,9 +1,10 @@
 //===- Format.h - numpy-compatible text of a tensor's values -----*- C++ -*-===//
 //
 // Users compare ember's printed tensors with numpy's side by side, so the text
-// follows print(np.array(...)) with numpy's default print options (numpy 2.3
-// or later): precision 8, floatmode 'maxprec', threshold 1000, edgeitems 3,
-// linewidth 75.
+// follows print(np.array(...)) with numpy's default print options as numpy
+// 1.24 (Debian 12's python3-numpy) prints them: precision 8, floatmode
+// 'maxprec', threshold 1000, edgeitems 3, linewidth 75, and the same
+// scientific cut-offs (1e8 and 1e-4) for every float dtype.
 //
 //===----------------------------------------------------------------------===//
 #ifndef EMBER_LIB_FRONTEND_FORMAT_H

@@ -388,10 +388,17 @@ TEST(Float16, PrintsShortestDigitsOfItsOwnType) {
   Tensor h = cast(Tensor({0.1f, 0.2f, 1.5f}), kFloat16);
   EXPECT_EQ(h.values_string(), "[0.1 0.2 1.5]");
   EXPECT_EQ(cast(Tensor(0.1f), kFloat16).values_string(), "0.1");
-  EXPECT_EQ(cast(Tensor({1.1f, 300.f}), kBFloat16).values_string(), "[1.1e+00 3.0e+02]");
-  // The scientific cut-off is 10 ** finfo(dtype).precision: 1e3 for
-  // float16, 1e2 for bfloat16 (ml_dtypes' finfo).
-  EXPECT_EQ(cast(Tensor({1.f, 1000.f}), kFloat16).values_string(), "[1.e+00 1.e+03]");
+  // numpy 1.24 uses float64's cut-offs for every float dtype (1e8, 1e-4, a
+  // ratio of 1e3); bfloat16, which it lacks, follows the same rule.
+  EXPECT_EQ(cast(Tensor({1.f, 1000.f}), kFloat16).values_string(), "[   1. 1000.]");
+  EXPECT_EQ(cast(Tensor({1.f, 1001.f}), kFloat16).values_string(), "[1.000e+00 1.001e+03]");
+  EXPECT_EQ(cast(Tensor({1.1f, 300.f}), kFloat16).values_string(), "[  1.1 300. ]");
+  EXPECT_EQ(cast(Tensor({2048.f}), kFloat16).values_string(), "[2048.]");
+  EXPECT_EQ(cast(Tensor({65504.f}), kFloat16).values_string(), "[65504.]");
+  EXPECT_EQ(cast(Tensor(65504.f), kFloat16).values_string(), "65500.0"); // its shortest digits
+  EXPECT_EQ(cast(Tensor({1.1f, 300.f}), kBFloat16).values_string(), "[  1.1 300. ]");
+  EXPECT_EQ(cast(Tensor({256.f, 1.f}), kBFloat16).values_string(), "[256.   1.]");
+  EXPECT_EQ(cast(Tensor({1.f, 1024.f}), kBFloat16).values_string(), "[1.000e+00 1.024e+03]");
   EXPECT_NE(h.to_string().find("dtype=float16"), std::string::npos);
   EXPECT_NE(cast(h, kBFloat16).to_string().find("dtype=bfloat16"), std::string::npos);
 }

@@ -1,7 +1,7 @@
 //===- FormatTest.cpp - numpy-compatible tensor text ----------------------===//
 //
-// Expected strings are what print(np.array(...)) shows with numpy >= 2.3 and
-// default print options.
+// Expected strings are what print(np.array(...)) shows with numpy 1.24
+// (Debian 12's python3-numpy) and default print options.
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,7 +75,13 @@ TEST(FormatTest, ZeroDimensionalPrintsTheScalar) {
   EXPECT_EQ(fmt<double>({kNan}, {}), "nan");
   EXPECT_EQ(fmt<double>({-kInf}, {}), "-inf");
   EXPECT_EQ(fmt<float>({0.1f}, {}), "0.1");
-  EXPECT_EQ(fmt<float>({1e6f}, {}), "1e+06"); // float32 goes scientific at 1e6
+  // Every float dtype is positional from 1e-4 up to 1e16.
+  EXPECT_EQ(fmt<float>({1e6f}, {}), "1000000.0");
+  EXPECT_EQ(fmt<float>({1e7f}, {}), "10000000.0");
+  EXPECT_EQ(fmt<float>({1e15f}, {}), "1000000000000000.0");
+  EXPECT_EQ(fmt<float>({1e16f}, {}), "1e+16");
+  EXPECT_EQ(fmt<float>({3e38f}, {}), "3e+38");
+  EXPECT_EQ(fmt<float>({1e-4f}, {}), "1e-04"); // just below 1e-4
   EXPECT_EQ(fmt<int32_t>({3}, {}), "3");
   EXPECT_EQ(fmt<int64_t>({-42}, {}), "-42");
   EXPECT_EQ(fmtBool({1}, {}), "True");
@@ -110,11 +116,23 @@ TEST(FormatTest, Float32UsesItsOwnShortestDigits) {
   EXPECT_EQ(fmt<float>({0.1f, 0.2f}, {2}), "[0.1 0.2]");
   EXPECT_EQ(fmt<float>({static_cast<float>(M_PI)}, {1}), "[3.1415927]");
   EXPECT_EQ(fmt<float>({1.0f / 3}, {1}), "[0.33333334]");
-  // numpy 2 compares float32 data with 1e-4 in float32, so 1e-4f stays
-  // positional.
-  EXPECT_EQ(fmt<float>({1e-4f}, {1}), "[0.0001]");
-  EXPECT_EQ(fmt<float>({1e6f}, {1}), "[1.e+06]");
+  // numpy 1.24 compares float32 data with 1e-4 in double, and 1e-4f lies
+  // just below it.
+  EXPECT_EQ(fmt<float>({1e-4f}, {1}), "[1.e-04]");
+  EXPECT_EQ(fmt<float>({1e-4f, 0.1f}, {2}), "[1.e-04 1.e-01]");
+  EXPECT_EQ(fmt<double>({1e-4, 0.1}, {2}), "[0.0001 0.1   ]");
+  // float32 is positional up to 1e8, as float64 is.
+  EXPECT_EQ(fmt<float>({1e6f}, {1}), "[1000000.]");
   EXPECT_EQ(fmt<float>({999999.f}, {1}), "[999999.]");
+  EXPECT_EQ(fmt<float>({1e7f}, {1}), "[10000000.]");
+  EXPECT_EQ(fmt<float>({1234567.f}, {1}), "[1234567.]");
+  EXPECT_EQ(fmt<float>({1e8f}, {1}), "[1.e+08]");
+  EXPECT_EQ(fmt<float>({99999999.f}, {1}), "[1.e+08]"); // rounds to 1e8 in float32
+  // Array elements show every digit down to the units, scalars their
+  // shortest digits: float32 99999990 is 99999992.
+  EXPECT_EQ(fmt<float>({99999990.f}, {1}), "[99999992.]");
+  EXPECT_EQ(fmt<float>({99999990.f}, {}), "99999990.0");
+  EXPECT_EQ(fmt<float>({-99999990.f, 1e7f}, {2}), "[-99999992.  10000000.]");
 }
 
 TEST(FormatTest, ScientificNotation) {
