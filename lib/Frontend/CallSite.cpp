@@ -29,17 +29,17 @@ bool inEmbersSources(std::string_view file) {
 }
 } // namespace
 
-UserCallSite::UserCallSite(const SourceLoc &loc) : outermost_(outermostCall == nullptr) {
+ember::UserCallSite::UserCallSite(const SourceLoc &loc) : outermost_(outermostCall == nullptr) {
   if (outermost_)
     outermostCall = &loc;
 }
 
-UserCallSite::~UserCallSite() {
+ember::UserCallSite::~UserCallSite() {
   if (outermost_)
     outermostCall = nullptr;
 }
 
-const SourceLoc *UserCallSite::current() { return outermostCall; }
+const SourceLoc *ember::UserCallSite::current() { return outermostCall; }
 
 const SourceLoc &ember::detail::forUser(const SourceLoc &loc) {
   return outermostCall && inEmbersSources(loc.file_name()) ? *outermostCall : loc;

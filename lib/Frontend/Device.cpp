@@ -116,7 +116,7 @@ void ember::detail::throwCudaError(const std::string &what) {
   throw Error(what + ": CUDA error: " + (message.empty() ? "unknown" : message));
 }
 
-void ember::detail::requireDevice(const Device &device) {
+void ember::require_device(const Device &device) {
   if (device.is_cpu())
     return;
   if (!cuda_is_available())
@@ -129,7 +129,7 @@ void ember::detail::requireDevice(const Device &device) {
 Tensor ember::detail::newTensorOn(const Shape &shape, DType dtype, const Device &device) {
   if (device.is_cpu())
     return newTensor(shape, dtype);
-  requireDevice(device);
+  require_device(device);
   return newTensorWith(shape, dtype, emberrt_cuda_buffer_allocate, [&] {
     throwCudaError("allocating a tensor of shape " + shape.str() + " and dtype " +
                    std::string(dtypeName(dtype)) + " on cuda:0");

@@ -23,8 +23,6 @@ inline Device deviceOf(const TensorImpl &impl) {
 /// The error the GPU runtime recorded on this thread (a launch that failed,
 /// memory exhausted), cleared; "" when there is none.
 std::string takeCudaError();
-/// Throws unless `device` can be used (a GPU is there, index 0).
-void requireDevice(const Device &device);
 /// A new tensor with uninitialized contents on `device`.
 Tensor newTensorOn(const Shape &shape, DType dtype, const Device &device);
 /// `x` itself when it is on `device`, else a copy there. Copies to the host

@@ -266,7 +266,7 @@ static std::span<const Tensor *const> placeOn(const Device &device,
 Device ember::detail::placementOf(std::string_view what, std::span<const Tensor *const> inputs,
                                   const SourceLoc &loc) {
   if (const Device *scope = explicitDevice()) {
-    requireDevice(*scope);
+    require_device(*scope);
     return *scope;
   }
   int first = -1;
@@ -370,6 +370,12 @@ std::string ember::detail::errorAt(const SourceLoc &loc) {
 void ember::detail::throwOpError(std::string_view opName, const std::string &message,
                                  const SourceLoc &loc) {
   throw OpError(errorAt(loc) + "'" + std::string(opName) + "' op " + message);
+}
+
+std::string ember::error_at(const SourceLoc &loc) { return errorAt(loc); }
+
+void ember::throw_op_error(std::string_view op, const std::string &message, const SourceLoc &loc) {
+  throwOpError(op, message, loc);
 }
 
 namespace {

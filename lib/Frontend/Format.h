@@ -10,7 +10,7 @@
 #ifndef EMBER_LIB_FRONTEND_FORMAT_H
 #define EMBER_LIB_FRONTEND_FORMAT_H
 
-#include "ember/Frontend/DType.h"
+#include "ember/Support/DType.h"
 
 #include <cstdint>
 #include <string>

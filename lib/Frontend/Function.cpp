@@ -3,7 +3,7 @@
 #include "ember/Frontend/Function.h"
 
 #include "Dispatcher.h"
-#include "FileWrite.h"
+#include "ember/Support/AtomicFile.h"
 #include "Tape.h"
 #include "TensorImpl.h"
 #include "Tracer.h"
@@ -455,9 +455,8 @@ void FunctionCore::exportMLIR(const std::string &path, const CallKey &key, const
   std::vector<int> ids = Impl::traceInto(tracer, key, trace, results);
   std::string text = tracer.builder().text(ids);
   std::string_view pieces[] = {text};
-  writeFileWhole(path, pieces, [&](const std::string &why) {
+  if (std::string why = support::writeFileWhole(path, pieces); !why.empty())
     throw IOError("cannot write MLIR file '" + path + "': " + why);
-  });
 }
 
 IRStages FunctionCore::irStages(const CallKey &key, const Trace &trace) {

@@ -2,7 +2,6 @@
 
 #include "Dispatcher.h"
 #include "OpTable.h"
-#include "ClassLabels.h"
 #include "DeviceCopy.h"
 #include "Tracer.h"
 
@@ -65,7 +64,7 @@ Tensor nn::one_hot(const Tensor &indices, int64_t depth, DType dtype, double on,
   return where(equal(column, classes, loc), full({}, on, dtype), full({}, off, dtype), loc);
 }
 
-Tensor detail::squeezedClassLabels(const Tensor &labels, const Tensor &scores, SourceLoc loc) {
+Tensor nn::squeezed_class_labels(const Tensor &labels, const Tensor &scores, SourceLoc loc) {
   if (labels.rank() < 1 || labels.rank() != scores.rank() ||
       labels.shape()[labels.rank() - 1] != 1)
     return labels;
@@ -74,7 +73,7 @@ Tensor detail::squeezedClassLabels(const Tensor &labels, const Tensor &scores, S
   return reshape(labels, squeezed, loc);
 }
 
-void detail::checkClassLabelShape(std::string_view what, std::string_view scoresName,
+void nn::check_class_label_shape(std::string_view what, std::string_view scoresName,
                                   const Tensor &labels, const Tensor &scores, SourceLoc loc) {
   const Shape &shape = scores.shape();
   bool matching = shape.rank() >= 1 && labels.shape().rank() == shape.rank() - 1;
@@ -88,15 +87,15 @@ void detail::checkClassLabelShape(std::string_view what, std::string_view scores
                  loc);
 }
 
-Tensor detail::checkedClassLabels(std::string_view what, const Tensor &labels,
+Tensor nn::checked_class_labels(std::string_view what, const Tensor &labels,
                                   const Tensor &scores, SourceLoc loc) {
   if (!isInteger(labels.dtype()))
     throwOpError(what, "needs int32 or int64 labels, got " + typeText(labels), loc);
-  checkClassLabelShape(what, "scores", labels, scores, loc);
+  check_class_label_shape(what, "scores", labels, scores, loc);
   int64_t classes = scores.shape()[scores.rank() - 1];
   // A label outside [0, classes) is an error (TensorFlow raises on the CPU).
   // Eagerly it is checked here, with TensorFlow's message.
-  if (!currentTracer()) {
+  if (executing_eagerly()) {
     for (int64_t label : labels.to_vector<int64_t>())
       if (label < 0 || label >= classes)
         throwOpError(what,
@@ -121,7 +120,7 @@ Tensor nn::sparse_softmax_cross_entropy_with_logits(const Tensor &labels, const 
   constexpr std::string_view kWhat = "nn.sparse_softmax_cross_entropy_with_logits";
   int64_t axis = classAxis(kWhat, logits, -1, loc);
   int64_t classes = logits.shape()[axis];
-  Tensor checked = detail::checkedClassLabels(kWhat, labels, logits, loc);
+  Tensor checked = nn::checked_class_labels(kWhat, labels, logits, loc);
   Tensor picked = mul(one_hot(checked, classes, logits.dtype(), 1, 0, loc),
                       log_softmax(logits, axis, loc), loc);
   return neg(reduce_sum(picked, {axis}, /*keepdims=*/false, loc), loc);

@@ -54,10 +54,8 @@ jit::TensorSpec specOf(DType dtype, const Shape &shape);
 /// The shape of a compiler-side tensor type.
 Shape shapeOf(const jit::TensorSpec &spec);
 
-/// "float32 tensor of shape (2, 3)": how error messages name a tensor.
-inline std::string typeText(const Tensor &t) {
-  return std::string(dtypeName(t.dtype())) + " tensor of shape " + t.shape().str();
-}
+/// How error messages name a tensor (ember::describe).
+inline std::string typeText(const Tensor &t) { return describe(t); }
 
 /// "file:line:column: error: ", where front-end errors start.
 std::string errorAt(const SourceLoc &loc);

@@ -8,7 +8,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "Dispatcher.h"
-#include "Npy.h"
 #include "OpTable.h"
 #include "TensorImpl.h"
 #include "Tracer.h"
@@ -481,28 +480,3 @@ Tensor ember::where(const Tensor &condition, Scalar a, const Tensor &b, SourceLo
 
 Tensor ember::operator-(Located x) { return neg(x.tensor, x.loc); }
 Tensor ember::operator~(Located x) { return logical_not(x.tensor, x.loc); }
-
-//===----------------------------------------------------------------------===//
-// .npy files
-//===----------------------------------------------------------------------===//
-
-void ember::save_npy(const std::string &path, const Tensor &tensor) {
-  Tensor host = tensor.cpu();
-  writeNpy(path, tensor.dtype(), tensor.shape().data(), tensor.rank(), host.data());
-}
-
-Tensor ember::load_npy(const std::string &path) {
-  NpyArray array = readNpy(path);
-  if (array.shape.size() > static_cast<size_t>(kMaxRank))
-    throw IOError(path + ": rank " + std::to_string(array.shape.size()) +
-                  " is above ember's limit of " + std::to_string(kMaxRank));
-  Shape shape;
-  try { // numpy's shapes may hold more elements than ember's (empty ones)
-    shape = Shape(std::span<const int64_t>(array.shape));
-  } catch (const Error &e) {
-    throw IOError(path + ": " + e.what());
-  }
-  Tensor out = newTensor(shape, array.dtype);
-  std::copy(array.data.begin(), array.data.end(), static_cast<unsigned char *>(out.data()));
-  return out;
-}

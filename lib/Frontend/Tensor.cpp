@@ -301,6 +301,16 @@ Tensor Tensor::empty(const Shape &shape, DType dtype) {
   return newTensorOn(shape, dtype, current_device());
 }
 
+Tensor Tensor::empty(const Shape &shape, DType dtype, const Device &device) {
+  return newTensorOn(shape, dtype, device);
+}
+
+bool Tensor::is_symbolic() const { return isSymbolic(*this); }
+
+std::string ember::describe(const Tensor &t) {
+  return std::string(dtypeName(t.dtype())) + " tensor of shape " + t.shape().str();
+}
+
 Tensor Tensor::fromHost(const void *values, DType valueType, size_t count, const Shape &shape,
                         DType dtype) {
   if (static_cast<int64_t>(count) != shape.numel())

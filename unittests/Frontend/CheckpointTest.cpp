@@ -1,7 +1,7 @@
 //===- CheckpointTest.cpp - safetensors files, checkpoints, save_weights ---===//
 
 #include "ErrorTestUtil.h"
-#include "Safetensors.h"
+#include "ember/IO/Safetensors.h"
 
 #include "ember/ember.h"
 
@@ -141,7 +141,7 @@ TEST_F(CheckpointTest, SafetensorsRoundTripsEveryDTypeAndShape) {
       {"f32 empty", Tensor::from_vector(std::vector<float>{}, {2, 0, 3})},
   };
   std::string file = path("t.safetensors");
-  detail::writeSafetensors(file, tensors, {{"format", "ember"}});
+  safetensors::save_file(file, tensors, {{"format", "ember"}});
 
   // An independent reading of the bytes.
   std::string bytes = readFile(file);
@@ -169,12 +169,12 @@ TEST_F(CheckpointTest, SafetensorsRoundTripsEveryDTypeAndShape) {
   EXPECT_EQ(header.size(), tensors.size() + 1);
   EXPECT_EQ(bytes.size(), 8 + length + offset);
 
-  detail::SafetensorsFile read(file);
+  safetensors::File read(file);
   EXPECT_EQ(read.metadata(), (std::map<std::string, std::string>{{"format", "ember"}}));
   ASSERT_EQ(read.entries().size(), tensors.size());
   for (const auto &[name, tensor] : tensors) {
     SCOPED_TRACE(name);
-    const detail::SafetensorsFile::Entry *entry = read.find(name);
+    const safetensors::File::Entry *entry = read.find(name);
     ASSERT_NE(entry, nullptr);
     Tensor back = read.tensor(*entry);
     EXPECT_EQ(back.dtype(), tensor.dtype());
@@ -187,7 +187,7 @@ TEST_F(CheckpointTest, SafetensorsRefusesCorruptFiles) {
   auto readError = [&](const std::string &bytes) {
     std::string file = path("bad.safetensors");
     writeFile(file, bytes);
-    std::string message = errorOf([&] { detail::SafetensorsFile read(file); });
+    std::string message = errorOf([&] { safetensors::File read(file); });
     expectContains(message, "cannot read safetensors file '" + file + "'");
     return message;
   };

@@ -3,7 +3,7 @@
 // gradients, printing and files. Compiled code computes each op in float32
 // and rounds its result; sums, matmuls and convolutions accumulate in
 // float32 and round once.
-#include "Safetensors.h"
+#include "ember/IO/Safetensors.h"
 
 #include "ember/ember.h"
 
@@ -428,8 +428,8 @@ TEST(Float16, FilesKeepTheBits) {
   EXPECT_FALSE(std::filesystem::exists(dir / "b.npy"));
   // safetensors: F16 and BF16.
   std::string path = (dir / "t.safetensors").string();
-  detail::writeSafetensors(path, {{"h", h}, {"b", b}});
-  detail::SafetensorsFile file(path);
+  safetensors::save_file(path, {{"h", h}, {"b", b}});
+  safetensors::File file(path);
   EXPECT_EQ(file.find("h")->dtype, kFloat16);
   EXPECT_EQ(file.find("b")->dtype, kBFloat16);
   EXPECT_EQ(bits(file.tensor(*file.find("h"))), bits(h));

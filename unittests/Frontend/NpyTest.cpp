@@ -1,6 +1,6 @@
 //===- NpyTest.cpp - .npy reading and writing -----------------------------===//
 
-#include "Npy.h"
+#include "NpyFormat.h"
 
 #include "ember/Frontend/Error.h"
 

@@ -9,7 +9,7 @@
 
 #include "TFRecord.h"
 
-#include "ember/Frontend/Summary.h"
+#include "ember/IO/Summary.h"
 
 #include "ErrorTestUtil.h"
 

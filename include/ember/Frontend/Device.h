@@ -66,6 +66,9 @@ bool cuda_is_available();
 std::string cuda_status();
 /// The devices this process can use: cpu, then cuda:0 when there is a GPU.
 std::vector<Device> list_devices();
+/// Throws ember::Error unless `device` can be used here: cpu always, cuda:0
+/// when there is a GPU (the message says why not: no driver, no device).
+void require_device(const Device &device);
 
 /// Runs the ops created while it lives on `device` (see the file comment).
 /// Scopes nest; each thread has its own.

@@ -9,10 +9,17 @@
 #ifndef EMBER_ERROR_H
 #define EMBER_ERROR_H
 
+#include <source_location>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace ember {
+
+/// Where an op was called: its functions take `EMBER_LOC` last, so that the
+/// caller's line is the default.
+using SourceLoc = std::source_location;
+#define EMBER_LOC SourceLoc loc = SourceLoc::current()
 
 /// Base of every exception ember throws.
 class Error : public std::runtime_error {
@@ -34,6 +41,16 @@ class IOError : public Error {
 public:
   using Error::Error;
 };
+
+/// "file:line:column: error: ", where ember's errors start: `loc`, or the
+/// user's line while a UserCallSite marks one and `loc` is ember's own.
+std::string error_at(const SourceLoc &loc);
+
+/// Throws OpError(error_at(loc) + "'<op>' op " + message): how library code
+/// built on the core (layers, losses, optimizers) reports bad operands, in
+/// the words of the core's own ops.
+[[noreturn]] void throw_op_error(std::string_view op, const std::string &message,
+                                 const SourceLoc &loc);
 
 } // namespace ember
 

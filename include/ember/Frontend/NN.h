@@ -74,6 +74,27 @@ Tensor one_hot(const Tensor &indices, int64_t depth, DType dtype = DType::Float3
 Tensor sparse_softmax_cross_entropy_with_logits(const Tensor &labels, const Tensor &logits,
                                                 EMBER_LOC);
 
+// Integer class labels, checked, for sparse losses and metrics written on
+// the core (losses::SparseCategoricalCrossentropy, metrics::
+// SparseCategoricalAccuracy). `what` names the caller in errors.
+
+/// `labels` for `scores` [..., classes] (logits or probabilities): int32 or
+/// int64 of the scores' shape without the last axis, each in [0, classes),
+/// else an OpError of `what` naming the caller's line -- eagerly now, traced
+/// when the compiled code runs (the result then reads them through a
+/// checked gather, so use it rather than `labels`).
+Tensor checked_class_labels(std::string_view what, const Tensor &labels, const Tensor &scores,
+                            EMBER_LOC);
+
+/// `labels` [..., 1] beside `scores` of the same rank as labels [...], as
+/// Keras's sparse losses and metrics squeeze them; others as they are.
+Tensor squeezed_class_labels(const Tensor &labels, const Tensor &scores, EMBER_LOC);
+
+/// Throws an OpError of `what` unless `labels` has the shape of `scores`
+/// without its last axis (`scores_name` says what the scores are).
+void check_class_label_shape(std::string_view what, std::string_view scores_name,
+                             const Tensor &labels, const Tensor &scores, EMBER_LOC);
+
 } // namespace ember::nn
 
 #endif // EMBER_NN_H

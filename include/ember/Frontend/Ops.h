@@ -23,8 +23,6 @@
 
 namespace ember {
 
-using SourceLoc = std::source_location;
-#define EMBER_LOC SourceLoc loc = SourceLoc::current()
 
 /// Whether ops run at once on this thread: true, except while an
 /// ember::function traces (its body, and the cond / while_loop / fori_loop
@@ -221,13 +219,8 @@ Tensor operator~(Located x);
 void print(const Tensor &x, const std::string &message = "", EMBER_LOC);
 
 //===----------------------------------------------------------------------===//
-// Files and the kernel cache
+// The kernel cache
 //===----------------------------------------------------------------------===//
-
-/// numpy .npy files (f32, f64, f16, i32, i64, bool). Saving writes a temporary file
-/// and renames it; loading refuses truncated or corrupt files (ember::IOError).
-void save_npy(const std::string &path, const Tensor &tensor);
-Tensor load_npy(const std::string &path);
 
 struct KernelCacheStats {
   uint64_t hits = 0;         ///< calls served by a cached kernel

@@ -8,7 +8,7 @@
 #ifndef EMBER_TENSOR_H
 #define EMBER_TENSOR_H
 
-#include "ember/Frontend/DType.h"
+#include "ember/Support/DType.h"
 #include "ember/Frontend/Device.h"
 #include "ember/Frontend/Error.h"
 
@@ -147,8 +147,10 @@ public:
   Tensor(std::initializer_list<TensorInit> values);
   Tensor(std::initializer_list<TensorInit> values, DType dtype);
 
-  /// A tensor with uninitialized contents.
+  /// A tensor with uninitialized contents, on the DeviceScope's device.
   static Tensor empty(const Shape &shape, DType dtype);
+  /// The same on `device` (PyTorch's torch::empty(shape, device)).
+  static Tensor empty(const Shape &shape, DType dtype, const Device &device);
   /// Copies `values` (converted to `dtype`) into a new tensor of `shape`.
   template <typename T>
   static Tensor from_vector(const std::vector<T> &values, const Shape &shape,
@@ -184,6 +186,12 @@ public:
   Tensor pin_memory() const;
   /// Whether the values are in page-locked host memory.
   bool is_pinned() const;
+  /// Whether this is a symbolic tensor of a function being traced (inside an
+  /// ember::function, or a cond or loop body traced in it): it has a dtype and
+  /// a shape but no values until the compiled function runs, so data(),
+  /// to_vector() and item() throw. Library code that needs values (a file
+  /// writer, a data pipeline) asks this to say why it cannot run.
+  bool is_symbolic() const;
 
   /// The buffer: host memory, or for a tensor on a GPU a device pointer
   /// (as LibTorch's data_ptr); to_vector and item copy to the host.
@@ -266,6 +274,9 @@ private:
 
 std::ostream &operator<<(std::ostream &os, const Tensor &tensor);
 std::ostream &operator<<(std::ostream &os, const Shape &shape);
+
+/// "float32 tensor of shape (2, 3)": how ember's error messages name a tensor.
+std::string describe(const Tensor &t);
 
 } // namespace ember
 

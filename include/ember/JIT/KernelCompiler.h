@@ -8,7 +8,7 @@
 #ifndef EMBER_JIT_KERNELCOMPILER_H
 #define EMBER_JIT_KERNELCOMPILER_H
 
-#include "ember/Frontend/DType.h"
+#include "ember/Support/DType.h"
 #include "emberrt/runtime.h"
 
 #include <cstdint>

@@ -1,14 +1,12 @@
 //===- Optimizers.cpp - SGD and Adam ---------------------------------------===//
 
-#include "OpDef.h"
 
-#include "ember/Frontend/Optimizers.h"
+#include "ember/Train/Optimizers.h"
 
 #include <map>
 #include <string>
 
 using namespace ember;
-using detail::typeText;
 using namespace ember::optimizers;
 
 
@@ -59,7 +57,7 @@ void Optimizer::apply_gradients(const std::vector<std::optional<Tensor>> &gradie
                                 const std::vector<Variable> &variables, SourceLoc loc) {
   std::string what = "optimizers." + name_ + ".apply_gradients";
   if (gradients.size() != variables.size())
-    detail::throwOpError(what,
+    throw_op_error(what,
                          "got " + std::to_string(gradients.size()) + " gradients for " +
                              std::to_string(variables.size()) + " variables",
                          loc);
@@ -68,17 +66,17 @@ void Optimizer::apply_gradients(const std::vector<std::optional<Tensor>> &gradie
       continue;
     const Tensor &g = *gradients[i];
     if (!isFloatingPoint(variables[i].dtype()))
-      detail::throwOpError(what,
+      throw_op_error(what,
                            "variable '" + variables[i].name() + "' (" +
-                               typeText(variables[i].value()) +
+                               describe(variables[i].value()) +
                                ") is not trainable: only floating-point variables have "
                                "gradients (make it float32, or leave it out of the list)",
                            loc);
     if (g.dtype() != variables[i].dtype() ||
         g.shape() != variables[i].shape())
-      detail::throwOpError(what,
+      throw_op_error(what,
                            "the gradient of variable '" + variables[i].name() + "' (" +
-                               typeText(variables[i].value()) + ") is a " + typeText(g),
+                               describe(variables[i].value()) + ") is a " + describe(g),
                            loc);
   }
   Tensor step = add(iterations_.value(), Tensor(int64_t{1}, DType::Int64), loc);

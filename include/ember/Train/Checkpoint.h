@@ -29,8 +29,8 @@
 #ifndef EMBER_CHECKPOINT_H
 #define EMBER_CHECKPOINT_H
 
-#include "ember/Frontend/Layers.h"
-#include "ember/Frontend/Optimizers.h"
+#include "ember/Train/Layers.h"
+#include "ember/Train/Optimizers.h"
 #include "ember/Frontend/Variable.h"
 
 #include <optional>

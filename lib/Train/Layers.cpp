@@ -1,18 +1,17 @@
 //===- Layers.cpp - modules that own their variables -----------------------===//
 
-#include "ember/Frontend/Layers.h"
+#include "ember/Train/Layers.h"
 
 #include "ember/Frontend/Error.h"
 
-#include "CallSite.h"
-#include "DeviceCopy.h"
-#include "OpDef.h"
+#include "ember/Frontend/UserCallSite.h"
 
 #include <atomic>
 #include <cctype>
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <optional>
 
 using namespace ember;
 using namespace ember::layers;
@@ -71,7 +70,7 @@ void checkActivation(const std::string &activation) {
 /// Throws an error of layer `layer`, at the user's call of the layer.
 [[noreturn]] void throwLayerError(const std::string &layer, const std::string &message,
                                   const SourceLoc &loc) {
-  throw OpError(detail::errorAt(loc) + "layer '" + layer + "' " + message);
+  throw OpError(error_at(loc) + "layer '" + layer + "' " + message);
 }
 
 /// Throws unless `x` has rank `rank` (or, `orMore`, at least `rank`).
@@ -81,7 +80,7 @@ void checkRank(const std::string &layer, const Tensor &x, int rank, const Source
     return;
   throwLayerError(layer,
                   "needs an input of rank " + std::to_string(rank) + (orMore ? " or more" : "") +
-                      ", got " + detail::typeText(x),
+                      ", got " + describe(x),
                   loc);
 }
 
@@ -171,16 +170,18 @@ std::vector<Variable> Module::non_trainable_variables() const {
 
 Tensor Layer::operator()(const Tensor &x, bool training, SourceLoc loc) {
   // The outermost call names the user's line; sub-layers' calls keep it.
-  detail::UserCallSite site(loc);
+  UserCallSite site(loc);
   // What the layer makes (its weights at the first call, dropout's counters)
   // is made where its input is.
-  detail::BesideTensor beside(x);
+  std::optional<DeviceScope> beside;
+  if (x.defined() && x.device().is_cuda())
+    beside.emplace(x.device());
   return call(x, training);
 }
 
 const SourceLoc &Layer::call_site() {
   static const SourceLoc none = SourceLoc::current();
-  const SourceLoc *site = detail::UserCallSite::current();
+  const SourceLoc *site = UserCallSite::current();
   return site ? *site : none;
 }
 
@@ -206,7 +207,7 @@ Tensor Dense::call(const Tensor &x, bool training) {
   } else if (kernel_->shape()[0] != in) {
     throwLayerError(name(),
                     "was built for inputs of " + std::to_string(kernel_->shape()[0]) +
-                        " features, got " + detail::typeText(x),
+                        " features, got " + describe(x),
                     call_site());
   }
   Tensor y;
@@ -329,7 +330,7 @@ static Tensor hashedUniform(const Shape &shape, uint64_t seed, const Tensor &ste
 Tensor Dropout::call(const Tensor &x, bool training) {
   // (tf.nn.dropout: "x has to be a floating point tensor", since it scales.)
   if (!isFloatingPoint(x.dtype()))
-    throwLayerError(name(), "needs a floating-point input, got " + detail::typeText(x),
+    throwLayerError(name(), "needs a floating-point input, got " + describe(x),
                     call_site());
   if (!training || rate_ == 0)
     return x;

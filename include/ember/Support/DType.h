@@ -8,7 +8,7 @@
 #ifndef EMBER_DTYPE_H
 #define EMBER_DTYPE_H
 
-#include "ember/Frontend/Half.h"
+#include "ember/Support/Half.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,9 +1,8 @@
 //===- Metrics.cpp - metrics objects ----------------------------------------===//
 
-#include "ember/Frontend/Metrics.h"
+#include "ember/Train/Metrics.h"
 
-#include "ClassLabels.h"
-#include "OpDef.h"
+#include "ember/Frontend/NN.h"
 
 using namespace ember;
 using namespace ember::metrics;
@@ -37,12 +36,12 @@ void SparseCategoricalAccuracy::update_state(const Tensor &y_true, const Tensor 
                                              SourceLoc loc) {
   constexpr std::string_view kWhat = "SparseCategoricalAccuracy";
   if (y_pred.rank() < 1)
-    detail::throwOpError(kWhat, "needs predictions with a class axis, got " + detail::typeText(y_pred),
+    throw_op_error(kWhat, "needs predictions with a class axis, got " + describe(y_pred),
                          loc);
   // Labels [batch, 1] are labels [batch], as Keras squeezes them (compared
   // as they are, they broadcast against every prediction).
-  Tensor labels = detail::squeezedClassLabels(y_true, y_pred, loc);
-  detail::checkClassLabelShape(kWhat, "predictions", labels, y_pred, loc);
+  Tensor labels = nn::squeezed_class_labels(y_true, y_pred, loc);
+  nn::check_class_label_shape(kWhat, "predictions", labels, y_pred, loc);
   labels = cast(labels, DType::Int64, loc);
   Tensor predicted = argmax(y_pred, -1, false, loc);
   mean_.update_state(cast(equal(predicted, labels, loc), DType::Float64, loc), loc);

@@ -1,6 +1,6 @@
-//===- FileWrite.cpp - files written whole or not at all -----------------===//
+//===- AtomicFile.cpp - files written whole or not at all ----------------===//
 
-#include "FileWrite.h"
+#include "ember/Support/AtomicFile.h"
 
 #include <atomic>
 #include <cerrno>
@@ -47,13 +47,12 @@ int createTemp(const std::string &path, std::string &tempPath) {
 
 } // namespace
 
-void ember::detail::writeFileWhole(const std::string &path,
-                                   std::span<const std::string_view> pieces,
-                                   const std::function<void(const std::string &)> &fail) {
+std::string ember::support::writeFileWhole(const std::string &path,
+                                           std::span<const std::string_view> pieces) {
   std::string tempPath;
   int fd = createTemp(path, tempPath);
   if (fd < 0)
-    fail(std::string("cannot create a temporary file: ") + std::strerror(errno));
+    return std::string("cannot create a temporary file: ") + std::strerror(errno);
   // fsync before rename: after a crash the name points at old or new data,
   // never at a partly written file.
   bool ok = true;
@@ -71,6 +70,7 @@ void ember::detail::writeFileWhole(const std::string &path,
   }
   if (!ok) {
     ::unlink(tempPath.c_str());
-    fail(std::strerror(savedErrno));
+    return std::strerror(savedErrno);
   }
+  return "";
 }

@@ -7,10 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Safetensors.h"
+#include "ember/IO/Safetensors.h"
 
-#include "FileWrite.h"
-#include "TensorImpl.h"
+#include "ember/Support/AtomicFile.h"
 
 #include "ember/Frontend/Error.h"
 
@@ -26,8 +25,31 @@
 
 #include <sys/stat.h>
 
-namespace ember::detail {
+namespace ember::safetensors {
 namespace {
+
+
+/// The safetensors name of a dtype: "F32", "F64", "I32", "I64", "BOOL".
+std::string_view safetensorsDType(DType dtype) {
+  switch (dtype) {
+  case DType::Bool:
+    return "BOOL";
+  case DType::Int32:
+    return "I32";
+  case DType::Int64:
+    return "I64";
+  case DType::Float32:
+    return "F32";
+  case DType::Float64:
+    return "F64";
+  case DType::Float16:
+    return "F16";
+  case DType::BFloat16:
+    return "BF16";
+  }
+  return "?";
+}
+
 
 // The data is little-endian and we copy it verbatim.
 static_assert(std::endian::native == std::endian::little,
@@ -95,29 +117,9 @@ DType dtypeOfName(const std::string &path, const std::string &tensor, const std:
 
 } // namespace
 
-std::string_view safetensorsDType(DType dtype) {
-  switch (dtype) {
-  case DType::Bool:
-    return "BOOL";
-  case DType::Int32:
-    return "I32";
-  case DType::Int64:
-    return "I64";
-  case DType::Float32:
-    return "F32";
-  case DType::Float64:
-    return "F64";
-  case DType::Float16:
-    return "F16";
-  case DType::BFloat16:
-    return "BF16";
-  }
-  return "?";
-}
 
-void writeSafetensors(const std::string &path,
-                      const std::vector<std::pair<std::string, Tensor>> &tensors,
-                      const std::map<std::string, std::string> &metadata) {
+void save_file(const std::string &path, const std::vector<std::pair<std::string, Tensor>> &tensors,
+               const std::map<std::string, std::string> &metadata) {
   // ordered_json keeps the tensors in the order their bytes follow.
   nlohmann::ordered_json header = nlohmann::ordered_json::object();
   if (!metadata.empty())
@@ -127,7 +129,7 @@ void writeSafetensors(const std::string &path,
   for (const auto &[name, tensor] : tensors) {
     if (name == "__metadata__" || header.contains(name))
       failWrite(path, "the name " + inQuotes(name) + " is reserved or given twice");
-    if (isSymbolic(tensor))
+    if (tensor.is_symbolic())
       failWrite(path, "tensor " + inQuotes(name) +
                           " is symbolic (inside an ember::function): save outside the function");
     hosts.push_back(tensor.cpu());
@@ -148,10 +150,11 @@ void writeSafetensors(const std::string &path,
   for (const Tensor &host : hosts)
     if (host.nbytes() > 0)
       pieces.emplace_back(static_cast<const char *>(host.data()), host.nbytes());
-  writeFileWhole(path, pieces, [&](const std::string &why) { failWrite(path, why); });
+  if (std::string why = support::writeFileWhole(path, pieces); !why.empty())
+    failWrite(path, why);
 }
 
-SafetensorsFile::SafetensorsFile(const std::string &path) : path_(path) {
+File::File(const std::string &path) : path_(path) {
   FileCloser file{std::fopen(path.c_str(), "rb")};
   if (!file.file)
     failRead(path, std::strerror(errno));
@@ -281,13 +284,13 @@ SafetensorsFile::SafetensorsFile(const std::string &path) : path_(path) {
     readExactly(data_.data(), data_.size(), "tensor data");
 }
 
-const SafetensorsFile::Entry *SafetensorsFile::find(const std::string &name) const {
+const File::Entry *File::find(const std::string &name) const {
   auto it = entries_.find(name);
   return it == entries_.end() ? nullptr : &it->second;
 }
 
-Tensor SafetensorsFile::tensor(const Entry &entry) const {
-  Tensor out = newTensor(entry.shape, entry.dtype);
+Tensor File::tensor(const Entry &entry) const {
+  Tensor out = Tensor::empty(entry.shape, entry.dtype, Device());
   size_t size = entry.end - entry.begin;
   if (size == 0)
     return out;
@@ -299,4 +302,4 @@ Tensor SafetensorsFile::tensor(const Entry &entry) const {
   return out;
 }
 
-} // namespace ember::detail
+} // namespace ember::safetensors

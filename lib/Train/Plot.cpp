@@ -1,10 +1,10 @@
 //===- Plot.cpp - a line plot as SVG ------------------------------------------===//
 
-#include "ember/Frontend/Plot.h"
+#include "ember/Train/Plot.h"
 
 #include "ember/Frontend/Error.h"
 
-#include "FileWrite.h"
+#include "ember/Support/AtomicFile.h"
 
 #include <algorithm>
 #include <cmath>
@@ -144,7 +144,6 @@ void plot::save_line_plot(const std::string &path, const std::vector<double> &va
                           const std::string &ylabel, double smoothing) {
   std::string svg = line_plot_svg(values, title, xlabel, ylabel, smoothing);
   std::string_view pieces[] = {svg};
-  detail::writeFileWhole(path, pieces, [&](const std::string &reason) {
-    throw IOError("cannot write plot '" + path + "': " + reason);
-  });
+  if (std::string why = support::writeFileWhole(path, pieces); !why.empty())
+    throw IOError("cannot write plot '" + path + "': " + why);
 }

@@ -1,6 +1,6 @@
 //===- Progbar.cpp - progress of long work -----------------------------------===//
 
-#include "ember/Frontend/Progbar.h"
+#include "ember/Train/Progbar.h"
 
 #include <algorithm>
 #include <cmath>

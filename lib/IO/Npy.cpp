@@ -7,9 +7,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Npy.h"
+#include "NpyFormat.h"
 
-#include "FileWrite.h"
+#include "ember/IO/Npy.h"
+
+#include "ember/Support/AtomicFile.h"
 
 #include "ember/Frontend/Error.h"
 #include "ember/Frontend/Tensor.h"
@@ -386,7 +388,8 @@ void writeNpy(const std::string &path, DType dtype, const int64_t *shape, int ra
 
   std::string_view pieces[] = {header, std::string_view(static_cast<const char *>(data),
                                                         static_cast<size_t>(dataBytes))};
-  writeFileWhole(path, pieces, [&](const std::string &why) { failWrite(path, why); });
+  if (std::string why = support::writeFileWhole(path, pieces); !why.empty())
+    failWrite(path, why);
 }
 
 NpyArray readNpy(const std::string &path) {
@@ -495,3 +498,28 @@ NpyArray readNpy(const std::string &path) {
 }
 
 } // namespace ember::detail
+
+//===----------------------------------------------------------------------===//
+// Tensors in .npy files
+//===----------------------------------------------------------------------===//
+
+void ember::save_npy(const std::string &path, const Tensor &tensor) {
+  Tensor host = tensor.cpu();
+  detail::writeNpy(path, tensor.dtype(), tensor.shape().data(), tensor.rank(), host.data());
+}
+
+ember::Tensor ember::load_npy(const std::string &path) {
+  detail::NpyArray array = detail::readNpy(path);
+  if (array.shape.size() > static_cast<size_t>(kMaxRank))
+    throw IOError(path + ": rank " + std::to_string(array.shape.size()) +
+                  " is above ember's limit of " + std::to_string(kMaxRank));
+  Shape shape;
+  try { // numpy's shapes may hold more elements than ember's (empty ones)
+    shape = Shape(std::span<const int64_t>(array.shape));
+  } catch (const Error &e) {
+    throw IOError(path + ": " + e.what());
+  }
+  Tensor out = Tensor::empty(shape, array.dtype, Device());
+  std::copy(array.data.begin(), array.data.end(), static_cast<unsigned char *>(out.data()));
+  return out;
+}

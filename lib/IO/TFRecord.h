@@ -6,8 +6,8 @@
 // all little-endian. TensorBoard event files are TFRecords of Event protos.
 //
 //===----------------------------------------------------------------------===//
-#ifndef EMBER_LIB_FRONTEND_TFRECORD_H
-#define EMBER_LIB_FRONTEND_TFRECORD_H
+#ifndef EMBER_LIB_IO_TFRECORD_H
+#define EMBER_LIB_IO_TFRECORD_H
 
 #include <cstdint>
 #include <string>
@@ -32,4 +32,4 @@ void appendTFRecord(std::string &out, std::string_view data);
 
 } // namespace ember::detail
 
-#endif // EMBER_LIB_FRONTEND_TFRECORD_H
+#endif // EMBER_LIB_IO_TFRECORD_H

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ember/Frontend/Summary.h"
+#include "ember/IO/Summary.h"
 
 #include "TFRecord.h"
 

@@ -8,10 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ember/Frontend/Data.h"
+#include "ember/Data/Data.h"
 
-#include "DeviceCopy.h"
-#include "TensorImpl.h"
 
 #include "ember/Frontend/Error.h"
 
@@ -28,7 +26,6 @@
 
 using namespace ember;
 using namespace ember::data;
-using ember::detail::newTensor;
 
 namespace ember::data::detail {
 
@@ -64,7 +61,7 @@ namespace {
 Tensor hostValue(const std::string &op, const Tensor &t, size_t index) {
   if (!t.defined())
     fail(op, "component " + std::to_string(index) + " is an undefined tensor");
-  if (ember::detail::isSymbolic(t))
+  if (t.is_symbolic())
     fail(op, "component " + std::to_string(index) +
                  " is a symbolic tensor of a traced function; datasets need concrete "
                  "values (build the dataset outside ember::function)");
@@ -92,7 +89,7 @@ struct SplitMix64 {
 /// of shape `rowShape`: elements are small, and a copy outlives nothing it
 /// should not.
 Tensor copyRow(const Tensor &t, int64_t row, const Shape &rowShape) {
-  Tensor slice = newTensor(rowShape, t.dtype());
+  Tensor slice = Tensor::empty(rowShape, t.dtype(), Device());
   size_t bytes = slice.nbytes();
   if (bytes > 0)
     std::memcpy(slice.data(), static_cast<const char *>(t.data()) + row * bytes, bytes);
@@ -178,7 +175,7 @@ public:
       bool next(Element &out) override {
         if (step > 0 ? value >= stop : value <= stop)
           return false;
-        Tensor t = newTensor(Shape{}, DType::Int64);
+        Tensor t = Tensor::empty(Shape{}, DType::Int64, Device());
         *static_cast<int64_t *>(t.data()) = value;
         out.assign(1, std::move(t));
         // Stop rather than overflow past INT64_MAX.
@@ -281,7 +278,7 @@ Element stack(const std::vector<Element> &elements) {
     Shape shape{static_cast<int64_t>(elements.size())};
     for (int64_t d : proto.shape())
       shape.push_back(d);
-    Tensor stacked = newTensor(shape, proto.dtype());
+    Tensor stacked = Tensor::empty(shape, proto.dtype(), Device());
     char *dst = static_cast<char *>(stacked.data());
     size_t bytes = proto.nbytes();
     for (size_t i = 0; i < elements.size(); ++i) {
@@ -797,7 +794,7 @@ Dataset Dataset::prefetch(int64_t buffer_size) const {
 Dataset Dataset::prefetch_to_device(const Device &device, int64_t buffer_size) const {
   if (device.is_cpu())
     return prefetch(buffer_size);
-  ember::detail::requireDevice(device);
+  require_device(device);
   return map([device](const Element &element) {
            Element moved;
            for (const Tensor &t : element)

@@ -9,9 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ember/Frontend/Data.h"
+#include "ember/Data/Data.h"
 
-#include "TensorImpl.h"
 
 #include "ember/Frontend/Error.h"
 
@@ -27,7 +26,6 @@
 #include <zlib.h>
 
 using namespace ember;
-using ember::detail::newTensor;
 
 namespace {
 
@@ -207,7 +205,7 @@ T loadBE(const unsigned char *p) {
 }
 
 Tensor toTensor(const RawIdx &raw) {
-  Tensor out = newTensor(Shape(std::span<const int64_t>(raw.dims)), raw.type->dtype);
+  Tensor out = Tensor::empty(Shape(std::span<const int64_t>(raw.dims)), raw.type->dtype, Device());
   size_t n = static_cast<size_t>(out.numel());
   const unsigned char *in = raw.data.data();
   switch (raw.type->code) {
@@ -290,7 +288,7 @@ std::pair<Tensor, Tensor> loadSplit(const std::string &dataset, const std::strin
                   quoted(imagesPath) + " but " + std::to_string(labels.dims[0]) + " labels in " +
                   quoted(labelsPath));
 
-  Tensor x = newTensor(Shape{images.dims[0], images.dims[1], images.dims[2], 1}, DType::Float32);
+  Tensor x = Tensor::empty(Shape{images.dims[0], images.dims[1], images.dims[2], 1}, DType::Float32, Device());
   // A table keeps pixel / 255 exact (as Keras users' x / 255.0) and the loop
   // a plain gather the compiler vectorizes.
   float scale[256];
@@ -301,7 +299,7 @@ std::pair<Tensor, Tensor> loadSplit(const std::string &dataset, const std::strin
   for (size_t i = 0, n = images.data.size(); i < n; ++i)
     px[i] = scale[in[i]];
 
-  Tensor y = newTensor(Shape{labels.dims[0]}, DType::Int64);
+  Tensor y = Tensor::empty(Shape{labels.dims[0]}, DType::Int64, Device());
   auto *py = static_cast<int64_t *>(y.data());
   for (size_t i = 0; i < labels.data.size(); ++i)
     py[i] = labels.data[i];

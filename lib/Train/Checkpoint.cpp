@@ -9,12 +9,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ember/Frontend/Checkpoint.h"
+#include "ember/Train/Checkpoint.h"
 
-#include "FileWrite.h"
-#include "Safetensors.h"
-#include "TensorImpl.h"
-#include "Tracer.h"
+#include "ember/Support/AtomicFile.h"
+#include "ember/IO/Safetensors.h"
 
 #include "ember/Frontend/Error.h"
 
@@ -32,7 +30,6 @@
 #include <signal.h>
 
 using namespace ember;
-using namespace ember::detail;
 namespace fs = std::filesystem;
 
 namespace {
@@ -49,7 +46,7 @@ std::string typeText(DType dtype, const Shape &shape) {
 
 /// Saving and restoring read and replace concrete values: not while tracing.
 void checkNotTracing(const std::string &what) {
-  if (currentTracer())
+  if (!executing_eagerly())
     throw Error(what + " cannot run inside an ember::function (its variables are symbolic "
                        "there): call it outside");
 }
@@ -71,7 +68,7 @@ void writeVariables(const std::string &path, const KeyedVariables &variables) {
                   "names: give the variables distinct names)");
     tensors.emplace_back(key, variable.value());
   }
-  writeSafetensors(path, tensors, kMetadata);
+  safetensors::save_file(path, tensors, kMetadata);
 }
 
 //===----------------------------------------------------------------------===//
@@ -97,14 +94,14 @@ Target targetOf(const std::string &key, const Variable &variable) {
 /// Checks every target against `file` and that every key `mustUse` accepts
 /// is some target's; then assigns them all, or throws one error listing
 /// every problem with nothing assigned.
-void restoreTargets(const SafetensorsFile &file, const std::vector<Target> &targets,
+void restoreTargets(const safetensors::File &file, const std::vector<Target> &targets,
                     const std::function<bool(const std::string &)> &mustUse,
                     const std::string &unusedHint) {
   std::vector<std::string> problems;
   std::set<std::string> used;
   for (const Target &target : targets) {
     used.insert(target.key);
-    const SafetensorsFile::Entry *entry = file.find(target.key);
+    const safetensors::File::Entry *entry = file.find(target.key);
     if (!entry) {
       problems.push_back("missing key " + inQuotes(target.key) + " (" + target.what + ", " +
                          typeText(target.dtype, target.shape) + ")");
@@ -206,9 +203,8 @@ void writeIndex(const std::string &directory, const IndexState &state) {
   std::string text = json.dump(2) + "\n";
   std::string path = indexPath(directory);
   std::string_view pieces[] = {text};
-  writeFileWhole(path, pieces, [&](const std::string &why) {
+  if (std::string why = support::writeFileWhole(path, pieces); !why.empty())
     throw IOError("cannot write the checkpoint index file " + inQuotes(path) + ": " + why);
-  });
 }
 
 std::string directoryOf(const std::string &path) { return fs::path(path).parent_path().string(); }
@@ -303,7 +299,7 @@ std::string Checkpoint::save(const std::string &file_prefix) {
 
 void Checkpoint::restore(const std::string &save_path, bool expect_partial) {
   checkNotTracing("Checkpoint.restore");
-  SafetensorsFile file(save_path);
+  safetensors::File file(save_path);
   std::vector<Target> targets;
   KeyedVariables keyed = keyedVariables(objects_);
   for (const auto &[key, variable] : keyed)
@@ -449,7 +445,7 @@ void layers::Module::save_weights(const std::string &path) const {
 
 void layers::Module::load_weights(const std::string &path) {
   checkNotTracing("load_weights");
-  SafetensorsFile file(path);
+  safetensors::File file(path);
   std::vector<Target> targets;
   for (const auto &[key, variable] : checkpoint_variables())
     targets.push_back(targetOf(key, variable));

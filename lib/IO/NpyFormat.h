@@ -1,13 +1,13 @@
-//===- Npy.h - numpy .npy files -----------------------------------*- C++ -*-===//
+//===- NpyFormat.h - numpy .npy files, read and written -------*- C++ -*-===//
 //
 // ember saves and loads tensors in numpy's .npy format so data moves freely
 // between ember and numpy (np.save / np.load).
 //
 //===----------------------------------------------------------------------===//
-#ifndef EMBER_LIB_FRONTEND_NPY_H
-#define EMBER_LIB_FRONTEND_NPY_H
+#ifndef EMBER_LIB_IO_NPYFORMAT_H
+#define EMBER_LIB_IO_NPYFORMAT_H
 
-#include "ember/Frontend/DType.h"
+#include "ember/Support/DType.h"
 
 #include <cstdint>
 #include <string>
@@ -36,4 +36,4 @@ NpyArray readNpy(const std::string &path);
 
 } // namespace ember::detail
 
-#endif // EMBER_LIB_FRONTEND_NPY_H
+#endif // EMBER_LIB_IO_NPYFORMAT_H

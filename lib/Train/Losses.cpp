@@ -1,11 +1,9 @@
 //===- Losses.cpp - loss objects --------------------------------------------===//
 
-#include "ember/Frontend/Losses.h"
+#include "ember/Train/Losses.h"
 
 #include "ember/Frontend/NN.h"
 
-#include "ClassLabels.h"
-#include "OpDef.h"
 
 using namespace ember;
 using namespace ember::losses;
@@ -21,14 +19,14 @@ static Tensor lossInput(const Tensor &x, const SourceLoc &loc) {
 Tensor SparseCategoricalCrossentropy::operator()(const Tensor &y_true, const Tensor &logitsOrP,
                                                  SourceLoc loc) const {
   Tensor y_pred = lossInput(logitsOrP, loc);
-  Tensor labels = detail::squeezedClassLabels(y_true, y_pred, loc);
+  Tensor labels = nn::squeezed_class_labels(y_true, y_pred, loc);
   if (fromLogits_)
     return reduce_mean(nn::sparse_softmax_cross_entropy_with_logits(labels, y_pred, loc), {},
                        false, loc);
   if (!isFloatingPoint(y_pred.dtype()))
-    detail::throwOpError("SparseCategoricalCrossentropy",
-                         "needs float probabilities, got " + detail::typeText(y_pred), loc);
-  labels = detail::checkedClassLabels("SparseCategoricalCrossentropy", labels, y_pred, loc);
+    throw_op_error("SparseCategoricalCrossentropy",
+                         "needs float probabilities, got " + describe(y_pred), loc);
+  labels = nn::checked_class_labels("SparseCategoricalCrossentropy", labels, y_pred, loc);
   // Keras clips probabilities away from 0 and 1 before the log.
   double eps = 1e-7;
   Tensor p = minimum(maximum(y_pred, Tensor(eps, y_pred.dtype()), loc),

@@ -6,7 +6,7 @@
 // training step (gradients, update and all). Slots (momenta, Adam's m and
 // v) are Variables made at an optimizer's first update of a variable; the
 // step counter `iterations` is a Variable too, so traced steps count.
-// Both are saved by an ember::Checkpoint (ember/Frontend/Checkpoint.h).
+// Both are saved by an ember::Checkpoint (ember/Train/Checkpoint.h).
 //
 //   ember::Variable w(ember::Tensor({1.f, -2.f}), "w");
 //   ember::optimizers::Adam adam(0.1);

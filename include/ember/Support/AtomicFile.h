@@ -1,0 +1,25 @@
+//===- AtomicFile.h - files written whole or not at all ---------*- C++ -*-===//
+//
+// Part of ember's Support layer: the vocabulary under every other library
+// (no LLVM, no exceptions, nothing else of ember).
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_SUPPORT_ATOMICFILE_H
+#define EMBER_SUPPORT_ATOMICFILE_H
+
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace ember::support {
+
+/// Writes `pieces` to `path` whole or not at all: into a new file next to it
+/// (a unique name, so concurrent writers do not meet), synced, then renamed
+/// over it, so that a reader (or the name after a crash) sees the old
+/// contents or the new, never part of them. Returns "" on success, else the
+/// reason, the temporary file removed.
+std::string writeFileWhole(const std::string &path, std::span<const std::string_view> pieces);
+
+} // namespace ember::support
+
+#endif // EMBER_SUPPORT_ATOMICFILE_H
