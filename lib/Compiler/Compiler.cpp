@@ -3,6 +3,7 @@
 #include "ember/Compiler/Compiler.h"
 
 #include "ember/Init/InitAll.h"
+#include "ember/Support/AtomicFile.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -272,9 +273,12 @@ bool ember::compiler::writeTemporary(const std::string &temporary,
 bool ember::compiler::writeFileAtomically(const std::string &path,
                                           llvm::ArrayRef<llvm::StringRef> pieces,
                                           std::string &error) {
-  std::string temporary = temporaryPathFor(path);
-  return writeTemporary(temporary, pieces, path, error) &&
-         commitTemporary(temporary, path, error);
+  std::vector<std::string_view> views(pieces.begin(), pieces.end());
+  if (std::string why = support::writeFileWhole(path, views); !why.empty()) {
+    error = "cannot write " + path + ": " + why;
+    return false;
+  }
+  return true;
 }
 
 //===----------------------------------------------------------------------===//

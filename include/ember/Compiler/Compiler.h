@@ -150,8 +150,10 @@ bool commitTemporary(const std::string &temporary, const std::string &path, std:
 /// in `error`); on failure removes it and returns false.
 bool writeTemporary(const std::string &temporary, llvm::ArrayRef<llvm::StringRef> pieces,
                     const std::string &path, std::string &error);
-/// Writes `pieces` to `path` through temporaryPathFor and commitTemporary;
-/// false with `error` set (nothing left behind) when it cannot.
+/// Writes `pieces` to `path` whole or not at all through the one writer
+/// (support::writeFileWhole: a unique temporary name, synced, renamed);
+/// false with `error` set (nothing left behind) when it cannot. The three
+/// above serve ember-compile, which commits all of its outputs or none.
 bool writeFileAtomically(const std::string &path, llvm::ArrayRef<llvm::StringRef> pieces,
                          std::string &error);
 
