@@ -272,9 +272,9 @@ bool ember::compiler::writeTemporary(const std::string &temporary,
 
 bool ember::compiler::writeFileAtomically(const std::string &path,
                                           llvm::ArrayRef<llvm::StringRef> pieces,
-                                          std::string &error) {
+                                          std::string &error, bool sync) {
   std::vector<std::string_view> views(pieces.begin(), pieces.end());
-  if (std::string why = support::writeFileWhole(path, views); !why.empty()) {
+  if (std::string why = support::writeFileWhole(path, views, sync); !why.empty()) {
     error = "cannot write " + path + ": " + why;
     return false;
   }

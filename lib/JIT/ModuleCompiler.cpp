@@ -284,10 +284,12 @@ std::unique_ptr<llvm::MemoryBuffer> readCache(const std::string &path, const std
 }
 
 /// Best effort (a cache, a copy for the user): a file that cannot be
-/// written is left out.
-void writeFileAtomically(const std::string &path, llvm::ArrayRef<llvm::StringRef> pieces) {
+/// written is left out. Cache entries check their own size and hash, so they
+/// skip the fsync (`sync` = false): a torn one after a crash is a miss.
+void writeFileAtomically(const std::string &path, llvm::ArrayRef<llvm::StringRef> pieces,
+                         bool sync = true) {
   std::string ignored;
-  (void)ember::compiler::writeFileAtomically(path, pieces, ignored);
+  (void)ember::compiler::writeFileAtomically(path, pieces, ignored, sync);
 }
 
 void writeCache(const std::string &dir, const std::string &path, const std::string &key,
@@ -299,8 +301,10 @@ void writeCache(const std::string &dir, const std::string &path, const std::stri
   header.keySize = key.size();
   header.objectSize = object.size();
   header.objectHash = llvm::xxh3_64bits(object);
-  writeFileAtomically(path, {llvm::StringRef(reinterpret_cast<const char *>(&header), sizeof header),
-                             key, object});
+  writeFileAtomically(path,
+                      {llvm::StringRef(reinterpret_cast<const char *>(&header), sizeof header),
+                       key, object},
+                      /*sync=*/false);
 }
 
 /// Everything that determines the object besides the module: ember's build,

@@ -48,7 +48,7 @@ int createTemp(const std::string &path, std::string &tempPath) {
 } // namespace
 
 std::string ember::support::writeFileWhole(const std::string &path,
-                                           std::span<const std::string_view> pieces) {
+                                           std::span<const std::string_view> pieces, bool sync) {
   std::string tempPath;
   int fd = createTemp(path, tempPath);
   if (fd < 0)
@@ -58,7 +58,7 @@ std::string ember::support::writeFileWhole(const std::string &path,
   bool ok = true;
   for (std::string_view piece : pieces)
     ok = ok && writeAll(fd, reinterpret_cast<const unsigned char *>(piece.data()), piece.size());
-  ok = ok && ::fsync(fd) == 0;
+  ok = ok && (!sync || ::fsync(fd) == 0);
   int savedErrno = errno;
   if (::close(fd) != 0 && ok) {
     ok = false;

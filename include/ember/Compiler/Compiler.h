@@ -154,8 +154,9 @@ bool writeTemporary(const std::string &temporary, llvm::ArrayRef<llvm::StringRef
 /// (support::writeFileWhole: a unique temporary name, synced, renamed);
 /// false with `error` set (nothing left behind) when it cannot. The three
 /// above serve ember-compile, which commits all of its outputs or none.
+/// `sync` as in support::writeFileWhole.
 bool writeFileAtomically(const std::string &path, llvm::ArrayRef<llvm::StringRef> pieces,
-                         std::string &error);
+                         std::string &error, bool sync = true);
 
 } // namespace ember::compiler
 

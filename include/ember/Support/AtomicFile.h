@@ -17,8 +17,12 @@ namespace ember::support {
 /// (a unique name, so concurrent writers do not meet), synced, then renamed
 /// over it, so that a reader (or the name after a crash) sees the old
 /// contents or the new, never part of them. Returns "" on success, else the
-/// reason, the temporary file removed.
-std::string writeFileWhole(const std::string &path, std::span<const std::string_view> pieces);
+/// reason, the temporary file removed. `sync` = false skips the fsync (about
+/// 0.3 ms here, far more on slow disks) for files that check themselves, such
+/// as the JIT's cache entries: after a crash such a file may be torn, which
+/// its reader detects.
+std::string writeFileWhole(const std::string &path, std::span<const std::string_view> pieces,
+                           bool sync = true);
 
 } // namespace ember::support
 
