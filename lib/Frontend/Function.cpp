@@ -4,6 +4,7 @@
 
 #include "Dispatcher.h"
 #include "ember/Support/AtomicFile.h"
+#include "ember/Support/OnceCache.h"
 #include "Tape.h"
 #include "TensorImpl.h"
 #include "Tracer.h"
@@ -57,27 +58,6 @@ struct Concrete {
   ConcreteFunctionInfo info;
 };
 
-/// A signature's concrete function. The first call with the signature traces
-/// and compiles it; calls that find it in flight wait for that one (one trace
-/// per signature, as tf.function does), then all share it. Published slots
-/// are never removed, so a ready slot is read without copying a pointer.
-struct Slot {
-  std::atomic<bool> ready{false};
-  std::shared_ptr<Concrete> concrete; ///< set before `ready`
-  std::exception_ptr error;           ///< the trace or compile failed (set before `done`)
-  std::promise<void> finished;
-  std::shared_future<void> done = finished.get_future().share();
-};
-
-struct WordsHash {
-  size_t operator()(const std::vector<int64_t> &words) const {
-    uint64_t h = 0x9e3779b97f4a7c15ull;
-    for (int64_t w : words)
-      h = (h ^ static_cast<uint64_t>(w)) * 0xff51afd7ed558ccdull;
-    return h ^ (h >> 29);
-  }
-};
-
 std::atomic<int64_t> functionCount{0};
 } // namespace
 
@@ -91,11 +71,13 @@ struct FunctionCore::Impl {
   const int64_t id = functionCount.fetch_add(1) + 1;
   bool differentiate = false; ///< compile the reverse-mode derivative
   std::optional<std::vector<int>> argnums; ///< ... with respect to these arguments
-  /// Guards `slots` and `order`: shared to look a signature up, exclusive to
-  /// add (or drop a failed) one; never held while tracing or compiling, so
-  /// signatures trace concurrently.
+  /// A signature's concrete function: the first call with the signature
+  /// traces and compiles it, calls that find it in flight wait for that one
+  /// (one trace per signature, as tf.function does), then all share it; a
+  /// failed trace is not kept (the next call traces again).
+  support::OnceCache<std::vector<int64_t>, std::shared_ptr<Concrete>, support::WordsHash> concretes;
+  /// Guards `order`.
   mutable std::shared_mutex mutex;
-  std::unordered_map<std::vector<int64_t>, std::shared_ptr<Slot>, WordsHash> slots;
   std::vector<std::shared_ptr<Concrete>> order; // for listing, in trace order
   std::atomic<uint32_t> recentTraces{0}; ///< bit i: whether the i-th most recent call traced
   std::mutex noteMutex; ///< orders updates of recentTraces (and the warning)
@@ -312,50 +294,15 @@ struct FunctionCore::Impl {
   /// `traced` tells whether this call traced.
   const Concrete &concreteFor(const std::vector<int64_t> &signature, const CallKey &key,
                               const Trace &trace, const Device &device, bool &traced) {
-    traced = false;
-    std::shared_ptr<Slot> slot;
-    {
-      std::shared_lock<std::shared_mutex> lock(mutex);
-      if (auto it = slots.find(signature); it != slots.end()) {
-        if (it->second->ready.load(std::memory_order_acquire))
-          return *it->second->concrete; // the steady state
-        slot = it->second;
-      }
-    }
-    if (!slot) {
-      std::unique_lock<std::shared_mutex> lock(mutex);
-      auto [it, inserted] = slots.try_emplace(signature);
-      if (inserted)
-        it->second = std::make_shared<Slot>();
-      slot = it->second;
-      traced = inserted;
-    }
-    if (!traced) { // another thread traces this signature: wait for it
-      slot->done.wait();
-      if (slot->error)
-        std::rethrow_exception(slot->error);
-      return *slot->concrete;
-    }
-    try {
-      std::shared_ptr<Concrete> concrete = traceAndCompile(key, trace, device);
-      {
-        std::unique_lock<std::shared_mutex> lock(mutex);
-        slot->concrete = concrete;
-        order.push_back(concrete);
-        slot->ready.store(true, std::memory_order_release);
-      }
-      slot->finished.set_value();
-      return *concrete;
-    } catch (...) {
-      // The waiting calls get the same error; the next call traces again.
-      slot->error = std::current_exception();
-      {
-        std::unique_lock<std::shared_mutex> lock(mutex);
-        slots.erase(signature);
-      }
-      slot->finished.set_value();
-      throw;
-    }
+    return *concretes.getOrMake(
+        signature,
+        [&] {
+          std::shared_ptr<Concrete> concrete = traceAndCompile(key, trace, device);
+          std::unique_lock<std::shared_mutex> lock(mutex);
+          order.push_back(concrete);
+          return concrete;
+        },
+        &traced);
   }
 };
 

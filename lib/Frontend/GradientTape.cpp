@@ -11,6 +11,7 @@
 #include "ember/Frontend/CustomGradient.h"
 #include "ember/Frontend/Function.h"
 #include "ember/JIT/FunctionBuilder.h"
+#include "ember/Support/OnceCache.h"
 
 #include <algorithm>
 #include <map>
@@ -38,12 +39,10 @@ struct Derivative {
   std::vector<size_t> givenRecords;
 };
 
-/// Compiled derivatives of recordings, by structure, for all tapes.
-struct DerivativeCache {
-  std::mutex mutex;
-  uint64_t compiles = 0;
-  std::map<std::vector<int64_t>, std::shared_ptr<const Derivative>> functions;
-};
+/// Compiled derivatives of recordings, by structure, for all tapes: one
+/// compile per structure, however many threads' tapes miss on it at once.
+using DerivativeCache =
+    support::OnceCache<std::vector<int64_t>, std::shared_ptr<const Derivative>, support::WordsHash>;
 DerivativeCache &derivatives() {
   static DerivativeCache *cache = new DerivativeCache();
   return *cache;
@@ -531,13 +530,7 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
   Device device = target.device();
   function.key.push_back(static_cast<int64_t>(device.type()));
 
-  std::shared_ptr<const Derivative> derivative;
-  {
-    std::lock_guard<std::mutex> lock(derivatives().mutex);
-    if (auto it = derivatives().functions.find(function.key); it != derivatives().functions.end())
-      derivative = it->second;
-  }
-  if (!derivative) {
+  std::shared_ptr<const Derivative> derivative = derivatives().getOrMake(function.key, [&] {
     // Replay the needed records into a traced function, the recorded values
     // bound to its values (custom gradients trace their backward there).
     copyRecords();
@@ -561,11 +554,8 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
     std::string error;
     if (!builder.compile({&targetId, 1}, compiled->compiled, error, {}, wrt, targetOf(device)))
       throw OpError("GradientTape: the recorded computation failed to compile:\n" + error);
-    derivative = compiled;
-    std::lock_guard<std::mutex> lock(derivatives().mutex);
-    derivatives().functions.emplace(function.key, derivative);
-    ++derivatives().compiles;
-  }
+    return std::shared_ptr<const Derivative>(compiled);
+  });
 
   // Run: leaves, the cotangent (ones), the recorded forward values; out come
   // the target and the sources' gradients.
@@ -623,6 +613,6 @@ Tensor ember::stop_gradient(const Tensor &x) {
 }
 
 uint64_t ember::detail::tapeCompiles() {
-  std::lock_guard<std::mutex> lock(derivatives().mutex);
-  return derivatives().compiles;
+  support::OnceCacheStats stats = derivatives().stats();
+  return stats.misses - stats.failures;
 }

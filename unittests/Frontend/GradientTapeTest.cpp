@@ -6,8 +6,10 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <latch>
 #include <optional>
 #include <string>
+#include <thread>
 
 using namespace ember;
 
@@ -145,6 +147,32 @@ TEST(GradientTape, TrainingLoopCompilesItsBackwardOnce) {
   EXPECT_NEAR(fitted[0], 2.f, 1e-2);
   EXPECT_NEAR(fitted[1], -1.f, 1e-2);
   EXPECT_NEAR(b.value().item<float>(), 0.5f, 1e-2);
+}
+
+TEST(GradientTape, ThreadsMissingOnOneStructureCompileItOnce) {
+  // Four threads' tapes record the same new computation and ask for its
+  // gradient at the same moment: one compiles, the others wait and share it.
+  constexpr int kThreads = 4;
+  std::latch ready(kThreads);
+  std::vector<float> grads(kThreads);
+  KernelCacheStats before = kernel_cache_stats();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      Variable w(full({7, 13}, float(t + 1)), "w");
+      GradientTape tape;
+      Tensor loss = reduce_sum(tanh(w.value()) * w.value());
+      ready.arrive_and_wait();
+      std::vector<Tensor> g = tape.gradient(loss, {w}, UnconnectedGradients::Zero);
+      grads[t] = g[0].to_vector<float>()[0];
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  EXPECT_EQ(kernel_cache_stats().tape_compiles, before.tape_compiles + 1);
+  for (int t = 0; t < kThreads; ++t) { // d/dw (w tanh w) = tanh w + w (1 - tanh^2 w)
+    double w = t + 1, th = std::tanh(w);
+    EXPECT_NEAR(grads[t], th + w * (1 - th * th), 1e-5) << t;
+  }
 }
 
 TEST(GradientTape, CustomGradientsApplyOnTapes) {
