@@ -2,6 +2,8 @@
 
 #include "ember/Compiler/Compiler.h"
 
+#include "LLVMModuleSteps.h"
+
 #include "ember/Init/InitAll.h"
 #include "ember/Support/AtomicFile.h"
 
@@ -406,6 +408,10 @@ LogicalResult ember::compiler::compile(ModuleOp module, const CompileOptions &op
     error = "internal error: translation to LLVM IR failed";
     return failure();
   }
+  if (options.exposeInitializers)
+    exposeInitializers(*llvmModule);
+  if (options.unrolling == Unrolling::CompileTimeFirst)
+    limitLoopUnrolling(*llvmModule);
   if (options.afterTranslation)
     options.afterTranslation(*llvmModule);
   // Full-width vectors: LLVM's tuning of AVX-512 CPUs vectorizes loops with

@@ -17,6 +17,8 @@
 #include "Tape.h"
 #include "Tracer.h"
 
+#include "ember/Support/OnceCache.h"
+
 #include <atomic>
 #include <cstring>
 #include <future>
@@ -72,15 +74,17 @@ struct Signature {
   }
 };
 
-/// The cache's stored key.
-struct StoredKey {
-  std::vector<int64_t> words;
-  uint64_t hash;
-};
-
 struct KeyView {
   const int64_t *words;
   size_t size;
+  uint64_t hash;
+};
+
+/// The cache's stored key, made from a signature's view on a miss.
+struct StoredKey {
+  explicit StoredKey(const KeyView &view)
+      : words(view.words, view.words + view.size), hash(view.hash) {}
+  std::vector<int64_t> words;
   uint64_t hash;
 };
 
@@ -104,20 +108,19 @@ struct KeyEqual {
   bool operator()(const StoredKey &a, const KeyView &b) const { return (*this)(b, a); }
 };
 
+/// A compiled kernel with its result's type.
 struct KernelEntry {
-  std::atomic<bool> ready{false};
   jit::CompiledKernel kernel;
   size_t resultBytes = 0;
   Shape resultShape;
-  std::string error; // set when the compile was refused
-  std::promise<void> compiled;
-  std::shared_future<void> done = compiled.get_future().share();
 };
 
+/// Eager kernels by signature, with support::OnceCache's policy (one compile
+/// per signature, others wait, a refused compile is not kept) and, in front
+/// of it, each thread's recent hits.
 struct KernelCache {
-  std::shared_mutex mutex;
-  std::unordered_map<StoredKey, std::shared_ptr<KernelEntry>, KeyHash, KeyEqual> entries;
-  std::atomic<uint64_t> hits{0}, misses{0}, failures{0}, diskLoads{0};
+  support::OnceCache<StoredKey, KernelEntry, KeyHash, KeyEqual> kernels;
+  std::atomic<uint64_t> recentHits{0}, diskLoads{0};
   std::atomic<int64_t> compileNanos{0};
 };
 
@@ -127,104 +130,62 @@ KernelCache &cache() {
 }
 
 /// A thread's recently hit kernels, by hash: a hit found here takes no lock.
-/// Only ready entries are kept, and those are never erased from the cache, so
-/// the pointers stay valid for the life of the process.
+/// Published kernels are never removed from the cache, so the pointers stay
+/// valid for the life of the process.
 struct RecentHit {
   uint64_t hash = 0;
   const StoredKey *key = nullptr;
-  KernelEntry *entry = nullptr;
+  const KernelEntry *entry = nullptr;
 };
 constexpr size_t kRecentHits = 64;
 thread_local RecentHit recentHits[kRecentHits];
 
 /// Looks up or compiles the kernel for `signature`; null never (throws).
-KernelEntry &findOrCompile(const Signature &signature, const OpDef &op,
-                           std::span<const int64_t> attrWords,
-                           std::span<const Tensor *const> inputs,
-                           const jit::TensorSpec *resultType, std::span<const int64_t> broadcast,
-                           const SourceLoc &loc, jit::Target target) {
+const KernelEntry &findOrCompile(const Signature &signature, const OpDef &op,
+                                 std::span<const int64_t> attrWords,
+                                 std::span<const Tensor *const> inputs,
+                                 const jit::TensorSpec *resultType,
+                                 std::span<const int64_t> broadcast, const SourceLoc &loc,
+                                 jit::Target target) {
   KernelCache &kc = cache();
   KeyView view{signature.words(), signature.size, signature.hash};
   RecentHit &recent = recentHits[view.hash % kRecentHits];
   if (recent.hash == view.hash && recent.key &&
       KeyEqual::same(view.words, view.size, recent.key->words.data(), recent.key->words.size())) {
-    kc.hits.fetch_add(1, std::memory_order_relaxed);
+    kc.recentHits.fetch_add(1, std::memory_order_relaxed);
     return *recent.entry;
   }
-  std::shared_ptr<KernelEntry> entry;
-  {
-    std::shared_lock<std::shared_mutex> lock(kc.mutex);
-    auto it = kc.entries.find(view);
-    if (it != kc.entries.end()) {
-      KernelEntry &found = *it->second;
-      if (found.ready.load(std::memory_order_acquire)) {
-        kc.hits.fetch_add(1, std::memory_order_relaxed);
-        recent = {view.hash, &it->first, &found};
-        return found;
-      }
-      entry = it->second;
-    }
-  }
-  if (entry) { // another thread is compiling this signature
-    entry->done.wait();
-    if (!entry->error.empty())
-      throw OpError(entry->error);
-    kc.hits.fetch_add(1, std::memory_order_relaxed);
+  if (auto [key, entry] = kc.kernels.findPublished(view); entry) {
+    recent = {view.hash, key, entry};
     return *entry;
   }
-
-  bool compileHere = false;
-  {
-    std::unique_lock<std::shared_mutex> lock(kc.mutex);
-    auto it = kc.entries.find(view);
-    if (it == kc.entries.end()) {
-      entry = std::make_shared<KernelEntry>();
-      kc.entries.emplace(StoredKey{{view.words, view.words + view.size}, view.hash}, entry);
-      compileHere = true;
-    } else {
-      entry = it->second;
-    }
-  }
-  if (!compileHere)
-    return findOrCompile(signature, op, attrWords, inputs, resultType, broadcast, loc, target);
-
-  kc.misses.fetch_add(1, std::memory_order_relaxed);
-  std::vector<jit::TensorSpec> specs;
-  for (const Tensor *input : inputs)
-    specs.push_back(specOf(input->dtype(), input->shape()));
-  jit::KernelRequest request;
-  request.opName = op.name;
-  request.attrSchema = op.attrs;
-  request.attrWords = attrWords;
-  request.inputs = specs;
-  request.resultType = resultType;
-  request.loc = jitLocationOf(loc);
-  request.broadcastShape = broadcast;
-  request.target = target;
-  std::string error;
-  bool ok = jit::compileKernel(request, entry->kernel, error);
-  kc.compileNanos.fetch_add(static_cast<int64_t>(entry->kernel.compileSeconds * 1e9),
-                            std::memory_order_relaxed);
-  if (!ok) {
-    kc.failures.fetch_add(1, std::memory_order_relaxed);
-    entry->error = error.empty() ? "'" + std::string(op.name) + "' op failed to compile" : error;
-    {
-      std::unique_lock<std::shared_mutex> lock(kc.mutex);
-      // A refused call is not cached: the next one reports again.
-      if (auto it = kc.entries.find(view); it != kc.entries.end())
-        kc.entries.erase(it);
-    }
-    entry->compiled.set_value();
-    throw OpError(entry->error);
-  }
-  if (entry->kernel.fromDiskCache)
-    kc.diskLoads.fetch_add(1, std::memory_order_relaxed);
-  entry->resultShape = shapeOf(entry->kernel.result);
-  entry->resultBytes =
-      static_cast<size_t>(entry->resultShape.numel()) * dtypeSize(entry->kernel.result.dtype);
-  entry->ready.store(true, std::memory_order_release);
-  entry->compiled.set_value();
-  return *entry;
+  return kc.kernels.getOrMake(view, [&] {
+    std::vector<jit::TensorSpec> specs;
+    for (const Tensor *input : inputs)
+      specs.push_back(specOf(input->dtype(), input->shape()));
+    jit::KernelRequest request;
+    request.opName = op.name;
+    request.attrSchema = op.attrs;
+    request.attrWords = attrWords;
+    request.inputs = specs;
+    request.resultType = resultType;
+    request.loc = jitLocationOf(loc);
+    request.broadcastShape = broadcast;
+    request.target = target;
+    KernelEntry entry;
+    std::string error;
+    bool ok = jit::compileKernel(request, entry.kernel, error);
+    kc.compileNanos.fetch_add(static_cast<int64_t>(entry.kernel.compileSeconds * 1e9),
+                              std::memory_order_relaxed);
+    if (!ok) // not cached: the next call reports again
+      throw OpError(error.empty() ? "'" + std::string(op.name) + "' op failed to compile" : error);
+    if (entry.kernel.fromDiskCache)
+      kc.diskLoads.fetch_add(1, std::memory_order_relaxed);
+    entry.resultShape = shapeOf(entry.kernel.result);
+    entry.resultBytes =
+        static_cast<size_t>(entry.resultShape.numel()) * dtypeSize(entry.kernel.result.dtype);
+    return entry;
+  });
 }
 
 /// Calls compiled code. Exempt from UBSan's -fsanitize=function, which checks
@@ -416,8 +377,8 @@ Tensor run(const OpDef &op, std::span<const int64_t> attrWords,
   }
   signature.finish();
 
-  KernelEntry &entry = findOrCompile(signature, op, attrWords, inputs, resultType, broadcast, loc,
-                                     targetOf(device));
+  const KernelEntry &entry = findOrCompile(signature, op, attrWords, inputs, resultType, broadcast,
+                                           loc, targetOf(device));
 
   Tensor result = device.is_cpu() ? newTensor(entry.resultShape, entry.kernel.result.dtype)
                                   : newTensorOn(entry.resultShape, entry.kernel.result.dtype, device);
@@ -490,14 +451,14 @@ Tensor ember::detail::dispatchBroadcast(const OpDef &op, std::span<const int64_t
 
 KernelCacheStats ember::kernel_cache_stats() {
   KernelCache &kc = cache();
+  support::OnceCacheStats kernels = kc.kernels.stats();
   KernelCacheStats stats;
-  stats.hits = kc.hits.load();
-  stats.misses = kc.misses.load();
-  stats.failures = kc.failures.load();
+  stats.hits = kc.recentHits.load() + kernels.hits;
+  stats.misses = kernels.misses;
+  stats.failures = kernels.failures;
   stats.disk_loads = kc.diskLoads.load();
   stats.tape_compiles = tapeCompiles();
   stats.compile_seconds = static_cast<double>(kc.compileNanos.load()) * 1e-9;
-  std::shared_lock<std::shared_mutex> lock(kc.mutex);
-  stats.kernels = kc.entries.size();
+  stats.kernels = kc.kernels.size();
   return stats;
 }

@@ -90,6 +90,12 @@ static cl::opt<bool> shared("shared",
                             cl::desc("Write a shared library (-o libmodel.so), linked "
                                      "by ld.lld"),
                             cl::cat(compileCategory));
+static cl::opt<ember::compiler::Unrolling> unrolling(
+    "unroll", cl::desc("How LLVM may unroll loops"), cl::init(ember::compiler::Unrolling::Full),
+    cl::values(clEnumValN(ember::compiler::Unrolling::Full, "full", "as LLVM decides (default)"),
+               clEnumValN(ember::compiler::Unrolling::CompileTimeFirst, "compile-time-first",
+                          "only tiny innermost loops, as the JIT compiles")),
+    cl::cat(compileCategory));
 static cl::opt<std::string> dumpDir("dump-ir-dir",
                                     cl::desc("Write every phase's IR into this directory"),
                                     cl::value_desc("dir"), cl::cat(compileCategory));
@@ -343,6 +349,7 @@ int main(int argc, char **argv) {
   options.target.cpu = cpu;
   options.target.features = features;
   options.optLevel = optLevel;
+  options.unrolling = unrolling;
   std::optional<Phase> phase = ember::compiler::phaseNamed(emit);
   if (!phase) {
     std::string names;

@@ -78,14 +78,35 @@ struct Target {
   std::string describe() const;
 };
 
+/// How LLVM may unroll loops.
+enum class Unrolling {
+  /// As LLVM's optimizer decides at optLevel.
+  Full,
+  /// Compile time first (the JIT's choice, which compiles on a call):
+  /// kernels' constant trip counts would have O3 unroll nest after nest, so
+  /// compile time grew with the tensor size; only tiny innermost loops stay
+  /// eligible. The code can be slower where a larger unroll would have paid.
+  CompileTimeFirst,
+};
+
+/// The functions that run an object's initializers and finalizers when
+/// CompileOptions::exposeInitializers is set.
+inline constexpr const char *kModuleInit = "ember_module_init";
+inline constexpr const char *kModuleFini = "ember_module_fini";
+
 struct CompileOptions {
   Target target = Target::host();
   unsigned optLevel = 3; ///< 0 to 3, as -O0 ... -O3
   Phase stopAfter = Phase::Object;
+  Unrolling unrolling = Unrolling::Full;
+  /// Replaces llvm.global_ctors and llvm.global_dtors (a GPU module's kernel
+  /// loads and unloads) by exported functions kModuleInit and kModuleFini,
+  /// for loaders that run no constructors (the JIT's ORC linking).
+  bool exposeInitializers = false;
   /// Sees the module in the LLVM dialect before translation (to add facts
   /// only the caller knows, such as noalias).
   llvm::function_ref<void(mlir::ModuleOp)> afterLowering = {};
-  /// Sees LLVM IR before optimization (the JIT exposes initializers there).
+  /// Sees LLVM IR before optimization (after the steps the options above ask for).
   llvm::function_ref<void(llvm::Module &)> afterTranslation = {};
   /// Receives the text of every phase up to stopAfter (but the object), as
   /// it is produced; costs printing each.

@@ -10,6 +10,7 @@
 #ifndef EMBER_JIT_MODULECOMPILER_H
 #define EMBER_JIT_MODULECOMPILER_H
 
+#include "ember/Compiler/Compiler.h"
 #include "ember/JIT/KernelCompiler.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -58,8 +59,8 @@ private:
 };
 
 /// The functions that run a module's initializers and finalizers.
-inline constexpr const char *kModuleInit = "ember_module_init";
-inline constexpr const char *kModuleFini = "ember_module_fini";
+using compiler::kModuleFini;
+using compiler::kModuleInit;
 
 /// Receives the text of each stage: "optimized", "linalg", "llvm" (MLIR's LLVM
 /// dialect) and "llvm-ir" (optimized LLVM IR).

@@ -54,9 +54,11 @@ class OnceCache {
 public:
   /// The value for `key`: published, or being made by another thread (waited
   /// for), or made here by `make()`, which returns a Value or throws. `made`,
-  /// when given, tells whether this call made it.
-  template <typename Make>
-  const Value &getOrMake(const Key &key, Make &&make, bool *made = nullptr) {
+  /// when given, tells whether this call made it. `key` may be a LookupKey
+  /// that Hash and Equal take beside Key (transparent) and Key is made from
+  /// on a miss, so that a hit allocates nothing.
+  template <typename LookupKey = Key, typename Make>
+  const Value &getOrMake(const LookupKey &key, Make &&make, bool *made = nullptr) {
     if (made)
       *made = false;
     std::shared_ptr<Slot> slot;
@@ -73,11 +75,12 @@ public:
     bool makeHere = false;
     if (!slot) {
       std::unique_lock<std::shared_mutex> lock(mutex_);
-      auto [it, inserted] = slots_.try_emplace(key);
-      if (inserted)
-        it->second = std::make_shared<Slot>();
+      auto it = slots_.find(key);
+      if (it == slots_.end()) {
+        it = slots_.emplace(Key(key), std::make_shared<Slot>()).first;
+        makeHere = true;
+      }
       slot = it->second;
-      makeHere = inserted;
     }
     if (!makeHere) { // another thread makes this key's value: wait for it
       slot->done.wait();
@@ -96,7 +99,8 @@ public:
       slot->error = std::current_exception();
       {
         std::unique_lock<std::shared_mutex> lock(mutex_);
-        slots_.erase(key);
+        if (auto it = slots_.find(key); it != slots_.end())
+          slots_.erase(it);
       }
       slot->finished.set_value();
       throw;
@@ -104,6 +108,25 @@ public:
     slot->ready.store(true, std::memory_order_release);
     slot->finished.set_value();
     return *slot->value;
+  }
+
+  /// The published value for `key` and its stored key (counted as a hit),
+  /// or two nulls when there is none yet. Both stay valid for the cache's
+  /// life, so a caller may keep them in a front cache of its own.
+  template <typename LookupKey = Key>
+  std::pair<const Key *, const Value *> findPublished(const LookupKey &key) {
+    std::shared_lock<std::shared_mutex> lock(mutex_);
+    auto it = slots_.find(key);
+    if (it == slots_.end() || !it->second->ready.load(std::memory_order_acquire))
+      return {nullptr, nullptr};
+    hits_.fetch_add(1, std::memory_order_relaxed);
+    return {&it->first, &*it->second->value};
+  }
+
+  /// How many keys have a value published or being made.
+  size_t size() const {
+    std::shared_lock<std::shared_mutex> lock(mutex_);
+    return slots_.size();
   }
 
   OnceCacheStats stats() const {
@@ -122,7 +145,7 @@ private:
 
   /// Shared to look a key up, exclusive to add or drop a slot; never held
   /// while a value is made.
-  std::shared_mutex mutex_;
+  mutable std::shared_mutex mutex_;
   std::unordered_map<Key, std::shared_ptr<Slot>, Hash, Equal> slots_;
   std::atomic<uint64_t> hits_{0}, misses_{0}, failures_{0};
 };
