@@ -45,7 +45,7 @@ const SourceLoc &ember::detail::forUser(const SourceLoc &loc) {
   return outermostCall && inEmbersSources(loc.file_name()) ? *outermostCall : loc;
 }
 
-jit::SourceLocation ember::detail::jitLocationOf(const SourceLoc &loc) {
+trace::SourceLocation ember::detail::jitLocationOf(const SourceLoc &loc) {
   const SourceLoc &where = forUser(loc);
   return {where.file_name(), where.line(), where.column()};
 }

@@ -16,7 +16,7 @@ namespace ember::detail {
 /// (lib/, include/ember/) and the user called in.
 const SourceLoc &forUser(const SourceLoc &loc);
 /// forUser(loc) as the compiler's location.
-jit::SourceLocation jitLocationOf(const SourceLoc &loc);
+trace::SourceLocation jitLocationOf(const SourceLoc &loc);
 
 } // namespace ember::detail
 

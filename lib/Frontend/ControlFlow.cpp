@@ -15,10 +15,10 @@ using namespace ember::detail;
 bool ember::detail::isTracing() { return currentTracer() != nullptr; }
 
 namespace {
-jit::SourceLocation jitLocation(const SourceLoc &loc) { return jitLocationOf(loc); }
+trace::SourceLocation jitLocation(const SourceLoc &loc) { return jitLocationOf(loc); }
 
-std::vector<jit::TensorSpec> specsOf(const std::vector<Tensor> &tensors) {
-  std::vector<jit::TensorSpec> specs;
+std::vector<trace::TensorSpec> specsOf(const std::vector<Tensor> &tensors) {
+  std::vector<trace::TensorSpec> specs;
   for (const Tensor &t : tensors)
     specs.push_back(specOf(t.dtype(), t.shape()));
   return specs;
@@ -33,7 +33,7 @@ std::vector<int> valueIds(Tracer &tracer, const std::vector<Tensor> &tensors, co
 }
 
 std::vector<Tensor> finish(Tracer &tracer, bool ok, const std::vector<int> &ids,
-                           const std::vector<jit::TensorSpec> &specs, const std::string &error) {
+                           const std::vector<trace::TensorSpec> &specs, const std::string &error) {
   if (!ok)
     throw OpError(error);
   return symbolic(tracer, ids, specs);
@@ -61,7 +61,7 @@ struct Traced {
 /// The region yields what `body` returns, then (unless it is a loop's
 /// condition) each carried variable's value at its end.
 template <typename Body>
-Traced traceWithVariables(Tracer &tracer, std::vector<jit::TensorSpec> types,
+Traced traceWithVariables(Tracer &tracer, std::vector<trace::TensorSpec> types,
                           const std::vector<VariablePtr> &carried, Body &&body,
                           const SourceLoc &loc, bool yieldCarried = true) {
   size_t own = types.size();
@@ -156,7 +156,7 @@ std::vector<Tensor> ember::detail::traceCond(const Tensor &predicate, const Bran
     }
   }
   std::vector<int> results;
-  std::vector<jit::TensorSpec> specs;
+  std::vector<trace::TensorSpec> specs;
   std::string error;
   bool ok = tracer.builder().addIf(condition, thenTraced.region, elseTraced.region,
                                    jitLocation(loc), results, specs, error);
@@ -168,7 +168,7 @@ std::vector<Tensor> ember::detail::traceWhile(const LoopCondition &condition, co
   Tracer &tracer = *currentTracer();
   RegionGuard guard(tracer);
   std::vector<int> initIds = valueIds(tracer, init, loc);
-  std::vector<jit::TensorSpec> types = specsOf(init);
+  std::vector<trace::TensorSpec> types = specsOf(init);
   auto conditionBody = [&](const std::vector<Tensor> &vars) {
     return std::vector<Tensor>{condition(vars)};
   };
@@ -187,7 +187,7 @@ std::vector<Tensor> ember::detail::traceWhile(const LoopCondition &condition, co
     initIds.insert(initIds.end(), values.begin(), values.end());
   }
   std::vector<int> results;
-  std::vector<jit::TensorSpec> specs;
+  std::vector<trace::TensorSpec> specs;
   std::string error;
   bool ok = tracer.builder().addWhile(initIds, before.region, after.region, jitLocation(loc),
                                       results, specs, error);
@@ -199,8 +199,8 @@ std::vector<Tensor> ember::detail::traceFor(int64_t lower, int64_t upper, const 
   Tracer &tracer = *currentTracer();
   RegionGuard guard(tracer);
   std::vector<int> initIds = valueIds(tracer, init, loc);
-  std::vector<jit::TensorSpec> bodyTypes = {specOf(DType::Int64, Shape{})};
-  std::vector<jit::TensorSpec> types = specsOf(init);
+  std::vector<trace::TensorSpec> bodyTypes = {specOf(DType::Int64, Shape{})};
+  std::vector<trace::TensorSpec> types = specsOf(init);
   bodyTypes.insert(bodyTypes.end(), types.begin(), types.end());
   auto counted = [&](const std::vector<Tensor> &args) {
     return body(args[0], std::vector<Tensor>(args.begin() + 1, args.end()));
@@ -215,7 +215,7 @@ std::vector<Tensor> ember::detail::traceFor(int64_t lower, int64_t upper, const 
     initIds.insert(initIds.end(), values.begin(), values.end());
   }
   std::vector<int> results;
-  std::vector<jit::TensorSpec> specs;
+  std::vector<trace::TensorSpec> specs;
   std::string error;
   bool ok = tracer.builder().addFor(lower, upper, initIds, traced.region, jitLocation(loc),
                                     results, specs, error);

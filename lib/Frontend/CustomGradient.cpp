@@ -24,14 +24,14 @@ Tensor ember::detail::attachGradient(const WithGradient &result, const std::vect
   }
   if (tracer->exporting())
     return result.value; // inference: the rule would never run
-  jit::FunctionBuilder &builder = tracer->builder();
+  trace::FunctionBuilder &builder = tracer->builder();
   RegionGuard guard(*tracer);
   int value = tracer->valueOf(result.value, loc);
   std::vector<int> inputIds;
   for (const Tensor &input : inputs)
     inputIds.push_back(tracer->valueOf(input, loc));
   // The backward, traced into the op's region with a symbolic cotangent.
-  jit::TensorSpec spec = specOf(result.value.dtype(), result.value.shape());
+  trace::TensorSpec spec = specOf(result.value.dtype(), result.value.shape());
   std::vector<int> argument = builder.beginRegion({&spec, 1});
   std::vector<int> yields;
   {

@@ -141,12 +141,10 @@ constexpr size_t kRecentHits = 64;
 thread_local RecentHit recentHits[kRecentHits];
 
 /// Looks up or compiles the kernel for `signature`; null never (throws).
-const KernelEntry &findOrCompile(const Signature &signature, const OpDef &op,
-                                 std::span<const int64_t> attrWords,
-                                 std::span<const Tensor *const> inputs,
-                                 const jit::TensorSpec *resultType,
-                                 std::span<const int64_t> broadcast, const SourceLoc &loc,
-                                 jit::Target target) {
+const KernelEntry &
+findOrCompile(const Signature &signature, const OpDef &op, std::span<const int64_t> attrWords,
+              std::span<const Tensor *const> inputs, const trace::TensorSpec *resultType,
+              std::span<const int64_t> broadcast, const SourceLoc &loc, jit::Target target) {
   KernelCache &kc = cache();
   KeyView view{signature.words(), signature.size, signature.hash};
   RecentHit &recent = recentHits[view.hash % kRecentHits];
@@ -160,7 +158,7 @@ const KernelEntry &findOrCompile(const Signature &signature, const OpDef &op,
     return *entry;
   }
   return kc.kernels.getOrMake(view, [&] {
-    std::vector<jit::TensorSpec> specs;
+    std::vector<trace::TensorSpec> specs;
     for (const Tensor *input : inputs)
       specs.push_back(specOf(input->dtype(), input->shape()));
     jit::KernelRequest request;
@@ -202,7 +200,7 @@ const KernelEntry &findOrCompile(const Signature &signature, const OpDef &op,
 
 } // namespace
 
-Shape ember::detail::shapeOf(const jit::TensorSpec &spec) {
+Shape ember::detail::shapeOf(const trace::TensorSpec &spec) {
   return Shape(std::span<const int64_t>(spec.dims, spec.rank));
 }
 
@@ -263,7 +261,7 @@ Device ember::detail::placementOf(std::string_view what, std::span<const Tensor 
 
 std::vector<Tensor> ember::detail::runCompiled(emberrt_entry_fn entry,
                                                std::span<const Tensor *const> inputs,
-                                               std::span<const jit::TensorSpec> results,
+                                               std::span<const trace::TensorSpec> results,
                                                std::span<const jit::FaultSite> faultSites,
                                                const Device &device) {
   std::vector<Tensor> moved; // inputs copied to `device`
@@ -271,7 +269,7 @@ std::vector<Tensor> ember::detail::runCompiled(emberrt_entry_fn entry,
   inputs = placeOn(device, inputs, moved, placed);
   std::vector<Tensor> outputs;
   outputs.reserve(results.size());
-  for (const jit::TensorSpec &spec : results)
+  for (const trace::TensorSpec &spec : results)
     outputs.push_back(newTensorOn(shapeOf(spec), spec.dtype, device));
   std::vector<emberrt_memref_t> descriptors(inputs.size() + outputs.size());
   std::vector<void *> args(descriptors.size());
@@ -313,8 +311,8 @@ void ember::detail::throwIfFaulted(std::span<const jit::FaultSite> sites) {
                 site->opName + "' op " + message);
 }
 
-jit::TensorSpec ember::detail::specOf(DType dtype, const Shape &shape) {
-  jit::TensorSpec spec;
+trace::TensorSpec ember::detail::specOf(DType dtype, const Shape &shape) {
+  trace::TensorSpec spec;
   spec.dtype = dtype;
   spec.rank = shape.rank();
   for (int d = 0; d < shape.rank(); ++d)
@@ -342,7 +340,7 @@ void ember::throw_op_error(std::string_view op, const std::string &message, cons
 namespace {
 /// Runs `op` through the kernel cache (`broadcast`: see dispatchBroadcast).
 Tensor run(const OpDef &op, std::span<const int64_t> attrWords,
-           std::span<const Tensor *const> inputs, const jit::TensorSpec *resultType,
+           std::span<const Tensor *const> inputs, const trace::TensorSpec *resultType,
            std::span<const int64_t> broadcast, const SourceLoc &loc) {
   if (inputs.size() + 1 > 64)
     throwOpError(op.name, "takes at most 63 operands, got " + std::to_string(inputs.size()), loc);
@@ -416,14 +414,14 @@ Tensor run(const OpDef &op, std::span<const int64_t> attrWords,
 
 Tensor ember::detail::dispatch(const OpDef &op, std::span<const int64_t> attrWords,
                                std::initializer_list<const Tensor *> inputs,
-                               const jit::TensorSpec *resultType, const SourceLoc &loc) {
+                               const trace::TensorSpec *resultType, const SourceLoc &loc) {
   return dispatch(op, attrWords, std::span<const Tensor *const>(inputs.begin(), inputs.size()),
                   resultType, loc);
 }
 
 Tensor ember::detail::dispatch(const OpDef &op, std::span<const int64_t> attrWords,
                                std::span<const Tensor *const> inputs,
-                               const jit::TensorSpec *resultType, const SourceLoc &loc) {
+                               const trace::TensorSpec *resultType, const SourceLoc &loc) {
   if (Tracer *tracer = currentTracer())
     return tracer->addOp(op, attrWords, inputs, resultType, loc);
   return run(op, attrWords, inputs, resultType, {}, loc);

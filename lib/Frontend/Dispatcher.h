@@ -25,12 +25,12 @@ namespace ember::detail {
 /// now and cached. `resultType` is required for ops whose result type does not
 /// follow from the operands. Throws OpError on invalid calls.
 Tensor dispatch(const OpDef &op, std::span<const int64_t> attrWords,
-                std::initializer_list<const Tensor *> inputs, const jit::TensorSpec *resultType,
+                std::initializer_list<const Tensor *> inputs, const trace::TensorSpec *resultType,
                 const SourceLoc &loc);
 
 /// Same, for a list of inputs (concat).
 Tensor dispatch(const OpDef &op, std::span<const int64_t> attrWords,
-                std::span<const Tensor *const> inputs, const jit::TensorSpec *resultType,
+                std::span<const Tensor *const> inputs, const trace::TensorSpec *resultType,
                 const SourceLoc &loc);
 
 /// `op` on `inputs` broadcast (numpy rules) to `shape`. Eagerly one kernel
@@ -58,9 +58,8 @@ inline jit::Target targetOf(const Device &device) {
 /// input, then one per result). Throws OpError if the code reported a fault
 /// (see throwIfFaulted) or the GPU failed.
 std::vector<Tensor> runCompiled(emberrt_entry_fn entry, std::span<const Tensor *const> inputs,
-                                std::span<const jit::TensorSpec> results,
-                                std::span<const jit::FaultSite> faultSites,
-                                const Device &device);
+                                std::span<const trace::TensorSpec> results,
+                                std::span<const jit::FaultSite> faultSites, const Device &device);
 
 /// Takes the fault compiled code reported on this thread, if any, and throws
 /// it as an OpError naming the faulting op and its source line from

@@ -203,7 +203,7 @@ struct FunctionCore::Impl {
   /// gradients of gradients.
   std::vector<Tensor> traceGradientCall(Tracer &tracer, const CallKey &key, const Trace &trace) {
     SourceLoc here = SourceLoc::current();
-    std::vector<jit::TensorSpec> specs;
+    std::vector<trace::TensorSpec> specs;
     std::vector<int> operands;
     for (const Tensor *t : key.tensors) {
       specs.push_back(specOf(t->dtype(), t->shape()));
@@ -213,9 +213,9 @@ struct FunctionCore::Impl {
     RegionGuard guard(tracer);
     int region = traceRegion(tracer, specs, trace, here);
     std::vector<int> ids;
-    std::vector<jit::TensorSpec> resultSpecs;
+    std::vector<trace::TensorSpec> resultSpecs;
     std::string error;
-    jit::SourceLocation where{name.c_str(), 0, 0};
+    trace::SourceLocation where{name.c_str(), 0, 0};
     if (!tracer.builder().addGradientCall(region, operands, wrt, where, ids, resultSpecs, error))
       throw OpError("ember::value_and_grad '" + name + "' failed inside a traced function:\n" + error);
     return symbolic(tracer, ids, resultSpecs);
@@ -281,8 +281,8 @@ struct FunctionCore::Impl {
     }
     std::string error;
     start = std::chrono::steady_clock::now();
-    if (!tracer.builder().compile(ids, concrete->compiled, error, {}, wrtOf(key),
-                                  targetOf(device)))
+    if (!jit::compileFunction(tracer.builder(), ids, concrete->compiled, error, {}, wrtOf(key),
+                              targetOf(device)))
       throw OpError("ember::function '" + name + "' failed to compile:\n" + error);
     concrete->info.compile_seconds = secondsSince(start);
     concrete->info.from_disk_cache = concrete->compiled.fromDiskCache;
@@ -413,8 +413,9 @@ IRStages FunctionCore::irStages(const CallKey &key, const Trace &trace) {
   IRStages stages;
   jit::CompiledFunction compiled;
   std::string error;
-  bool ok = tracer.builder().compile(
-      ids, compiled, error, [&](const std::string &stage, const std::string &text) {
+  bool ok = jit::compileFunction(
+      tracer.builder(), ids, compiled, error,
+      [&](const std::string &stage, const std::string &text) {
         std::string *slot = stage == "traced"      ? &stages.traced
                             : stage == "optimized" ? &stages.optimized
                             : stage == "linalg"    ? &stages.linalg

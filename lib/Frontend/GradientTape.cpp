@@ -10,7 +10,7 @@
 
 #include "ember/Frontend/CustomGradient.h"
 #include "ember/Frontend/Function.h"
-#include "ember/JIT/FunctionBuilder.h"
+#include "ember/JIT/FunctionCompiler.h"
 #include "ember/Support/OnceCache.h"
 
 #include <algorithm>
@@ -70,7 +70,7 @@ bool ember::detail::tapeRecordsCalls() { return !currentTracer() && activeTape()
 
 void ember::detail::recordOnTapes(const OpDef &op, std::span<const int64_t> attrWords,
                                   std::span<const Tensor *const> inputs,
-                                  const jit::TensorSpec *resultType, const Tensor &result,
+                                  const trace::TensorSpec *resultType, const Tensor &result,
                                   const SourceLoc &loc) {
   for (TapeRecording *tape : tapes) {
     if (!recordsNow(tape))
@@ -378,7 +378,7 @@ std::vector<Tensor> traceTapeGradient(TapeRecording &tape, const Tensor &target,
     slots.push_back(w == wrt.end() ? -1 : 1 + static_cast<int>(w - wrt.begin()));
   }
   std::vector<int> results;
-  std::vector<jit::TensorSpec> specs;
+  std::vector<trace::TensorSpec> specs;
   std::string error;
   std::vector<bool> reaches; // per distinct source (ids)
   if (!tracer.builder().addTapeGradient(targetId, ids, wrt, tape.traceBegin, tape.traceEnd,
@@ -540,7 +540,7 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
       leafValues.push_back(tracer.argument(leaf.dtype(), leaf.shape()));
     std::vector<Tensor> resultValues =
         recorded->replay(tracer, function.leaves, leafValues, /*restore=*/false);
-    jit::FunctionBuilder &builder = tracer.builder();
+    trace::FunctionBuilder &builder = tracer.builder();
     int targetId = recorded->target(leafValues, resultValues).impl()->traceId;
     auto compiled = std::make_shared<Derivative>();
     // The forward values were computed eagerly and recorded: the derivative
@@ -552,7 +552,8 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
         compiled->givenRecords.push_back(r);
     }
     std::string error;
-    if (!builder.compile({&targetId, 1}, compiled->compiled, error, {}, wrt, targetOf(device)))
+    if (!jit::compileFunction(builder, {&targetId, 1}, compiled->compiled, error, {}, wrt,
+                              targetOf(device)))
       throw OpError("GradientTape: the recorded computation failed to compile:\n" + error);
     return std::shared_ptr<const Derivative>(compiled);
   });

@@ -25,7 +25,7 @@ namespace ember::detail {
 /// the kernel cache.
 struct OpDef {
   std::string_view name;
-  std::span<const jit::AttrSchema> attrs = {};
+  std::span<const trace::AttrSchema> attrs = {};
 };
 
 /// The words a tensor type adds to a signature (the eager kernel cache's, a
@@ -42,17 +42,17 @@ template <typename Words> void appendTypeWords(Words &words, DType dtype, const 
 }
 
 /// Appends an Int64Array attribute to an op's attribute words: the count,
-/// then the values (see jit::AttrKind).
+/// then the values (see trace::AttrKind).
 template <typename Values> void pushArray(std::vector<int64_t> &words, const Values &values) {
   words.push_back(static_cast<int64_t>(std::size(values)));
   words.insert(words.end(), std::begin(values), std::end(values));
 }
 
 /// The static type of a tensor as the compiler sees it.
-jit::TensorSpec specOf(DType dtype, const Shape &shape);
+trace::TensorSpec specOf(DType dtype, const Shape &shape);
 
 /// The shape of a compiler-side tensor type.
-Shape shapeOf(const jit::TensorSpec &spec);
+Shape shapeOf(const trace::TensorSpec &spec);
 
 /// How error messages name a tensor (ember::describe).
 inline std::string typeText(const Tensor &t) { return describe(t); }

@@ -16,24 +16,26 @@ namespace ember::detail {
 
 // Attribute schemas of the ops that have attributes, in the order their
 // words are encoded.
-inline constexpr jit::AttrSchema kCompareAttrs[] = {{"direction", jit::AttrKind::Enum32}};
-inline constexpr jit::AttrSchema kTransposeAttrs[] = {{"permutation", jit::AttrKind::Int64Array}};
-inline constexpr jit::AttrSchema kSliceAttrs[] = {{"start", jit::AttrKind::Int64Array},
-                                                  {"limit", jit::AttrKind::Int64Array},
-                                                  {"stride", jit::AttrKind::Int64Array}};
-inline constexpr jit::AttrSchema kAxisAttrs[] = {{"axis", jit::AttrKind::Int64}};
-inline constexpr jit::AttrSchema kReduceAttrs[] = {{"axes", jit::AttrKind::Int64Array},
-                                                   {"keepdims", jit::AttrKind::Unit}};
-inline constexpr jit::AttrSchema kArgMaxAttrs[] = {{"axis", jit::AttrKind::Int64},
-                                                   {"keepdims", jit::AttrKind::Unit}};
-inline constexpr jit::AttrSchema kConv2DAttrs[] = {{"strides", jit::AttrKind::Int64Array},
-                                                  {"dilations", jit::AttrKind::Int64Array},
-                                                  {"input_dilations", jit::AttrKind::Int64Array},
-                                                  {"padding", jit::AttrKind::Int64Array}};
-inline constexpr jit::AttrSchema kPool2DAttrs[] = {{"window", jit::AttrKind::Int64Array},
-                                                   {"strides", jit::AttrKind::Int64Array},
-                                                   {"padding", jit::AttrKind::Int64Array}};
-inline constexpr jit::AttrSchema kPrintAttrs[] = {{"message", jit::AttrKind::String}};
+inline constexpr trace::AttrSchema kCompareAttrs[] = {{"direction", trace::AttrKind::Enum32}};
+inline constexpr trace::AttrSchema kTransposeAttrs[] = {
+    {"permutation", trace::AttrKind::Int64Array}};
+inline constexpr trace::AttrSchema kSliceAttrs[] = {{"start", trace::AttrKind::Int64Array},
+                                                    {"limit", trace::AttrKind::Int64Array},
+                                                    {"stride", trace::AttrKind::Int64Array}};
+inline constexpr trace::AttrSchema kAxisAttrs[] = {{"axis", trace::AttrKind::Int64}};
+inline constexpr trace::AttrSchema kReduceAttrs[] = {{"axes", trace::AttrKind::Int64Array},
+                                                     {"keepdims", trace::AttrKind::Unit}};
+inline constexpr trace::AttrSchema kArgMaxAttrs[] = {{"axis", trace::AttrKind::Int64},
+                                                     {"keepdims", trace::AttrKind::Unit}};
+inline constexpr trace::AttrSchema kConv2DAttrs[] = {
+    {"strides", trace::AttrKind::Int64Array},
+    {"dilations", trace::AttrKind::Int64Array},
+    {"input_dilations", trace::AttrKind::Int64Array},
+    {"padding", trace::AttrKind::Int64Array}};
+inline constexpr trace::AttrSchema kPool2DAttrs[] = {{"window", trace::AttrKind::Int64Array},
+                                                     {"strides", trace::AttrKind::Int64Array},
+                                                     {"padding", trace::AttrKind::Int64Array}};
+inline constexpr trace::AttrSchema kPrintAttrs[] = {{"message", trace::AttrKind::String}};
 
 /// X(variable, op name, attribute schema) for every op of the table.
 #define EMBER_FRONTEND_OPS(X)                                                                      \

@@ -20,8 +20,8 @@
 
 using namespace ember;
 using namespace ember::detail;
-using jit::AttrKind;
-using jit::AttrSchema;
+using trace::AttrKind;
+using trace::AttrSchema;
 
 namespace {
 
@@ -170,7 +170,7 @@ Tensor ember::where(const Tensor &condition, const Tensor &a, const Tensor &b, S
 Tensor ember::cast(const Tensor &x, DType dtype, SourceLoc loc) {
   if (x.dtype() == dtype)
     return x; // tensors are immutable: sharing is a copy
-  jit::TensorSpec result = specOf(dtype, x.shape());
+  trace::TensorSpec result = specOf(dtype, x.shape());
   return dispatch(kCast, {}, {&x}, &result, loc);
 }
 
@@ -179,7 +179,7 @@ Tensor ember::cast(const Tensor &x, DType dtype, SourceLoc loc) {
 //===----------------------------------------------------------------------===//
 
 Tensor ember::broadcast_to(const Tensor &x, const Shape &shape, SourceLoc loc) {
-  jit::TensorSpec result = specOf(x.dtype(), shape);
+  trace::TensorSpec result = specOf(x.dtype(), shape);
   return dispatch(kBroadcastTo, {}, {&x}, &result, loc);
 }
 
@@ -203,7 +203,7 @@ Tensor ember::reshape(const Tensor &x, const std::vector<int64_t> &requested, So
                                       " elements) so that the -1 dim is whole", loc);
     *inferred = x.numel() / known;
   }
-  jit::TensorSpec result = specOf(x.dtype(), Shape(std::span<const int64_t>(dims)));
+  trace::TensorSpec result = specOf(x.dtype(), Shape(std::span<const int64_t>(dims)));
   return dispatch(kReshape, {}, {&x}, &result, loc);
 }
 

@@ -20,7 +20,7 @@ struct TapeRecord {
   const OpDef *op = nullptr;
   std::vector<int64_t> attrWords = {};
   std::vector<Tensor> inputs = {};
-  std::optional<jit::TensorSpec> resultType = std::nullopt;
+  std::optional<trace::TensorSpec> resultType = std::nullopt;
   Tensor result = {};
   SourceLoc loc = {};
   /// Set for a custom gradient: inputs are the value, then the inputs the
@@ -42,7 +42,7 @@ struct TapeRecording {
   /// The function being traced when the tape was created, or null (an eager
   /// tape). A tape records the ops of that trace only: a traced tape, the
   /// ops whose values the trace added at positions in [traceBegin,
-  /// traceEnd) (see jit::FunctionBuilder::valueCount); gradient() traces the
+  /// traceEnd) (see trace::FunctionBuilder::valueCount); gradient() traces the
   /// derivative into the function.
   Tracer *tracer = nullptr;
   int traceBegin = 0;
@@ -60,7 +60,7 @@ struct TapeRecording {
 TapeRecording *activeTape();
 /// Records an eager op on every active tape of this thread.
 void recordOnTapes(const OpDef &op, std::span<const int64_t> attrWords,
-                   std::span<const Tensor *const> inputs, const jit::TensorSpec *resultType,
+                   std::span<const Tensor *const> inputs, const trace::TensorSpec *resultType,
                    const Tensor &result, const SourceLoc &loc);
 /// Records `result` (a new handle on `value`'s buffer) as `value` with a
 /// custom gradient, on every active tape.

@@ -53,14 +53,13 @@ int Tracer::valueOf(const Tensor &tensor, const SourceLoc &loc) {
 }
 
 Tensor Tracer::addOp(const OpDef &op, std::span<const int64_t> attrWords,
-                     std::span<const Tensor *const> inputs, const jit::TensorSpec *resultType,
+                     std::span<const Tensor *const> inputs, const trace::TensorSpec *resultType,
                      const SourceLoc &loc) {
   std::vector<int> operands;
   for (const Tensor *input : inputs)
     operands.push_back(valueOf(*input, loc));
-  jit::OpCall call{op.name, op.attrs, attrWords, resultType,
-                   jitLocationOf(loc)};
-  jit::TensorSpec result;
+  trace::OpCall call{op.name, op.attrs, attrWords, resultType, jitLocationOf(loc)};
+  trace::TensorSpec result;
   std::string error;
   int id = builder_.addOp(call, operands, result, error);
   if (id < 0)
@@ -78,9 +77,8 @@ void Tracer::addEffect(const OpDef &op, std::span<const int64_t> attrWords,
   std::vector<int> operands;
   for (const Tensor *input : inputs)
     operands.push_back(valueOf(*input, loc));
-  jit::OpCall call{op.name, op.attrs, attrWords, nullptr,
-                   jitLocationOf(loc), /*noResults=*/true};
-  jit::TensorSpec unused;
+  trace::OpCall call{op.name, op.attrs, attrWords, nullptr, jitLocationOf(loc), /*noResults=*/true};
+  trace::TensorSpec unused;
   std::string error;
   if (builder_.addOp(call, operands, unused, error) < 0)
     throw OpError(error.empty() ? "'" + std::string(op.name) + "' op is invalid" : error);

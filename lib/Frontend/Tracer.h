@@ -12,8 +12,9 @@
 #include "OpDef.h"
 #include "TensorImpl.h"
 
-#include "ember/JIT/FunctionBuilder.h"
 #include "ember/Frontend/Variable.h"
+#include "ember/JIT/FunctionCompiler.h"
+#include "ember/Trace/FunctionBuilder.h"
 
 #include <exception>
 #include <memory>
@@ -60,12 +61,12 @@ public:
   int valueOf(const Tensor &tensor, const SourceLoc &loc);
   /// Appends `op` on `inputs`; returns the symbolic result. Throws OpError.
   Tensor addOp(const OpDef &op, std::span<const int64_t> attrWords,
-               std::span<const Tensor *const> inputs, const jit::TensorSpec *resultType,
+               std::span<const Tensor *const> inputs, const trace::TensorSpec *resultType,
                const SourceLoc &loc);
   /// Appends `op`, which has no results and runs for its effect (print).
   void addEffect(const OpDef &op, std::span<const int64_t> attrWords,
                  std::span<const Tensor *const> inputs, const SourceLoc &loc);
-  jit::FunctionBuilder &builder() { return builder_; }
+  trace::FunctionBuilder &builder() { return builder_; }
 
   /// Marks the tracing of a region (variables cannot be assigned there,
   /// unless a VariableFrame collects the assignments).
@@ -137,7 +138,7 @@ public:
 
 private:
   std::string name_;
-  jit::FunctionBuilder builder_;
+  trace::FunctionBuilder builder_;
   std::unordered_map<const TensorImpl *, int> constants_;
   bool variablesAsWeights_ = false;
   std::unordered_map<const TensorImpl *, int> bindings_;
@@ -151,7 +152,7 @@ private:
 
 /// Symbolic tensors for the ids of a region's arguments or an op's results.
 inline std::vector<Tensor> symbolic(Tracer &tracer, const std::vector<int> &ids,
-                                    const std::vector<jit::TensorSpec> &specs) {
+                                    const std::vector<trace::TensorSpec> &specs) {
   std::vector<Tensor> tensors;
   for (size_t i = 0; i < ids.size(); ++i)
     tensors.push_back(newSymbolicTensor(shapeOf(specs[i]), specs[i].dtype, &tracer, ids[i]));
@@ -173,7 +174,7 @@ public:
   RegionGuard &operator=(const RegionGuard &) = delete;
 
 private:
-  jit::FunctionBuilder &builder_;
+  trace::FunctionBuilder &builder_;
   int mark_, exceptions_;
 };
 
@@ -181,7 +182,7 @@ private:
 /// region of the builder (control-flow bodies, functions differentiated
 /// inside a trace); returns its handle.
 template <typename Body>
-int traceRegion(Tracer &tracer, const std::vector<jit::TensorSpec> &argumentTypes, Body &&region,
+int traceRegion(Tracer &tracer, const std::vector<trace::TensorSpec> &argumentTypes, Body &&region,
                 const SourceLoc &loc) {
   std::vector<int> argumentIds = tracer.builder().beginRegion(argumentTypes);
   Tracer::RegionScope scope(tracer);

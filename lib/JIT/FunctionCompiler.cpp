@@ -4,20 +4,22 @@
 // for the runtime's reports, its stages observed (the caller's ir_stages,
 // EMBER_DUMP_DIR, EMBER_KERNEL_OBJECT_DIR), the compiler library's pipeline
 // (through the JIT's cache, ModuleCompiler), and the entry point looked up.
+// The function comes from a trace::FunctionBuilder (lib/Trace).
 //
 //===----------------------------------------------------------------------===//
 
-#include "FunctionCompiler.h"
-
-#include "TensorTypes.h"
+#include "ember/JIT/FunctionCompiler.h"
 
 #include "ember/Compiler/Compiler.h"
 #include "ember/Conversion/Passes.h"
 #include "ember/Dialect/Ember/IR/EmberOps.h"
 #include "ember/JIT/ModuleCompiler.h"
+#include "ember/Trace/FinishedFunction.h"
+#include "ember/Trace/TensorTypes.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/FileSystem.h"
@@ -95,11 +97,14 @@ static void writeAtomically(const std::string &path, const std::string &text) {
     llvm::errs() << "ember: EMBER_DUMP_DIR: " << error << "\n";
 }
 
-bool compileTracedFunction(ModuleOp module, func::FuncOp function, const std::string &name,
-                           CompiledFunction &out, std::string &error,
-                           const FunctionBuilder::StageSink &stages,
-                           const std::optional<std::vector<int64_t>> &differentiateWrt,
-                           Target target) {
+/// Compiles `function`, the finished and verified function of `module`
+/// traced as `name` (see compileFunction). Errors go to the context's
+/// diagnostics, which the caller collects, or to `error`.
+static bool compileTracedFunction(ModuleOp module, func::FuncOp function, const std::string &name,
+                                  CompiledFunction &out, std::string &error,
+                                  const StageSink &stages,
+                                  const std::optional<std::vector<int64_t>> &differentiateWrt,
+                                  Target target) {
   auto start = std::chrono::steady_clock::now();
   bool differentiate = differentiateWrt.has_value();
   if (differentiate)
@@ -142,7 +147,7 @@ bool compileTracedFunction(ModuleOp module, func::FuncOp function, const std::st
       resultTypes.push_back(function.getArgumentTypes()[index]);
   for (Type type : resultTypes) {
     out.results.emplace_back();
-    if (!toSpec(type, out.results.back())) {
+    if (!trace::toSpec(type, out.results.back())) {
       error += "internal error: unsupported result type";
       return false;
     }
@@ -169,6 +174,21 @@ bool compileTracedFunction(ModuleOp module, func::FuncOp function, const std::st
   out.compileSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return true;
+}
+
+bool compileFunction(trace::FunctionBuilder &builder, std::span<const int> results,
+                     CompiledFunction &out, std::string &error, const StageSink &stages,
+                     const std::optional<std::vector<int64_t>> &differentiateWrt, Target target) {
+  trace::DiagnosticCollector collector(trace::contextOf(builder), error);
+  trace::FinishedFunction finished;
+  if (!trace::finish(builder, results, finished)) {
+    error += "internal error: invalid result ids";
+    return false;
+  }
+  if (failed(verify(finished.module)))
+    return false;
+  return compileTracedFunction(finished.module, finished.function, finished.name, out, error,
+                               stages, differentiateWrt, target);
 }
 
 } // namespace ember::jit

@@ -8,7 +8,7 @@
 
 #include "ember/JIT/KernelCompiler.h"
 
-#include "ember/JIT/FunctionBuilder.h"
+#include "ember/JIT/FunctionCompiler.h"
 
 #include <algorithm>
 #include <vector>
@@ -16,13 +16,13 @@
 namespace ember::jit {
 
 /// Builds the one-op function; null with `error` set if the op is invalid.
-static std::unique_ptr<FunctionBuilder> buildKernel(const KernelRequest &request, int &result,
-                                                    std::string &error) {
+static std::unique_ptr<trace::FunctionBuilder> buildKernel(const KernelRequest &request,
+                                                           int &result, std::string &error) {
   std::string name(request.opName);
   for (char &c : name)
     if (c == '.')
       c = '_';
-  auto builder = std::make_unique<FunctionBuilder>(name);
+  auto builder = std::make_unique<trace::FunctionBuilder>(name);
   std::vector<int> operands;
   for (const TensorSpec &spec : request.inputs)
     operands.push_back(builder->addArgument(spec));
@@ -35,15 +35,15 @@ static std::unique_ptr<FunctionBuilder> buildKernel(const KernelRequest &request
       if (spec.rank == target.rank && std::equal(spec.dims, spec.dims + spec.rank, target.dims))
         continue;
       target.dtype = spec.dtype;
-      OpCall broadcast{"ember.broadcast_to", {}, {}, &target, request.loc};
+      trace::OpCall broadcast{"ember.broadcast_to", {}, {}, &target, request.loc};
       TensorSpec unused;
       operands[i] = builder->addOp(broadcast, {&operands[i], 1}, unused, error);
       if (operands[i] < 0)
         return nullptr;
     }
   }
-  OpCall call{request.opName, request.attrSchema, request.attrWords, request.resultType,
-              request.loc};
+  trace::OpCall call{request.opName, request.attrSchema, request.attrWords, request.resultType,
+                     request.loc};
   TensorSpec spec;
   result = builder->addOp(call, operands, spec, error);
   return result < 0 ? nullptr : std::move(builder);
@@ -51,11 +51,11 @@ static std::unique_ptr<FunctionBuilder> buildKernel(const KernelRequest &request
 
 bool compileKernel(const KernelRequest &request, CompiledKernel &out, std::string &error) {
   int result;
-  std::unique_ptr<FunctionBuilder> builder = buildKernel(request, result, error);
+  std::unique_ptr<trace::FunctionBuilder> builder = buildKernel(request, result, error);
   if (!builder)
     return false;
   CompiledFunction function;
-  if (!builder->compile({&result, 1}, function, error, {}, std::nullopt, request.target))
+  if (!compileFunction(*builder, {&result, 1}, function, error, {}, std::nullopt, request.target))
     return false;
   out.entry = function.entry;
   out.result = function.results.front();

@@ -30,15 +30,6 @@ void writeCopy(const std::string &path, llvm::StringRef object) {
 }
 } // namespace
 
-const DialectRegistry &ember::jit::compilerRegistry() {
-  static const DialectRegistry *registry = [] {
-    auto *r = new DialectRegistry();
-    ember::registerAllDialects(*r);
-    return r;
-  }();
-  return *registry;
-}
-
 std::unique_ptr<ember::jit::Executable>
 ember::jit::compileModule(ModuleOp module, std::string &error,
                           llvm::function_ref<void(ModuleOp)> afterLowering,

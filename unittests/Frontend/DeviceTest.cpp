@@ -98,12 +98,12 @@ TEST(Device, TheJitCompilesEagerOpsForCuda) {
   // Without a GPU the kernel loads fail (recorded by the runtime), but
   // everything before them runs: ember -> NVVM -> PTX embedded in host code,
   // translated, compiled, linked, the entry point found.
-  jit::TensorSpec spec;
+  trace::TensorSpec spec;
   spec.dtype = DType::Float32;
   spec.rank = 2;
   spec.dims[0] = 4;
   spec.dims[1] = 8;
-  jit::TensorSpec inputs[] = {spec, spec};
+  trace::TensorSpec inputs[] = {spec, spec};
   jit::KernelRequest request;
   request.opName = "ember.add";
   request.inputs = inputs;

@@ -33,7 +33,7 @@ TEST(OpTable, NamesAndAttributesAreTheDialects) {
     std::set<std::string> odsAttributes, tableAttributes;
     for (mlir::StringAttr attribute : registered->getAttributeNames())
       odsAttributes.insert(attribute.str());
-    for (const ember::jit::AttrSchema &attribute : op->attrs)
+    for (const ember::trace::AttrSchema &attribute : op->attrs)
       tableAttributes.insert(attribute.name);
     EXPECT_EQ(tableAttributes, odsAttributes) << name;
     EXPECT_TRUE(inTable.insert(name).second) << name << " is in the table twice";

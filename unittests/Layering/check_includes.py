@@ -39,17 +39,26 @@ RULES = [
       "ember/Pipelines/", "ember/Init/"] + COMPILER),
     (["include/ember/Compiler", "lib/Compiler"],
      ["ember/Compiler/", "ember/Init/", "ember/Pipelines/", "ember/Support/"] + COMPILER),
-    # The JIT, above the compiler.
+    # Building IR for a traced function, above the dialect (and Init, for
+    # the registry of its contexts).
+    (["include/ember/Trace", "lib/Trace"],
+     ["ember/Trace/", "ember/Dialect/", "ember/Init/", "ember/Support/", "emberrt/"] + COMPILER),
+    # The headers of Trace the front end includes take no MLIR or LLVM.
+    (["include/ember/Trace/Types.h", "include/ember/Trace/FunctionBuilder.h"],
+     ["ember/Trace/Types.h", "ember/Support/", "emberrt/"]),
+    # The JIT, above the compiler and the trace builder.
     (["include/ember/JIT", "lib/JIT"],
-     ["ember/JIT/", "ember/Compiler/", "ember/Init/", "ember/Pipelines/", "ember/Dialect/",
-      "ember/Conversion/", "ember/Support/", "emberrt/"] + COMPILER),
+     ["ember/JIT/", "ember/Trace/", "ember/Compiler/", "ember/Init/", "ember/Pipelines/",
+      "ember/Dialect/", "ember/Conversion/", "ember/Support/", "emberrt/"] + COMPILER),
     # The JIT headers the front end includes take no MLIR or LLVM.
-    (["include/ember/JIT/KernelCompiler.h", "include/ember/JIT/FunctionBuilder.h"],
-     ["ember/JIT/", "ember/Support/", "emberrt/"]),
-    # The core front end reaches the compiler only through those two headers.
+    (["include/ember/JIT/KernelCompiler.h", "include/ember/JIT/FunctionCompiler.h"],
+     ["ember/JIT/KernelCompiler.h", "ember/Trace/Types.h", "ember/Trace/FunctionBuilder.h",
+      "ember/Support/", "emberrt/"]),
+    # The core front end reaches the compiler only through those headers.
     (["include/ember/Frontend", "lib/Frontend"],
      ["ember/Frontend/", "ember/Support/", "ember/JIT/KernelCompiler.h",
-      "ember/JIT/FunctionBuilder.h", "emberrt/"]),
+      "ember/JIT/FunctionCompiler.h", "ember/Trace/Types.h", "ember/Trace/FunctionBuilder.h",
+      "emberrt/"]),
     # The libraries on the core use its public headers only (a user could
     # have written them): no JIT, no runtime, no private header of the core.
     (["include/ember/IO", "lib/IO"], ["ember/IO/", "ember/Frontend/", "ember/Support/"]),

@@ -8,7 +8,7 @@
 #ifndef EMBER_JIT_KERNELCOMPILER_H
 #define EMBER_JIT_KERNELCOMPILER_H
 
-#include "ember/Support/DType.h"
+#include "ember/Trace/Types.h"
 #include "emberrt/runtime.h"
 
 #include <cstdint>
@@ -20,46 +20,17 @@
 
 namespace ember::jit {
 
-constexpr int kMaxRank = EMBERRT_MAX_RANK;
-
 /// What compiled code runs on: the host CPU, or the CUDA GPU (device 0;
 /// kernels for its architecture, launched by host code through ember's
 /// runtime; memref arguments hold device pointers).
 enum class Target : uint8_t { Host = 0, Cuda = 1 };
 
-/// The static type of one tensor: dtype and shape.
-struct TensorSpec {
-  DType dtype = DType::Float32;
-  int rank = 0;
-  int64_t dims[kMaxRank] = {};
-
-  int64_t numElements() const {
-    int64_t n = 1;
-    for (int d = 0; d < rank; ++d)
-      n *= dims[d];
-    return n;
-  }
-};
-
-/// How an attribute is encoded in the request's attribute words.
-enum class AttrKind : uint8_t {
-  Int64,      ///< one word -> i64 IntegerAttr
-  Enum32,     ///< one word -> i32 IntegerAttr (an ODS I32EnumAttr)
-  Unit,       ///< one word, 0 or 1 -> UnitAttr present when 1
-  Int64Array, ///< a count, then that many words -> DenseI64ArrayAttr
-  String,     ///< a byte count, then the bytes packed 8 to a word -> StringAttr
-};
-
-struct AttrSchema {
-  const char *name;
-  AttrKind kind;
-};
-
-struct SourceLocation {
-  const char *file = "<unknown>";
-  unsigned line = 0;
-  unsigned column = 0;
-};
+// The trace's vocabulary, which the JIT's requests speak.
+using trace::AttrKind;
+using trace::AttrSchema;
+using trace::kMaxRank;
+using trace::SourceLocation;
+using trace::TensorSpec;
 
 /// An op of a compiled function that can fault at run time: an integer
 /// division (by zero, or of the most negative integer by -1) or a gather (an

@@ -31,10 +31,6 @@ struct CudaTargetOptions;
 
 namespace ember::jit {
 
-/// The registry every compile context uses: ember plus the upstream dialects,
-/// extensions and LLVM IR translations the pipelines need.
-const mlir::DialectRegistry &compilerRegistry();
-
 /// Linked machine code; symbols stay valid while it lives. Code for a GPU
 /// loads its kernels when linked and unloads them when destroyed.
 class Executable {

@@ -1,14 +1,14 @@
-//===- TensorTypes.h - the JIT's plain types in MLIR ------------*- C++ -*-===//
+//===- TensorTypes.h - the trace's plain types in MLIR ----------*- C++ -*-===//
 //
-// What the trace builder and the compile driver share: the MLIR types of the
-// JIT's TensorSpecs (and back), and MLIR's error diagnostics as the text the
-// front end raises.
+// What the trace builder and the JIT's compile step share: the MLIR types of
+// TensorSpecs (and back), and MLIR's error diagnostics as the text the front
+// end raises. Not for the front end (MLIR types).
 //
 //===----------------------------------------------------------------------===//
-#ifndef EMBER_LIB_JIT_TENSORTYPES_H
-#define EMBER_LIB_JIT_TENSORTYPES_H
+#ifndef EMBER_TRACE_TENSORTYPES_H
+#define EMBER_TRACE_TENSORTYPES_H
 
-#include "ember/JIT/KernelCompiler.h"
+#include "ember/Trace/Types.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -17,7 +17,7 @@
 
 #include <string>
 
-namespace ember::jit {
+namespace ember::trace {
 
 /// Records every error diagnostic as "file:line:col: error: message".
 struct DiagnosticCollector {
@@ -39,7 +39,6 @@ struct DiagnosticCollector {
   mlir::ScopedDiagnosticHandler handler;
 };
 
-
 /// The element type of `dtype`.
 mlir::Type elementType(mlir::MLIRContext &context, ::ember::DType dtype);
 /// The tensor type `spec` describes.
@@ -47,6 +46,6 @@ mlir::RankedTensorType tensorType(mlir::MLIRContext &context, const TensorSpec &
 /// `type` as a TensorSpec; false for types ember has no dtype for.
 bool toSpec(mlir::Type type, TensorSpec &spec);
 
-} // namespace ember::jit
+} // namespace ember::trace
 
-#endif // EMBER_LIB_JIT_TENSORTYPES_H
+#endif // EMBER_TRACE_TENSORTYPES_H

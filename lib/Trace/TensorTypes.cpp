@@ -1,12 +1,12 @@
-//===- TensorTypes.cpp - the JIT's plain types in MLIR --------------------===//
+//===- TensorTypes.cpp - the trace's plain types in MLIR ------------------===//
 
-#include "TensorTypes.h"
+#include "ember/Trace/TensorTypes.h"
 
 #include "mlir/IR/Builders.h"
 
 using namespace mlir;
 
-namespace ember::jit {
+namespace ember::trace {
 
 Type elementType(MLIRContext &context, ::ember::DType dtype) {
   Builder b(&context);
@@ -61,4 +61,4 @@ bool toSpec(Type type, TensorSpec &spec) {
   return true;
 }
 
-} // namespace ember::jit
+} // namespace ember::trace

@@ -1,16 +1,16 @@
-//===- FunctionBuilder.h - build and compile an ember function ---*- C++ -*-===//
+//===- FunctionBuilder.h - build an ember function -----------------*- C++ -*-===//
 //
 // Builds a `func.func` of ember ops one op at a time, as the front end's
-// tracer (and, for one op, the eager dispatcher) calls them, and compiles it
-// through ember-lower-to-llvm and the JIT. Values are named by integer ids.
-// The interface has no MLIR types and never throws; failures are diagnostic
-// text ("file:line:col: error: 'ember.x' op ...").
+// tracer (and, for one op, the eager dispatcher) calls them; the JIT compiles
+// the result (jit::compileFunction, ember/JIT/FunctionCompiler.h). Values are
+// named by integer ids. The interface has no MLIR types and never throws;
+// failures are diagnostic text ("file:line:col: error: 'ember.x' op ...").
 //
 //===----------------------------------------------------------------------===//
-#ifndef EMBER_JIT_FUNCTIONBUILDER_H
-#define EMBER_JIT_FUNCTIONBUILDER_H
+#ifndef EMBER_TRACE_FUNCTIONBUILDER_H
+#define EMBER_TRACE_FUNCTIONBUILDER_H
 
-#include "ember/JIT/KernelCompiler.h"
+#include "ember/Trace/Types.h"
 
 #include <functional>
 #include <memory>
@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ember::jit {
+namespace ember::trace {
 
 /// One op to add: its MLIR name, attributes as words per the schema, and an
 /// explicit result type for ops whose result does not follow from operands.
@@ -31,18 +31,6 @@ struct OpCall {
   const TensorSpec *resultType = nullptr;
   SourceLocation loc;
   bool noResults = false; ///< an op run for its effect (ember.print)
-};
-
-/// A compiled function: call `entry` with pointers to the memref descriptors of
-/// the arguments followed by one per result.
-struct CompiledFunction {
-  emberrt_entry_fn entry = nullptr;
-  std::vector<TensorSpec> results;
-  double compileSeconds = 0;
-  bool fromDiskCache = false; ///< loaded, not compiled
-  std::shared_ptr<void> owner; ///< keeps the compiled code alive
-  /// The ops that can fault at run time, by site number (see FaultSite).
-  std::vector<FaultSite> faultSites;
 };
 
 class FunctionBuilder {
@@ -133,7 +121,7 @@ public:
                        std::vector<TensorSpec> &resultTypes, std::string &error,
                        std::vector<bool> *connected = nullptr);
 
-  /// For a derivative (compile with differentiateWrt): the caller will pass
+  /// For a derivative (compiled with differentiateWrt): the caller will pass
   /// `value` itself, so the derivative takes it as an argument instead of
   /// recomputing it (ember.forward_value). Returns its number among those
   /// extra arguments (they follow the cotangents), or -1 when `value` cannot
@@ -149,27 +137,13 @@ public:
   /// The function as built so far, returning `results`, in MLIR text with
   /// source locations.
   std::string text(std::span<const int> results);
-  /// Finishes the function (returning `results`) and compiles it. When
-  /// `stages` is given it receives the IR of every stage: "traced" (as built),
-  /// "optimized", "linalg", "llvm" (MLIR's LLVM dialect) and "llvm-ir".
-  /// With EMBER_DUMP_DIR=<dir> set, every stage is also written to
-  /// <dir>/<name>-<hash of the traced IR>.<n>-<stage>.mlir (".ll" for LLVM IR).
-  using StageSink = std::function<void(const std::string &stage, const std::string &text)>;
-  /// With `differentiateWrt` (argument indices, each a float tensor), what is
-  /// compiled is the function's reverse-mode derivative (ember-autodiff):
-  /// arguments, then one cotangent per result; returning the results, then
-  /// the gradient with respect to each listed argument, in that order.
-  bool compile(std::span<const int> results, CompiledFunction &out, std::string &error,
-               const StageSink &stages = {},
-               const std::optional<std::vector<int64_t>> &differentiateWrt = std::nullopt,
-               Target target = Target::Host);
-
   struct Impl; // public so that the implementation's helpers can name it
+  Impl &impl() { return *impl_; } ///< for FinishedFunction.h's functions
 
 private:
   std::unique_ptr<Impl> impl_;
 };
 
-} // namespace ember::jit
+} // namespace ember::trace
 
-#endif // EMBER_JIT_FUNCTIONBUILDER_H
+#endif // EMBER_TRACE_FUNCTIONBUILDER_H

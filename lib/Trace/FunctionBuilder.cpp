@@ -3,18 +3,17 @@
 // Each op is created generically (name, operands, attributes) with a
 // placeholder result type, and the op itself then infers the real one: its
 // inference checks the operands and reports errors in the op's own words, at
-// the user's source line. The finished function is compiled by the driver
-// in FunctionCompiler.cpp.
+// the user's source line. The finished function is compiled by the JIT
+// (lib/JIT/FunctionCompiler.cpp).
 //
 //===----------------------------------------------------------------------===//
 
-#include "ember/JIT/FunctionBuilder.h"
-
-#include "FunctionCompiler.h"
-#include "TensorTypes.h"
+#include "ember/Trace/FunctionBuilder.h"
 
 #include "ember/Dialect/Ember/IR/EmberOps.h"
-#include "ember/JIT/ModuleCompiler.h"
+#include "ember/Init/InitAll.h"
+#include "ember/Trace/FinishedFunction.h"
+#include "ember/Trace/TensorTypes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -43,13 +42,22 @@
 #include <cstring>
 
 using namespace mlir;
-using namespace ::ember::jit;
+using namespace ::ember::trace;
+
+const DialectRegistry & ::ember::trace::dialectRegistry() {
+  static const DialectRegistry *registry = [] {
+    auto *r = new DialectRegistry();
+    ::ember::registerAllDialects(*r);
+    return r;
+  }();
+  return *registry;
+}
 
 namespace {
 /// Each compiling thread owns a context: contexts are not shared across
 /// threads, and compiles on different threads never wait for each other.
 MLIRContext &threadContext() {
-  thread_local MLIRContext context(compilerRegistry(), MLIRContext::Threading::DISABLED);
+  thread_local MLIRContext context(dialectRegistry(), MLIRContext::Threading::DISABLED);
   thread_local bool loaded = [] {
     context.loadDialect<mlir::ember::EmberDialect, func::FuncDialect, scf::SCFDialect,
                         tensor::TensorDialect, arith::ArithDialect>();
@@ -505,20 +513,15 @@ std::string FunctionBuilder::text(std::span<const int> results) {
   return out;
 }
 
-bool FunctionBuilder::compile(std::span<const int> results, CompiledFunction &out,
-                              std::string &error, const StageSink &stages,
-                              const std::optional<std::vector<int64_t>> &differentiateWrt,
-                              Target target) {
-  Impl &impl = *impl_;
-  DiagnosticCollector collector(impl.context, error);
-  if (!impl.finish(results)) {
-    error += "internal error: invalid result ids";
+MLIRContext & ::ember::trace::contextOf(FunctionBuilder &builder) { return builder.impl().context; }
+
+bool ::ember::trace::finish(FunctionBuilder &builder, std::span<const int> results,
+                            FinishedFunction &out) {
+  FunctionBuilder::Impl &impl = builder.impl();
+  if (!impl.finish(results))
     return false;
-  }
-  if (failed(verify(*impl.module)))
-    return false;
-  return compileTracedFunction(*impl.module, impl.func, impl.name, out, error, stages,
-                               differentiateWrt, target);
+  out = {*impl.module, impl.func, impl.name};
+  return true;
 }
 
 /// A new, empty function `<name>_grad<n>` at the end of the module, to be
