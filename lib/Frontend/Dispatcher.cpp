@@ -57,21 +57,9 @@ struct Signature {
     ++size;
   }
   const int64_t *words() const { return spill.empty() ? inlineWords : spill.data(); }
-  /// Each word is mixed with its position on its own, so that the multiplies
-  /// run side by side; only the sum is a chain (one add a word). The hash
-  /// places entries in the table and the thread's recent hits; equality
-  /// compares the words themselves.
-  void finish() {
-    const int64_t *w = words();
-    uint64_t h = 0x9e3779b97f4a7c15ull * (size + 1);
-    for (size_t i = 0; i < size; ++i) {
-      uint64_t x = static_cast<uint64_t>(w[i]) + (i + 1) * 0xc2b2ae3d27d4eb4full;
-      h += (x ^ (x >> 31)) * 0xff51afd7ed558ccdull;
-    }
-    h ^= h >> 32;
-    h *= 0x94d049bb133111ebull;
-    hash = h ^ (h >> 29);
-  }
+  /// The hash places entries in the table and the thread's recent hits;
+  /// equality compares the words themselves.
+  void finish() { hash = support::hashWords(words(), size); }
 };
 
 struct KeyView {

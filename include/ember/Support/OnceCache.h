@@ -17,6 +17,7 @@
 #define EMBER_SUPPORT_ONCECACHE_H
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -31,14 +32,24 @@
 
 namespace ember::support {
 
-/// A hash of signature words (the keys of ember's compile caches: dtypes,
-/// dims, attributes, devices as int64 words).
+/// The hash of signature words (the keys of ember's compile caches: dtypes
+/// and dims, attributes, devices as int64 words), one for every cache. Each
+/// word is mixed with its position on its own, so that the multiplies run
+/// side by side; only the sum is a chain (one add a word).
+constexpr uint64_t hashWords(const int64_t *words, size_t count) {
+  uint64_t h = 0x9e3779b97f4a7c15ull * (count + 1);
+  for (size_t i = 0; i < count; ++i) {
+    uint64_t x = static_cast<uint64_t>(words[i]) + (i + 1) * 0xc2b2ae3d27d4eb4full;
+    h += (x ^ (x >> 31)) * 0xff51afd7ed558ccdull;
+  }
+  h ^= h >> 32;
+  h *= 0x94d049bb133111ebull;
+  return h ^ (h >> 29);
+}
+
 struct WordsHash {
   size_t operator()(const std::vector<int64_t> &words) const {
-    uint64_t h = 0x9e3779b97f4a7c15ull;
-    for (int64_t w : words)
-      h = (h ^ static_cast<uint64_t>(w)) * 0xff51afd7ed558ccdull;
-    return static_cast<size_t>(h ^ (h >> 29));
+    return static_cast<size_t>(hashWords(words.data(), words.size()));
   }
 };
 
