@@ -237,41 +237,6 @@ void ember::compiler::addLoopProperty(llvm::Loop &loop, llvm::MDNode *property) 
 // Files
 //===----------------------------------------------------------------------===//
 
-std::string ember::compiler::temporaryPathFor(const std::string &path) {
-  return path + ".tmp" + std::to_string(llvm::sys::Process::getProcessId());
-}
-
-bool ember::compiler::commitTemporary(const std::string &temporary, const std::string &path,
-                                      std::string &error) {
-  if (std::error_code failure = llvm::sys::fs::rename(temporary, path)) {
-    llvm::sys::fs::remove(temporary);
-    error = "cannot write " + path + ": " + failure.message();
-    return false;
-  }
-  return true;
-}
-
-bool ember::compiler::writeTemporary(const std::string &temporary,
-                                     llvm::ArrayRef<llvm::StringRef> pieces,
-                                     const std::string &path, std::string &error) {
-  std::error_code failure;
-  llvm::raw_fd_ostream os(temporary, failure);
-  if (failure) {
-    error = "cannot write " + path + ": " + failure.message();
-    return false;
-  }
-  for (llvm::StringRef piece : pieces)
-    os << piece;
-  os.close();
-  if (os.has_error()) {
-    os.clear_error();
-    llvm::sys::fs::remove(temporary);
-    error = "cannot write " + path;
-    return false;
-  }
-  return true;
-}
-
 bool ember::compiler::writeFileAtomically(const std::string &path,
                                           llvm::ArrayRef<llvm::StringRef> pieces,
                                           std::string &error, bool sync) {

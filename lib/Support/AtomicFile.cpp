@@ -47,14 +47,16 @@ int createTemp(const std::string &path, std::string &tempPath) {
 
 } // namespace
 
-std::string ember::support::writeFileWhole(const std::string &path,
-                                           std::span<const std::string_view> pieces, bool sync) {
-  std::string tempPath;
-  int fd = createTemp(path, tempPath);
-  if (fd < 0)
+std::string ember::support::writeBeside(const std::string &path,
+                                        std::span<const std::string_view> pieces,
+                                        std::string &temporary, bool sync) {
+  int fd = createTemp(path, temporary);
+  if (fd < 0) {
+    temporary.clear();
     return std::string("cannot create a temporary file: ") + std::strerror(errno);
-  // fsync before rename: after a crash the name points at old or new data,
-  // never at a partly written file.
+  }
+  // fsync before the rename: after a crash the name points at old or new
+  // data, never at a partly written file.
   bool ok = true;
   for (std::string_view piece : pieces)
     ok = ok && writeAll(fd, reinterpret_cast<const unsigned char *>(piece.data()), piece.size());
@@ -64,13 +66,26 @@ std::string ember::support::writeFileWhole(const std::string &path,
     ok = false;
     savedErrno = errno;
   }
-  if (ok && std::rename(tempPath.c_str(), path.c_str()) != 0) {
-    ok = false;
-    savedErrno = errno;
-  }
   if (!ok) {
-    ::unlink(tempPath.c_str());
+    ::unlink(temporary.c_str());
+    temporary.clear();
     return std::strerror(savedErrno);
   }
   return "";
+}
+
+std::string ember::support::commitBeside(const std::string &temporary, const std::string &path) {
+  if (std::rename(temporary.c_str(), path.c_str()) == 0)
+    return "";
+  int savedErrno = errno;
+  ::unlink(temporary.c_str());
+  return std::strerror(savedErrno);
+}
+
+std::string ember::support::writeFileWhole(const std::string &path,
+                                           std::span<const std::string_view> pieces, bool sync) {
+  std::string temporary;
+  if (std::string why = writeBeside(path, pieces, temporary, sync); !why.empty())
+    return why;
+  return commitBeside(temporary, path);
 }

@@ -15,6 +15,7 @@
 
 #include "ember/Compiler/Compiler.h"
 #include "ember/Init/InitAll.h"
+#include "ember/Support/AtomicFile.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -118,19 +119,24 @@ bool isSpecialFile(const std::string &path) {
          !llvm::sys::fs::is_regular_file(status);
 }
 
-/// Where an output for `path` is written first: beside it, to be renamed
-/// over it, or for /dev/null and the like in the temporary folder, to be
-/// copied into it.
-std::string temporaryFor(const std::string &path) {
-  if (!isSpecialFile(path))
-    return ember::compiler::temporaryPathFor(path);
-  llvm::SmallString<128> unique;
-  llvm::sys::fs::createUniquePath("ember-compile-%%%%%%", unique, /*MakeAbsolute=*/true);
-  return unique.str().str();
+/// Writes `contents` to a new file where the output for `path` is staged:
+/// beside it, to be renamed over it, or for /dev/null and the like in the
+/// temporary folder, to be copied into it. Empty contents leave an empty
+/// file for a tool to fill (the linker). Sets `temporary`; "" or the reason.
+std::string stage(const std::string &path, llvm::StringRef contents, std::string &temporary) {
+  std::string beside = path;
+  if (isSpecialFile(path)) {
+    llvm::SmallString<128> folder;
+    llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, folder);
+    llvm::sys::path::append(folder, "ember-compile-output");
+    beside = folder.str().str();
+  }
+  std::string_view pieces[] = {std::string_view(contents.data(), contents.size())};
+  return ember::support::writeBeside(beside, pieces, temporary);
 }
 
 /// The outputs of one run (the object or library, the header), there
-/// together or not at all: each is written to its temporary (temporaryFor),
+/// together or not at all: each is written to its temporary (stage),
 /// and they are put in place only once all are written. A temporary still
 /// here when this is destroyed (a later output failed) is removed.
 class Outputs {
@@ -146,13 +152,15 @@ public:
       stdout_ += contents;
       return true;
     }
-    std::string temporary = temporaryFor(path);
-    if (!ember::compiler::writeTemporary(temporary, {contents}, path, error))
+    std::string temporary;
+    if (std::string why = stage(path, contents, temporary); !why.empty()) {
+      error = "cannot write " + path + ": " + why;
       return false;
+    }
     staged_.emplace_back(temporary, path);
     return true;
   }
-  /// A temporary of temporaryFor(path) written already (a linked library).
+  /// A temporary of stage(path) written already (a linked library).
   void addWritten(const std::string &temporary, const std::string &path) {
     staged_.emplace_back(temporary, path);
   }
@@ -162,7 +170,10 @@ public:
     for (auto &[temporary, path] : staged_) {
       bool committed = true;
       if (!isSpecialFile(path)) {
-        committed = ember::compiler::commitTemporary(temporary, path, error);
+        if (std::string why = ember::support::commitBeside(temporary, path); !why.empty()) {
+          error = "cannot write " + path + ": " + why;
+          committed = false;
+        }
       } else {
         if (std::error_code failure = llvm::sys::fs::copy_file(temporary, path)) {
           error = "cannot write " + path + ": " + failure.message();
@@ -291,7 +302,12 @@ bool linkShared(llvm::StringRef object, const std::string &path, Outputs &output
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << object;
   }
-  std::string temporary = temporaryFor(path);
+  std::string temporary;
+  if (std::string why = stage(path, "", temporary); !why.empty()) {
+    llvm::sys::fs::remove(objectPath);
+    error = "cannot write " + path + ": " + why;
+    return false;
+  }
   llvm::SmallVector<llvm::StringRef> arguments = {*linker, "-shared", "-o", temporary, objectPath};
   // Parallel loops call LLVM's OpenMP runtime: the library records it as a
   // dependency, so that loading it loads libomp.
@@ -300,6 +316,7 @@ bool linkShared(llvm::StringRef object, const std::string &path, Outputs &output
     openMP = loadedPathOf("libomp.so.5", "__kmpc_fork_call");
     if (openMP.empty()) {
       llvm::sys::fs::remove(objectPath);
+      llvm::sys::fs::remove(temporary);
       error = "--shared: the model has parallel loops, which need LLVM's OpenMP runtime "
               "(libomp.so.5, Debian's libomp5), not found";
       return false;

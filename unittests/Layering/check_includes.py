@@ -67,7 +67,7 @@ RULES = [
      ["ember/Train/", "ember/IO/", "ember/Frontend/", "ember/Support/"]),
     (["include/ember/ember.h", "lib/SharedLibrary.cpp"],
      ["ember/Frontend/", "ember/Support/", "ember/IO/", "ember/Data/", "ember/Train/"]),
-    (["tools"], ["ember/Compiler/", "ember/Init/"] + COMPILER),
+    (["tools"], ["ember/Compiler/", "ember/Init/", "ember/Support/"] + COMPILER),
 ]
 
 

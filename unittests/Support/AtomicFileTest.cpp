@@ -4,11 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 namespace fs = std::filesystem;
+using ember::support::commitBeside;
+using ember::support::writeBeside;
 using ember::support::writeFileWhole;
 
 namespace {
@@ -67,6 +70,32 @@ TEST_F(AtomicFile, FailureGivesTheReasonAndLeavesNothing) {
   EXPECT_NE(why, "");
   EXPECT_EQ(namesIn(dir_), std::vector<std::string>{"taken"});
   EXPECT_TRUE(fs::is_empty(dir_ / "taken"));
+}
+
+TEST_F(AtomicFile, StagedFilesAppearOnlyWhenCommitted) {
+  // Two outputs put in place together: both are staged beside their names,
+  // nothing under the names until the commits.
+  std::string a = (dir_ / "a.o").string(), b = (dir_ / "b.h").string();
+  std::string_view objectPieces[] = {"object"};
+  std::string stagedA, stagedB;
+  EXPECT_EQ(writeBeside(a, objectPieces, stagedA), "");
+  EXPECT_EQ(writeBeside(b, {}, stagedB, /*sync=*/false), ""); // empty: for a tool to fill
+  EXPECT_EQ(fs::path(stagedA).parent_path(), dir_);
+  EXPECT_NE(stagedA, stagedB);
+  EXPECT_FALSE(fs::exists(a));
+  EXPECT_TRUE(fs::exists(stagedB) && fs::file_size(stagedB) == 0);
+  EXPECT_EQ(commitBeside(stagedA, a), "");
+  EXPECT_EQ(commitBeside(stagedB, b), "");
+  EXPECT_EQ(contentsOf(a), "object");
+  EXPECT_EQ(contentsOf(b), "");
+  // A commit that cannot rename removes the staged file and says why.
+  std::string stagedC;
+  EXPECT_EQ(writeBeside(a, objectPieces, stagedC), "");
+  EXPECT_NE(commitBeside(stagedC, (dir_ / "no-such-dir" / "c").string()), "");
+  EXPECT_FALSE(fs::exists(stagedC));
+  auto names = namesIn(dir_);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"a.o", "b.h"}));
 }
 
 } // namespace

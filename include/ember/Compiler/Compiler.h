@@ -160,22 +160,10 @@ void forEachLoop(llvm::Module &module, llvm::function_ref<void(llvm::Loop &)> bo
 /// metadata, keeping the properties it has.
 void addLoopProperty(llvm::Loop &loop, llvm::MDNode *property);
 
-/// Files written whole or not at all (artifacts, IR dumps, the JIT's disk
-/// cache): a temporary name next to `path` to write to, then renamed over
-/// it, so that readers (other processes) see the old file or the new one.
-std::string temporaryPathFor(const std::string &path);
-/// Renames a finished `temporary` to `path`; on failure removes it and
-/// returns false with `error` set.
-bool commitTemporary(const std::string &temporary, const std::string &path, std::string &error);
-/// Writes `pieces` to `temporary`, the file that will become `path` (named
-/// in `error`); on failure removes it and returns false.
-bool writeTemporary(const std::string &temporary, llvm::ArrayRef<llvm::StringRef> pieces,
-                    const std::string &path, std::string &error);
-/// Writes `pieces` to `path` whole or not at all through the one writer
-/// (support::writeFileWhole: a unique temporary name, synced, renamed);
-/// false with `error` set (nothing left behind) when it cannot. The three
-/// above serve ember-compile, which commits all of its outputs or none.
-/// `sync` as in support::writeFileWhole.
+/// Writes `pieces` to `path` whole or not at all through Support's writer
+/// (support::writeFileWhole: a unique temporary name, synced unless `sync`
+/// is false, renamed); false with `error` set (nothing left behind) when it
+/// cannot. For IR dumps, objects and the JIT's disk cache.
 bool writeFileAtomically(const std::string &path, llvm::ArrayRef<llvm::StringRef> pieces,
                          std::string &error, bool sync = true);
 

@@ -24,6 +24,17 @@ namespace ember::support {
 std::string writeFileWhole(const std::string &path, std::span<const std::string_view> pieces,
                            bool sync = true);
 
+/// The two halves of writeFileWhole, for a writer that puts several files in
+/// place together (all or none): writeBeside writes `pieces` to a new file
+/// with a unique name beside `path`, synced unless `sync` is false, and sets
+/// `temporary` to its name (empty pieces leave it empty, for a tool such as a
+/// linker to fill). Returns "" or the reason, nothing left behind.
+std::string writeBeside(const std::string &path, std::span<const std::string_view> pieces,
+                        std::string &temporary, bool sync = true);
+/// Renames `temporary` over `path`; on failure removes `temporary` and
+/// returns the reason.
+std::string commitBeside(const std::string &temporary, const std::string &path);
+
 } // namespace ember::support
 
 #endif // EMBER_SUPPORT_ATOMICFILE_H
