@@ -1208,6 +1208,21 @@ struct ConvertEmberToLinalgPass
     : ember::impl::ConvertEmberToLinalgPassBase<ConvertEmberToLinalgPass> {
   using ConvertEmberToLinalgPassBase::ConvertEmberToLinalgPassBase;
   void runOnOperation() override {
+    // The patterns lower static shapes; a dynamic dim (which the dialect's
+    // types allow) is refused at its op, not left to crash a pattern.
+    WalkResult dynamic = getOperation()->walk([](Operation *op) {
+      if (!isa<EmberDialect>(op->getDialect()))
+        return WalkResult::advance();
+      for (Type type : llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes()))
+        if (auto shaped = dyn_cast<ShapedType>(type); shaped && !shaped.hasStaticShape()) {
+          op->emitOpError() << "has the dynamic shape " << type
+                            << ": convert-ember-to-linalg lowers static shapes only";
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    if (dynamic.wasInterrupted())
+      return signalPassFailure();
     ConversionTarget target(getContext());
     target.addIllegalDialect<EmberDialect>();
     target.addLegalOp<FaultIfOp>(); // scalar, in the bodies this makes
