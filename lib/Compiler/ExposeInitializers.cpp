@@ -46,8 +46,7 @@ void ember::compiler::exposeInitializers(llvm::Module &module) {
     list->eraseFromParent();
     llvm::LLVMContext &context = module.getContext();
     auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(context), false);
-    auto *function =
-        llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module);
+    auto *function = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module);
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", function));
     for (auto &[priority, callee] : entries)
       b.CreateCall(callee);

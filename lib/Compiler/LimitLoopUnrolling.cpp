@@ -86,9 +86,8 @@ void ember::compiler::limitLoopUnrolling(llvm::Module &module) {
     for (llvm::BasicBlock *block : loop.blocks())
       instructions += static_cast<int64_t>(block->size());
     std::optional<int64_t> trips = constantTripCount(loop);
-    bool tiny =
-        loop.isInnermost() && trips && *trips * instructions <= kMaxUnrolledInstructions;
-    addLoopProperty(loop, loopMetadata(tiny ? "llvm.loop.unroll.runtime.disable"
-                                                             : "llvm.loop.unroll.disable"));
+    bool tiny = loop.isInnermost() && trips && *trips * instructions <= kMaxUnrolledInstructions;
+    addLoopProperty(
+        loop, loopMetadata(tiny ? "llvm.loop.unroll.runtime.disable" : "llvm.loop.unroll.disable"));
   });
 }

@@ -10,7 +10,6 @@
 
 #include "ember/Data/Data.h"
 
-
 #include "ember/Frontend/Error.h"
 
 #include <algorithm>

@@ -112,10 +112,10 @@ std::vector<Tensor> assignTrailing(Tracer &tracer, std::vector<Tensor> results,
 
 void refuseAssignments(const Traced &condition, const SourceLoc &loc) {
   if (!condition.assigned.empty())
-    throwOpError("ember.while_loop",
-                 "variable '" + condition.assigned.front()->name +
-                     "' is assigned in the loop condition; assign it in the body",
-                 loc);
+    throw_op_error("ember.while_loop",
+                   "variable '" + condition.assigned.front()->name +
+                       "' is assigned in the loop condition; assign it in the body",
+                   loc);
 }
 } // namespace
 
@@ -131,10 +131,10 @@ std::vector<Tensor> ember::detail::traceCond(const Tensor &predicate, const Bran
                                              const Branch &elseBranch, const SourceLoc &loc) {
   Tracer &tracer = *currentTracer();
   if (predicate.dtype() != DType::Bool || predicate.rank() != 0)
-    throwOpError("ember.cond",
-                 "needs a 0-d bool predicate, got " + std::string(dtypeName(predicate.dtype())) +
-                     " of shape " + predicate.shape().str(),
-                 loc);
+    throw_op_error("ember.cond",
+                   "needs a 0-d bool predicate, got " + std::string(dtypeName(predicate.dtype())) +
+                       " of shape " + predicate.shape().str(),
+                   loc);
   int condition = tracer.valueOf(predicate, loc);
   RegionGuard guard(tracer);
   auto branch = [](const Branch &fn) {

@@ -39,10 +39,10 @@ Tensor ember::detail::attachGradient(const WithGradient &result, const std::vect
     Tensor upstream = newSymbolicTensor(result.value.shape(), result.value.dtype(), tracer, argument[0]);
     std::vector<Tensor> cotangents = result.backward(upstream);
     if (cotangents.size() != inputs.size())
-      throwOpError("ember.custom_gradient",
-                   "the backward function returned " + std::to_string(cotangents.size()) +
-                       " cotangents for " + std::to_string(inputs.size()) + " inputs",
-                   loc);
+      throw_op_error("ember.custom_gradient",
+                     "the backward function returned " + std::to_string(cotangents.size()) +
+                         " cotangents for " + std::to_string(inputs.size()) + " inputs",
+                     loc);
     for (const Tensor &c : cotangents)
       yields.push_back(tracer->valueOf(c, loc));
   }

@@ -232,14 +232,14 @@ Device ember::detail::placementOf(std::string_view what, std::span<const Tensor 
       first = static_cast<int>(i);
       chosen = device;
     } else if (device != chosen) {
-      throwOpError(what,
-                   "has operands on different devices: operand #" + std::to_string(first) +
-                       " (shape " + inputs[first]->shape().str() + ") is on " + chosen.str() +
-                       ", operand #" + std::to_string(i) + " (shape " +
-                       inputs[i]->shape().str() + ") on " + device.str() +
-                       "; move one with .to(\"" + chosen.str() + "\") or .to(\"" +
-                       device.str() + "\"), or run the op inside an ember::DeviceScope",
-                   loc);
+      throw_op_error(what,
+                     "has operands on different devices: operand #" + std::to_string(first) +
+                         " (shape " + inputs[first]->shape().str() + ") is on " + chosen.str() +
+                         ", operand #" + std::to_string(i) + " (shape " + inputs[i]->shape().str() +
+                         ") on " + device.str() + "; move one with .to(\"" + chosen.str() +
+                         "\") or .to(\"" + device.str() +
+                         "\"), or run the op inside an ember::DeviceScope",
+                     loc);
     }
   }
   if (first < 0 && scalarOnGpu)
@@ -308,21 +308,14 @@ trace::TensorSpec ember::detail::specOf(DType dtype, const Shape &shape) {
   return spec;
 }
 
-std::string ember::detail::errorAt(const SourceLoc &loc) {
+std::string ember::error_at(const SourceLoc &loc) {
   const SourceLoc &where = forUser(loc);
   return std::string(where.file_name()) + ":" + std::to_string(where.line()) + ":" +
          std::to_string(where.column()) + ": error: ";
 }
 
-void ember::detail::throwOpError(std::string_view opName, const std::string &message,
-                                 const SourceLoc &loc) {
-  throw OpError(errorAt(loc) + "'" + std::string(opName) + "' op " + message);
-}
-
-std::string ember::error_at(const SourceLoc &loc) { return errorAt(loc); }
-
 void ember::throw_op_error(std::string_view op, const std::string &message, const SourceLoc &loc) {
-  throwOpError(op, message, loc);
+  throw OpError(error_at(loc) + "'" + std::string(op) + "' op " + message);
 }
 
 namespace {
@@ -331,7 +324,7 @@ Tensor run(const OpDef &op, std::span<const int64_t> attrWords,
            std::span<const Tensor *const> inputs, const trace::TensorSpec *resultType,
            std::span<const int64_t> broadcast, const SourceLoc &loc) {
   if (inputs.size() + 1 > 64)
-    throwOpError(op.name, "takes at most 63 operands, got " + std::to_string(inputs.size()), loc);
+    throw_op_error(op.name, "takes at most 63 operands, got " + std::to_string(inputs.size()), loc);
   // The common case first: no DeviceScope and every operand on the host.
   bool onHost = !explicitDevice();
   for (const Tensor *input : inputs)
@@ -385,15 +378,15 @@ Tensor run(const OpDef &op, std::span<const int64_t> attrWords,
   callEntry(entry.kernel.entry, args);
   if (device.is_cuda())
     if (std::string failure = takeCudaError(); !failure.empty())
-      throwOpError(op.name, "failed on " + device.str() + ": CUDA error: " + failure, loc);
+      throw_op_error(op.name, "failed on " + device.str() + ": CUDA error: " + failure, loc);
   // Integer division by zero, a gather index out of range: the kernel
   // computed a guarded result and reported the fault; raise it at the
   // caller's line (a cached kernel serves every caller).
   if (!entry.kernel.faultSites.empty())
     if (emberrt_fault_t fault = emberrt_take_fault(); fault.kind != EMBERRT_FAULT_NONE)
-      throwOpError(op.name,
-                   jit::faultMessage(fault.kind, faultingSite(fault, entry.kernel.faultSites)),
-                   loc);
+      throw_op_error(op.name,
+                     jit::faultMessage(fault.kind, faultingSite(fault, entry.kernel.faultSites)),
+                     loc);
   if (activeTape())
     recordOnTapes(op, attrWords, inputs, resultType, result, loc);
   return result;

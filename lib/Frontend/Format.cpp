@@ -77,14 +77,14 @@ Decimal shortestDigits(T x) {
     auto readsBack = [&](double v) { return R(v).bits == R(x).bits; };
     for (int digits = 0; digits < 9; ++digits) {
       auto res = std::to_chars(buf, buf + sizeof(buf), x, std::chars_format::scientific, digits);
+      Decimal nearestDigits = parseScientific(std::string_view(buf, res.ptr - buf));
       double nearest = 0;
       std::from_chars(buf, res.ptr, nearest);
       if (readsBack(nearest))
-        return parseScientific(std::string_view(buf, res.ptr - buf));
+        return nearestDigits;
       // The other decimal of this length around x may still read back, as
       // float16 0.015625 does from 0.01563 (not from the nearest, 0.01562).
-      double unit = std::pow(10.0, parseScientific(std::string_view(buf, res.ptr - buf)).exponent -
-                                       digits);
+      double unit = std::pow(10.0, nearestDigits.exponent - digits);
       double step = nearest < static_cast<double>(x) ? unit : -unit;
       // Printing at `digits` again gives that decimal's exact text.
       res = std::to_chars(buf, buf + sizeof(buf), nearest + step, std::chars_format::scientific,

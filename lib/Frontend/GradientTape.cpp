@@ -401,10 +401,10 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
                                             std::vector<bool> &connected, SourceLoc loc) {
   TapeRecording &tape = *recording_;
   if (tape.used && !tape.persistent)
-    throwOpError("ember.gradient",
-                 "a non-persistent GradientTape answers one gradient() call; create it with "
-                 "GradientTape(/*persistent=*/true) to ask for more",
-                 loc);
+    throw_op_error("ember.gradient",
+                   "a non-persistent GradientTape answers one gradient() call; create it with "
+                   "GradientTape(/*persistent=*/true) to ask for more",
+                   loc);
   if (tape.tracer || currentTracer()) {
     if (tape.tracer && tape.tracer == currentTracer()) {
       tape.used = true;
@@ -414,18 +414,18 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
     for (const Tensor &source : sources)
       symbolicValues = symbolicValues || isSymbolic(source);
     if (tape.tracer)
-      throwOpError("ember.gradient",
-                   "this GradientTape was created while tracing ember::function '" +
-                       tape.tracer->name() + "' and can only be asked for gradients there",
-                   loc);
+      throw_op_error("ember.gradient",
+                     "this GradientTape was created while tracing ember::function '" +
+                         tape.tracer->name() + "' and can only be asked for gradients there",
+                     loc);
     if (symbolicValues)
-      throwOpError("ember.gradient",
-                   "this GradientTape was created outside the ember::function being traced ('" +
-                       currentTracer()->name() +
-                       "'), so it did not record the function's ops and cannot differentiate "
-                       "its symbolic tensors; create the tape inside the function (the "
-                       "gradient is then part of the compiled function)",
-                   loc);
+      throw_op_error("ember.gradient",
+                     "this GradientTape was created outside the ember::function being traced ('" +
+                         currentTracer()->name() +
+                         "'), so it did not record the function's ops and cannot differentiate "
+                         "its symbolic tensors; create the tape inside the function (the "
+                         "gradient is then part of the compiled function)",
+                     loc);
     // Concrete values (recorded eagerly before the trace): computed now,
     // constants of the function.
   }

@@ -11,8 +11,6 @@
 #include <string>
 
 using namespace ember;
-using detail::typeText;
-using detail::throwOpError;
 using detail::BesideTensor;
 
 namespace {
@@ -22,11 +20,11 @@ namespace {
 /// `what` otherwise. Float tensors of rank >= 1 only.
 int64_t classAxis(std::string_view what, const Tensor &x, int64_t axis, const SourceLoc &loc) {
   if (!isFloatingPoint(x.dtype()))
-    throwOpError(what, "needs floating-point logits, got " + typeText(x), loc);
+    throw_op_error(what, "needs floating-point logits, got " + describe(x), loc);
   int64_t rank = x.shape().rank();
   if (rank == 0 || axis < -rank || axis >= rank)
-    throwOpError(what,
-                 "axis " + std::to_string(axis) + " is out of range for " + typeText(x), loc);
+    throw_op_error(what, "axis " + std::to_string(axis) + " is out of range for " + describe(x),
+                   loc);
   return axis < 0 ? axis + rank : axis;
 }
 
@@ -53,9 +51,9 @@ Tensor nn::log_softmax(const Tensor &logits, int64_t axis, SourceLoc loc) {
 Tensor nn::one_hot(const Tensor &indices, int64_t depth, DType dtype, double on, double off,
                    SourceLoc loc) {
   if (!isInteger(indices.dtype()))
-    throwOpError("nn.one_hot", "needs int32 or int64 indices, got " + typeText(indices), loc);
+    throw_op_error("nn.one_hot", "needs int32 or int64 indices, got " + describe(indices), loc);
   if (depth < 0)
-    throwOpError("nn.one_hot", "depth must not be negative, got " + std::to_string(depth), loc);
+    throw_op_error("nn.one_hot", "depth must not be negative, got " + std::to_string(depth), loc);
   std::vector<int64_t> dims(indices.shape().data(), indices.shape().data() + indices.shape().rank());
   dims.push_back(1);
   Tensor column = reshape(indices, dims, loc);
@@ -80,17 +78,17 @@ void nn::check_class_label_shape(std::string_view what, std::string_view scoresN
   for (int d = 0; matching && d < labels.shape().rank(); ++d)
     matching = labels.shape()[d] == shape[d];
   if (!matching)
-    throwOpError(what,
-                 "labels must have the shape of the " + std::string(scoresName) +
-                     " without their last axis: got " + typeText(labels) + " for " +
-                     typeText(scores),
-                 loc);
+    throw_op_error(what,
+                   "labels must have the shape of the " + std::string(scoresName) +
+                       " without their last axis: got " + describe(labels) + " for " +
+                       describe(scores),
+                   loc);
 }
 
 Tensor nn::checked_class_labels(std::string_view what, const Tensor &labels,
                                   const Tensor &scores, SourceLoc loc) {
   if (!isInteger(labels.dtype()))
-    throwOpError(what, "needs int32 or int64 labels, got " + typeText(labels), loc);
+    throw_op_error(what, "needs int32 or int64 labels, got " + describe(labels), loc);
   check_class_label_shape(what, "scores", labels, scores, loc);
   int64_t classes = scores.shape()[scores.rank() - 1];
   // A label outside [0, classes) is an error (TensorFlow raises on the CPU).
@@ -98,11 +96,11 @@ Tensor nn::checked_class_labels(std::string_view what, const Tensor &labels,
   if (executing_eagerly()) {
     for (int64_t label : labels.to_vector<int64_t>())
       if (label < 0 || label >= classes)
-        throwOpError(what,
-                     "received a label value of " + std::to_string(label) +
-                         " which is outside the valid range of [0, " + std::to_string(classes) +
-                         ") (" + typeText(scores) + ")",
-                     loc);
+        throw_op_error(what,
+                       "received a label value of " + std::to_string(label) +
+                           " which is outside the valid range of [0, " + std::to_string(classes) +
+                           ") (" + describe(scores) + ")",
+                       loc);
     return labels;
   }
   // Traced, each label is read through a gather from [0, classes), whose
@@ -152,9 +150,8 @@ static std::array<int64_t, 4> windowPadding(std::string_view what, const Tensor 
                                             std::array<int64_t, 2> strides,
                                             std::string_view padding, SourceLoc loc) {
   if (padding != "SAME" && padding != "VALID")
-    throwOpError(what, "padding must be \"SAME\" or \"VALID\", got \"" + std::string(padding) +
-                           "\"",
-                 loc);
+    throw_op_error(
+        what, "padding must be \"SAME\" or \"VALID\", got \"" + std::string(padding) + "\"", loc);
   std::array<int64_t, 4> pads = {0, 0, 0, 0};
   if (padding == "SAME")
     for (int d = 0; d < 2; ++d) {
@@ -171,10 +168,10 @@ Tensor nn::conv2d(const Tensor &input, const Tensor &filters, std::array<int64_t
                   std::string_view padding, std::array<int64_t, 2> dilations, SourceLoc loc) {
   constexpr std::string_view kWhat = "nn.conv2d";
   if (input.shape().rank() != 4 || filters.shape().rank() != 4)
-    throwOpError(kWhat,
-                 "needs an NHWC input and an HWIO filter (rank 4), got " + typeText(input) +
-                     " and " + typeText(filters),
-                 loc);
+    throw_op_error(kWhat,
+                   "needs an NHWC input and an HWIO filter (rank 4), got " + describe(input) +
+                       " and " + describe(filters),
+                   loc);
   std::array<int64_t, 2> window = {(filters.shape()[0] - 1) * dilations[0] + 1,
                                    (filters.shape()[1] - 1) * dilations[1] + 1};
   if (dilations[0] < 1 || dilations[1] < 1)
@@ -187,7 +184,7 @@ static Tensor pool2d(const detail::OpDef &op, std::string_view what, const Tenso
                      std::array<int64_t, 2> ksize, std::array<int64_t, 2> strides,
                      std::string_view padding, SourceLoc loc) {
   if (input.shape().rank() != 4)
-    throwOpError(what, "needs an NHWC input (rank 4), got " + typeText(input), loc);
+    throw_op_error(what, "needs an NHWC input (rank 4), got " + describe(input), loc);
   std::vector<int64_t> words;
   detail::pushArray(words, ksize);
   detail::pushArray(words, strides);

@@ -54,15 +54,8 @@ trace::TensorSpec specOf(DType dtype, const Shape &shape);
 /// The shape of a compiler-side tensor type.
 Shape shapeOf(const trace::TensorSpec &spec);
 
-/// How error messages name a tensor (ember::describe).
-inline std::string typeText(const Tensor &t) { return describe(t); }
-
-/// "file:line:column: error: ", where front-end errors start.
-std::string errorAt(const SourceLoc &loc);
-
-/// "file:line:col: error: 'ember.add' op " + message, as an OpError.
-[[noreturn]] void throwOpError(std::string_view opName, const std::string &message,
-                               const SourceLoc &loc);
+// Errors name tensors with ember::describe and start with ember::error_at;
+// ember::throw_op_error raises an op's (ember/Frontend/Error.h, Tensor.h).
 
 } // namespace ember::detail
 

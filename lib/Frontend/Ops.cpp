@@ -34,10 +34,10 @@ Shape broadcastShapes(std::string_view opName, const Shape &a, const Shape &b,
     int da = d - (rank - a.rank()), db = d - (rank - b.rank());
     int64_t x = da >= 0 ? a[da] : 1, y = db >= 0 ? b[db] : 1;
     if (x != y && x != 1 && y != 1)
-      throwOpError(opName,
-                   "cannot broadcast shapes " + a.str() + " and " + b.str() +
-                       " (dims aligned at the right must be equal or 1)",
-                   loc);
+      throw_op_error(opName,
+                     "cannot broadcast shapes " + a.str() + " and " + b.str() +
+                         " (dims aligned at the right must be equal or 1)",
+                     loc);
     out.push_back(x == 1 ? y : x);
   }
   return out;
@@ -46,10 +46,10 @@ Shape broadcastShapes(std::string_view opName, const Shape &a, const Shape &b,
 void checkSameDType(std::string_view opName, const Tensor &a, const Tensor &b,
                     const SourceLoc &loc) {
   if (a.dtype() != b.dtype())
-    throwOpError(opName,
-                 "operand dtypes differ: " + typeText(a) + " and " + typeText(b) +
-                     " (convert one with ember::cast)",
-                 loc);
+    throw_op_error(opName,
+                   "operand dtypes differ: " + describe(a) + " and " + describe(b) +
+                       " (convert one with ember::cast)",
+                   loc);
 }
 
 Tensor binary(const OpDef &op, const Tensor &a, const Tensor &b, const SourceLoc &loc,
@@ -74,8 +74,8 @@ Tensor unary(const OpDef &op, const Tensor &x, const SourceLoc &loc) {
 int64_t normalizeAxis(std::string_view opName, int64_t axis, int rank, const Tensor &x,
                       const SourceLoc &loc) {
   if (axis < -rank || axis >= rank)
-    throwOpError(opName,
-                 "axis " + std::to_string(axis) + " is out of range for " + typeText(x), loc);
+    throw_op_error(opName, "axis " + std::to_string(axis) + " is out of range for " + describe(x),
+                   loc);
   return axis < 0 ? axis + rank : axis;
 }
 
@@ -158,7 +158,8 @@ EMBER_DEFINE_UNARY(cos, kCos)
 
 Tensor ember::where(const Tensor &condition, const Tensor &a, const Tensor &b, SourceLoc loc) {
   if (condition.dtype() != DType::Bool)
-    throwOpError(kSelect.name, "condition must be a bool tensor, got " + typeText(condition), loc);
+    throw_op_error(kSelect.name, "condition must be a bool tensor, got " + describe(condition),
+                   loc);
   checkSameDType(kSelect.name, a, b, loc);
   Shape shape = broadcastShapes(kSelect.name, condition.shape(),
                                 broadcastShapes(kSelect.name, a.shape(), b.shape(), loc), loc);
@@ -191,16 +192,18 @@ Tensor ember::reshape(const Tensor &x, const std::vector<int64_t> &requested, So
     if (*it == -1 && inferred == dims.end())
       inferred = it;
     else if (*it < 0)
-      throwOpError(kReshape.name, "invalid target shape: dim " + std::to_string(*it) +
-                                      " (only one dim may be -1)", loc);
+      throw_op_error(
+          kReshape.name,
+          "invalid target shape: dim " + std::to_string(*it) + " (only one dim may be -1)", loc);
     else
       known *= *it;
   }
   if (inferred != dims.end()) {
     if (known == 0 || x.numel() % known != 0)
-      throwOpError(kReshape.name, "cannot reshape " + typeText(x) + " (" +
-                                      std::to_string(x.numel()) +
-                                      " elements) so that the -1 dim is whole", loc);
+      throw_op_error(kReshape.name,
+                     "cannot reshape " + describe(x) + " (" + std::to_string(x.numel()) +
+                         " elements) so that the -1 dim is whole",
+                     loc);
     *inferred = x.numel() / known;
   }
   trace::TensorSpec result = specOf(x.dtype(), Shape(std::span<const int64_t>(dims)));
@@ -245,11 +248,11 @@ Tensor ember::slice(const Tensor &x, const std::vector<int64_t> &start,
   int rank = x.rank();
   if (start.size() != limit.size() || (!stride.empty() && stride.size() != start.size()) ||
       start.size() > static_cast<size_t>(rank))
-    throwOpError(kSlice.name,
-                 "start, limit and stride need the same number of entries, at most the rank of " +
-                     typeText(x) + "; got " + std::to_string(start.size()) + ", " +
-                     std::to_string(limit.size()) + " and " + std::to_string(stride.size()),
-                 loc);
+    throw_op_error(kSlice.name,
+                   "start, limit and stride need the same number of entries, at most the rank of " +
+                       describe(x) + "; got " + std::to_string(start.size()) + ", " +
+                       std::to_string(limit.size()) + " and " + std::to_string(stride.size()),
+                   loc);
   // Python's semantics, resolved here from the static shape (so eager and
   // traced code agree): negative bounds count from the end, bounds out of
   // range clamp, kNone is an omitted bound. Positive strides are one
@@ -265,7 +268,7 @@ Tensor ember::slice(const Tensor &x, const std::vector<int64_t> &start,
     }
     int64_t step = stride.empty() ? 1 : stride[d];
     if (step == 0)
-      throwOpError(kSlice.name, "dim " + std::to_string(d) + ": slice step cannot be zero", loc);
+      throw_op_error(kSlice.name, "dim " + std::to_string(d) + ": slice step cannot be zero", loc);
     auto [first, count] = sliceIndices(start[d], limit[d], step, size);
     if (step > 0 || count == 0) {
       int64_t begin = count == 0 ? 0 : first;
@@ -303,7 +306,7 @@ Tensor ember::slice(const Tensor &x, const std::vector<int64_t> &start,
 
 Tensor ember::concat(const std::vector<Tensor> &tensors, int64_t axis, SourceLoc loc) {
   if (tensors.empty())
-    throwOpError(kConcat.name, "needs at least one tensor", loc);
+    throw_op_error(kConcat.name, "needs at least one tensor", loc);
   int64_t words[] = {normalizeAxis(kConcat.name, axis, tensors.front().rank(), tensors.front(),
                                    loc)};
   std::vector<const Tensor *> inputs;
@@ -317,7 +320,7 @@ Tensor ember::concat(const std::vector<Tensor> &tensors, int64_t axis, SourceLoc
 Tensor ember::gather(const Tensor &x, const Tensor &indices, int64_t axis, SourceLoc loc) {
   int64_t a = normalizeAxis(kGather.name, axis, x.rank(), x, loc);
   if (indices.dtype() != DType::Int32 && indices.dtype() != DType::Int64)
-    throwOpError(kGather.name, "indices must be int32 or int64, got " + typeText(indices), loc);
+    throw_op_error(kGather.name, "indices must be int32 or int64, got " + describe(indices), loc);
   // An out-of-range index is the user's error (numpy and TensorFlow raise
   // too). Eagerly it is checked here, naming the index.
   int64_t size = x.shape()[static_cast<int>(a)];
@@ -338,11 +341,11 @@ Tensor ember::gather(const Tensor &x, const Tensor &indices, int64_t axis, Sourc
         return;
       for (int64_t k = 0; k < n; ++k)
         if (data[k] < -size || data[k] >= size)
-          throwOpError(kGather.name,
-                       "index " + std::to_string(data[k]) + " is out of range for axis " +
-                           std::to_string(a) + " of size " + std::to_string(size) + " (" +
-                           typeText(x) + ")",
-                       loc);
+          throw_op_error(kGather.name,
+                         "index " + std::to_string(data[k]) + " is out of range for axis " +
+                             std::to_string(a) + " of size " + std::to_string(size) + " (" +
+                             describe(x) + ")",
+                         loc);
     };
     if (host.dtype() == DType::Int32)
       check(static_cast<const int32_t *>(host.data()));
@@ -384,20 +387,20 @@ Tensor ember::reduce_mean(const Tensor &x, const std::vector<int64_t> &axes, boo
       count *= x.shape()[d];
   }
   if (count == 0) // named here, not as the division it would be
-    throwOpError(kReduceMean.name,
-                 "the integer mean of no elements (" + typeText(x) +
-                     ") divides by zero; cast to a floating-point type for NaN",
-                 loc);
+    throw_op_error(kReduceMean.name,
+                   "the integer mean of no elements (" + describe(x) +
+                       ") divides by zero; cast to a floating-point type for NaN",
+                   loc);
   return div(sum, Tensor(Scalar(count), x.dtype()), loc);
 }
 
 Tensor ember::argmax(const Tensor &x, int64_t axis, bool keepdims, SourceLoc loc) {
   int64_t a = normalizeAxis(kArgMax.name, axis, x.rank(), x, loc);
   if (x.shape()[static_cast<int>(a)] == 0)
-    throwOpError(kArgMax.name,
-                 "axis " + std::to_string(a) + " of " + typeText(x) +
-                     " is empty: it has no maximum (TensorFlow raises too)",
-                 loc);
+    throw_op_error(kArgMax.name,
+                   "axis " + std::to_string(a) + " of " + describe(x) +
+                       " is empty: it has no maximum (TensorFlow raises too)",
+                   loc);
   int64_t words[] = {a, keepdims};
   return dispatch(kArgMax, words, {&x}, nullptr, loc);
 }
@@ -428,21 +431,22 @@ std::string floatText(double value) {
 Tensor scalarLike(std::string_view opName, Scalar value, const Tensor &tensor,
                   const SourceLoc &loc) {
   if (value.kind == Scalar::Float && !isFloatingPoint(tensor.dtype()))
-    throwOpError(opName,
-                 "cannot convert the floating-point scalar " + floatText(value.f) + " to " +
-                     std::string(dtypeName(tensor.dtype())) + " to combine it with an " +
-                     typeText(tensor) + " (it would truncate; cast the tensor with "
-                     "ember::cast or use an integer)",
-                 loc);
+    throw_op_error(opName,
+                   "cannot convert the floating-point scalar " + floatText(value.f) + " to " +
+                       std::string(dtypeName(tensor.dtype())) + " to combine it with an " +
+                       describe(tensor) +
+                       " (it would truncate; cast the tensor with "
+                       "ember::cast or use an integer)",
+                   loc);
   // Nor does an integer outside an int32 tensor's range (numpy and JAX raise
   // an OverflowError; C++ would wrap it).
   if (value.kind == Scalar::Int && tensor.dtype() == DType::Int32 &&
       (value.i < std::numeric_limits<int32_t>::min() || value.i > std::numeric_limits<int32_t>::max()))
-    throwOpError(opName,
-                 "cannot convert the integer scalar " + std::to_string(value.i) +
-                     " to int32 to combine it with an " + typeText(tensor) +
-                     " (it is out of int32's range; cast the tensor to int64 with ember::cast)",
-                 loc);
+    throw_op_error(opName,
+                   "cannot convert the integer scalar " + std::to_string(value.i) +
+                       " to int32 to combine it with an " + describe(tensor) +
+                       " (it is out of int32's range; cast the tensor to int64 with ember::cast)",
+                   loc);
   return Tensor(value, tensor.dtype());
 }
 } // namespace

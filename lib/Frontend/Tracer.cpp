@@ -39,10 +39,10 @@ int Tracer::valueOf(const Tensor &tensor, const SourceLoc &loc) {
   if (auto it = bindings_.find(impl); it != bindings_.end())
     return it->second;
   if (impl->tracer)
-    throwOpError("ember.function",
-                 "a symbolic tensor of another traced function was used while tracing '" +
-                     name_ + "' (return it from that function instead)",
-                 loc);
+    throw_op_error("ember.function",
+                   "a symbolic tensor of another traced function was used while tracing '" + name_ +
+                       "' (return it from that function instead)",
+                   loc);
   if (auto it = constants_.find(impl); it != constants_.end())
     return it->second;
   Tensor host = tensor.cpu(); // a GPU tensor's values become the constant too

@@ -35,21 +35,21 @@ Tensor Variable::value() const {
 void Variable::assign(const Tensor &value, SourceLoc loc) {
   const Tensor &current = state_->value;
   if (value.dtype() != current.dtype() || !(value.shape() == current.shape()))
-    throwOpError("ember.assign",
-                 "variable '" + state_->name + "' holds " +
-                     std::string(dtypeName(current.dtype())) + " of shape " +
-                     current.shape().str() + ", cannot assign " +
-                     std::string(dtypeName(value.dtype())) + " of shape " + value.shape().str(),
-                 loc);
+    throw_op_error("ember.assign",
+                   "variable '" + state_->name + "' holds " +
+                       std::string(dtypeName(current.dtype())) + " of shape " +
+                       current.shape().str() + ", cannot assign " +
+                       std::string(dtypeName(value.dtype())) + " of shape " + value.shape().str(),
+                   loc);
   if (Tracer *tracer = currentTracer()) {
     tracer->writeVariable(state_, value);
     return;
   }
   if (isSymbolic(value))
-    throwOpError("ember.assign",
-                 "variable '" + state_->name +
-                     "' assigned a symbolic tensor outside the function that traced it",
-                 loc);
+    throw_op_error("ember.assign",
+                   "variable '" + state_->name +
+                       "' assigned a symbolic tensor outside the function that traced it",
+                   loc);
   state_->value = value;
 }
 
