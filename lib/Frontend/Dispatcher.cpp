@@ -7,6 +7,14 @@
 // compiles once per signature: concurrent callers of the same signature wait
 // for the first one's compile instead of compiling again.
 //
+// Shapes: elementwise ops, broadcasts and reductions on the host compile one
+// shape-generic kernel per (op, dtypes, ranks, sizes 0 and 1, attributes),
+// with `?` for every other size; a new shape of such an op is only checked
+// (jit::checkKernel), not compiled, and gets an entry of its own that calls
+// the generic kernel. A shape called often (kHotShapeCalls) is compiled for
+// its exact sizes on a background thread and swapped in when ready; no call
+// waits for it.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Dispatcher.h"
@@ -20,7 +28,12 @@
 #include "ember/Support/OnceCache.h"
 
 #include <atomic>
+#include <condition_variable>
+#include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <functional>
+#include <thread>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -96,20 +109,50 @@ struct KeyEqual {
   bool operator()(const StoredKey &a, const KeyView &b) const { return (*this)(b, a); }
 };
 
-/// A compiled kernel with its result's type.
+/// A shape-generic kernel, and how many shapes it has had specialized.
+struct GenericKernel {
+  jit::CompiledKernel kernel;
+  std::atomic<int> specializations{0}; ///< queued or landed
+};
+
+/// What a shape served by a generic kernel needs to be specialized: its
+/// calls, and the request for its exact shape.
+struct HotShape {
+  std::atomic<emberrt_entry_fn> entry{nullptr}; ///< the generic's; the specialization's once landed
+  std::atomic<uint32_t> calls{0};
+  GenericKernel *generic = nullptr;
+  std::shared_ptr<void> specializationOwner; ///< set before `entry` is swapped
+  // The exact request (KernelRequest's fields, owned).
+  const OpDef *op = nullptr;
+  std::vector<int64_t> attrWords;
+  std::vector<trace::TensorSpec> inputs;
+  std::optional<trace::TensorSpec> resultType;
+  std::vector<int64_t> broadcast;
+  trace::SourceLocation loc;
+};
+
+/// A compiled kernel with its result's type. For a shape served by a
+/// shape-generic kernel, `kernel` is the generic one's and `hot` counts its
+/// calls; the code to call is then hot->entry.
 struct KernelEntry {
   jit::CompiledKernel kernel;
   size_t resultBytes = 0;
   Shape resultShape;
+  std::unique_ptr<HotShape> hot;
 };
 
 /// Eager kernels by signature, with support::OnceCache's policy (one compile
 /// per signature, others wait, a refused compile is not kept) and, in front
-/// of it, each thread's recent hits.
+/// of it, each thread's recent hits; shape-generic kernels by their
+/// generalized signature.
 struct KernelCache {
   support::OnceCache<StoredKey, KernelEntry, KeyHash, KeyEqual> kernels;
+  support::OnceCache<StoredKey, std::shared_ptr<GenericKernel>, KeyHash, KeyEqual> generic;
   std::atomic<uint64_t> recentHits{0}, diskLoads{0};
-  std::atomic<int64_t> compileNanos{0};
+  std::atomic<uint64_t> genericShapes{0};   ///< entries of `kernels` served by a generic kernel
+  std::atomic<uint64_t> specializations{0}; ///< landed
+  std::atomic<uint64_t> backgroundCompiles{0};
+  std::atomic<int64_t> compileNanos{0}, backgroundCompileNanos{0};
 };
 
 KernelCache &cache() {
@@ -128,11 +171,225 @@ struct RecentHit {
 constexpr size_t kRecentHits = 64;
 thread_local RecentHit recentHits[kRecentHits];
 
+/// Shape-generic kernels serve new shapes unless EMBER_SHAPE_GENERIC=0.
+bool shapeGenericKernels() {
+  static const bool enabled = [] {
+    const char *value = std::getenv("EMBER_SHAPE_GENERIC");
+    return !value || std::string_view(value) != "0";
+  }();
+  return enabled;
+}
+
+/// After this many calls a shape served by a generic kernel is specialized
+/// (EMBER_HOT_SHAPE_CALLS; 0: never). A compile costs about as much as a
+/// thousand small calls, and a generic kernel runs within a few per cent of
+/// a specialized one, so only shapes that keep coming back are worth one.
+uint32_t hotShapeCalls() {
+  static const uint32_t calls = [] {
+    const char *value = std::getenv("EMBER_HOT_SHAPE_CALLS");
+    return value ? static_cast<uint32_t>(std::strtoul(value, nullptr, 10)) : 16u;
+  }();
+  return calls;
+}
+
+/// At most this many shapes of one generic kernel are specialized.
+constexpr int kMaxSpecializations = 8;
+
+/// The background thread that specializes hot shapes: one compile at a
+/// time, in order. Destroyed (joined, after the compile running then) before
+/// LLVM's statics, which were constructed before it.
+class BackgroundCompiler {
+public:
+  static BackgroundCompiler &instance() {
+    static BackgroundCompiler compiler;
+    return compiler;
+  }
+  void enqueue(std::function<void()> task) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!thread_.joinable())
+      thread_ = std::thread([this] { work(); });
+    tasks_.push_back(std::move(task));
+    ++unfinished_;
+    wake_.notify_all();
+  }
+  void waitIdle() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    idle_.wait(lock, [&] { return unfinished_ == 0; });
+  }
+  ~BackgroundCompiler() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+      tasks_.clear();
+      wake_.notify_all();
+    }
+    if (thread_.joinable())
+      thread_.join();
+  }
+
+private:
+  void work() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (true) {
+      wake_.wait(lock, [&] { return stopping_ || !tasks_.empty(); });
+      if (stopping_)
+        return;
+      std::function<void()> task = std::move(tasks_.front());
+      tasks_.pop_front();
+      lock.unlock();
+      task();
+      lock.lock();
+      if (--unfinished_ == 0)
+        idle_.notify_all();
+    }
+  }
+  std::mutex mutex_;
+  std::condition_variable wake_, idle_;
+  std::deque<std::function<void()>> tasks_;
+  size_t unfinished_ = 0;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+/// Compiles `hot`'s exact shape and swaps it in; a failure leaves the
+/// generic kernel in place.
+void specialize(HotShape &hot) {
+  jit::KernelRequest request;
+  request.opName = hot.op->name;
+  request.attrSchema = hot.op->attrs;
+  request.attrWords = hot.attrWords;
+  request.inputs = hot.inputs;
+  request.resultType = hot.resultType ? &*hot.resultType : nullptr;
+  request.loc = hot.loc;
+  request.broadcastShape = hot.broadcast;
+  jit::CompiledKernel kernel;
+  std::string error;
+  bool ok = jit::compileKernel(request, kernel, error);
+  KernelCache &kc = cache();
+  kc.backgroundCompiles.fetch_add(1, std::memory_order_relaxed);
+  kc.backgroundCompileNanos.fetch_add(static_cast<int64_t>(kernel.compileSeconds * 1e9),
+                                      std::memory_order_relaxed);
+  if (!ok)
+    return;
+  hot.specializationOwner = std::move(kernel.owner);
+  hot.entry.store(kernel.entry, std::memory_order_release);
+  kc.specializations.fetch_add(1, std::memory_order_relaxed);
+}
+
+/// The code to call for `entry`: its own kernel, or for a shape served by a
+/// generic kernel the generic's or its specialization, counting the call
+/// (the call that makes the shape hot queues its specialization).
+emberrt_entry_fn entryToCall(const KernelEntry &entry) {
+  HotShape *hot = entry.hot.get();
+  if (!hot)
+    return entry.kernel.entry;
+  uint32_t threshold = hotShapeCalls();
+  if (threshold && hot->calls.load(std::memory_order_relaxed) < threshold &&
+      hot->calls.fetch_add(1, std::memory_order_relaxed) + 1 == threshold &&
+      hot->generic->specializations.fetch_add(1, std::memory_order_relaxed) <
+          kMaxSpecializations)
+    BackgroundCompiler::instance().enqueue([hot] { specialize(*hot); });
+  return hot->entry.load(std::memory_order_acquire);
+}
+
+/// A kernel signature's words: the op, the device, the attributes, then each
+/// input's type, the explicit result type and the broadcast shape, with each
+/// dim passed through `dim` (the identity, or jit::generalizedDim).
+template <typename Words, typename Dim>
+void appendSignature(Words &words, const OpDef &op, const Device &device,
+                     std::span<const int64_t> attrWords, std::span<const Tensor *const> inputs,
+                     const trace::TensorSpec *resultType, std::span<const int64_t> broadcast,
+                     Dim dim) {
+  words.push_back(reinterpret_cast<intptr_t>(&op));
+  words.push_back(static_cast<int64_t>(device.type()));
+  for (int64_t word : attrWords)
+    words.push_back(word);
+  words.push_back(static_cast<int64_t>(inputs.size()));
+  for (const Tensor *input : inputs) {
+    const TensorImpl &impl = implOf(*input);
+    appendTypeWords(words, impl.dtype, std::span<const int64_t>(impl.shape.data(), impl.shape.rank()),
+                    dim);
+  }
+  if (resultType)
+    appendTypeWords(words, resultType->dtype,
+                    std::span<const int64_t>(resultType->dims, resultType->rank), dim);
+  if (!broadcast.empty()) {
+    words.push_back(0xb40adca57); // operands broadcast inside the kernel, to:
+    for (int64_t size : broadcast)
+      words.push_back(dim(size));
+  }
+}
+
+/// `spec` with its dims generalized (jit::generalizedDim).
+trace::TensorSpec generalized(trace::TensorSpec spec) {
+  for (int d = 0; d < spec.rank; ++d)
+    spec.dims[d] = jit::generalizedDim(spec.dims[d]);
+  return spec;
+}
+
+/// The entry for a new shape of an op that a shape-generic kernel serves
+/// (compiled now if it is the first of its kind); `request` is the exact
+/// one, already checked (`check`).
+KernelEntry serveFromGenericKernel(const OpDef &op, const Device &device,
+                                   std::span<const Tensor *const> inputs,
+                                   const jit::KernelRequest &request,
+                                   const jit::KernelCheck &check) {
+  KernelCache &kc = cache();
+  std::vector<int64_t> words;
+  appendSignature(words, op, device, request.attrWords, inputs, request.resultType,
+                  request.broadcastShape, jit::generalizedDim);
+  KeyView view{words.data(), words.size(), support::hashWords(words.data(), words.size())};
+  const std::shared_ptr<GenericKernel> &generic = kc.generic.getOrMake(view, [&] {
+    std::vector<trace::TensorSpec> specs;
+    for (const trace::TensorSpec &spec : request.inputs)
+      specs.push_back(generalized(spec));
+    std::optional<trace::TensorSpec> resultType;
+    if (request.resultType)
+      resultType = generalized(*request.resultType);
+    std::vector<int64_t> broadcast;
+    for (int64_t size : request.broadcastShape)
+      broadcast.push_back(jit::generalizedDim(size));
+    jit::KernelRequest generalRequest = request;
+    generalRequest.inputs = specs;
+    generalRequest.resultType = resultType ? &*resultType : nullptr;
+    generalRequest.broadcastShape = broadcast;
+    auto made = std::make_shared<GenericKernel>();
+    std::string error;
+    bool ok = jit::compileKernel(generalRequest, made->kernel, error);
+    kc.compileNanos.fetch_add(static_cast<int64_t>(made->kernel.compileSeconds * 1e9),
+                              std::memory_order_relaxed);
+    if (!ok)
+      throw OpError(error.empty() ? "'" + std::string(op.name) + "' op failed to compile" : error);
+    if (made->kernel.fromDiskCache)
+      kc.diskLoads.fetch_add(1, std::memory_order_relaxed);
+    return made;
+  });
+  KernelEntry entry;
+  entry.kernel = generic->kernel;
+  entry.kernel.result = check.result;
+  entry.resultShape = shapeOf(check.result);
+  entry.resultBytes = static_cast<size_t>(entry.resultShape.numel()) * dtypeSize(check.result.dtype);
+  auto hot = std::make_unique<HotShape>();
+  hot->entry.store(generic->kernel.entry, std::memory_order_relaxed);
+  hot->generic = generic.get();
+  hot->op = &op;
+  hot->attrWords.assign(request.attrWords.begin(), request.attrWords.end());
+  hot->inputs.assign(request.inputs.begin(), request.inputs.end());
+  if (request.resultType)
+    hot->resultType = *request.resultType;
+  hot->broadcast.assign(request.broadcastShape.begin(), request.broadcastShape.end());
+  hot->loc = request.loc;
+  entry.hot = std::move(hot);
+  kc.genericShapes.fetch_add(1, std::memory_order_relaxed);
+  return entry;
+}
+
 /// Looks up or compiles the kernel for `signature`; null never (throws).
 const KernelEntry &
 findOrCompile(const Signature &signature, const OpDef &op, std::span<const int64_t> attrWords,
               std::span<const Tensor *const> inputs, const trace::TensorSpec *resultType,
-              std::span<const int64_t> broadcast, const SourceLoc &loc, jit::Target target) {
+              std::span<const int64_t> broadcast, const SourceLoc &loc, const Device &device) {
+  jit::Target target = targetOf(device);
   KernelCache &kc = cache();
   KeyView view{signature.words(), signature.size, signature.hash};
   RecentHit &recent = recentHits[view.hash % kRecentHits];
@@ -160,6 +417,13 @@ findOrCompile(const Signature &signature, const OpDef &op, std::span<const int64
     request.target = target;
     KernelEntry entry;
     std::string error;
+    if (shapeGenericKernels() && target == jit::Target::Host) {
+      jit::KernelCheck check;
+      if (!jit::checkKernel(request, check, error))
+        throw OpError(error);
+      if (check.shapeGeneric)
+        return serveFromGenericKernel(op, device, inputs, request, check);
+    }
     bool ok = jit::compileKernel(request, entry.kernel, error);
     kc.compileNanos.fetch_add(static_cast<int64_t>(entry.kernel.compileSeconds * 1e9),
                               std::memory_order_relaxed);
@@ -337,27 +601,11 @@ Tensor run(const OpDef &op, std::span<const int64_t> attrWords,
   if (!onHost)
     inputs = placeOn(device, inputs, moved, placed);
   Signature signature;
-  signature.push(reinterpret_cast<intptr_t>(&op));
-  signature.push(static_cast<int64_t>(device.type()));
-  for (int64_t word : attrWords)
-    signature.push(word);
-  signature.push(static_cast<int64_t>(inputs.size()));
-  for (const Tensor *input : inputs) {
-    const TensorImpl &impl = implOf(*input);
-    appendTypeWords(signature, impl.dtype, impl.shape);
-  }
-  if (resultType)
-    appendTypeWords(signature, resultType->dtype,
-                    std::span<const int64_t>(resultType->dims, resultType->rank));
-  if (!broadcast.empty()) {
-    signature.push(0xb40adca57); // operands broadcast inside the kernel, to:
-    for (int64_t dim : broadcast)
-      signature.push(dim);
-  }
+  appendSignature(signature, op, device, attrWords, inputs, resultType, broadcast, SameDim{});
   signature.finish();
 
-  const KernelEntry &entry = findOrCompile(signature, op, attrWords, inputs, resultType, broadcast,
-                                           loc, targetOf(device));
+  const KernelEntry &entry =
+      findOrCompile(signature, op, attrWords, inputs, resultType, broadcast, loc, device);
 
   Tensor result = device.is_cpu() ? newTensor(entry.resultShape, entry.kernel.result.dtype)
                                   : newTensorOn(entry.resultShape, entry.kernel.result.dtype, device);
@@ -375,7 +623,7 @@ Tensor run(const OpDef &op, std::span<const int64_t> attrWords,
   emberrt_memref_init(&descriptors[n], result.impl()->buffer->data, entry.resultShape.rank(),
                       entry.resultShape.data());
   args[n] = &descriptors[n];
-  callEntry(entry.kernel.entry, args);
+  callEntry(entryToCall(entry), args);
   if (device.is_cuda())
     if (std::string failure = takeCudaError(); !failure.empty())
       throw_op_error(op.name, "failed on " + device.str() + ": CUDA error: " + failure, loc);
@@ -430,14 +678,24 @@ Tensor ember::detail::dispatchBroadcast(const OpDef &op, std::span<const int64_t
 
 KernelCacheStats ember::kernel_cache_stats() {
   KernelCache &kc = cache();
-  support::OnceCacheStats kernels = kc.kernels.stats();
+  support::OnceCacheStats kernels = kc.kernels.stats(), generic = kc.generic.stats();
+  uint64_t genericShapes = kc.genericShapes.load();
   KernelCacheStats stats;
-  stats.hits = kc.recentHits.load() + kernels.hits;
-  stats.misses = kernels.misses;
+  // A new shape served by a generic kernel missed the shape's entry but hit
+  // (or compiled) the generic kernel: it counts there.
+  stats.hits = kc.recentHits.load() + kernels.hits + generic.hits;
+  stats.misses = kernels.misses - genericShapes + generic.misses;
   stats.failures = kernels.failures;
   stats.disk_loads = kc.diskLoads.load();
   stats.tape_compiles = tapeCompiles();
   stats.compile_seconds = static_cast<double>(kc.compileNanos.load()) * 1e-9;
-  stats.kernels = kc.kernels.size();
+  stats.generic_kernels = kc.generic.size();
+  stats.generic_shapes = genericShapes;
+  stats.specializations = kc.specializations.load();
+  stats.background_compiles = kc.backgroundCompiles.load();
+  stats.background_compile_seconds = static_cast<double>(kc.backgroundCompileNanos.load()) * 1e-9;
+  stats.kernels = kc.kernels.size() - genericShapes + stats.generic_kernels + stats.specializations;
   return stats;
 }
+
+void ember::finish_background_compiles() { BackgroundCompiler::instance().waitIdle(); }

@@ -30,12 +30,16 @@ struct OpDef {
 
 /// The words a tensor type adds to a signature (the eager kernel cache's, a
 /// traced function's, a tape derivative's): the dtype and the rank in one
-/// word, then the dimensions. `Words` has push_back.
-template <typename Words>
-void appendTypeWords(Words &words, DType dtype, std::span<const int64_t> dims) {
+/// word, then the dimensions, each passed through `dim` (a shape-generic
+/// kernel's signature generalizes them). `Words` has push_back.
+struct SameDim {
+  constexpr int64_t operator()(int64_t dim) const { return dim; }
+};
+template <typename Words, typename Dim = SameDim>
+void appendTypeWords(Words &words, DType dtype, std::span<const int64_t> dims, Dim dim = {}) {
   words.push_back((static_cast<int64_t>(dtype) << 8) | static_cast<int64_t>(dims.size()));
-  for (int64_t dim : dims)
-    words.push_back(dim);
+  for (int64_t size : dims)
+    words.push_back(dim(size));
 }
 template <typename Words> void appendTypeWords(Words &words, DType dtype, const Shape &shape) {
   appendTypeWords(words, dtype, std::span<const int64_t>(shape.data(), shape.rank()));

@@ -8,12 +8,45 @@
 
 #include "ember/JIT/KernelCompiler.h"
 
+#include "ember/Conversion/Passes.h"
+#include "ember/Dialect/Ember/IR/EmberOps.h"
 #include "ember/JIT/FunctionCompiler.h"
+#include "ember/Trace/FinishedFunction.h"
+#include "ember/Trace/TensorTypes.h"
 
 #include <algorithm>
 #include <vector>
 
 namespace ember::jit {
+
+/// The size operands of a broadcast of `request`'s inputs (values
+/// `operands`) to `target`: for each kDynamic dim of it, the run-time size
+/// of an input whose aligned dim is kDynamic too (one exists: a broadcast
+/// dim above 1 is some input's own size).
+static bool broadcastSizes(trace::FunctionBuilder &builder, const KernelRequest &request,
+                           std::span<const int> operands, const TensorSpec &target,
+                           std::vector<int> &sizes, std::string &error) {
+  for (int d = 0; d < target.rank; ++d) {
+    if (target.dims[d] != kDynamic)
+      continue;
+    int source = -1, sourceDim = -1;
+    for (size_t i = 0; i < request.inputs.size() && source < 0; ++i) {
+      const TensorSpec &spec = request.inputs[i];
+      int aligned = d - (target.rank - spec.rank);
+      if (aligned >= 0 && spec.dims[aligned] == kDynamic) {
+        source = static_cast<int>(i);
+        sourceDim = aligned;
+      }
+    }
+    if (source < 0) {
+      error = "internal error: no operand of '" + std::string(request.opName) +
+              "' gives the size of dynamic broadcast dim " + std::to_string(d);
+      return false;
+    }
+    sizes.push_back(builder.addDim(operands[source], sourceDim));
+  }
+  return true;
+}
 
 /// Builds the one-op function; null with `error` set if the op is invalid.
 static std::unique_ptr<trace::FunctionBuilder> buildKernel(const KernelRequest &request,
@@ -23,9 +56,10 @@ static std::unique_ptr<trace::FunctionBuilder> buildKernel(const KernelRequest &
     if (c == '.')
       c = '_';
   auto builder = std::make_unique<trace::FunctionBuilder>(name);
-  std::vector<int> operands;
+  std::vector<int> arguments;
   for (const TensorSpec &spec : request.inputs)
-    operands.push_back(builder->addArgument(spec));
+    arguments.push_back(builder->addArgument(spec));
+  std::vector<int> operands = arguments;
   if (!request.broadcastShape.empty()) {
     TensorSpec target;
     target.rank = static_cast<int>(request.broadcastShape.size());
@@ -35,9 +69,12 @@ static std::unique_ptr<trace::FunctionBuilder> buildKernel(const KernelRequest &
       if (spec.rank == target.rank && std::equal(spec.dims, spec.dims + spec.rank, target.dims))
         continue;
       target.dtype = spec.dtype;
+      std::vector<int> broadcastOperands = {arguments[i]};
+      if (!broadcastSizes(*builder, request, arguments, target, broadcastOperands, error))
+        return nullptr;
       trace::OpCall broadcast{"ember.broadcast_to", {}, {}, &target, request.loc};
       TensorSpec unused;
-      operands[i] = builder->addOp(broadcast, {&operands[i], 1}, unused, error);
+      operands[i] = builder->addOp(broadcast, broadcastOperands, unused, error);
       if (operands[i] < 0)
         return nullptr;
     }
@@ -47,6 +84,28 @@ static std::unique_ptr<trace::FunctionBuilder> buildKernel(const KernelRequest &
   TensorSpec spec;
   result = builder->addOp(call, operands, spec, error);
   return result < 0 ? nullptr : std::move(builder);
+}
+
+bool checkKernel(const KernelRequest &request, KernelCheck &out, std::string &error) {
+  int result;
+  std::unique_ptr<trace::FunctionBuilder> builder = buildKernel(request, result, error);
+  if (!builder)
+    return false;
+  trace::FinishedFunction function;
+  if (!trace::finish(*builder, {&result, 1}, function)) {
+    error = "internal error: '" + std::string(request.opName) + "' built no result";
+    return false;
+  }
+  trace::toSpec(function.function.getResultTypes().front(), out.result);
+  // Shape-generic kernels are host code for now (GPU kernels take bare
+  // pointers to static shapes).
+  out.shapeGeneric = request.target == Target::Host;
+  function.function.walk([&](mlir::Operation *op) {
+    if (llvm::isa<mlir::ember::EmberDialect>(op->getDialect()) &&
+        !mlir::ember::lowersDynamicShapes(op))
+      out.shapeGeneric = false;
+  });
+  return true;
 }
 
 bool compileKernel(const KernelRequest &request, CompiledKernel &out, std::string &error) {

@@ -80,6 +80,7 @@ static const char *const kToLLVMSteps[] = {
     "ember-omp-num-threads",
     "canonicalize",
     "convert-scf-to-cf",
+    "func.func(ember-lower-dynamic-expand-shapes)",
     "expand-strided-metadata",
     "lower-affine",
     // float16 and bfloat16 computed in float32, rounded after each op (as

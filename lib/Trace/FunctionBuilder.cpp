@@ -237,6 +237,15 @@ int FunctionBuilder::addArgument(const TensorSpec &spec) {
                        impl.body);
 }
 
+int FunctionBuilder::addDim(int id, int dim) {
+  Impl &impl = *impl_;
+  OpBuilder b = impl.builderAtEnd(impl.current());
+  Location loc = impl.func.getLoc();
+  Value size = tensor::DimOp::create(b, loc, impl.values[id],
+                                     arith::ConstantIndexOp::create(b, loc, dim).getResult());
+  return impl.addValue(size, impl.current());
+}
+
 int FunctionBuilder::addConstant(const TensorSpec &spec, const void *data) {
   Impl &impl = *impl_;
   RankedTensorType type = tensorType(impl.context, spec);

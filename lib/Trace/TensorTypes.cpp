@@ -30,8 +30,10 @@ Type elementType(MLIRContext &context, ::ember::DType dtype) {
 }
 
 RankedTensorType tensorType(MLIRContext &context, const TensorSpec &spec) {
-  return RankedTensorType::get(ArrayRef<int64_t>(spec.dims, spec.rank),
-                               elementType(context, spec.dtype));
+  SmallVector<int64_t> shape;
+  for (int d = 0; d < spec.rank; ++d)
+    shape.push_back(spec.dims[d] == kDynamic ? ShapedType::kDynamic : spec.dims[d]);
+  return RankedTensorType::get(shape, elementType(context, spec.dtype));
 }
 
 bool toSpec(Type type, TensorSpec &spec) {
@@ -57,7 +59,7 @@ bool toSpec(Type type, TensorSpec &spec) {
     return false;
   spec.rank = tensor.getRank();
   for (int d = 0; d < spec.rank; ++d)
-    spec.dims[d] = tensor.getDimSize(d);
+    spec.dims[d] = tensor.isDynamicDim(d) ? kDynamic : tensor.getDimSize(d);
   return true;
 }
 

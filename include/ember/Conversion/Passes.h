@@ -20,6 +20,11 @@ namespace ember {
 /// call the runtime's emberrt_report_fault; they are guarded either way.
 void populateEmberToLinalgPatterns(RewritePatternSet &patterns, bool reportFaults = true);
 
+/// Whether convert-ember-to-linalg lowers `op` with dynamic dims: elementwise
+/// ops, broadcasts and reductions (sum, max, min, prod, mean). Other ops
+/// with a dynamic dim are refused by the pass, naming them.
+bool lowersDynamicShapes(Operation *op);
+
 /// The attribute numbering an op that can fault at run time (an i32), which
 /// its fault reports carry as their site.
 inline constexpr llvm::StringLiteral kFaultSiteAttrName = "ember.fault_site";

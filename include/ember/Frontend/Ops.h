@@ -226,14 +226,30 @@ struct KernelCacheStats {
   uint64_t hits = 0;         ///< calls served by a cached kernel
   uint64_t misses = 0;       ///< calls that compiled (or loaded) a kernel
   uint64_t disk_loads = 0;   ///< ... of which loaded from the disk cache
-  uint64_t failures = 0;     ///< compiles refused (invalid op calls)
-  uint64_t kernels = 0;      ///< kernels in the cache
+  uint64_t failures = 0;     ///< calls refused (invalid op calls)
+  uint64_t kernels = 0;      ///< compiled kernels in the cache (all kinds)
+  uint64_t generic_kernels = 0; ///< shape-generic kernels (`?` sizes), one per op and rank
+  uint64_t generic_shapes = 0;  ///< shapes served by a generic kernel (no compile of their own)
+  uint64_t specializations = 0; ///< hot shapes compiled for their sizes and swapped in
+  uint64_t background_compiles = 0; ///< compiles on the background thread (finished)
   uint64_t tape_compiles = 0; ///< GradientTape derivatives compiled (one per structure)
-  double compile_seconds = 0; ///< total time spent compiling
+  double compile_seconds = 0; ///< time calls spent compiling
+  double background_compile_seconds = 0; ///< time the background thread spent compiling
 };
 /// Counters of the eager kernel cache (all threads). Compiled kernels are also
 /// kept on disk (see README: EMBER_CACHE_DIR), so a later process loads them.
+///
+/// Elementwise ops, broadcasts and reductions on the CPU compile one
+/// shape-generic kernel for every size above 1 (sizes 0 and 1 decide
+/// broadcasting and stay fixed): a new row count compiles nothing. A shape
+/// called 16 times (EMBER_HOT_SHAPE_CALLS) is compiled for its own sizes on a
+/// background thread, at most 8 per generic kernel, and swapped in when
+/// ready; no call waits for it. EMBER_SHAPE_GENERIC=0 compiles every shape.
 KernelCacheStats kernel_cache_stats();
+
+/// Blocks until every background compile queued so far has finished (for
+/// benchmarks and tests that measure specialized kernels).
+void finish_background_compiles();
 
 } // namespace ember
 

@@ -28,6 +28,7 @@ enum class Target : uint8_t { Host = 0, Cuda = 1 };
 // The trace's vocabulary, which the JIT's requests speak.
 using trace::AttrKind;
 using trace::AttrSchema;
+using trace::kDynamic;
 using trace::kMaxRank;
 using trace::SourceLocation;
 using trace::TensorSpec;
@@ -61,6 +62,8 @@ struct KernelRequest {
   SourceLocation loc;
   /// When set, inputs of another shape are first broadcast (numpy rules) to
   /// this shape inside the kernel: one kernel, no broadcast operand in memory.
+  /// Its kDynamic dims take their sizes from an input whose aligned dim is
+  /// kDynamic too.
   std::span<const int64_t> broadcastShape;
   Target target = Target::Host;
 };
@@ -76,6 +79,23 @@ struct CompiledKernel {
   /// The ops that can fault (see FaultSite); empty: the kernel never reports.
   std::vector<FaultSite> faultSites;
 };
+
+/// What checking a request without compiling it tells (checkKernel).
+struct KernelCheck {
+  TensorSpec result; ///< the op's result type
+  /// Whether one shape-generic kernel can serve the request's op for every
+  /// shape (generalizedShape): its ops lower dynamic dims on the target.
+  bool shapeGeneric = false;
+};
+
+/// Builds and verifies the one-op function for `request` without compiling
+/// it: the same checks and messages as compileKernel, at a fraction of the
+/// cost (a new shape for a shape-generic kernel is checked this way).
+bool checkKernel(const KernelRequest &request, KernelCheck &out, std::string &error);
+
+/// A dim of a shape-generic kernel: sizes 0 and 1 stay static (whether an
+/// operand broadcasts depends on them), every other size is kDynamic.
+constexpr int64_t generalizedDim(int64_t dim) { return dim <= 1 ? dim : kDynamic; }
 
 /// Builds the one-op function for `request`, verifies it and compiles it
 /// through ember-lower-to-llvm and the JIT. On failure returns false and sets

@@ -45,6 +45,10 @@ public:
   int addArgument(const TensorSpec &spec);
   /// A constant holding `spec.numElements()` values of spec.dtype at `data`.
   int addConstant(const TensorSpec &spec, const void *data);
+  /// The run-time size of dim `dim` of tensor `id` (a `tensor.dim`), an
+  /// `index` value for the size operands of ops with dynamic results
+  /// (ember.broadcast_to).
+  int addDim(int id, int dim);
   /// Marks constant `id` as the weight `name` (`ember.weight = "name"` on
   /// it): a variable's value in an exported function. Weights of at least
   /// kResourceWeightMinElements elements (not bool, not all one value)

@@ -17,12 +17,17 @@ namespace ember::trace {
 
 constexpr int kMaxRank = EMBERRT_MAX_RANK;
 
-/// The static type of one tensor: dtype and shape.
+/// A dim whose size is known only when the code runs (MLIR's `?`): shape-
+/// generic kernels and functions take such dims.
+constexpr int64_t kDynamic = -1;
+
+/// The type of one tensor: dtype and shape (a dim may be kDynamic).
 struct TensorSpec {
   DType dtype = DType::Float32;
   int rank = 0;
   int64_t dims[kMaxRank] = {};
 
+  /// The element count of a static shape.
   int64_t numElements() const {
     int64_t n = 1;
     for (int d = 0; d < rank; ++d)

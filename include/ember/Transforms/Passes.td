@@ -20,6 +20,26 @@ def FuseElementwiseTreesPass : Pass<"ember-fuse-elementwise-trees", "::mlir::fun
   }];
 }
 
+def LowerDynamicExpandShapesPass : Pass<"ember-lower-dynamic-expand-shapes", "::mlir::func::FuncOp"> {
+  let summary = "Lower a memref.expand_shape into several dynamic dims to a view";
+  let description = [{
+    A `memref.expand_shape` of an identity-layout buffer that splits one dim
+    into two or more dynamic dims becomes a `memref.reinterpret_cast` with
+    the output sizes and their row-major strides. Upstream's
+    expand-strided-metadata crashes on such an expansion (MLIR 22); shape-generic
+    elementwise kernels make one when they unflatten their result.
+
+    ```mlir
+    %e = memref.expand_shape %m [[0, 1]] output_shape [%r, %c]
+        : memref<?xf32> into memref<?x?xf32>
+    // becomes
+    %e = memref.reinterpret_cast %m to offset: [0], sizes: [%r, %c],
+        strides: [%c, 1] : memref<?xf32> to memref<?x?xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
+}
+
 def CopyRepeatedResultsPass : Pass<"ember-copy-repeated-results", "::mlir::func::FuncOp"> {
   let summary = "Give a buffer returned more than once a copy for each repeat";
   let description = [{

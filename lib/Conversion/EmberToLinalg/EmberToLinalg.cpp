@@ -377,13 +377,26 @@ static SmallVector<utils::IteratorType> parallelIterators(int64_t rank) {
   return SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel);
 }
 
-static Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type) {
-  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+/// A new tensor of `type`; `sizes` holds one index per dynamic dim of it.
+static Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                         ValueRange sizes = {}) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(), sizes);
 }
 
-static Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type, double value) {
+/// The run-time sizes of `value`'s dynamic dims, in order (none if static).
+static SmallVector<Value> dynamicSizesOf(OpBuilder &b, Location loc, Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      sizes.push_back(tensor::DimOp::create(b, loc, value, d));
+  return sizes;
+}
+
+static Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type, double value,
+                          ValueRange sizes = {}) {
   Value fill = constantLike(b, loc, type.getElementType(), value);
-  return linalg::FillOp::create(b, loc, fill, emptyTensor(b, loc, type)).getResult(0);
+  return linalg::FillOp::create(b, loc, fill, emptyTensor(b, loc, type, sizes)).getResult(0);
 }
 
 /// `value`'s elements cast to `element` (numpy's astype), elementwise.
@@ -394,7 +407,8 @@ static Value castElements(OpBuilder &b, Location loc, Value value, Type element)
   auto resultType = type.clone(element);
   int64_t rank = type.getRank();
   SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(rank));
-  return linalg::GenericOp::create(b, loc, resultType, value, emptyTensor(b, loc, resultType),
+  return linalg::GenericOp::create(b, loc, resultType, value,
+                                   emptyTensor(b, loc, resultType, dynamicSizesOf(b, loc, value)),
                                    maps, parallelIterators(rank),
                                    [&](OpBuilder &nb, Location nloc, ValueRange args) {
                                      linalg::YieldOp::create(
@@ -413,8 +427,30 @@ static Type accumulatorType(Type element) {
   return element;
 }
 
-/// Reshapes `value` to `type` (same element count) through collapse/expand.
-static Value reshapeTo(OpBuilder &b, Location loc, Value value, RankedTensorType type) {
+/// The 1-D type holding `type`'s elements (tensor<?xT> if any dim is dynamic).
+static RankedTensorType flatTypeOf(RankedTensorType type) {
+  return RankedTensorType::get(
+      {type.hasStaticShape() ? type.getNumElements() : ShapedType::kDynamic},
+      type.getElementType());
+}
+
+/// Expands `value` to `type` along `reassociation`; `sizes` holds the
+/// run-time sizes of `type`'s dynamic dims.
+static Value expandTo(OpBuilder &b, Location loc, Value value, RankedTensorType type,
+                      ArrayRef<ReassociationIndices> reassociation, ValueRange sizes) {
+  if (type.hasStaticShape())
+    return tensor::ExpandShapeOp::create(b, loc, type, value, reassociation);
+  SmallVector<OpFoldResult> outputShape;
+  for (int64_t d = 0, next = 0; d < type.getRank(); ++d)
+    outputShape.push_back(type.isDynamicDim(d) ? OpFoldResult(sizes[next++])
+                                               : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
+  return tensor::ExpandShapeOp::create(b, loc, type, value, reassociation, outputShape);
+}
+
+/// Reshapes `value` to `type` (same element count) through collapse/expand;
+/// `sizes` holds the run-time sizes of `type`'s dynamic dims.
+static Value reshapeTo(OpBuilder &b, Location loc, Value value, RankedTensorType type,
+                       ValueRange sizes = {}) {
   auto source = cast<RankedTensorType>(value.getType());
   if (source == type)
     return value;
@@ -423,10 +459,10 @@ static Value reshapeTo(OpBuilder &b, Location loc, Value value, RankedTensorType
       return tensor::CollapseShapeOp::create(b, loc, type, value, *reassociation);
   } else if (source.getRank() < type.getRank()) {
     if (auto reassociation = getReassociationIndicesForReshape(source, type))
-      return tensor::ExpandShapeOp::create(b, loc, type, value, *reassociation);
+      return expandTo(b, loc, value, type, *reassociation, sizes);
   }
   // General case: through a 1-D tensor.
-  auto flat = RankedTensorType::get({source.getNumElements()}, source.getElementType());
+  auto flat = flatTypeOf(source);
   Value flatValue = value;
   if (source.getRank() == 0)
     flatValue = tensor::ExpandShapeOp::create(b, loc, flat, value, ArrayRef<ReassociationIndices>{});
@@ -438,9 +474,10 @@ static Value reshapeTo(OpBuilder &b, Location loc, Value value, RankedTensorType
     return tensor::CollapseShapeOp::create(b, loc, type, flatValue, ArrayRef<ReassociationIndices>{});
   if (type.getRank() == 1)
     return flatValue;
-  return tensor::ExpandShapeOp::create(
-      b, loc, type, flatValue,
-      ArrayRef<ReassociationIndices>{llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()))});
+  return expandTo(
+      b, loc, flatValue, type,
+      ArrayRef<ReassociationIndices>{llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()))},
+      sizes);
 }
 
 //===----------------------------------------------------------------------===//
@@ -470,9 +507,10 @@ struct ElementwiseToGeneric : ConversionPattern {
     bool flatten = resultType.getRank() > 1;
     auto flatType = [&](Type type) {
       auto tensor = cast<RankedTensorType>(type);
-      return flatten ? RankedTensorType::get({tensor.getNumElements()}, tensor.getElementType())
-                     : tensor;
+      return flatten ? flatTypeOf(tensor) : tensor;
     };
+    // Every operand has the result's shape: dynamic sizes come from the first.
+    SmallVector<Value> resultSizes = dynamicSizesOf(rewriter, loc, adaptorOperands.front());
     SmallVector<Value> operands;
     for (Value operand : adaptorOperands)
       operands.push_back(reshapeTo(rewriter, loc, operand, flatType(operand.getType())));
@@ -481,7 +519,8 @@ struct ElementwiseToGeneric : ConversionPattern {
     SmallVector<AffineMap> maps(operands.size() + 1, rewriter.getMultiDimIdentityMap(rank));
     bool lowered = true;
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, loopType, operands, emptyTensor(rewriter, loc, loopType), maps,
+        rewriter, loc, loopType, operands,
+        emptyTensor(rewriter, loc, loopType, dynamicSizesOf(rewriter, loc, operands.front())), maps,
         parallelIterators(rank), [&](OpBuilder &b, Location loc, ValueRange args) {
           Value result =
               emitScalar(op, b, loc, args.drop_back(), resultType.getElementType(), faults);
@@ -490,7 +529,8 @@ struct ElementwiseToGeneric : ConversionPattern {
         });
     if (!lowered) // an op marked elementwise that emitScalar does not know
       return rewriter.notifyMatchFailure(op, "no scalar semantics in emitScalar");
-    rewriter.replaceOp(op, reshapeTo(rewriter, loc, generic.getResult(0), resultType));
+    rewriter.replaceOp(op,
+                       reshapeTo(rewriter, loc, generic.getResult(0), resultType, resultSizes));
     return success();
   }
 };
@@ -574,7 +614,8 @@ struct BroadcastToLowering : OpConversionPattern<BroadcastToOp> {
         AffineMap::get(out.getRank(), 0, exprs, rewriter.getContext()),
         rewriter.getMultiDimIdentityMap(out.getRank())};
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, out, adaptor.getOperand(), emptyTensor(rewriter, loc, out), maps,
+        rewriter, loc, out, adaptor.getOperand(), emptyTensor(rewriter, loc, out, adaptor.getSizes()),
+        maps,
         parallelIterators(out.getRank()), [](OpBuilder &b, Location loc, ValueRange args) {
           linalg::YieldOp::create(b, loc, args[0]);
         });
@@ -780,7 +821,11 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
     SmallVector<int64_t> axes = llvm::to_vector(op.getAxes());
     llvm::sort(axes);
     RankedTensorType dropped = droppedType(in, axes);
-    Value init = filledTensor(rewriter, loc, dropped, reductionInit(source, element));
+    SmallVector<Value> keptSizes; // the dynamic dims that are not reduced
+    for (int64_t d = 0; d < in.getRank(); ++d)
+      if (in.isDynamicDim(d) && !llvm::is_contained(axes, d))
+        keptSizes.push_back(tensor::DimOp::create(rewriter, loc, operand, d));
+    Value init = filledTensor(rewriter, loc, dropped, reductionInit(source, element), keptSizes);
     auto reduce = linalg::ReduceOp::create(
         rewriter, loc, operand, init, axes,
         [&](OpBuilder &b, Location loc, ValueRange args) {
@@ -788,22 +833,38 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
         });
     Value result = reduce.getResult(0);
     if (isa<ReduceMeanOp>(source)) {
+      // The count is a constant, or the product of the reduced dims at run time.
       int64_t count = 1;
-      for (int64_t axis : axes)
-        count *= in.getDimSize(axis);
+      Value dynamicCount;
+      for (int64_t axis : axes) {
+        if (!in.isDynamicDim(axis)) {
+          count *= in.getDimSize(axis);
+          continue;
+        }
+        Value size = tensor::DimOp::create(rewriter, loc, operand, axis);
+        dynamicCount =
+            dynamicCount ? Value(arith::MulIOp::create(rewriter, loc, dynamicCount, size)) : size;
+      }
+      Value n = constantLike(rewriter, loc, element, static_cast<double>(count));
+      if (dynamicCount) {
+        Value asInteger =
+            arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), dynamicCount);
+        Value asFloat = arith::SIToFPOp::create(rewriter, loc, element, asInteger);
+        n = arith::MulFOp::create(rewriter, loc, n, asFloat);
+      }
       int64_t rank = dropped.getRank();
       SmallVector<AffineMap> maps(2, rewriter.getMultiDimIdentityMap(rank));
       result = linalg::GenericOp::create(
-                   rewriter, loc, dropped, result, emptyTensor(rewriter, loc, dropped), maps,
-                   parallelIterators(rank),
+                   rewriter, loc, dropped, result, emptyTensor(rewriter, loc, dropped, keptSizes),
+                   maps, parallelIterators(rank),
                    [&](OpBuilder &b, Location loc, ValueRange args) {
-                     Value n = constantLike(b, loc, element, static_cast<double>(count));
                      linalg::YieldOp::create(b, loc, Value(arith::DivFOp::create(b, loc, args[0], n)));
                    })
                    .getResult(0);
     }
     result = castElements(rewriter, loc, result, resultElement);
-    rewriter.replaceOp(op, reshapeTo(rewriter, loc, result, op.getType()));
+    // keepdims only inserts static 1s: the dynamic sizes are the kept ones.
+    rewriter.replaceOp(op, reshapeTo(rewriter, loc, result, op.getType(), keptSizes));
     return success();
   }
 };
@@ -1204,14 +1265,24 @@ struct MaxPool2DGatherLowering : OpConversionPattern<MaxPool2DGatherOp> {
   }
 };
 
+} // namespace
+
+bool mlir::ember::lowersDynamicShapes(Operation *op) {
+  return op->hasTrait<ember::Elementwise>() ||
+         isa<BroadcastToOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceMeanOp>(op);
+}
+
+namespace {
+
 struct ConvertEmberToLinalgPass
     : ember::impl::ConvertEmberToLinalgPassBase<ConvertEmberToLinalgPass> {
   using ConvertEmberToLinalgPassBase::ConvertEmberToLinalgPassBase;
   void runOnOperation() override {
-    // The patterns lower static shapes; a dynamic dim (which the dialect's
-    // types allow) is refused at its op, not left to crash a pattern.
+    // Elementwise ops, broadcasts and reductions lower dynamic dims; the
+    // other patterns lower static shapes, and a dynamic dim reaching one of
+    // them is refused at its op, not left to crash a pattern.
     WalkResult dynamic = getOperation()->walk([](Operation *op) {
-      if (!isa<EmberDialect>(op->getDialect()))
+      if (!isa<EmberDialect>(op->getDialect()) || lowersDynamicShapes(op))
         return WalkResult::advance();
       for (Type type : llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes()))
         if (auto shaped = dyn_cast<ShapedType>(type); shaped && !shaped.hasStaticShape()) {

@@ -256,12 +256,18 @@ LogicalResult BroadcastToOp::verify() {
     return emitOpError("element types must be identical, got ") << in << " and " << out;
   int64_t lead = out.getRank() - in.getRank();
   bool ok = lead >= 0;
+  // A `?` on either side is equal at run time (checked there); two static
+  // sizes must agree now.
   for (int64_t i = 0; ok && i < in.getRank(); ++i)
-    ok = in.getDimSize(i) == 1 || in.getDimSize(i) == out.getDimSize(i + lead);
+    ok = in.getDimSize(i) == 1 || in.isDynamicDim(i) || out.isDynamicDim(i + lead) ||
+         in.getDimSize(i) == out.getDimSize(i + lead);
   if (!ok)
     return emitOpError("cannot broadcast ") << in << " to " << out
                                             << " (numpy rules: dims aligned at the right must "
                                                "be equal or 1)";
+  if (static_cast<int64_t>(getSizes().size()) != out.getNumDynamicDims())
+    return emitOpError("needs one size for each dynamic dim of ")
+           << out << " (" << out.getNumDynamicDims() << "), got " << getSizes().size();
   return success();
 }
 
@@ -269,7 +275,7 @@ LogicalResult ReshapeOp::verify() {
   auto in = getOperand().getType(), out = getResult().getType();
   if (in.getElementType() != out.getElementType())
     return emitOpError("element types must be identical, got ") << in << " and " << out;
-  if (in.getNumElements() != out.getNumElements())
+  if (in.hasStaticShape() && out.hasStaticShape() && in.getNumElements() != out.getNumElements())
     return emitOpError("cannot reshape ")
            << in << " (" << in.getNumElements() << " elements) to " << out << " ("
            << out.getNumElements() << " elements)";

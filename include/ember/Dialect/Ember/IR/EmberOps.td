@@ -180,10 +180,25 @@ def Ember_BroadcastToOp : Ember_Op<"broadcast_to", [Pure, DeclareOpInterfaceMeth
     ```mlir
     %r = ember.broadcast_to %x : tensor<3xf32> -> tensor<2x3xf32>
     ```
+
+    A dynamic result dim takes its size from `sizes`, one `index` per `?` of
+    the result type in order (as `tensor.empty`). Whether a dim broadcasts is
+    static: an operand dim of 1 broadcasts, any other operand dim (`?`
+    included) equals the result dim; what the types cannot show is checked
+    when the code runs (a mismatch is a fault, never a read out of bounds).
+
+    ```mlir
+    %r = ember.broadcast_to %w [%rows, %cols] : tensor<?xf32> -> tensor<?x?xf32>
+    ```
   }];
-  let arguments = (ins Ember_Tensor:$operand);
+  let arguments = (ins Ember_Tensor:$operand, Variadic<Index>:$sizes);
   let results = (outs Ember_Tensor:$result);
-  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let builders = [
+    OpBuilder<(ins "Type":$type, "Value":$operand),
+              [{ build($_builder, $_state, type, operand, ValueRange{}); }]>
+  ];
+  let assemblyFormat =
+      "$operand (`[` $sizes^ `]`)? attr-dict `:` type($operand) `->` type($result)";
   let hasVerifier = 1;
   let hasFolder = 1;
 }

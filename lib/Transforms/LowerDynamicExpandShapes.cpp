@@ -1,0 +1,79 @@
+//===- LowerDynamicExpandShapes.cpp - dynamic expand_shape as a view -------===//
+//
+// Upstream's expand-strided-metadata (MLIR 22) crashes on a memref.expand_shape
+// that splits one dim into several dynamic ones (`memref<?xf32>` into
+// `memref<?x?xf32>`, what a shape-generic elementwise kernel does when it
+// unflattens its result). Such an expansion of a contiguous buffer is only a
+// new view: a reinterpret_cast with the output sizes and their row-major
+// strides, which every later pass handles.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ember/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+namespace mlir::ember {
+#define GEN_PASS_DEF_LOWERDYNAMICEXPANDSHAPESPASS
+#include "ember/Transforms/Passes.h.inc"
+} // namespace mlir::ember
+
+using namespace mlir;
+
+namespace {
+
+/// Whether one reassociation group of `expand` holds two dynamic dims or more
+/// (the case upstream cannot take).
+bool splitsIntoDynamicDims(memref::ExpandShapeOp expand) {
+  MemRefType result = expand.getResultType();
+  for (const ReassociationIndices &group : expand.getReassociationIndices())
+    if (llvm::count_if(group, [&](int64_t d) { return result.isDynamicDim(d); }) > 1)
+      return true;
+  return false;
+}
+
+struct LowerDynamicExpandShapesPass
+    : ember::impl::LowerDynamicExpandShapesPassBase<LowerDynamicExpandShapesPass> {
+  void runOnOperation() override {
+    SmallVector<memref::ExpandShapeOp> expands;
+    getOperation().walk([&](memref::ExpandShapeOp expand) {
+      // Only identity layouts on both sides: a contiguous buffer from offset
+      // 0, whose view has row-major strides.
+      if (splitsIntoDynamicDims(expand) && expand.getSrcType().getLayout().isIdentity() &&
+          expand.getResultType().getLayout().isIdentity())
+        expands.push_back(expand);
+    });
+    for (memref::ExpandShapeOp expand : expands) {
+      OpBuilder b(expand);
+      Location loc = expand.getLoc();
+      SmallVector<OpFoldResult> sizes = expand.getMixedOutputShape();
+      SmallVector<OpFoldResult> strides(sizes.size());
+      OpFoldResult stride = b.getIndexAttr(1);
+      for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+        strides[d] = stride;
+        stride = multiply(b, loc, stride, sizes[d]);
+      }
+      auto view = memref::ReinterpretCastOp::create(b, loc, expand.getResultType(), expand.getSrc(),
+                                                    b.getIndexAttr(0), sizes, strides);
+      expand.replaceAllUsesWith(view.getResult());
+      expand.erase();
+    }
+  }
+
+  /// `a * b` as a constant when both are, else an arith.muli.
+  static OpFoldResult multiply(OpBuilder &b, Location loc, OpFoldResult x, OpFoldResult y) {
+    std::optional<int64_t> cx = getConstantIntValue(x), cy = getConstantIntValue(y);
+    if (cx && cy)
+      return b.getIndexAttr(*cx * *cy);
+    auto value = [&](OpFoldResult v) -> Value {
+      if (auto constant = getConstantIntValue(v))
+        return arith::ConstantIndexOp::create(b, loc, *constant);
+      return cast<Value>(v);
+    };
+    return arith::MulIOp::create(b, loc, value(x), value(y)).getResult();
+  }
+};
+
+} // namespace

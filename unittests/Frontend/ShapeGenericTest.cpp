@@ -1,0 +1,157 @@
+// Shape-generic eager kernels: a new size of a seen op compiles nothing; hot
+// shapes are specialized in the background; generic, specialized and a
+// double-precision reference agree on random shapes.
+#include "ember/ember.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+using namespace ember;
+
+namespace {
+
+/// x of [rows, cols] with values that vary along both axes.
+Tensor ramp(int64_t rows, int64_t cols) {
+  std::vector<float> values(static_cast<size_t>(rows * cols));
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = static_cast<float>(static_cast<int64_t>(i % 97) - 48) / 16.0f;
+  return Tensor::from_vector(values, {rows, cols});
+}
+
+} // namespace
+
+TEST(ShapeGeneric, NewRowCountsCompileNothing) {
+  Tensor w = reshape(ramp(1, 24), {24}), b = reshape(ramp(1, 24), {24}) * 0.5;
+  auto step = [&](int64_t rows) { return reduce_sum(relu(ramp(rows, 24) * w + b), {1}); };
+  (void)step(1000); // compiles one generic kernel per op
+  KernelCacheStats before = kernel_cache_stats();
+  for (int64_t rows = 1001; rows < 1040; ++rows)
+    (void)step(rows);
+  KernelCacheStats after = kernel_cache_stats();
+  EXPECT_EQ(after.misses, before.misses); // no compile for 39 new row counts
+  EXPECT_EQ(after.generic_kernels, before.generic_kernels);
+  EXPECT_GE(after.generic_shapes, before.generic_shapes + 39 * 4);
+}
+
+TEST(ShapeGeneric, ResultsMatchTheShapeItWasCalledWith) {
+  Tensor w = reshape(ramp(1, 5), {5});
+  for (int64_t rows : {2, 3, 7, 64, 129}) {
+    Tensor x = ramp(rows, 5);
+    Tensor y = x * w;
+    ASSERT_EQ(y.shape(), Shape({rows, 5}));
+    std::vector<float> xs = x.to_vector<float>(), ws = w.to_vector<float>(), ys = y.to_vector<float>();
+    for (int64_t i = 0; i < rows * 5; ++i)
+      ASSERT_EQ(ys[i], xs[i] * ws[i % 5]) << "rows " << rows << " element " << i;
+    Tensor mean = reduce_mean(x, {0}, /*keepdims=*/true);
+    ASSERT_EQ(mean.shape(), Shape({1, 5}));
+    std::vector<float> means = mean.to_vector<float>();
+    for (int64_t c = 0; c < 5; ++c) {
+      double sum = 0;
+      for (int64_t r = 0; r < rows; ++r)
+        sum += xs[r * 5 + c];
+      EXPECT_NEAR(means[c], sum / rows, 1e-5) << "rows " << rows;
+    }
+  }
+}
+
+TEST(ShapeGeneric, SizesZeroAndOneAreKernelsOfTheirOwn) {
+  // A size-1 dim broadcasts, so [1, 6] + [4, 6] and [3, 6] + [4, 6]... are
+  // different programs; both still give numpy's answers.
+  Tensor a = ramp(1, 6), b = ramp(4, 6);
+  EXPECT_EQ((a + b).shape(), Shape({4, 6}));
+  EXPECT_EQ((ramp(4, 6) + b).shape(), Shape({4, 6}));
+  EXPECT_EQ(reduce_sum(zeros({0, 6}), {0}).to_vector<float>(), std::vector<float>(6, 0.0f));
+}
+
+TEST(ShapeGeneric, MismatchedShapesStillRaiseAtTheCallersLine) {
+  (void)(ramp(3, 4) + ramp(3, 4)); // the generic kernel exists
+  try {
+    (void)(ramp(3, 4) + ramp(4, 3));
+    FAIL() << "no error";
+  } catch (const OpError &e) {
+    std::string message = e.what();
+    EXPECT_NE(message.find("ShapeGenericTest.cpp:"), std::string::npos) << message;
+    EXPECT_NE(message.find("'ember.add' op"), std::string::npos) << message;
+  }
+}
+
+TEST(ShapeGeneric, HotShapesAreSpecializedInTheBackgroundAndStayCorrect) {
+  Tensor x = ramp(333, 17), y = ramp(333, 17) * 2.0;
+  (void)(x - y);
+  KernelCacheStats before = kernel_cache_stats();
+  std::vector<float> first = (x - y).to_vector<float>();
+  for (int i = 0; i < 40; ++i)
+    (void)(x - y);
+  finish_background_compiles();
+  KernelCacheStats after = kernel_cache_stats();
+  EXPECT_GE(after.background_compiles, before.background_compiles + 1);
+  EXPECT_GE(after.specializations, before.specializations + 1);
+  EXPECT_EQ((x - y).to_vector<float>(), first); // the specialization computes the same
+}
+
+// Random shapes, ranks and broadcast patterns for each op family: the
+// kernels the cache serves (generic first, specialized once hot) agree with
+// a double-precision reference.
+TEST(ShapeGeneric, RandomShapesAgreeWithADoubleReference) {
+  std::mt19937 rng(25);
+  auto size = [&] { return std::uniform_int_distribution<int64_t>(1, 40)(rng); };
+  for (int trial = 0; trial < 36; ++trial) {
+    int rank = 1 + trial % 3;
+    std::vector<int64_t> dims;
+    for (int d = 0; d < rank; ++d)
+      dims.push_back(size());
+    Shape shape(dims);
+    // The second operand broadcasts: trailing dims, some of them 1.
+    std::vector<int64_t> small(dims.begin() + (rank > 1 ? 1 : 0), dims.end());
+    for (int64_t &d : small)
+      if (std::uniform_int_distribution<int>(0, 2)(rng) == 0)
+        d = 1;
+    std::uniform_real_distribution<float> value(-2.0f, 2.0f);
+    std::vector<float> xs(static_cast<size_t>(shape.numel())), ys(static_cast<size_t>(Shape(small).numel()));
+    for (float &v : xs)
+      v = value(rng);
+    for (float &v : ys)
+      v = value(rng);
+    Tensor x = Tensor::from_vector(xs, shape), y = Tensor::from_vector(ys, Shape(small));
+    for (int repeat = 0; repeat < 20; ++repeat) { // crosses the hot-shape threshold
+      std::vector<float> got = tanh(x * y + y).to_vector<float>();
+      for (int64_t i = 0; i < shape.numel(); ++i) {
+        // The broadcast operand's element for flat index i of x.
+        int64_t rem = i, yi = 0, stride = 1;
+        std::vector<int64_t> index(rank);
+        for (int d = rank - 1; d >= 0; --d) {
+          index[d] = rem % dims[d];
+          rem /= dims[d];
+        }
+        for (int d = static_cast<int>(small.size()) - 1; d >= 0; --d) {
+          int64_t at = small[d] == 1 ? 0 : index[d + rank - small.size()];
+          yi += at * stride;
+          stride *= small[d];
+        }
+        double expected = std::tanh(double(xs[i]) * ys[yi] + ys[yi]);
+        ASSERT_NEAR(got[i], expected, 1e-5) << "shape " << shape.str() << " element " << i;
+      }
+      int axis = static_cast<int>(trial % rank);
+      std::vector<float> sums = reduce_sum(x, {axis}).to_vector<float>();
+      std::vector<double> reference(sums.size(), 0.0);
+      for (int64_t i = 0; i < shape.numel(); ++i) {
+        int64_t rem = i, out = 0, outStride = 1;
+        for (int d = rank - 1; d >= 0; --d) {
+          int64_t at = rem % dims[d];
+          rem /= dims[d];
+          if (d != axis) {
+            out += at * outStride;
+            outStride *= dims[d];
+          }
+        }
+        reference[out] += xs[i];
+      }
+      for (size_t i = 0; i < sums.size(); ++i)
+        ASSERT_NEAR(sums[i], reference[i], 1e-4) << "shape " << shape.str() << " axis " << axis;
+    }
+  }
+  finish_background_compiles();
+}
