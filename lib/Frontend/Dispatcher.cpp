@@ -27,6 +27,7 @@
 
 #include "ember/Support/OnceCache.h"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
@@ -384,6 +385,16 @@ KernelEntry serveFromGenericKernel(const OpDef &op, const Device &device,
   return entry;
 }
 
+/// Whether any of `specs` or `broadcast` has a size of 0: such a call is
+/// compiled for its own shape (empty tensors are rare, and upstream's
+/// folders mishandle a `?` beside a 0).
+bool isEmpty(std::span<const trace::TensorSpec> specs, std::span<const int64_t> broadcast) {
+  for (const trace::TensorSpec &spec : specs)
+    if (std::find(spec.dims, spec.dims + spec.rank, 0) != spec.dims + spec.rank)
+      return true;
+  return std::find(broadcast.begin(), broadcast.end(), 0) != broadcast.end();
+}
+
 /// Looks up or compiles the kernel for `signature`; null never (throws).
 const KernelEntry &
 findOrCompile(const Signature &signature, const OpDef &op, std::span<const int64_t> attrWords,
@@ -417,7 +428,7 @@ findOrCompile(const Signature &signature, const OpDef &op, std::span<const int64
     request.target = target;
     KernelEntry entry;
     std::string error;
-    if (shapeGenericKernels() && target == jit::Target::Host) {
+    if (shapeGenericKernels() && target == jit::Target::Host && !isEmpty(specs, broadcast)) {
       jit::KernelCheck check;
       if (!jit::checkKernel(request, check, error))
         throw OpError(error);

@@ -100,6 +100,10 @@ bool checkKernel(const KernelRequest &request, KernelCheck &out, std::string &er
   // Shape-generic kernels are host code for now (GPU kernels take bare
   // pointers to static shapes).
   out.shapeGeneric = request.target == Target::Host;
+  // A broadcast_to called on its own has result sizes its operand does not
+  // give (inside an op's kernel they come from the other operands).
+  if (request.opName == "ember.broadcast_to")
+    out.shapeGeneric = false;
   function.function.walk([&](mlir::Operation *op) {
     if (llvm::isa<mlir::ember::EmberDialect>(op->getDialect()) &&
         !mlir::ember::lowersDynamicShapes(op))

@@ -50,6 +50,8 @@ inline constexpr const char *kBufferizeSteps[] = {
     // returned twice gets a copy for the repeat first.
     "func.func(ember-copy-repeated-results)",
     "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}",
+    // Dynamically shaped results too (upstream copies them, and leaks).
+    "func.func(ember-dynamic-results-in-out-params)",
     "canonicalize",
 };
 

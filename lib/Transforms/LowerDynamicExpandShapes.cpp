@@ -53,7 +53,8 @@ struct LowerDynamicExpandShapesPass
       OpFoldResult stride = b.getIndexAttr(1);
       for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
         strides[d] = stride;
-        stride = multiply(b, loc, stride, sizes[d]);
+        if (d > 0)
+          stride = multiply(b, loc, stride, sizes[d]);
       }
       auto view = memref::ReinterpretCastOp::create(b, loc, expand.getResultType(), expand.getSrc(),
                                                     b.getIndexAttr(0), sizes, strides);
@@ -67,6 +68,10 @@ struct LowerDynamicExpandShapesPass
     std::optional<int64_t> cx = getConstantIntValue(x), cy = getConstantIntValue(y);
     if (cx && cy)
       return b.getIndexAttr(*cx * *cy);
+    if (cx == 1)
+      return y;
+    if (cy == 1)
+      return x;
     auto value = [&](OpFoldResult v) -> Value {
       if (auto constant = getConstantIntValue(v))
         return arith::ConstantIndexOp::create(b, loc, *constant);

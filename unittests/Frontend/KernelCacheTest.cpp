@@ -22,13 +22,17 @@ TEST(KernelCache, SecondCallOfASignatureCompilesNothing) {
   EXPECT_EQ(after.hits, before.hits + 10);
 }
 
-TEST(KernelCache, NewShapeOrDTypeOrAttributeIsANewKernel) {
+TEST(KernelCache, NewDTypeOrAttributeIsANewKernelANewSizeIsNot) {
   Tensor a = ones({5, 11});
   (void)reduce_sum(a, {0});
   uint64_t misses = kernel_cache_stats().misses;
+  uint64_t shapes = kernel_cache_stats().generic_shapes;
   (void)reduce_sum(a, {1}); // new attribute
   EXPECT_EQ(kernel_cache_stats().misses, misses + 1);
-  (void)reduce_sum(ones({5, 12}), {1}); // new shape
+  (void)reduce_sum(ones({5, 12}), {1}); // new size: the shape-generic kernel serves it
+  EXPECT_EQ(kernel_cache_stats().misses, misses + 1);
+  EXPECT_EQ(kernel_cache_stats().generic_shapes, shapes + 2); // [5, 11] and [5, 12]
+  (void)reduce_sum(ones({5, 1}), {1}); // a size of 1 is a kernel of its own
   EXPECT_EQ(kernel_cache_stats().misses, misses + 2);
   (void)reduce_sum(ones({5, 12}, DType::Float64), {1}); // new dtype
   EXPECT_EQ(kernel_cache_stats().misses, misses + 3);

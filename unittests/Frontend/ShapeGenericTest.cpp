@@ -64,6 +64,7 @@ TEST(ShapeGeneric, SizesZeroAndOneAreKernelsOfTheirOwn) {
   EXPECT_EQ((a + b).shape(), Shape({4, 6}));
   EXPECT_EQ((ramp(4, 6) + b).shape(), Shape({4, 6}));
   EXPECT_EQ(reduce_sum(zeros({0, 6}), {0}).to_vector<float>(), std::vector<float>(6, 0.0f));
+  EXPECT_EQ((zeros({0, 6}) + ramp(1, 6)).shape(), Shape({0, 6}));
 }
 
 TEST(ShapeGeneric, MismatchedShapesStillRaiseAtTheCallersLine) {

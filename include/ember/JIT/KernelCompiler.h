@@ -94,7 +94,8 @@ struct KernelCheck {
 bool checkKernel(const KernelRequest &request, KernelCheck &out, std::string &error);
 
 /// A dim of a shape-generic kernel: sizes 0 and 1 stay static (whether an
-/// operand broadcasts depends on them), every other size is kDynamic.
+/// operand broadcasts depends on them), every other size is kDynamic. (The
+/// eager cache compiles empty tensors for their own shapes.)
 constexpr int64_t generalizedDim(int64_t dim) { return dim <= 1 ? dim : kDynamic; }
 
 /// Builds the one-op function for `request`, verifies it and compiles it

@@ -20,6 +20,28 @@ def FuseElementwiseTreesPass : Pass<"ember-fuse-elementwise-trees", "::mlir::fun
   }];
 }
 
+def DynamicResultsInOutParamsPass : Pass<"ember-dynamic-results-in-out-params", "::mlir::func::FuncOp"> {
+  let summary = "Compute a dynamically shaped result in the caller's buffer";
+  let description = [{
+    After buffer-results-to-out-params: a dynamically shaped result buffer
+    allocated in the function and copied into its out-param at the end (and
+    never freed) is replaced by the out-param itself. The caller allocates
+    each result with the result's sizes (ember's calling convention), as
+    hoist-static-allocs assumes for static shapes.
+
+    ```mlir
+    %a = memref.alloc(%n) : memref<?xf32>
+    linalg.generic ... outs(%a : memref<?xf32>)
+    memref.copy %a, %out : memref<?xf32> to memref<?xf32>
+    return
+    // becomes
+    linalg.generic ... outs(%out : memref<?xf32>)
+    return
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def LowerDynamicExpandShapesPass : Pass<"ember-lower-dynamic-expand-shapes", "::mlir::func::FuncOp"> {
   let summary = "Lower a memref.expand_shape into several dynamic dims to a view";
   let description = [{

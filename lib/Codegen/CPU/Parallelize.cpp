@@ -11,7 +11,10 @@
 #include "ember/Codegen/CPU/Passes.h"
 #include "ember/Dialect/Ember/IR/EmberOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::ember {
@@ -77,6 +80,10 @@ struct ParallelizePass : ember::impl::ParallelizePassBase<ParallelizePass> {
         ops.push_back(op);
     });
     for (linalg::LinalgOp op : ops) {
+      if (op.hasDynamicShape()) {
+        splitWhenLargeEnough(rewriter, op);
+        continue;
+      }
       int64_t rows = op.getStaticLoopRanges().front();
       int64_t blocks = std::min<int64_t>(rows, maxBlocks);
       SmallVector<int64_t> tileSizes(op.getNumLoops(), 0);
@@ -91,21 +98,62 @@ struct ParallelizePass : ember::impl::ParallelizePassBase<ParallelizePass> {
     }
   }
 
-  /// Static sizes, a parallel outermost dimension of at least two, and at
-  /// least minElements iterations. (Ops that report faults split too:
+  /// A parallel outermost dimension of at least two, and at least
+  /// minElements iterations (for dynamic sizes: possibly, which the code
+  /// then checks). (Ops that report faults split too:
   /// ember-lower-fault-reports gives each thread its own flag.)
   bool worthSplitting(linalg::LinalgOp op) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    if (ranges.empty() || ranges.front() < 2 ||
+    if (ranges.empty() || ranges.front() == 0 || ranges.front() == 1 ||
         op.getIteratorTypesArray().front() != utils::IteratorType::parallel)
       return false;
     int64_t iterations = 1;
     for (int64_t range : ranges) {
       if (ShapedType::isDynamic(range))
-        return false;
+        return true; // decided when the code runs
       iterations *= range;
     }
     return iterations >= minElements;
+  }
+
+  /// A shape-generic op: when its sizes turn out large enough (at least two
+  /// rows and minElements iterations), its rows are split into at most
+  /// maxBlocks parallel blocks of ceil(rows / blocks); otherwise it runs as
+  /// it is.
+  void splitWhenLargeEnough(IRRewriter &rewriter, linalg::LinalgOp op) {
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    SmallVector<Range> ranges = op.createLoopRanges(rewriter, loc);
+    auto index = [&](int64_t value) { return arith::ConstantIndexOp::create(rewriter, loc, value); };
+    Value rows = getValueOrCreateConstantIndexOp(rewriter, loc, ranges.front().size);
+    Value iterations = index(1);
+    for (const Range &range : ranges)
+      iterations = arith::MulIOp::create(
+          rewriter, loc, iterations, getValueOrCreateConstantIndexOp(rewriter, loc, range.size));
+    Value enough = arith::AndIOp::create(
+        rewriter, loc,
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge, rows, index(2)),
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge, iterations,
+                              index(minElements)));
+    Value blocks = arith::MinUIOp::create(rewriter, loc, rows, index(maxBlocks));
+    Value tile = arith::CeilDivUIOp::create(rewriter, loc, rows, blocks);
+    auto branch = scf::IfOp::create(rewriter, loc, enough, /*withElseRegion=*/true);
+    // The else branch keeps the op as it is; the then branch tiles a copy.
+    rewriter.setInsertionPoint(branch.elseBlock()->getTerminator());
+    rewriter.clone(*op.getOperation());
+    rewriter.setInsertionPoint(branch.thenBlock()->getTerminator());
+    auto copy = cast<linalg::LinalgOp>(rewriter.clone(*op.getOperation()));
+    linalg::LinalgTilingOptions options;
+    options.setLoopType(linalg::LinalgTilingLoopType::ParallelLoops);
+    options.setTileSizeComputationFunction([&](OpBuilder &b, Operation *) {
+      SmallVector<Value> sizes(copy.getNumLoops(), arith::ConstantIndexOp::create(b, loc, 0));
+      sizes[0] = tile;
+      return sizes;
+    });
+    FailureOr<linalg::TiledLinalgOp> tiled = linalg::tileLinalgOp(rewriter, copy, options);
+    if (succeeded(tiled))
+      rewriter.eraseOp(copy);
+    rewriter.eraseOp(op);
   }
 };
 

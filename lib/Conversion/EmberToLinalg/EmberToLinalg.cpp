@@ -845,12 +845,13 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
         dynamicCount =
             dynamicCount ? Value(arith::MulIOp::create(rewriter, loc, dynamicCount, size)) : size;
       }
-      Value n = constantLike(rewriter, loc, element, static_cast<double>(count));
+      Value dynamicN; // the count as a float, computed once before the loop
       if (dynamicCount) {
         Value asInteger =
             arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), dynamicCount);
-        Value asFloat = arith::SIToFPOp::create(rewriter, loc, element, asInteger);
-        n = arith::MulFOp::create(rewriter, loc, n, asFloat);
+        dynamicN = arith::MulFOp::create(
+            rewriter, loc, constantLike(rewriter, loc, element, static_cast<double>(count)),
+            arith::SIToFPOp::create(rewriter, loc, element, asInteger));
       }
       int64_t rank = dropped.getRank();
       SmallVector<AffineMap> maps(2, rewriter.getMultiDimIdentityMap(rank));
@@ -858,6 +859,8 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
                    rewriter, loc, dropped, result, emptyTensor(rewriter, loc, dropped, keptSizes),
                    maps, parallelIterators(rank),
                    [&](OpBuilder &b, Location loc, ValueRange args) {
+                     Value n = dynamicN ? dynamicN
+                                        : constantLike(b, loc, element, static_cast<double>(count));
                      linalg::YieldOp::create(b, loc, Value(arith::DivFOp::create(b, loc, args[0], n)));
                    })
                    .getResult(0);

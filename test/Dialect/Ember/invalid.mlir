@@ -248,6 +248,30 @@ func.func @broadcast_to_lower_rank(%a: tensor<2x3xf32>) -> tensor<3xf32> {
 
 // -----
 
+func.func @broadcast_to_missing_size(%a: tensor<?xf32>, %n: index) -> tensor<?x?xf32> {
+  // expected-error @+1 {{'ember.broadcast_to' op needs one size for each dynamic dim of 'tensor<?x?xf32>' (2), got 1}}
+  %0 = ember.broadcast_to %a [%n] : tensor<?xf32> -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// -----
+
+func.func @broadcast_to_dynamic_incompatible(%a: tensor<?x3xf32>, %n: index) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'ember.broadcast_to' op cannot broadcast 'tensor<?x3xf32>' to 'tensor<?x4xf32>'}}
+  %0 = ember.broadcast_to %a [%n] : tensor<?x3xf32> -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @binary_dynamic_against_static(%a: tensor<?x3xf32>, %b: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'ember.add' op operand shapes must be identical, got 'tensor<?x3xf32>' and 'tensor<2x3xf32>'}}
+  %0 = "ember.add"(%a, %b) : (tensor<?x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
 func.func @reshape_element_type(%a: tensor<2x3xi32>) -> tensor<6xi64> {
   // expected-error @+1 {{'ember.reshape' op element types must be identical, got 'tensor<2x3xi32>' and 'tensor<6xi64>'}}
   %0 = ember.reshape %a : tensor<2x3xi32> -> tensor<6xi64>

@@ -233,6 +233,21 @@ func.func @broadcast_to(%x: tensor<3xf32>, %y: tensor<2x1xi32>, %z: tensor<i1>)
   return %0, %1, %2 : tensor<2x3xf32>, tensor<4x2x5xi32>, tensor<3x2xi1>
 }
 
+// Dynamic dims: a `?` result dim of broadcast_to takes its size from the
+// index operands; elementwise ops and reductions keep the `?`s.
+// CHECK-LABEL: func.func @dynamic(
+// CHECK-SAME:      %[[X:.*]]: tensor<?x?xf32>, %[[W:.*]]: tensor<?xf32>, %[[R:.*]]: index, %[[C:.*]]: index)
+// CHECK-NEXT:    %[[B:.*]] = ember.broadcast_to %[[W]] [%[[R]], %[[C]]] : tensor<?xf32> -> tensor<?x?xf32>
+// CHECK-NEXT:    %[[M:.*]] = ember.mul %[[X]], %[[B]] : tensor<?x?xf32>
+// CHECK-NEXT:    %[[S:.*]] = ember.reduce_sum %[[M]] axes = [1] keepdims : tensor<?x?xf32> -> tensor<?x1xf32>
+// CHECK-NEXT:    return %[[S]] : tensor<?x1xf32>
+func.func @dynamic(%x: tensor<?x?xf32>, %w: tensor<?xf32>, %r: index, %c: index) -> tensor<?x1xf32> {
+  %0 = ember.broadcast_to %w [%r, %c] : tensor<?xf32> -> tensor<?x?xf32>
+  %1 = ember.mul %x, %0 : tensor<?x?xf32>
+  %2 = ember.reduce_sum %1 axes = [1] keepdims : tensor<?x?xf32> -> tensor<?x1xf32>
+  return %2 : tensor<?x1xf32>
+}
+
 // CHECK-LABEL: func.func @reshape(
 // CHECK-SAME:      %[[X:.*]]: tensor<2x3xf32>, %[[S:.*]]: tensor<i64>)
 // CHECK-NEXT:    %[[R0:.*]] = ember.reshape %[[X]] : tensor<2x3xf32> -> tensor<6xf32>

@@ -198,7 +198,7 @@ def Ember_BroadcastToOp : Ember_Op<"broadcast_to", [Pure, DeclareOpInterfaceMeth
               [{ build($_builder, $_state, type, operand, ValueRange{}); }]>
   ];
   let assemblyFormat =
-      "$operand (`[` $sizes^ `]`)? attr-dict `:` type($operand) `->` type($result)";
+      "$operand (` ` `[` $sizes^ `]`)? attr-dict `:` type($operand) `->` type($result)";
   let hasVerifier = 1;
   let hasFolder = 1;
 }
