@@ -24,6 +24,27 @@ int main(int argc, char **argv) {
     }
     return 0;
   }
+  // `torch_bench sweep`: shape_bench.cpp's sweep (64 row counts of
+  // relu(x * w + b) and a row sum), twice.
+  if (argc > 1 && std::string(argv[1]) == "sweep") {
+    auto w = torch::rand({64}), b = torch::rand({64});
+    std::vector<torch::Tensor> xs;
+    for (int64_t rows = 1000; rows < 1064; ++rows)
+      xs.push_back(torch::rand({rows, 64}));
+    auto pass = [&] {
+      double start = bench::now();
+      for (const auto &x : xs) {
+        auto y = torch::relu(x * w + b).sum(1);
+        (void)y.data_ptr<float>();
+      }
+      return bench::now() - start;
+    };
+    double first = pass();
+    double second = pass();
+    bench::report("torch.sweep64_first_ms", first * 1e3, "ms");
+    bench::report("torch.sweep64_second_ms", second * 1e3, "ms");
+    return 0;
+  }
   // `torch_bench half`: float32, float16 and bfloat16 matmul 1024 and add of
   // 16M (LibTorch 1.13 has no float16 matmul on the CPU: no row).
   if (argc > 1 && std::string(argv[1]) == "half") {

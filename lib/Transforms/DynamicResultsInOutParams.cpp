@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RowMajorView.h"
+
 #include "ember/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -35,14 +37,22 @@ struct DynamicResultsInOutParamsPass
       if (auto copy = dyn_cast<memref::CopyOp>(op))
         copies.push_back(copy);
     for (memref::CopyOp copy : copies) {
-      // `copy %alloc, %out` just before the return, %out an argument that
-      // nothing else touches and %alloc a buffer of the same type made in
-      // the function's body.
+      // `copy %view, %out` just before the return, %out an argument that
+      // nothing else touches and %view a buffer made in the function's
+      // body, or a reshape of one (collapse_shape/expand_shape: the same
+      // elements in the same order).
       auto out = dyn_cast<BlockArgument>(copy.getTarget());
-      auto alloc = copy.getSource().getDefiningOp<memref::AllocOp>();
+      Value source = copy.getSource();
+      while (Operation *reshape = source.getDefiningOp<memref::CollapseShapeOp>()
+                                      ? source.getDefiningOp()
+                                      : source.getDefiningOp<memref::ExpandShapeOp>())
+        source = reshape->getOperand(0);
+      auto alloc = source.getDefiningOp<memref::AllocOp>();
       if (!out || out.getOwner() != &entry || !out.hasOneUse() || !alloc ||
-          alloc->getBlock() != &entry || alloc.getType() != out.getType() ||
-          !alloc.getType().getLayout().isIdentity() || alloc.getType().hasStaticShape())
+          alloc->getBlock() != &entry || alloc.getType().hasStaticShape() ||
+          !alloc.getType().getLayout().isIdentity() ||
+          !cast<MemRefType>(out.getType()).getLayout().isIdentity() ||
+          alloc.getType().getElementType() != cast<MemRefType>(out.getType()).getElementType())
         continue;
       bool last = llvm::all_of(llvm::make_range(std::next(copy->getIterator()), entry.end()),
                                [](Operation &op) { return isa<memref::CopyOp, func::ReturnOp>(op); });
@@ -51,7 +61,12 @@ struct DynamicResultsInOutParamsPass
       if (!last || freed)
         continue;
       copy.erase();
-      alloc.replaceAllUsesWith(out);
+      OpBuilder b(alloc);
+      Value view = alloc.getType() == out.getType()
+                       ? Value(out)
+                       : ember::rowMajorView(b, alloc.getLoc(), out, alloc.getType(),
+                                             alloc.getMixedSizes());
+      alloc.replaceAllUsesWith(view);
       alloc.erase();
     }
   }

@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RowMajorView.h"
+
 #include "ember/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -47,37 +49,11 @@ struct LowerDynamicExpandShapesPass
     });
     for (memref::ExpandShapeOp expand : expands) {
       OpBuilder b(expand);
-      Location loc = expand.getLoc();
-      SmallVector<OpFoldResult> sizes = expand.getMixedOutputShape();
-      SmallVector<OpFoldResult> strides(sizes.size());
-      OpFoldResult stride = b.getIndexAttr(1);
-      for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
-        strides[d] = stride;
-        if (d > 0)
-          stride = multiply(b, loc, stride, sizes[d]);
-      }
-      auto view = memref::ReinterpretCastOp::create(b, loc, expand.getResultType(), expand.getSrc(),
-                                                    b.getIndexAttr(0), sizes, strides);
-      expand.replaceAllUsesWith(view.getResult());
+      Value view = ember::rowMajorView(b, expand.getLoc(), expand.getSrc(), expand.getResultType(),
+                                       expand.getMixedOutputShape());
+      expand.replaceAllUsesWith(view);
       expand.erase();
     }
-  }
-
-  /// `a * b` as a constant when both are, else an arith.muli.
-  static OpFoldResult multiply(OpBuilder &b, Location loc, OpFoldResult x, OpFoldResult y) {
-    std::optional<int64_t> cx = getConstantIntValue(x), cy = getConstantIntValue(y);
-    if (cx && cy)
-      return b.getIndexAttr(*cx * *cy);
-    if (cx == 1)
-      return y;
-    if (cy == 1)
-      return x;
-    auto value = [&](OpFoldResult v) -> Value {
-      if (auto constant = getConstantIntValue(v))
-        return arith::ConstantIndexOp::create(b, loc, *constant);
-      return cast<Value>(v);
-    };
-    return arith::MulIOp::create(b, loc, value(x), value(y)).getResult();
   }
 };
 

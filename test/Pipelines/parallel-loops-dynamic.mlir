@@ -1,19 +1,25 @@
 // RUN: ember-opt %s --ember-lower-to-llvm --mlir-print-ir-after=ember-cpu-parallelize 2>&1 >/dev/null | FileCheck %s
+// RUN: ember-opt %s --ember-lower-to-llvm | FileCheck %s --check-prefix=OMP
 
-// A shape-generic op splits its rows when the code runs: if it has at least
-// two rows and 65536 iterations, into at most 64 blocks of ceil(rows /
-// blocks) rows each, in parallel; otherwise it runs as it is.
+// A shape-generic op splits its rows when the code runs: with at least two
+// rows and 65536 iterations into at most 64 blocks of ceil(rows / blocks)
+// rows, else into one block of all rows. One copy of the loop either way.
 // CHECK-LABEL: func.func @f(
 // CHECK:         %[[ENOUGH:.*]] = arith.andi
 // CHECK:         %[[BLOCKS:.*]] = arith.minui %[[ROWS:.*]], %{{.*}} : index
-// CHECK:         %[[TILE:.*]] = arith.ceildivui %[[ROWS]], %[[BLOCKS]] : index
-// CHECK:         scf.if %[[ENOUGH]] {
-// CHECK:           scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step (%[[TILE]]) {
-// CHECK:             linalg.generic
-// CHECK:               math.exp
-// CHECK:         } else {
+// CHECK:         %[[SPLIT:.*]] = arith.ceildivui %[[ROWS]], %[[BLOCKS]] : index
+// CHECK:         %[[WHOLE:.*]] = arith.maxui %[[ROWS]], %{{.*}} : index
+// CHECK:         %[[TILE:.*]] = arith.select %[[ENOUGH]], %[[SPLIT]], %[[WHOLE]] : index
+// CHECK:         scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step (%[[TILE]]) {
 // CHECK:           linalg.generic
 // CHECK:             math.exp
+// CHECK-NOT:     linalg.generic
+
+// One block runs on the calling thread: the OpenMP region starts a team only
+// when its loop has more than one iteration.
+// OMP-LABEL: llvm.func @f(
+// OMP:         %[[SEVERAL:.*]] = llvm.icmp "sgt" %{{.*}}, %{{.*}} : i64
+// OMP:         omp.parallel if(%[[SEVERAL]]) num_threads(%{{.*}} : i32) {
 func.func @f(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %0 = ember.exp %x : tensor<?x?xf32>
   return %0 : tensor<?x?xf32>

@@ -25,6 +25,30 @@ func.func @dynamic(%in: memref<?xf32>, %out: memref<?xf32>) {
 
 // -----
 
+// Copied out through reshapes (views of the same elements in the same
+// order): the buffer becomes a row-major view of the out-param.
+// CHECK-LABEL: func.func @reshaped(
+// CHECK-SAME:      %[[IN:.*]]: memref<?x?xf32>, %[[OUT:.*]]: memref<?x?xf32>)
+// CHECK-NOT:     memref.alloc
+// CHECK:         %[[V:.*]] = memref.reinterpret_cast %[[OUT]] to offset: [0], sizes: [%{{.*}}], strides: [1] : memref<?x?xf32> to memref<?xf32>
+// CHECK:         linalg.fill {{.*}} outs(%[[V]] : memref<?xf32>)
+// CHECK-NOT:     memref.copy
+func.func @reshaped(%in: memref<?x?xf32>, %out: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = memref.dim %in, %c0 : memref<?x?xf32>
+  %c = memref.dim %in, %c1 : memref<?x?xf32>
+  %n = arith.muli %r, %c : index
+  %a = memref.alloc(%n) : memref<?xf32>
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%a : memref<?xf32>)
+  %e = memref.expand_shape %a [[0, 1]] output_shape [%r, %c] : memref<?xf32> into memref<?x?xf32>
+  memref.copy %e, %out : memref<?x?xf32> to memref<?x?xf32>
+  return
+}
+
+// -----
+
 // The out-param read before the copy (it is not only an output), or the
 // buffer used after it: left alone.
 // CHECK-LABEL: func.func @read_out_param(

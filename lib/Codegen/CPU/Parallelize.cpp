@@ -116,10 +116,11 @@ struct ParallelizePass : ember::impl::ParallelizePassBase<ParallelizePass> {
     return iterations >= minElements;
   }
 
-  /// A shape-generic op: when its sizes turn out large enough (at least two
-  /// rows and minElements iterations), its rows are split into at most
-  /// maxBlocks parallel blocks of ceil(rows / blocks); otherwise it runs as
-  /// it is.
+  /// A shape-generic op: its rows split into at most maxBlocks parallel
+  /// blocks of ceil(rows / blocks) when its sizes turn out large enough (at
+  /// least two rows and minElements iterations), else into one block of all
+  /// rows, which runs serially without starting a team (the OpenMP region's
+  /// `if`, ember-omp-num-threads): one copy of the loop either way.
   void splitWhenLargeEnough(IRRewriter &rewriter, linalg::LinalgOp op) {
     Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
@@ -136,24 +137,18 @@ struct ParallelizePass : ember::impl::ParallelizePassBase<ParallelizePass> {
         arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge, iterations,
                               index(minElements)));
     Value blocks = arith::MinUIOp::create(rewriter, loc, rows, index(maxBlocks));
-    Value tile = arith::CeilDivUIOp::create(rewriter, loc, rows, blocks);
-    auto branch = scf::IfOp::create(rewriter, loc, enough, /*withElseRegion=*/true);
-    // The else branch keeps the op as it is; the then branch tiles a copy.
-    rewriter.setInsertionPoint(branch.elseBlock()->getTerminator());
-    rewriter.clone(*op.getOperation());
-    rewriter.setInsertionPoint(branch.thenBlock()->getTerminator());
-    auto copy = cast<linalg::LinalgOp>(rewriter.clone(*op.getOperation()));
+    Value split = arith::CeilDivUIOp::create(rewriter, loc, rows, blocks);
+    Value whole = arith::MaxUIOp::create(rewriter, loc, rows, index(1)); // a step, never 0
+    Value tile = arith::SelectOp::create(rewriter, loc, enough, split, whole);
     linalg::LinalgTilingOptions options;
     options.setLoopType(linalg::LinalgTilingLoopType::ParallelLoops);
     options.setTileSizeComputationFunction([&](OpBuilder &b, Operation *) {
-      SmallVector<Value> sizes(copy.getNumLoops(), arith::ConstantIndexOp::create(b, loc, 0));
+      SmallVector<Value> sizes(op.getNumLoops(), arith::ConstantIndexOp::create(b, loc, 0));
       sizes[0] = tile;
       return sizes;
     });
-    FailureOr<linalg::TiledLinalgOp> tiled = linalg::tileLinalgOp(rewriter, copy, options);
-    if (succeeded(tiled))
-      rewriter.eraseOp(copy);
-    rewriter.eraseOp(op);
+    if (succeeded(linalg::tileLinalgOp(rewriter, op, options)))
+      rewriter.eraseOp(op);
   }
 };
 

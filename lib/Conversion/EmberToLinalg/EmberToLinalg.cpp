@@ -487,9 +487,10 @@ static Value reshapeTo(OpBuilder &b, Location loc, Value value, RankedTensorType
 namespace {
 
 /// Any elementwise ember op (Ember_Elementwise) -> linalg.generic with
-/// identity maps, over the operands flattened to 1-D: one loop that LLVM
-/// vectorizes whole, instead of a nest whose short inner loops it unrolls
-/// and vectorizes piecemeal (slower to compile and to run).
+/// identity maps, over the operands flattened to 1-D when their shape is
+/// static: one loop that LLVM vectorizes whole, instead of a nest whose short
+/// inner loops it unrolls and vectorizes piecemeal (slower to compile and to
+/// run). A dynamic shape keeps its nest, whose inner loop has run-time length.
 struct ElementwiseToGeneric : ConversionPattern {
   ElementwiseToGeneric(MLIRContext *context, bool reportFaults)
       : ConversionPattern(MatchAnyOpTypeTag(), /*benefit=*/1, context),
@@ -504,7 +505,9 @@ struct ElementwiseToGeneric : ConversionPattern {
     if (isIntegerDivision(op))
       faults = faultReporter(op, reportFaults);
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-    bool flatten = resultType.getRank() > 1;
+    // Dynamic shapes stay N-D: reshapes of `?` dims block the fusion of a
+    // broadcast into its consumer, and fusion would expand the loop again.
+    bool flatten = resultType.getRank() > 1 && resultType.hasStaticShape();
     auto flatType = [&](Type type) {
       auto tensor = cast<RankedTensorType>(type);
       return flatten ? flatTypeOf(tensor) : tensor;

@@ -266,8 +266,12 @@ def OpenMPNumThreadsPass : Pass<"ember-omp-num-threads", "::mlir::ModuleOp"> {
     of a call to `emberrt_num_threads()` just before it, so that
     `ember::set_num_threads` (or EMBER_NUM_THREADS) applies to code already
     compiled, and the thread count never enters the code or its cache key.
+    A region whose one work-sharing loop has run-time bounds also gets an
+    `if` clause: it starts a team only when the loop has more than one
+    iteration (a shape-generic loop too small to share has one).
   }];
-  let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::omp::OpenMPDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+                           "::mlir::omp::OpenMPDialect"];
 }
 
 def HoistThreadAllocasPass : Pass<"ember-cpu-hoist-thread-allocas", "::mlir::func::FuncOp"> {

@@ -1,0 +1,76 @@
+// Shapes that change (issue 25), ember's side; torch_bench.cpp `sweep` is
+// LibTorch's. bench/shape_sweep.sh runs both and records the ratios.
+//  - `sweep`: relu(x * w + b) and reduce_sum over the rows, x of
+//    [1000..1063, 64] f32, w and b of [64]: the 64 row counts once (in a
+//    fresh process: with an empty or a warm disk cache) and a second time,
+//    with the compiles counted.
+//  - `kernels`: an elementwise chain, a broadcast and reductions on 16M f32,
+//    in whatever mode the environment sets (EMBER_SHAPE_GENERIC=0: kernels
+//    for each shape; EMBER_HOT_SHAPE_CALLS=0: generic kernels only), and
+//    once hot shapes are specialized (the default).
+#include "bench_util.h"
+
+#include "ember/ember.h"
+
+#include <string>
+
+using namespace ember;
+
+static void sweep() {
+  Tensor w = random_uniform({64}, 1), b = random_uniform({64}, 2);
+  std::vector<Tensor> xs;
+  for (int64_t rows = 1000; rows < 1064; ++rows)
+    xs.push_back(random_uniform({rows, 64}, rows));
+  auto pass = [&] {
+    double start = bench::now();
+    for (const Tensor &x : xs) {
+      Tensor y = reduce_sum(relu(x * w + b), {1});
+      (void)y.data();
+    }
+    return bench::now() - start;
+  };
+  KernelCacheStats before = kernel_cache_stats();
+  double first = pass();
+  KernelCacheStats after = kernel_cache_stats();
+  double second = pass();
+  bench::report("ember.sweep64_first_ms", first * 1e3, "ms");
+  bench::report("ember.sweep64_second_ms", second * 1e3, "ms");
+  bench::report("ember.sweep64_compiles", static_cast<double>(after.misses - before.misses),
+                "kernels");
+  bench::report("ember.sweep64_disk_loads",
+                static_cast<double>(after.disk_loads - before.disk_loads), "kernels");
+  bench::report("ember.sweep64_compile_ms", (after.compile_seconds - before.compile_seconds) * 1e3,
+                "ms");
+}
+
+static void kernels(const std::string &mode) {
+  const int64_t rows = 4096, cols = 4096; // 16M
+  Tensor x = random_uniform({rows, cols}, 3), y = random_uniform({rows, cols}, 4);
+  Tensor bias = random_uniform({cols}, 5);
+  Tensor sink;
+  auto measure = [&](const char *what, auto &&op) {
+    sink = op();
+    if (mode == "hot") { // past the hot-shape threshold, specialization landed
+      for (int i = 0; i < 20; ++i)
+        sink = op();
+      finish_background_compiles();
+    }
+    double seconds = bench::medianSeconds(11, 1, [&] { sink = op(); });
+    bench::report(("ember." + mode + "." + what).c_str(), seconds * 1e3, "ms");
+  };
+  measure("add_16M", [&] { return x + y; });
+  measure("chain3_16M", [&] { return tanh(x * y + y); });
+  measure("bias_relu_16M", [&] { return relu(x + bias); });
+  measure("reduce_sum_rows_16M", [&] { return reduce_sum(x, {1}); });
+  measure("reduce_sum_cols_16M", [&] { return reduce_sum(x, {0}); });
+  measure("reduce_mean_all_16M", [&] { return reduce_mean(x, {0, 1}); });
+}
+
+int main(int argc, char **argv) {
+  std::string what = argc > 1 ? argv[1] : "sweep";
+  if (what == "sweep")
+    sweep();
+  else
+    kernels(what);
+  return 0;
+}
