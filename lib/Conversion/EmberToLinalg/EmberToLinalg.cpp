@@ -523,7 +523,9 @@ struct ElementwiseToGeneric : ConversionPattern {
     bool lowered = true;
     auto generic = linalg::GenericOp::create(
         rewriter, loc, loopType, operands,
-        emptyTensor(rewriter, loc, loopType, dynamicSizesOf(rewriter, loc, operands.front())), maps,
+        emptyTensor(rewriter, loc, loopType,
+                    flatten ? dynamicSizesOf(rewriter, loc, operands.front()) : resultSizes),
+        maps,
         parallelIterators(rank), [&](OpBuilder &b, Location loc, ValueRange args) {
           Value result =
               emitScalar(op, b, loc, args.drop_back(), resultType.getElementType(), faults);

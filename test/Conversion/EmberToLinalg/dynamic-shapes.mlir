@@ -4,7 +4,15 @@
 // of new tensors come from tensor.dim of the operands (or the broadcast's
 // size operands). An elementwise op keeps its nest (no reshapes of `?` dims,
 // which would block fusing a broadcast into it).
-// CHECK-LABEL: func.func @elementwise(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>) -> tensor<?x4xf32> {
+// CHECK-LABEL: func.func @elementwise(
+// CHECK-SAME:      %[[A:.*]]: tensor<?x4xf32>, %[[B:.*]]: tensor<?x4xf32>)
+// CHECK:         %[[ROWS:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x4xf32>
+// CHECK-NOT:     collapse_shape
+// CHECK:         %[[E:.*]] = tensor.empty(%[[ROWS]]) : tensor<?x4xf32>
+// CHECK:         %[[G:.*]] = linalg.generic {{.*}} ins(%[[A]], %[[B]] : tensor<?x4xf32>, tensor<?x4xf32>) outs(%[[E]] : tensor<?x4xf32>)
+// CHECK:           arith.addf
+// CHECK:         return %[[G]]
+func.func @elementwise(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %0 = ember.add %a, %b : tensor<?x4xf32>
   return %0 : tensor<?x4xf32>
 }
