@@ -197,16 +197,22 @@ uint32_t hotShapeCalls() {
 constexpr int kMaxSpecializations = 8;
 
 /// The background thread that specializes hot shapes: one compile at a
-/// time, in order. Destroyed (joined, after the compile running then) before
-/// LLVM's statics, which were constructed before it.
+/// time, in order. At exit a compile in flight must finish before static
+/// destructors run (LLVM's code generator uses statics made lazily), so each
+/// task registers an exit handler as it starts: handlers run in reverse
+/// order, so it runs before the destructors of every static made before the
+/// task began. The handler stops the thread and waits for it; the object
+/// itself is never destroyed.
 class BackgroundCompiler {
 public:
   static BackgroundCompiler &instance() {
-    static BackgroundCompiler compiler;
-    return compiler;
+    static BackgroundCompiler *compiler = new BackgroundCompiler();
+    return *compiler;
   }
   void enqueue(std::function<void()> task) {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_)
+      return;
     if (!thread_.joinable())
       thread_ = std::thread([this] { work(); });
     tasks_.push_back(std::move(task));
@@ -215,16 +221,20 @@ public:
   }
   void waitIdle() {
     std::unique_lock<std::mutex> lock(mutex_);
-    idle_.wait(lock, [&] { return unfinished_ == 0; });
+    idle_.wait(lock, [&] { return unfinished_ == 0 || stopping_; });
   }
-  ~BackgroundCompiler() {
+  /// Drops queued tasks and waits for the running one; idempotent.
+  void stop() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       stopping_ = true;
+      unfinished_ -= tasks_.size();
       tasks_.clear();
       wake_.notify_all();
+      idle_.notify_all();
     }
-    if (thread_.joinable())
+    std::lock_guard<std::mutex> joining(joinMutex_);
+    if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id())
       thread_.join();
   }
 
@@ -238,13 +248,14 @@ private:
       std::function<void()> task = std::move(tasks_.front());
       tasks_.pop_front();
       lock.unlock();
+      std::atexit([] { instance().stop(); });
       task();
       lock.lock();
       if (--unfinished_ == 0)
         idle_.notify_all();
     }
   }
-  std::mutex mutex_;
+  std::mutex mutex_, joinMutex_;
   std::condition_variable wake_, idle_;
   std::deque<std::function<void()>> tasks_;
   size_t unfinished_ = 0;
