@@ -162,15 +162,14 @@ TEST(ShapeGeneric, RandomShapesAgreeWithADoubleReference) {
 // in LLVM's code generator, whose statics were destroyed under it).
 TEST(ShapeGeneric, ExitDuringABackgroundCompileIsClean) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_EXIT(
-      {
-        // A shape no earlier run compiled, so the specialization is a real
-        // compile, in flight at exit.
-        int64_t rows = 1000 + static_cast<int64_t>(std::random_device{}() % 100000);
-        Tensor x = ramp(rows, 7), y = ramp(rows, 7);
-        for (int i = 0; i < 20; ++i)
-          (void)(x * y);
-        std::exit(0);
-      },
-      testing::ExitedWithCode(0), "");
+  auto hotShapeThenExit = [] {
+    // A shape no earlier run compiled, so the specialization is a real
+    // compile, in flight at exit.
+    int64_t rows = 1000 + static_cast<int64_t>(std::random_device{}() % 100000);
+    Tensor x = ramp(rows, 7);
+    for (int i = 0; i < 20; ++i)
+      (void)(x * x);
+    std::exit(0);
+  };
+  EXPECT_EXIT(hotShapeThenExit(), testing::ExitedWithCode(0), "");
 }
