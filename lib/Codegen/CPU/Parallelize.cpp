@@ -110,7 +110,7 @@ struct ParallelizePass : ember::impl::ParallelizePassBase<ParallelizePass> {
     int64_t iterations = 1;
     for (int64_t range : ranges) {
       if (ShapedType::isDynamic(range))
-        return true; // decided when the code runs
+        return splitDynamicSizes; // then decided when the code runs
       iterations *= range;
     }
     return iterations >= minElements;

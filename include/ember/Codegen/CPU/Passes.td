@@ -230,7 +230,12 @@ def ParallelizePass : Pass<"ember-cpu-parallelize", "::mlir::func::FuncOp"> {
     Option<"maxBlocks", "max-blocks", "int64_t", "64",
            "Split a linalg op into at most this many blocks of rows">,
     Option<"minMatmulWork", "min-matmul-work", "int64_t", "262144",
-           "Split blocked matmuls of at least this many multiply-adds (64x64x64)">
+           "Split blocked matmuls of at least this many multiply-adds (64x64x64)">,
+    Option<"splitDynamicSizes", "split-dynamic-sizes", "bool", "false",
+           "Also split ops whose sizes are known only at run time, when they turn "
+           "out large enough (off in the JIT's pipeline: the OpenMP region doubles "
+           "a shape-generic eager kernel's compile time; its hot shapes are "
+           "specialized, and split, in the background instead)">
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect"];
