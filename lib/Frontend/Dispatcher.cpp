@@ -11,9 +11,9 @@
 // shape-generic kernel per (op, dtypes, ranks, sizes 0 and 1, attributes),
 // with `?` for every other size; a new shape of such an op is only checked
 // (jit::checkKernel), not compiled, and gets an entry of its own that calls
-// the generic kernel. A shape called often (kHotShapeCalls) is compiled for
-// its exact sizes on a background thread and swapped in when ready; no call
-// waits for it.
+// the generic kernel. With ember::set_hot_shape_calls(n), a shape called n
+// times is compiled for its exact sizes on a background thread and swapped
+// in when ready; no call waits for it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -182,16 +182,21 @@ bool shapeGenericKernels() {
 }
 
 /// After this many calls a shape served by a generic kernel is specialized
-/// (EMBER_HOT_SHAPE_CALLS; 0: never). A compile costs about as much as a
-/// thousand small calls, and a generic kernel runs within a few per cent of
-/// a specialized one, so only shapes that keep coming back are worth one.
-uint32_t hotShapeCalls() {
-  static const uint32_t calls = [] {
+/// (ember::set_hot_shape_calls, EMBER_HOT_SHAPE_CALLS; 0, the default:
+/// never). Off by default because a process that exits while a background
+/// compile runs may crash: LLVM's code generator makes statics lazily, and
+/// those made during the compile are destroyed by exit under it. A compile
+/// costs as much as about 100,000 small calls, and a generic kernel runs at
+/// 0.83-1.0x a specialized one (bench/RESULTS.md), so only shapes that keep
+/// coming back are worth one.
+std::atomic<uint32_t> &hotShapeCallsSetting() {
+  static std::atomic<uint32_t> calls = [] {
     const char *value = std::getenv("EMBER_HOT_SHAPE_CALLS");
-    return value ? static_cast<uint32_t>(std::strtoul(value, nullptr, 10)) : 16u;
+    return value ? static_cast<uint32_t>(std::strtoul(value, nullptr, 10)) : 0u;
   }();
   return calls;
 }
+uint32_t hotShapeCalls() { return hotShapeCallsSetting().load(std::memory_order_relaxed); }
 
 /// At most this many shapes of one generic kernel are specialized.
 constexpr int kMaxSpecializations = 8;
@@ -199,10 +204,11 @@ constexpr int kMaxSpecializations = 8;
 /// The background thread that specializes hot shapes: one compile at a
 /// time, in order. At exit a compile in flight must finish before static
 /// destructors run (LLVM's code generator uses statics made lazily), so each
-/// task registers an exit handler as it starts: handlers run in reverse
-/// order, so it runs before the destructors of every static made before the
-/// task began. The handler stops the thread and waits for it; the object
-/// itself is never destroyed.
+/// task registers an exit handler when it is queued, on the queuing thread
+/// (registered from the worker, it raced with an exit that had begun):
+/// handlers run in reverse order, so it runs before the destructors of every
+/// static made before the task was queued. The handler stops the thread and
+/// waits for it; the object itself is never destroyed.
 class BackgroundCompiler {
 public:
   static BackgroundCompiler &instance() {
@@ -215,6 +221,7 @@ public:
       return;
     if (!thread_.joinable())
       thread_ = std::thread([this] { work(); });
+    std::atexit([] { instance().stop(); });
     tasks_.push_back(std::move(task));
     ++unfinished_;
     wake_.notify_all();
@@ -248,7 +255,6 @@ private:
       std::function<void()> task = std::move(tasks_.front());
       tasks_.pop_front();
       lock.unlock();
-      std::atexit([] { instance().stop(); });
       task();
       lock.lock();
       if (--unfinished_ == 0)
@@ -721,3 +727,7 @@ KernelCacheStats ember::kernel_cache_stats() {
 }
 
 void ember::finish_background_compiles() { BackgroundCompiler::instance().waitIdle(); }
+
+void ember::set_hot_shape_calls(uint32_t calls) {
+  hotShapeCallsSetting().store(calls, std::memory_order_relaxed);
+}

@@ -79,7 +79,18 @@ TEST(ShapeGeneric, MismatchedShapesStillRaiseAtTheCallersLine) {
   }
 }
 
+/// Turns hot-shape specialization on for one test, and waits for its
+/// compiles before turning it off again (a process must not exit during one).
+struct HotShapes {
+  explicit HotShapes(uint32_t calls) { set_hot_shape_calls(calls); }
+  ~HotShapes() {
+    set_hot_shape_calls(0);
+    finish_background_compiles();
+  }
+};
+
 TEST(ShapeGeneric, HotShapesAreSpecializedInTheBackgroundAndStayCorrect) {
+  HotShapes hot(16);
   Tensor x = ramp(333, 17), y = ramp(333, 17) * 2.0;
   (void)(x - y);
   KernelCacheStats before = kernel_cache_stats();
@@ -97,6 +108,7 @@ TEST(ShapeGeneric, HotShapesAreSpecializedInTheBackgroundAndStayCorrect) {
 // kernels the cache serves (generic first, specialized once hot) agree with
 // a double-precision reference.
 TEST(ShapeGeneric, RandomShapesAgreeWithADoubleReference) {
+  HotShapes hot(10);
   std::mt19937 rng(25);
   auto size = [&] { return std::uniform_int_distribution<int64_t>(1, 40)(rng); };
   for (int trial = 0; trial < 36; ++trial) {
@@ -157,19 +169,30 @@ TEST(ShapeGeneric, RandomShapesAgreeWithADoubleReference) {
   finish_background_compiles();
 }
 
-// A process that exits while a hot shape compiles in the background exits
-// cleanly: the compile finishes before static destructors run (it crashed
-// in LLVM's code generator, whose statics were destroyed under it).
-TEST(ShapeGeneric, ExitDuringABackgroundCompileIsClean) {
+// Hot-shape specialization is off by default: a program that calls one
+// shape many times and exits starts no background compile.
+TEST(ShapeGeneric, NoBackgroundCompileByDefault) {
+  KernelCacheStats before = kernel_cache_stats();
+  Tensor x = ramp(517, 9);
+  for (int i = 0; i < 40; ++i)
+    (void)(x * x);
+  finish_background_compiles();
+  EXPECT_EQ(kernel_cache_stats().background_compiles, before.background_compiles);
+}
+
+// With specialization on, a program that waits for its background compiles
+// before it exits (the documented contract) exits cleanly.
+TEST(ShapeGeneric, ExitAfterFinishingBackgroundCompilesIsClean) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   auto hotShapeThenExit = [] {
-    // A shape no earlier run compiled, so the specialization is a real
-    // compile, in flight at exit.
+    set_hot_shape_calls(4);
+    // A shape no earlier run compiled, so the specialization is a real compile.
     int64_t rows = 1000 + static_cast<int64_t>(std::random_device{}() % 100000);
     Tensor x = ramp(rows, 7);
     for (int i = 0; i < 20; ++i)
       (void)(x * x);
-    std::exit(0);
+    finish_background_compiles();
+    std::exit(kernel_cache_stats().background_compiles == 1 ? 0 : 1);
   };
   EXPECT_EXIT(hotShapeThenExit(), testing::ExitedWithCode(0), "");
 }

@@ -241,14 +241,20 @@ struct KernelCacheStats {
 ///
 /// Elementwise ops, broadcasts and reductions on the CPU compile one
 /// shape-generic kernel for every size above 1 (sizes 0 and 1 decide
-/// broadcasting and stay fixed): a new row count compiles nothing. A shape
-/// called 16 times (EMBER_HOT_SHAPE_CALLS) is compiled for its own sizes on a
-/// background thread, at most 8 per generic kernel, and swapped in when
-/// ready; no call waits for it. EMBER_SHAPE_GENERIC=0 compiles every shape.
+/// broadcasting and stay fixed): a new row count compiles nothing.
+/// EMBER_SHAPE_GENERIC=0 compiles every shape instead.
 KernelCacheStats kernel_cache_stats();
 
-/// Blocks until every background compile queued so far has finished (for
-/// benchmarks and tests that measure specialized kernels).
+/// Hot-shape specialization, off by default (0): with `calls` > 0, a shape
+/// served by a generic kernel is compiled for its own sizes on a background
+/// thread once it has been called `calls` times (at most 8 shapes per generic
+/// kernel) and swapped in when ready; no call waits for it. The initial value
+/// comes from EMBER_HOT_SHAPE_CALLS. Call finish_background_compiles() before
+/// the process exits: exiting during a background compile may crash (LLVM's
+/// code generator makes statics lazily, which exit destroys under it).
+void set_hot_shape_calls(uint32_t calls);
+
+/// Blocks until every background compile queued so far has finished.
 void finish_background_compiles();
 
 } // namespace ember
