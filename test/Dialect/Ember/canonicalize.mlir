@@ -1088,3 +1088,18 @@ func.func @pool_identity(%x: tensor<1x4x4x2xf32>) -> (tensor<1x4x4x2xf32>, tenso
   %2 = ember.max_pool2d %x window = [2, 2] strides = [2, 2] padding = [0, 0, 0, 0] : tensor<1x4x4x2xf32> -> tensor<1x2x2x2xf32>
   return %0, %1, %2 : tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>, tensor<1x2x2x2xf32>
 }
+
+// -----
+
+// Folders leave dynamic shapes alone (they computed strides of `?` dims).
+// CHECK-LABEL: func.func @dynamic_shapes_do_not_fold(
+// CHECK:         ember.broadcast_to
+// CHECK:         ember.transpose
+// CHECK:         ember.reduce_sum
+func.func @dynamic_shapes_do_not_fold(%x: tensor<?xf32>, %y: tensor<?x3xf32>, %n: index)
+    -> (tensor<?x?xf32>, tensor<3x?xf32>, tensor<3xf32>) {
+  %0 = ember.broadcast_to %x [%n, %n] : tensor<?xf32> -> tensor<?x?xf32>
+  %1 = ember.transpose %y permutation = [1, 0] : tensor<?x3xf32> -> tensor<3x?xf32>
+  %2 = ember.reduce_sum %y axes = [0] : tensor<?x3xf32> -> tensor<3xf32>
+  return %0, %1, %2 : tensor<?x?xf32>, tensor<3x?xf32>, tensor<3xf32>
+}

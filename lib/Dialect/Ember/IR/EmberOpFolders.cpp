@@ -541,6 +541,9 @@ OpFoldResult BroadcastToOp::fold(FoldAdaptor adaptor) {
   auto in = getOperand().getType();
   if (in == getType())
     return getOperand();
+  // Constants have static shapes; a `?` in the result has no constant value.
+  if (!foldableConstant(adaptor.getOperand()) || !getType().hasStaticShape())
+    return {};
   SmallVector<int64_t> inStrides = stridesOf(in.getShape());
   int64_t lead = getType().getRank() - in.getRank();
   return gatherElements(foldableConstant(adaptor.getOperand()), getType(),
@@ -580,6 +583,8 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
     setPermutation(composed);
     return getResult();
   }
+  if (!foldableConstant(adaptor.getOperand())) // strides below need its static shape
+    return {};
   SmallVector<int64_t> inStrides = stridesOf(getOperand().getType().getShape());
   return gatherElements(foldableConstant(adaptor.getOperand()), getType(),
                         [&](ArrayRef<int64_t> index) {
@@ -594,6 +599,8 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
 OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
   if (getOperand().getType() == getType())
     return getOperand();
+  if (!foldableConstant(adaptor.getOperand())) // strides below need its static shape
+    return {};
   SmallVector<int64_t> inStrides = stridesOf(getOperand().getType().getShape());
   ArrayRef<int64_t> start = getStart(), stride = getStride();
   return gatherElements(foldableConstant(adaptor.getOperand()), getType(),
@@ -643,7 +650,7 @@ OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
 // reports it as a fault.
 OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
   DenseElementsAttr indices = foldableConstant(adaptor.getIndices());
-  if (!indices)
+  if (!indices || !foldableConstant(adaptor.getOperand()))
     return {};
   auto in = getOperand().getType();
   int64_t axis = getAxis(), size = in.getDimSize(axis);
