@@ -4,6 +4,9 @@
 //    [1000..1063, 64] f32, w and b of [64]: the 64 row counts once (in a
 //    fresh process: with an empty or a warm disk cache) and a second time,
 //    with the compiles counted.
+//  - `mlp100`: an MLP (784 -> 128 -> 10, relu, softmax-free logits) evaluated
+//    eagerly on batch sizes 1 to 100 in a fresh process: total time and
+//    compiles (matmuls still take static shapes: one compile per batch size).
 //  - `kernels`: an elementwise chain, a broadcast and reductions on 16M f32,
 //    in the mode the argument names: `generic` (the default: generic kernels),
 //    `static` (with EMBER_SHAPE_GENERIC=0: kernels for each shape), `hot`
@@ -43,6 +46,25 @@ static void sweep() {
                 "ms");
 }
 
+static void mlp100() {
+  Tensor w1 = random_uniform({784, 128}, 1, -0.05, 0.05), b1 = random_uniform({128}, 2);
+  Tensor w2 = random_uniform({128, 10}, 3, -0.05, 0.05), b2 = random_uniform({10}, 4);
+  std::vector<Tensor> batches;
+  for (int64_t n = 1; n <= 100; ++n)
+    batches.push_back(random_uniform({n, 784}, 100 + n));
+  KernelCacheStats before = kernel_cache_stats();
+  double start = bench::now();
+  for (const Tensor &x : batches) {
+    Tensor logits = matmul(relu(matmul(x, w1) + b1), w2) + b2;
+    (void)logits.data();
+  }
+  double seconds = bench::now() - start;
+  KernelCacheStats after = kernel_cache_stats();
+  bench::report("ember.mlp100_ms", seconds * 1e3, "ms");
+  bench::report("ember.mlp100_compiles", static_cast<double>(after.misses - before.misses),
+                "kernels");
+}
+
 static void kernels(const std::string &mode) {
   const int64_t rows = 4096, cols = 4096; // 16M
   Tensor x = random_uniform({rows, cols}, 3), y = random_uniform({rows, cols}, 4);
@@ -72,6 +94,8 @@ int main(int argc, char **argv) {
   std::string what = argc > 1 ? argv[1] : "sweep";
   if (what == "sweep")
     sweep();
+  else if (what == "mlp100")
+    mlp100();
   else
     kernels(what);
   return 0;

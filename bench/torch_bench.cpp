@@ -45,6 +45,21 @@ int main(int argc, char **argv) {
     bench::report("torch.sweep64_second_ms", second * 1e3, "ms");
     return 0;
   }
+  // `torch_bench mlp100`: shape_bench.cpp's mlp100 (batch sizes 1 to 100).
+  if (argc > 1 && std::string(argv[1]) == "mlp100") {
+    auto w1 = torch::rand({784, 128}), b1 = torch::rand({128});
+    auto w2 = torch::rand({128, 10}), b2 = torch::rand({10});
+    std::vector<torch::Tensor> batches;
+    for (int64_t n = 1; n <= 100; ++n)
+      batches.push_back(torch::rand({n, 784}));
+    double start = bench::now();
+    for (const auto &x : batches) {
+      auto logits = torch::matmul(torch::relu(torch::matmul(x, w1) + b1), w2) + b2;
+      (void)logits.data_ptr<float>();
+    }
+    bench::report("torch.mlp100_ms", (bench::now() - start) * 1e3, "ms");
+    return 0;
+  }
   // `torch_bench half`: float32, float16 and bfloat16 matmul 1024 and add of
   // 16M (LibTorch 1.13 has no float16 matmul on the CPU: no row).
   if (argc > 1 && std::string(argv[1]) == "half") {
