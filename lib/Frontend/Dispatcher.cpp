@@ -137,7 +137,6 @@ struct HotShape {
 /// calls; the code to call is then hot->entry.
 struct KernelEntry {
   jit::CompiledKernel kernel;
-  size_t resultBytes = 0;
   Shape resultShape;
   std::unique_ptr<HotShape> hot;
 };
@@ -269,6 +268,21 @@ private:
   std::thread thread_;
 };
 
+/// Compiles `request` (a call of `op`) into `out` for a caller that waits for
+/// it, counting its time and disk loads; throws the compiler's error (a
+/// failed compile is not cached: the next call reports again).
+void compileOrThrow(const jit::KernelRequest &request, const OpDef &op, jit::CompiledKernel &out) {
+  KernelCache &kc = cache();
+  std::string error;
+  bool ok = jit::compileKernel(request, out, error);
+  kc.compileNanos.fetch_add(static_cast<int64_t>(out.compileSeconds * 1e9),
+                            std::memory_order_relaxed);
+  if (!ok)
+    throw OpError(error.empty() ? "'" + std::string(op.name) + "' op failed to compile" : error);
+  if (out.fromDiskCache)
+    kc.diskLoads.fetch_add(1, std::memory_order_relaxed);
+}
+
 /// Compiles `hot`'s exact shape and swaps it in; a failure leaves the
 /// generic kernel in place.
 void specialize(HotShape &hot) {
@@ -325,8 +339,7 @@ void appendSignature(Words &words, const OpDef &op, const Device &device,
   words.push_back(static_cast<int64_t>(inputs.size()));
   for (const Tensor *input : inputs) {
     const TensorImpl &impl = implOf(*input);
-    appendTypeWords(words, impl.dtype, std::span<const int64_t>(impl.shape.data(), impl.shape.rank()),
-                    dim);
+    appendTypeWords(words, impl.dtype, impl.shape, dim);
   }
   if (resultType)
     appendTypeWords(words, resultType->dtype,
@@ -372,21 +385,13 @@ KernelEntry serveFromGenericKernel(const OpDef &op, const Device &device,
     generalRequest.resultType = resultType ? &*resultType : nullptr;
     generalRequest.broadcastShape = broadcast;
     auto made = std::make_shared<GenericKernel>();
-    std::string error;
-    bool ok = jit::compileKernel(generalRequest, made->kernel, error);
-    kc.compileNanos.fetch_add(static_cast<int64_t>(made->kernel.compileSeconds * 1e9),
-                              std::memory_order_relaxed);
-    if (!ok)
-      throw OpError(error.empty() ? "'" + std::string(op.name) + "' op failed to compile" : error);
-    if (made->kernel.fromDiskCache)
-      kc.diskLoads.fetch_add(1, std::memory_order_relaxed);
+    compileOrThrow(generalRequest, op, made->kernel);
     return made;
   });
   KernelEntry entry;
   entry.kernel = generic->kernel;
   entry.kernel.result = check.result;
   entry.resultShape = shapeOf(check.result);
-  entry.resultBytes = static_cast<size_t>(entry.resultShape.numel()) * dtypeSize(check.result.dtype);
   auto hot = std::make_unique<HotShape>();
   hot->entry.store(generic->kernel.entry, std::memory_order_relaxed);
   hot->generic = generic.get();
@@ -443,25 +448,17 @@ findOrCompile(const Signature &signature, const OpDef &op, std::span<const int64
     request.loc = jitLocationOf(loc);
     request.broadcastShape = broadcast;
     request.target = target;
-    KernelEntry entry;
-    std::string error;
     if (shapeGenericKernels() && target == jit::Target::Host && !isEmpty(specs, broadcast)) {
       jit::KernelCheck check;
+      std::string error;
       if (!jit::checkKernel(request, check, error))
         throw OpError(error);
       if (check.shapeGeneric)
         return serveFromGenericKernel(op, device, inputs, request, check);
     }
-    bool ok = jit::compileKernel(request, entry.kernel, error);
-    kc.compileNanos.fetch_add(static_cast<int64_t>(entry.kernel.compileSeconds * 1e9),
-                              std::memory_order_relaxed);
-    if (!ok) // not cached: the next call reports again
-      throw OpError(error.empty() ? "'" + std::string(op.name) + "' op failed to compile" : error);
-    if (entry.kernel.fromDiskCache)
-      kc.diskLoads.fetch_add(1, std::memory_order_relaxed);
+    KernelEntry entry;
+    compileOrThrow(request, op, entry.kernel);
     entry.resultShape = shapeOf(entry.kernel.result);
-    entry.resultBytes =
-        static_cast<size_t>(entry.resultShape.numel()) * dtypeSize(entry.kernel.result.dtype);
     return entry;
   });
 }

@@ -41,8 +41,9 @@ void appendTypeWords(Words &words, DType dtype, std::span<const int64_t> dims, D
   for (int64_t size : dims)
     words.push_back(dim(size));
 }
-template <typename Words> void appendTypeWords(Words &words, DType dtype, const Shape &shape) {
-  appendTypeWords(words, dtype, std::span<const int64_t>(shape.data(), shape.rank()));
+template <typename Words, typename Dim = SameDim>
+void appendTypeWords(Words &words, DType dtype, const Shape &shape, Dim dim = {}) {
+  appendTypeWords(words, dtype, std::span<const int64_t>(shape.data(), shape.rank()), dim);
 }
 
 /// Appends an Int64Array attribute to an op's attribute words: the count,

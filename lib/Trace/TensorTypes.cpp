@@ -3,6 +3,9 @@
 #include "ember/Trace/TensorTypes.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <iterator>
 
 using namespace mlir;
 
@@ -40,23 +43,18 @@ bool toSpec(Type type, TensorSpec &spec) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || tensor.getRank() > kMaxRank)
     return false;
-  Type element = tensor.getElementType();
-  if (element.isInteger(1))
-    spec.dtype = ::ember::DType::Bool;
-  else if (element.isInteger(32))
-    spec.dtype = ::ember::DType::Int32;
-  else if (element.isInteger(64))
-    spec.dtype = ::ember::DType::Int64;
-  else if (element.isF32())
-    spec.dtype = ::ember::DType::Float32;
-  else if (element.isF64())
-    spec.dtype = ::ember::DType::Float64;
-  else if (element.isF16())
-    spec.dtype = ::ember::DType::Float16;
-  else if (element.isBF16())
-    spec.dtype = ::ember::DType::BFloat16;
-  else
+  // The inverse of elementType, over every dtype.
+  constexpr ::ember::DType kDTypes[] = {
+#define EMBER_DTYPE_VALUE(name, type, numpy, mlir, size) ::ember::DType::name,
+      EMBER_FORALL_DTYPES(EMBER_DTYPE_VALUE)
+#undef EMBER_DTYPE_VALUE
+  };
+  const ::ember::DType *found = llvm::find_if(kDTypes, [&](::ember::DType dtype) {
+    return elementType(*type.getContext(), dtype) == tensor.getElementType();
+  });
+  if (found == std::end(kDTypes))
     return false;
+  spec.dtype = *found;
   spec.rank = tensor.getRank();
   for (int d = 0; d < spec.rank; ++d)
     spec.dims[d] = tensor.isDynamicDim(d) ? kDynamic : tensor.getDimSize(d);

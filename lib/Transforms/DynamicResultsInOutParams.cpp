@@ -43,10 +43,9 @@ struct DynamicResultsInOutParamsPass
       // elements in the same order).
       auto out = dyn_cast<BlockArgument>(copy.getTarget());
       Value source = copy.getSource();
-      while (Operation *reshape = source.getDefiningOp<memref::CollapseShapeOp>()
-                                      ? source.getDefiningOp()
-                                      : source.getDefiningOp<memref::ExpandShapeOp>())
-        source = reshape->getOperand(0);
+      while (
+          isa_and_nonnull<memref::CollapseShapeOp, memref::ExpandShapeOp>(source.getDefiningOp()))
+        source = source.getDefiningOp()->getOperand(0);
       auto alloc = source.getDefiningOp<memref::AllocOp>();
       if (!out || out.getOwner() != &entry || !out.hasOneUse() || !alloc ||
           alloc->getBlock() != &entry || alloc.getType().hasStaticShape() ||
