@@ -145,6 +145,18 @@ struct FuseMatmulEpiloguesPass
       return;
     Operation *matmul = found->root;
     Value product = found->product;
+    // Sizes read from the product (a dynamic consumer's output) are C's
+    // buffer's, known before the loops.
+    for (Operation *user : llvm::make_early_inc_range(product.getUsers()))
+      if (auto dim = dyn_cast<tensor::DimOp>(user)) {
+        OpBuilder before(found->root);
+        std::optional<int64_t> d = dim.getConstantIndex();
+        if (!d)
+          continue;
+        dim.replaceAllUsesWith(
+            tensor::DimOp::create(before, dim.getLoc(), found->buffer->get(), *d).getResult());
+        dim.erase();
+      }
     if (!product.hasOneUse())
       return;
     auto consumer = dyn_cast<linalg::GenericOp>(*product.getUsers().begin());
@@ -174,10 +186,16 @@ struct FuseMatmulEpiloguesPass
     Value output = consumer.getDpsInits()[0];
     auto empty = output.getDefiningOp<tensor::EmptyOp>();
     if (!dominance.properlyDominates(output, matmul) &&
-        !(empty && empty->getNumOperands() == 0 && empty->getBlock() == matmul->getBlock()))
+        !(empty && empty->getBlock() == matmul->getBlock()))
       return;
-    if (!dominance.properlyDominates(output, matmul))
+    if (!dominance.properlyDominates(output, matmul)) {
+      // An empty output made after the loops moves before them, with its
+      // sizes when they are known there (C's, read from its buffer above).
+      if (!llvm::all_of(empty->getOperands(),
+                        [&](Value size) { return dominance.properlyDominates(size, matmul); }))
+        return;
       empty->moveBefore(matmul);
+    }
 
     Location loc = consumer.getLoc();
     OpBuilder b(write);

@@ -23,8 +23,17 @@ namespace mlir::ember {
 
 using namespace mlir;
 
-static Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type) {
-  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+/// A new tensor of `type`; `sizes` holds one index per dynamic dim of it.
+static Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type, ValueRange sizes = {}) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(), sizes);
+}
+
+/// The size of `value`'s dim `d`: a constant when it is static.
+static Value sizeOf(OpBuilder &b, Location loc, Value value, int64_t d) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (!type.isDynamicDim(d))
+    return arith::ConstantIndexOp::create(b, loc, type.getDimSize(d));
+  return tensor::DimOp::create(b, loc, value, d);
 }
 
 /// C[b..., i, j] += A[b..., i, k] * B[b..., k, j] as a linalg.generic
@@ -133,14 +142,13 @@ static SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value row,
 /// Nested scf.for loops over `extents` carrying `inits`; `body` returns the
 /// next values from the loops' indices (outer first) and the current ones.
 static SmallVector<Value>
-reductionLoops(OpBuilder &b, Location loc, ArrayRef<int64_t> extents, ValueRange inits,
+reductionLoops(OpBuilder &b, Location loc, ArrayRef<Value> extents, ValueRange inits,
                function_ref<SmallVector<Value>(OpBuilder &, ValueRange, ValueRange)> body,
                SmallVector<Value> outer = {}) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value extent = arith::ConstantIndexOp::create(b, loc, extents.front());
   auto loop = scf::ForOp::create(
-      b, loc, zero, extent, one, inits,
+      b, loc, zero, extents.front(), one, inits,
       [&](OpBuilder &lb, Location, Value iv, ValueRange args) {
         SmallVector<Value> ivs = outer;
         ivs.push_back(iv);
@@ -155,7 +163,7 @@ reductionLoops(OpBuilder &b, Location loc, ArrayRef<int64_t> extents, ValueRange
 /// Copies `rows` rows of B (from row `firstRow`) of the panel at column `j`,
 /// `pieces` vectors of `lanes` each, into `dest` at [prefix..., row, 0]:
 /// vector copies, masked past B's last column unless `wholeColumns`.
-static Value copyPanelRows(OpBuilder &b, Location loc, Value rhs, Value firstRow, int64_t rows,
+static Value copyPanelRows(OpBuilder &b, Location loc, Value rhs, Value firstRow, Value rows,
                            Value j, int64_t pieces, int64_t lanes, bool wholeColumns, Value dest,
                            ValueRange prefix = {}) {
   auto element = cast<ShapedType>(rhs.getType()).getElementType();
@@ -163,7 +171,7 @@ static Value copyPanelRows(OpBuilder &b, Location loc, Value rhs, Value firstRow
   Value padding = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
   auto index = [&](OpBuilder &ob, int64_t v) { return arith::ConstantIndexOp::create(ob, loc, v); };
   auto copy = scf::ForOp::create(
-      b, loc, index(b, 0), index(b, rows), index(b, 1), ValueRange{dest},
+      b, loc, index(b, 0), rows, index(b, 1), ValueRange{dest},
       [&](OpBuilder &cb, Location, Value kk, ValueRange copyArgs) {
         Value row = arith::AddIOp::create(cb, loc, firstRow, kk);
         Value written = copyArgs[0];
@@ -283,8 +291,8 @@ static Value emitPassBlockedMatmul(OpBuilder &b, Location loc, Value lhs, Value 
                 Value local = arith::SubIOp::create(qb, loc, q, lo);
                 Value j = arith::MulIOp::create(qb, loc, q, index(qb, columns));
                 scf::YieldOp::create(qb, loc,
-                                     copyPanelRows(qb, loc, rhs, pc, depth, j, pieces, lanes,
-                                                   wholeColumns, packArgs[0], {local}));
+                                     copyPanelRows(qb, loc, rhs, pc, index(qb, depth), j, pieces,
+                                                   lanes, wholeColumns, packArgs[0], {local}));
               });
           Value packed = pack.getResult(0);
           auto rowBlocks = scf::ForOp::create(
@@ -302,7 +310,7 @@ static Value emitPassBlockedMatmul(OpBuilder &b, Location loc, Value lhs, Value 
                       Value j = arith::MulIOp::create(jb, loc, q, index(jb, columns));
                       SmallVector<Value> accInit(kRows * pieces, zeros);
                       SmallVector<Value> sums = reductionLoops(
-                          jb, loc, {depth}, accInit,
+                          jb, loc, {index(jb, depth)}, accInit,
                           [&](OpBuilder &kb, ValueRange ivs, ValueRange acc) {
                             Value kk = ivs.front();
                             Value kAt = arith::AddIOp::create(kb, loc, pc, kk);
@@ -374,11 +382,17 @@ static Value emitPassBlockedMatmul(OpBuilder &b, Location loc, Value lhs, Value 
 /// every read of B is a plain (unmasked) vector load from one stream.
 /// Transfers past the edges are masked (rows past the end read A's last
 /// row), so any size works. The loops stay on tensors; bufferization makes
-/// them write C in place.
+/// them write C in place. Sizes known only at run time (`?` dims) take
+/// the choices that suit large ones: packed panels, no row groups or passes
+/// over k.
 static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, MatmulOperand rhs,
                                RankedTensorType resultType, unsigned vectorBits) {
   Type element = resultType.getElementType();
   int64_t m = resultType.getDimSize(0), n = resultType.getDimSize(1);
+  int64_t k = cast<RankedTensorType>(lhs.stored.getType()).getDimSize(lhs.transposed ? 0 : 1);
+  bool dynamicM = ShapedType::isDynamic(m), dynamicN = ShapedType::isDynamic(n),
+       dynamicK = ShapedType::isDynamic(k);
+  bool tall = dynamicM || m >= 128;
   // Panels of two vectors, or of one when C is no wider than one (a
   // convolution with 16 filters): no lanes masked off in every block.
   int64_t lanes = std::max<int64_t>(1, vectorBits / element.getIntOrFloatBitWidth());
@@ -390,20 +404,21 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
   // last panel's columns idle (n = 256: a third of a panel).
   int64_t wideColumns = 3 * lanes;
   int64_t widePadded = (n + wideColumns - 1) / wideColumns * wideColumns;
-  bool wide = vectorBits >= 512 && m >= 128 && n > wideColumns && widePadded * 25 <= n * 26;
-  int64_t columns = n <= lanes ? lanes : wide ? wideColumns : 2 * lanes;
+  bool wide =
+      vectorBits >= 512 && tall && !dynamicN && n > wideColumns && widePadded * 25 <= n * 26;
+  int64_t columns = !dynamicN && n <= lanes ? lanes : wide ? wideColumns : 2 * lanes;
   // 6 rows of two registers: 12 accumulators, two B vectors and a broadcast
   // of A fit the 16 registers of AVX2. Panels of one vector, and on AVX-512
   // (32 registers) tall matmuls of two-vector panels, take 12 rows: each B
   // vector loaded serves twice the FMAs (SGEMM 1024 and 4096: 0.94x and
   // 0.89x OpenBLAS -> 0.97x).
-  const int64_t kRows = wide ? 8 : columns == lanes || (vectorBits >= 512 && m >= 128) ? 12 : 6;
-  int64_t k = cast<RankedTensorType>(lhs.stored.getType()).getDimSize(lhs.transposed ? 0 : 1);
+  const int64_t kRows = wide ? 8 : columns == lanes || (vectorBits >= 512 && tall) ? 12 : 6;
   int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+  bool dynamic = dynamicM || dynamicN || dynamicK;
   // Large ones run in passes over k when k is long (1024^3, 2048x1024x2048:
   // 8-10% faster than row groups, on 1 and 2 threads) or B outgrows the
   // last-level cache (where row groups stop); at k = 512 the two are even.
-  int64_t depth = passDepth(k);
+  int64_t depth = dynamic ? 0 : passDepth(k);
   if (wide && depth && !lhs.transposed && !lhs.gather && !rhs.transposed &&
       (k >= 1024 || k * n * elementBytes > (8 << 20)) && m >= 2 * kRows)
     return emitPassBlockedMatmul(b, loc, lhs.stored, rhs.stored, resultType, lanes, depth);
@@ -415,30 +430,43 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
   auto panelType = RankedTensorType::get({k, columns}, element);
   auto index = [&](OpBuilder &ob, int64_t v) { return arith::ConstantIndexOp::create(ob, loc, v); };
   Value zero = index(b, 0);
+  Value mSize = sizeOf(b, loc, lhs.stored, lhs.transposed ? 1 : 0);
+  Value nSize = sizeOf(b, loc, rhs.stored, rhs.transposed ? 0 : 1);
+  Value kSize = sizeOf(b, loc, lhs.stored, lhs.transposed ? 0 : 1);
+  SmallVector<Value> panelSizes; // a packed panel's k, when it is dynamic
+  if (dynamicK)
+    panelSizes.push_back(kSize);
+  bool wholeRows = !dynamicM && m % kRows == 0, wholeColumns = !dynamicN && n % columns == 0;
   TypedAttr zeroAttr = b.getZeroAttr(element);
   Value padding = arith::ConstantOp::create(b, loc, zeroAttr);
   Value zeros = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vectorType, zeroAttr));
   Value blockZeros = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(blockType, zeroAttr));
-  Value init = emptyTensor(b, loc, resultType);
+  SmallVector<Value> resultSizes;
+  if (dynamicM)
+    resultSizes.push_back(mSize);
+  if (dynamicN)
+    resultSizes.push_back(nSize);
+  Value init = emptyTensor(b, loc, resultType, resultSizes);
   // B's panel is packed into a contiguous k x columns tensor when B is
   // transposed, when the last panel is partial, or when a panel would not
   // stay in L1 (its rows are a row of B apart: packing makes it one
   // contiguous stream; a panel as wide as B is one already). Columns past
   // the end repeat B's last row; they are masked when written.
-  int64_t panelBytes = k * columns * elementBytes;
-  bool packed = rhs.transposed || n % columns != 0 || (panelBytes > (16 << 10) && n != columns);
+  int64_t panelBytes = dynamicK ? std::numeric_limits<int64_t>::max() : k * columns * elementBytes;
+  bool packed = rhs.transposed || !wholeColumns || (panelBytes > (16 << 10) && n != columns);
   auto packPanel = [&](OpBuilder &jb, Value j) {
     Value panel;
     if (!rhs.transposed) { // row by row, vector copies
-      panel = copyPanelRows(jb, loc, rhs.stored, index(jb, 0), k, j, pieces, lanes,
-                            n % columns == 0, emptyTensor(jb, loc, panelType));
+      panel = copyPanelRows(jb, loc, rhs.stored, index(jb, 0), kSize, j, pieces, lanes,
+                            wholeColumns, emptyTensor(jb, loc, panelType, panelSizes));
     } else { // B^T: element by element
-      Value lastColumn = index(jb, n - 1);
+      Value lastColumn = arith::SubIOp::create(jb, loc, nSize, index(jb, 1));
       SmallVector<AffineMap> maps = {jb.getMultiDimIdentityMap(2)};
       SmallVector<utils::IteratorType> iterators(2, utils::IteratorType::parallel);
       panel =
           linalg::GenericOp::create(
-              jb, loc, panelType, ValueRange{}, emptyTensor(jb, loc, panelType), maps, iterators,
+              jb, loc, panelType, ValueRange{}, emptyTensor(jb, loc, panelType, panelSizes), maps,
+              iterators,
               [&](OpBuilder &pb, Location, ValueRange) {
                 Value kk = linalg::IndexOp::create(pb, loc, 0);
                 Value c = linalg::IndexOp::create(pb, loc, 1);
@@ -464,7 +492,7 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
   // groups on 2 threads at 1024). A group's rows are as even as whole
   // blocks allow: no short last group.
   int64_t groupRows = ((1 << 20) / std::max<int64_t>(k * elementBytes, 1)) / kRows * kRows;
-  bool grouped = n > columns && groupRows >= 2 * kRows && m > groupRows &&
+  bool grouped = !dynamic && n > columns && groupRows >= 2 * kRows && m > groupRows &&
                  panelBytes <= (256 << 10) && k * n * elementBytes <= (8 << 20);
   if (grouped) {
     int64_t groups = (m + groupRows - 1) / groupRows;
@@ -472,7 +500,8 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
   }
   // The multiply-adds of the whole matmul: how much work
   // ember-cpu-parallelize would split.
-  auto work = [&](OpBuilder &b) { return b.getI64IntegerAttr(m * n * k); };
+  // Unknown (0) with dynamic sizes: they stay on one thread.
+  auto work = [&](OpBuilder &b) { return b.getI64IntegerAttr(dynamic ? 0 : m * n * k); };
   // B packed once, all panels [panel, k, columns]; and the slice of it that
   // is the panel at column `j`.
   Value prepacked;
@@ -487,7 +516,7 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
   };
   auto buildPanels = [&](OpBuilder &b, Value rowStart, Value rowEnd, Value cInit) {
     auto panels = scf::ForOp::create(
-        b, loc, index(b, 0), index(b, n), index(b, columns), ValueRange{cInit},
+        b, loc, index(b, 0), nSize, index(b, columns), ValueRange{cInit},
         [&](OpBuilder &jb, Location, Value j, ValueRange panelArgs) {
           // B's panel: read in place, or packed (once for all row groups when
           // there are several).
@@ -506,7 +535,7 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
                 SmallVector<Value> rowIndex;
                 // A gathered A's rows as coordinates of its copy's loops.
                 SmallVector<SmallVector<Value>> rowCoordinates;
-                Value lastRow = index(ib, m - 1);
+                Value lastRow = arith::SubIOp::create(ib, loc, mSize, index(ib, 1));
                 for (int64_t r = 0; r < kRows; ++r) {
                   rowIndex.push_back(arith::MinSIOp::create(
                       ib, loc, arith::AddIOp::create(ib, loc, i, index(ib, r)), lastRow));
@@ -518,8 +547,12 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
                 // convolution's KH, KW, C): no division in the loop.
                 SmallVector<int64_t> kExtents =
                     lhs.gather ? lhs.gather->columnDims : SmallVector<int64_t>{k};
+                SmallVector<Value> kLoops = {kSize};
+                if (lhs.gather)
+                  kLoops = llvm::map_to_vector(kExtents,
+                                               [&](int64_t e) -> Value { return index(ib, e); });
                 SmallVector<Value> sums = reductionLoops(
-                    ib, loc, kExtents, accInit, [&](OpBuilder &kb, ValueRange ivs, ValueRange acc) {
+                    ib, loc, kLoops, accInit, [&](OpBuilder &kb, ValueRange ivs, ValueRange acc) {
                       Value kk = ivs.front();
                       for (size_t d = 1; d < ivs.size(); ++d)
                         kk = arith::AddIOp::create(
@@ -558,7 +591,7 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
                 auto write = vector::TransferWriteOp::create(
                     ib, loc, block, rowArgs[0], ValueRange{i, j},
                     AffineMap::getMultiDimIdentityMap(2, ib.getContext()),
-                    ArrayRef<bool>{m % kRows == 0, n % columns == 0});
+                    ArrayRef<bool>{wholeRows, wholeColumns});
                 // Where ember-fuse-matmul-epilogues applies a consumer.
                 write->setAttr("ember.matmul_block_write", ib.getUnitAttr());
                 Value written = write.getResult();
@@ -573,7 +606,7 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
     return panels;
   };
   if (!grouped)
-    return buildPanels(b, zero, index(b, m), init).getResult(0);
+    return buildPanels(b, zero, mSize, init).getResult(0);
   if (packed) { // every panel once, [panel, k, columns]
     int64_t count = (n + columns - 1) / columns;
     auto allType = RankedTensorType::get({count, k, columns}, element);
@@ -695,12 +728,19 @@ static Value lowerMatmul(OpBuilder &b, linalg::LinalgOp op, unsigned vectorBits)
   auto type = cast<RankedTensorType>(init.getType());
   auto lhsType = cast<RankedTensorType>(lhs.getType());
   int64_t k = lhsType.getDimSize(lhsType.getRank() - 1);
-  if (type.getRank() == 2 && k <= 16 && type.getDimSize(1) <= 16 &&
-      type.getNumElements() * k >= 512) {
+  if (!type.hasStaticShape() || ShapedType::isDynamic(k)) {
+    // Sizes known at run time: blocked, unless short rows and a short
+    // reduction are known (then the loop nest below, any number of rows).
+    int64_t n = type.getDimSize(type.getRank() - 1);
+    bool shortAndNarrow =
+        !ShapedType::isDynamic(k) && k <= 16 && !ShapedType::isDynamic(n) && n <= 16;
+    if (type.getRank() == 2 && !shortAndNarrow)
+      return emitBlockedMatmul(b, loc, matmulOperand(lhs), matmulOperand(rhs), type, vectorBits);
+  } else if (type.getRank() == 2 && k <= 16 && type.getDimSize(1) <= 16 &&
+             type.getNumElements() * k >= 512) {
     // Short rows and a short reduction (power(x, n) on 10x10): vectors.
     return emitRowVectorMatmul(b, loc, lhs, rhs, type);
-  }
-  if (type.getRank() == 2 && type.getNumElements() * k >= (1 << 15)) {
+  } else if (type.getRank() == 2 && type.getNumElements() * k >= (1 << 15)) {
     // Large ones (f32, f64, i32, i64) are blocked for the CPU's registers.
     MatmulOperand a = matmulOperand(lhs);
     a.gather = asGather(lhs);

@@ -947,29 +947,45 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
       rewriter.replaceOp(op, castElements(rewriter, loc, product, element));
       return success();
     };
-    if (type.getRank() == 2) {
-      Value init = filledTensor(rewriter, loc, type, 0);
+    // The result's dynamic sizes: batch dims and rows from A (or B, where
+    // A's is a `?` and B's is not), columns from B.
+    int64_t rank = type.getRank();
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!type.isDynamicDim(d))
+        continue;
+      bool fromLhs = d < rank - 1;
+      sizes.push_back(tensor::DimOp::create(rewriter, loc, fromLhs ? lhs : rhs, d));
+    }
+    if (rank == 2) {
+      Value init = filledTensor(rewriter, loc, type, 0, sizes);
       return finish(
           linalg::MatmulOp::create(rewriter, loc, ValueRange{lhs, rhs}, init).getResult(0));
     }
     // [b..., m, k] -> [batch, m, k] with batch the product of the b's.
-    auto batched = [&](Value value) {
-      auto valueType = cast<RankedTensorType>(value.getType());
-      ArrayRef<int64_t> shape = valueType.getShape();
+    auto batchedType = [](Type valueType) {
+      auto tensorType = cast<RankedTensorType>(valueType);
+      ArrayRef<int64_t> shape = tensorType.getShape();
       int64_t batch = 1;
       for (int64_t size : shape.drop_back(2))
-        batch *= size;
-      auto collapsed = RankedTensorType::get({batch, shape[shape.size() - 2], shape.back()},
-                                             valueType.getElementType());
-      return reshapeTo(rewriter, loc, value, collapsed);
+        batch = ShapedType::isDynamic(size) || ShapedType::isDynamic(batch) ? ShapedType::kDynamic
+                                                                            : batch * size;
+      return RankedTensorType::get({batch, shape[shape.size() - 2], shape.back()},
+                                   tensorType.getElementType());
     };
-    lhs = batched(lhs);
-    rhs = batched(rhs);
-    auto resultType = cast<RankedTensorType>(batched(emptyTensor(rewriter, loc, type)).getType());
-    Value init = filledTensor(rewriter, loc, resultType, 0);
+    Value lhsBatched = reshapeTo(rewriter, loc, lhs, batchedType(lhs.getType()));
+    Value rhsBatched = reshapeTo(rewriter, loc, rhs, batchedType(rhs.getType()));
+    RankedTensorType resultType = batchedType(type);
+    SmallVector<Value> batchedSizes;
+    for (auto [d, fromLhs] : llvm::enumerate(ArrayRef<bool>{true, true, false}))
+      if (resultType.isDynamicDim(d))
+        batchedSizes.push_back(
+            tensor::DimOp::create(rewriter, loc, fromLhs ? lhsBatched : rhsBatched, d));
+    Value init = filledTensor(rewriter, loc, resultType, 0, batchedSizes);
     Value product =
-        linalg::BatchMatmulOp::create(rewriter, loc, ValueRange{lhs, rhs}, init).getResult(0);
-    return finish(reshapeTo(rewriter, loc, product, type));
+        linalg::BatchMatmulOp::create(rewriter, loc, ValueRange{lhsBatched, rhsBatched}, init)
+            .getResult(0);
+    return finish(reshapeTo(rewriter, loc, product, type, sizes));
   }
 };
 
@@ -1277,7 +1293,8 @@ struct MaxPool2DGatherLowering : OpConversionPattern<MaxPool2DGatherOp> {
 
 bool mlir::ember::lowersDynamicShapes(Operation *op) {
   return op->hasTrait<ember::Elementwise>() ||
-         isa<BroadcastToOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceMeanOp>(op);
+         isa<BroadcastToOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceMeanOp,
+             MatmulOp>(op);
 }
 
 namespace {

@@ -21,6 +21,26 @@ func.func @dense_relu(%a: tensor<37x53xf32>, %b: tensor<53x32xf32>, %bias: tenso
   return %3 : tensor<37x32xf32>
 }
 
+// With a run-time batch, the consumer's output, sized from the product,
+// takes the accumulator's run-time rows and moves before the loops.
+// CHECK-LABEL: func.func @dense_relu_dynamic(
+// CHECK-SAME:      %[[A:.*]]: tensor<?x53xf32>
+// CHECK:         %[[ROWS:.*]] = tensor.dim %[[A]], %c0
+// CHECK:         tensor.empty(%[[ROWS]]) : tensor<?x32xf32>
+// CHECK-NOT:     linalg.generic
+// CHECK:           arith.maximumf %{{.*}}, %{{.*}} : vector<6x16xf32>
+// CHECK:           vector.transfer_write
+// CHECK-NOT:     linalg.generic
+func.func @dense_relu_dynamic(%a: tensor<?x53xf32>, %b: tensor<53x32xf32>, %bias: tensor<32xf32>) -> tensor<?x32xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?x53xf32>
+  %0 = ember.matmul %a, %b : tensor<?x53xf32>, tensor<53x32xf32> -> tensor<?x32xf32>
+  %1 = ember.broadcast_to %bias [%n] : tensor<32xf32> -> tensor<?x32xf32>
+  %2 = ember.add %0, %1 : tensor<?x32xf32>
+  %3 = ember.relu %2 : tensor<?x32xf32>
+  return %3 : tensor<?x32xf32>
+}
+
 // An SGD update of the weights by their gradient x^T @ dz: w - 0.1 * g.
 // CHECK-LABEL: func.func @sgd_update(
 // CHECK-SAME:      %[[W:.*]]: tensor<48x32xf32>

@@ -50,12 +50,46 @@ func.func @mean(%x: tensor<?x?xf32>) -> tensor<?x1xf32> {
 
 // -----
 
+// Matmuls: the zero-filled accumulator takes its rows from A and its
+// columns from B.
+// CHECK-LABEL: func.func @matmul(
+// CHECK-SAME:      %[[A:.*]]: tensor<?x4xf32>, %[[B:.*]]: tensor<4x?xf32>
+// CHECK-DAG:     %[[M:.*]] = tensor.dim %[[A]], %c0
+// CHECK-DAG:     %[[N:.*]] = tensor.dim %[[B]], %c1
+// CHECK:         %[[E:.*]] = tensor.empty(%[[M]], %[[N]]) : tensor<?x?xf32>
+// CHECK:         %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<?x?xf32>)
+// CHECK:         linalg.matmul ins(%[[A]], %[[B]] : tensor<?x4xf32>, tensor<4x?xf32>) outs(%[[Z]] : tensor<?x?xf32>)
+func.func @matmul(%a: tensor<?x4xf32>, %b: tensor<4x?xf32>) -> tensor<?x?xf32> {
+  %0 = ember.matmul %a, %b : tensor<?x4xf32>, tensor<4x?xf32> -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// -----
+
+// Batched: the batch dims collapse into one `?` and expand back with the
+// run-time size.
+// CHECK-LABEL: func.func @batched_matmul(
+// CHECK-SAME:      %[[A:.*]]: tensor<2x?x3x4xf32>, %[[B:.*]]: tensor<2x?x4x5xf32>
+// CHECK:         %[[P:.*]] = tensor.dim %[[A]], %c1
+// CHECK:         %[[CA:.*]] = tensor.collapse_shape %[[A]] {{\[\[}}0, 1], [2], [3]] : tensor<2x?x3x4xf32> into tensor<?x3x4xf32>
+// CHECK:         %[[CB:.*]] = tensor.collapse_shape %[[B]] {{\[\[}}0, 1], [2], [3]] : tensor<2x?x4x5xf32> into tensor<?x4x5xf32>
+// CHECK:         %[[BATCH:.*]] = tensor.dim %[[CA]], %c0
+// CHECK:         tensor.empty(%[[BATCH]]) : tensor<?x3x5xf32>
+// CHECK:         %[[C:.*]] = linalg.batch_matmul ins(%[[CA]], %[[CB]] : tensor<?x3x4xf32>, tensor<?x4x5xf32>)
+// CHECK:         tensor.expand_shape %[[C]] {{\[\[}}0, 1], [2], [3]] output_shape [2, %[[P]], 3, 5] : tensor<?x3x5xf32> into tensor<2x?x3x5xf32>
+func.func @batched_matmul(%a: tensor<2x?x3x4xf32>, %b: tensor<2x?x4x5xf32>) -> tensor<2x?x3x5xf32> {
+  %0 = ember.matmul %a, %b : tensor<2x?x3x4xf32>, tensor<2x?x4x5xf32> -> tensor<2x?x3x5xf32>
+  return %0 : tensor<2x?x3x5xf32>
+}
+
+// -----
+
 // Other ops take static shapes only, and the pass refuses the first op with
 // a dynamic dim, naming it, rather than failing inside a pattern.
-func.func @matmul(%a: tensor<?x4xf32>, %b: tensor<4x3xf32>) -> tensor<?x3xf32> {
-  // expected-error @+1 {{'ember.matmul' op has the dynamic shape 'tensor<?x4xf32>': convert-ember-to-linalg lowers static shapes only}}
-  %0 = ember.matmul %a, %b : tensor<?x4xf32>, tensor<4x3xf32> -> tensor<?x3xf32>
-  return %0 : tensor<?x3xf32>
+func.func @argmax(%a: tensor<?x4xf32>) -> tensor<?xi64> {
+  // expected-error @+1 {{'ember.argmax' op has the dynamic shape 'tensor<?x4xf32>': convert-ember-to-linalg lowers static shapes only}}
+  %0 = ember.argmax %a axis = 1 : tensor<?x4xf32> -> tensor<?xi64>
+  return %0 : tensor<?xi64>
 }
 
 // -----

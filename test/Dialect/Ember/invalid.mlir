@@ -544,6 +544,15 @@ func.func @matmul_contracting(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) -> tenso
 
 // -----
 
+// Sizes that are known must agree, even beside `?` dims.
+func.func @matmul_contracting_dynamic(%a: tensor<?x3xf32>, %b: tensor<4x?xf32>) -> tensor<?x?xf32> {
+  // expected-error @+1 {{'ember.matmul' op contracting dims differ: 'tensor<?x3xf32>' has 3 columns but 'tensor<4x?xf32>' has 4 rows}}
+  %0 = ember.matmul %a, %b : tensor<?x3xf32>, tensor<4x?xf32> -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// -----
+
 func.func @matmul_batch(%a: tensor<2x2x3xf32>, %b: tensor<3x3x4xf32>) -> tensor<2x2x4xf32> {
   // expected-error @+1 {{'ember.matmul' op batch dims must be equal, got 'tensor<2x2x3xf32>' and 'tensor<3x3x4xf32>'}}
   %0 = ember.matmul %a, %b : tensor<2x2x3xf32>, tensor<3x3x4xf32> -> tensor<2x2x4xf32>

@@ -356,6 +356,18 @@ func.func @matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %c: tensor<5x2x3x4xi
   return %0, %1 : tensor<2x4xf32>, tensor<5x2x3x6xi64>
 }
 
+// A `?` dim matches any size; the result keeps the sizes that are known
+// (a batch dim from whichever operand knows it).
+// CHECK-LABEL: func.func @matmul_dynamic(
+// CHECK-NEXT:    ember.matmul %{{.*}}, %{{.*}} : tensor<?x784xf32>, tensor<?x128xf32> -> tensor<?x128xf32>
+// CHECK-NEXT:    ember.matmul %{{.*}}, %{{.*}} : tensor<?x2x?xf32>, tensor<5x?x6xf32> -> tensor<5x2x6xf32>
+func.func @matmul_dynamic(%a: tensor<?x784xf32>, %b: tensor<?x128xf32>, %c: tensor<?x2x?xf32>,
+                          %d: tensor<5x?x6xf32>) -> (tensor<?x128xf32>, tensor<5x2x6xf32>) {
+  %0 = ember.matmul %a, %b : tensor<?x784xf32>, tensor<?x128xf32> -> tensor<?x128xf32>
+  %1 = ember.matmul %c, %d : tensor<?x2x?xf32>, tensor<5x?x6xf32> -> tensor<5x2x6xf32>
+  return %0, %1 : tensor<?x128xf32>, tensor<5x2x6xf32>
+}
+
 //===----------------------------------------------------------------------===//
 // Generic form
 //===----------------------------------------------------------------------===//

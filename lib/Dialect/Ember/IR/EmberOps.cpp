@@ -463,15 +463,24 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
                              lhsType, " and ", rhsType);
   if (failed(checkElementType(name, ElementClass::Numbers, loc, lhsType)))
     return failure();
+  // A `?` dim matches any size (the sizes are then checked where they are
+  // known: by the front end, or at run time); the result keeps what is known.
   int64_t rank = lhs.getRank();
-  if (lhs.getShape().drop_back(2) != rhs.getShape().drop_back(2))
-    return emitOptionalError(loc, "'", name, "' op batch dims must be equal, got ", lhsType,
-                             " and ", rhsType);
-  if (lhs.getDimSize(rank - 1) != rhs.getDimSize(rank - 2))
+  auto compatible = [](int64_t a, int64_t b) {
+    return a == b || ShapedType::isDynamic(a) || ShapedType::isDynamic(b);
+  };
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank - 2; ++d) {
+    if (!compatible(lhs.getDimSize(d), rhs.getDimSize(d)))
+      return emitOptionalError(loc, "'", name, "' op batch dims must be equal, got ", lhsType,
+                               " and ", rhsType);
+    shape.push_back(lhs.isDynamicDim(d) ? rhs.getDimSize(d) : lhs.getDimSize(d));
+  }
+  if (!compatible(lhs.getDimSize(rank - 1), rhs.getDimSize(rank - 2)))
     return emitOptionalError(loc, "'", name, "' op contracting dims differ: ", lhsType,
                              " has ", lhs.getDimSize(rank - 1), " columns but ", rhsType,
                              " has ", rhs.getDimSize(rank - 2), " rows");
-  SmallVector<int64_t> shape(lhs.getShape().drop_back(1));
+  shape.push_back(lhs.getDimSize(rank - 2));
   shape.push_back(rhs.getDimSize(rank - 1));
   out.push_back(RankedTensorType::get(shape, lhs.getElementType()));
   return success();
