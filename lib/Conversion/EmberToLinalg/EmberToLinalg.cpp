@@ -973,8 +973,17 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
       return RankedTensorType::get({batch, shape[shape.size() - 2], shape.back()},
                                    tensorType.getElementType());
     };
-    Value lhsBatched = reshapeTo(rewriter, loc, lhs, batchedType(lhs.getType()));
-    Value rhsBatched = reshapeTo(rewriter, loc, rhs, batchedType(rhs.getType()));
+    // The batch dims as one group, whatever is known of their sizes.
+    SmallVector<ReassociationIndices> groups = {
+        llvm::to_vector(llvm::seq<int64_t>(0, rank - 2)), {rank - 2}, {rank - 1}};
+    auto collapse = [&](Value value) {
+      return rank == 3 ? value
+                       : tensor::CollapseShapeOp::create(rewriter, loc,
+                                                         batchedType(value.getType()), value,
+                                                         groups)
+                             .getResult();
+    };
+    Value lhsBatched = collapse(lhs), rhsBatched = collapse(rhs);
     RankedTensorType resultType = batchedType(type);
     SmallVector<Value> batchedSizes;
     for (auto [d, fromLhs] : llvm::enumerate(ArrayRef<bool>{true, true, false}))
@@ -985,7 +994,7 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     Value product =
         linalg::BatchMatmulOp::create(rewriter, loc, ValueRange{lhsBatched, rhsBatched}, init)
             .getResult(0);
-    return finish(reshapeTo(rewriter, loc, product, type, sizes));
+    return finish(rank == 3 ? product : expandTo(rewriter, loc, product, type, groups, sizes));
   }
 };
 
