@@ -6,8 +6,9 @@
 //    with the compiles counted.
 //  - `mlp100`: an MLP (784 -> 128 -> 10, relu, softmax-free logits) evaluated
 //    eagerly on batch sizes 1 to 100 in a fresh process: total time and
-//    compiles (matmuls still take static shapes: one compile per batch size).
+//    compiles.
 //  - `kernels`: an elementwise chain, a broadcast and reductions on 16M f32,
+//    SGEMM 1024 and 4096 (M, N, K all `?` in the generic kernel),
 //    in the mode the argument names: `generic` (the default: generic kernels),
 //    `static` (with EMBER_SHAPE_GENERIC=0: kernels for each shape), `hot`
 //    (specialization on, after 21 calls and finish_background_compiles()).
@@ -78,7 +79,8 @@ static void kernels(const std::string &mode) {
         sink = op();
       finish_background_compiles();
     }
-    double seconds = bench::medianSeconds(11, 1, [&] { sink = op(); });
+    double seconds = bench::medianSeconds(std::string(what) == "sgemm_4096" ? 3 : 11, 1,
+                                          [&] { sink = op(); });
     bench::report(("ember." + mode + "." + what).c_str(), seconds * 1e3, "ms");
   };
   measure("add_16M", [&] { return x + y; });
@@ -87,6 +89,10 @@ static void kernels(const std::string &mode) {
   measure("reduce_sum_rows_16M", [&] { return reduce_sum(x, {1}); });
   measure("reduce_sum_cols_16M", [&] { return reduce_sum(x, {0}); });
   measure("reduce_mean_all_16M", [&] { return reduce_mean(x, {0, 1}); });
+  for (int64_t n : {1024, 4096}) {
+    Tensor a = random_uniform({n, n}, 6), b = random_uniform({n, n}, 7);
+    measure(("sgemm_" + std::to_string(n)).c_str(), [&] { return matmul(a, b); });
+  }
   finish_background_compiles();
 }
 
