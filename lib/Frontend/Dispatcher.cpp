@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Dispatcher.h"
+#include "OpTable.h"
 
 #include "CallSite.h"
 #include "DeviceCopy.h"
@@ -478,7 +479,12 @@ findOrCompile(const Signature &signature, const OpDef &op, std::span<const int64
 } // namespace
 
 Shape ember::detail::shapeOf(const trace::TensorSpec &spec) {
-  return Shape(std::span<const int64_t>(spec.dims, spec.rank));
+  std::span<const int64_t> dims(spec.dims, spec.rank);
+  if (std::find(dims.begin(), dims.end(), trace::kDynamic) == dims.end())
+    return Shape(dims);
+  std::vector<int64_t> known(dims.begin(), dims.end());
+  std::replace(known.begin(), known.end(), trace::kDynamic, kNone);
+  return Shape::with_unknown_dims(known);
 }
 
 /// `inputs` with those not on `device` replaced by copies there, kept in
@@ -593,7 +599,7 @@ trace::TensorSpec ember::detail::specOf(DType dtype, const Shape &shape) {
   spec.dtype = dtype;
   spec.rank = shape.rank();
   for (int d = 0; d < shape.rank(); ++d)
-    spec.dims[d] = shape[d];
+    spec.dims[d] = shape[d] == kNone ? trace::kDynamic : shape[d];
   return spec;
 }
 
@@ -688,8 +694,14 @@ Tensor ember::detail::dispatchBroadcast(const OpDef &op, std::span<const int64_t
   // the gradient need them.
   if (currentTracer() || activeTape()) {
     std::vector<Tensor> broadcast;
+    Tracer *tracer = currentTracer();
     for (const Tensor *input : inputs)
-      broadcast.push_back(input->shape() == shape ? *input : broadcast_to(*input, shape, loc));
+      broadcast.push_back(input->shape() == shape ? *input
+                          : tracer && !shape.is_fully_defined()
+                              // None dims, sized by the inputs that have them
+                              ? tracer->addBroadcast(kBroadcastTo, *input, shape,
+                                                     {inputs.begin(), inputs.size()}, loc)
+                              : broadcast_to(*input, shape, loc));
     std::vector<const Tensor *> operands;
     for (const Tensor &t : broadcast)
       operands.push_back(&t);

@@ -34,7 +34,7 @@ std::string argumentText(DType dtype, const Shape &shape) {
   std::string text(dtypeName(dtype));
   text += "[";
   for (int d = 0; d < shape.rank(); ++d)
-    text += (d ? ", " : "") + std::to_string(shape[d]);
+    text += (d ? ", " : "") + (shape[d] == kNone ? std::string("?") : std::to_string(shape[d]));
   return text + "]";
 }
 
@@ -52,6 +52,13 @@ std::string symbolName(const std::string &name) { return "ember_fn_" + symbolCha
 
 struct Concrete {
   jit::CompiledFunction compiled;
+  std::vector<int64_t> hostWords; ///< the call's host words, then the device type
+  Device device;
+  bool generic = false; ///< traced with None dims: serves every size of them
+  /// The tensor arguments' shapes as traced: kNone for a dim traced as
+  /// None (any size; compiled.dims checks and sizes the call).
+  std::vector<Shape> argumentShapes;
+  std::vector<DType> argumentTypes;
   std::vector<Shape> resultShapes; ///< results, then assigned variables
   size_t userResults = 0; ///< the function's own results; then written variables
   std::vector<std::shared_ptr<VariableState>> variableInputs, variableOutputs;
@@ -71,6 +78,7 @@ struct FunctionCore::Impl {
   const int64_t id = functionCount.fetch_add(1) + 1;
   bool differentiate = false; ///< compile the reverse-mode derivative
   std::optional<std::vector<int>> argnums; ///< ... with respect to these arguments
+  FunctionOptions options;
   /// A signature's concrete function: the first call with the signature
   /// traces and compiles it, calls that find it in flight wait for that one
   /// (one trace per signature, as tf.function does), then all share it; a
@@ -123,14 +131,15 @@ struct FunctionCore::Impl {
     return words;
   }
 
-  std::string signatureText(const CallKey &key, const std::vector<Tensor> &results) const {
+  std::string signatureText(const CallKey &key, const std::vector<Tensor> &results,
+                            std::span<const Shape> shapes) const {
     std::string text = name + "(";
     size_t tensor = 0;
     for (size_t i = 0; i < key.hostArgs.size(); ++i) {
       text += i ? ", " : "";
       if (key.hostArgs[i].empty()) {
         const Tensor *t = key.tensors[tensor];
-        text += "arg" + std::to_string(i) + ": " + argumentText(t->dtype(), t->shape());
+        text += "arg" + std::to_string(i) + ": " + argumentText(t->dtype(), shapes[tensor]);
         ++tensor;
       } else {
         text += "arg" + std::to_string(i) + "=" + key.hostArgs[i];
@@ -148,11 +157,13 @@ struct FunctionCore::Impl {
   /// results, then the final values of the variables it assigned) and the
   /// symbolic results.
   static std::vector<int> traceInto(Tracer &tracer, const CallKey &key, const Trace &trace,
-                                    std::vector<Tensor> &results) {
+                                    std::vector<Tensor> &results,
+                                    std::span<const Shape> shapes = {}) {
     TracingScope scope(&tracer);
     std::vector<Tensor> arguments;
-    for (const Tensor *t : key.tensors)
-      arguments.push_back(tracer.argument(t->dtype(), t->shape()));
+    for (size_t t = 0; t < key.tensors.size(); ++t)
+      arguments.push_back(tracer.argument(key.tensors[t]->dtype(),
+                                          shapes.empty() ? key.tensors[t]->shape() : shapes[t]));
     results = trace(arguments);
     std::vector<int> ids;
     for (const Tensor &r : results)
@@ -262,15 +273,20 @@ struct FunctionCore::Impl {
     recordFunctionCall(inputs, call, structure, outputs, SourceLoc::current());
   }
 
+  /// Traces and compiles the call `key` with its tensor arguments of
+  /// `shapes` (their own, or with None dims).
   std::shared_ptr<Concrete> traceAndCompile(const CallKey &key, const Trace &trace,
-                                            const Device &device) {
+                                            const Device &device, std::vector<Shape> shapes) {
     auto concrete = std::make_shared<Concrete>();
+    for (const Tensor *t : key.tensors)
+      concrete->argumentTypes.push_back(t->dtype());
+    concrete->argumentShapes = std::move(shapes);
     Tracer tracer(symbolName(name));
     auto start = std::chrono::steady_clock::now();
     std::vector<Tensor> results;
-    std::vector<int> ids = traceInto(tracer, key, trace, results);
+    std::vector<int> ids = traceInto(tracer, key, trace, results, concrete->argumentShapes);
     concrete->info.trace_seconds = secondsSince(start);
-    concrete->info.signature = signatureText(key, results);
+    concrete->info.signature = signatureText(key, results, concrete->argumentShapes);
     concrete->userResults = results.size();
     for (const Tensor &r : results)
       concrete->resultShapes.push_back(r.shape());
@@ -294,24 +310,168 @@ struct FunctionCore::Impl {
   /// `traced` tells whether this call traced.
   const Concrete &concreteFor(const std::vector<int64_t> &signature, const CallKey &key,
                               const Trace &trace, const Device &device, bool &traced) {
-    return *concretes.getOrMake(
-        signature,
-        [&] {
-          std::shared_ptr<Concrete> concrete = traceAndCompile(key, trace, device);
-          std::unique_lock<std::shared_mutex> lock(mutex);
-          order.push_back(concrete);
+    traced = false;
+    return *concretes.getOrMake(signature, [&] { return concreteOf(key, trace, device, traced); });
+  }
+
+  /// The tensors' shapes of `key`.
+  static std::vector<Shape> shapesOf(const CallKey &key) {
+    std::vector<Shape> shapes;
+    for (const Tensor *t : key.tensors)
+      shapes.push_back(t->shape());
+    return shapes;
+  }
+
+  /// Whether `concrete` (traced with None dims or not) serves the call `key`
+  /// on `device`: same host words, dtypes and ranks, known dims equal.
+  static bool serves(const Concrete &concrete, const CallKey &key, const Device &device,
+                     const std::vector<int64_t> &hostWords) {
+    if (concrete.hostWords != hostWords || concrete.device != device ||
+        concrete.argumentShapes.size() != key.tensors.size())
+      return false;
+    for (size_t t = 0; t < key.tensors.size(); ++t) {
+      const Shape &traced = concrete.argumentShapes[t], &shape = key.tensors[t]->shape();
+      if (concrete.argumentTypes[t] != key.tensors[t]->dtype() || traced.rank() != shape.rank())
+        return false;
+      for (int d = 0; d < shape.rank(); ++d)
+        if (traced[d] != kNone && traced[d] != shape[d])
+          return false;
+    }
+    return true;
+  }
+
+  /// The input signature's shapes for the call `key`; throws
+  /// SignatureMismatchError when the call does not fit it.
+  std::vector<Shape> signatureShapes(const CallKey &key) const {
+    const std::vector<TensorSpec> &specs = options.input_signature;
+    auto refuse = [&](const std::string &why) {
+      throw SignatureMismatchError("ember::function '" + name +
+                                   "' was called with arguments that do not fit its "
+                                   "input_signature: " +
+                                   why);
+    };
+    if (specs.size() != key.tensors.size())
+      refuse("it has " + std::to_string(specs.size()) + " TensorSpecs, the call " +
+             std::to_string(key.tensors.size()) + " tensors");
+    std::vector<Shape> shapes;
+    for (size_t t = 0; t < specs.size(); ++t) {
+      const Tensor &tensor = *key.tensors[t];
+      Shape spec = Shape::with_unknown_dims(specs[t].shape);
+      bool fits = tensor.dtype() == specs[t].dtype && tensor.rank() == spec.rank();
+      for (int d = 0; fits && d < spec.rank(); ++d)
+        fits = spec[d] == kNone || spec[d] == tensor.shape()[d];
+      if (!fits)
+        refuse("tensor " + std::to_string(t) + " is " +
+               argumentText(tensor.dtype(), tensor.shape()) + ", the signature's " +
+               argumentText(specs[t].dtype, spec));
+      shapes.push_back(spec);
+    }
+    return shapes;
+  }
+
+  /// The concrete function for a call that has none for its exact
+  /// signature: the input signature's (one trace for all calls), a
+  /// generalized one that serves it, or a new trace (generalized, under
+  /// reduce_retracing, when an earlier trace differs only in sizes).
+  std::shared_ptr<Concrete> concreteOf(const CallKey &key, const Trace &trace, const Device &device,
+                                       bool &traced) {
+    std::vector<int64_t> hostWords = key.words;
+    hostWords.push_back(static_cast<int64_t>(device.type()));
+    std::vector<Shape> shapes;
+    std::vector<Shape> relaxed;
+    {
+      std::shared_lock<std::shared_mutex> lock(mutex);
+      for (const std::shared_ptr<Concrete> &concrete : order)
+        if (concrete->generic && serves(*concrete, key, device, hostWords))
           return concrete;
-        },
-        &traced);
+      if (options.input_signature.empty() && options.reduce_retracing)
+        for (const std::shared_ptr<Concrete> &concrete : order)
+          if (std::optional<std::vector<Shape>> merged = relax(*concrete, key, device, hostWords)) {
+            relaxed = std::move(*merged);
+            break;
+          }
+    }
+    if (!options.input_signature.empty())
+      shapes = signatureShapes(key);
+    std::shared_ptr<Concrete> concrete;
+    if (!shapes.empty()) {
+      concrete = traceAndCompile(key, trace, device, shapes);
+    } else if (!relaxed.empty()) {
+      try {
+        concrete = traceAndCompile(key, trace, device, relaxed);
+      } catch (const Error &) {
+        // An op that takes no None dims yet: traced for the call's shapes.
+        concrete = traceAndCompile(key, trace, device, shapesOf(key));
+      }
+    } else {
+      concrete = traceAndCompile(key, trace, device, shapesOf(key));
+    }
+    concrete->hostWords = std::move(hostWords);
+    concrete->device = device;
+    concrete->generic = !concrete->compiled.dims.resultDims.empty();
+    traced = true;
+    std::unique_lock<std::shared_mutex> lock(mutex);
+    order.push_back(concrete);
+    return concrete;
+  }
+
+  /// The shapes that generalize `concrete`'s and the call's (dims that
+  /// differ become kNone), when they differ only in sizes.
+  static std::optional<std::vector<Shape>> relax(const Concrete &concrete, const CallKey &key,
+                                                 const Device &device,
+                                                 const std::vector<int64_t> &hostWords) {
+    if (concrete.hostWords != hostWords || concrete.device != device ||
+        concrete.argumentShapes.size() != key.tensors.size())
+      return std::nullopt;
+    std::vector<Shape> shapes;
+    for (size_t t = 0; t < key.tensors.size(); ++t) {
+      const Shape &traced = concrete.argumentShapes[t], &shape = key.tensors[t]->shape();
+      if (concrete.argumentTypes[t] != key.tensors[t]->dtype() || traced.rank() != shape.rank())
+        return std::nullopt;
+      std::vector<int64_t> dims;
+      for (int d = 0; d < shape.rank(); ++d)
+        dims.push_back(traced[d] == shape[d] ? shape[d] : kNone);
+      shapes.push_back(Shape::with_unknown_dims(dims));
+    }
+    return shapes;
   }
 };
 
 FunctionCore::FunctionCore(std::string name, bool differentiate,
-                           std::optional<std::vector<int>> argnums)
+                           std::optional<std::vector<int>> argnums, FunctionOptions options)
     : impl_(std::make_shared<Impl>()) {
   impl_->name = std::move(name);
   impl_->differentiate = differentiate;
   impl_->argnums = std::move(argnums);
+  impl_->options = std::move(options);
+}
+
+/// The result types of a call of `compiled` (traced with None dims) on
+/// `inputs`, sized by its DimPlan; throws OpError, naming the op, when sizes
+/// that must agree do not.
+static std::vector<trace::TensorSpec> sizeResults(const std::string &name,
+                                                  const jit::CompiledFunction &compiled,
+                                                  std::span<const Tensor *const> inputs) {
+  auto sizeOf = [&](const jit::DimSource &source) {
+    return source.argument < 0 ? source.size : inputs[source.argument]->shape()[source.dim];
+  };
+  auto describe = [&](const jit::DimSource &source) {
+    if (source.argument < 0)
+      return std::to_string(source.size);
+    return "dim " + std::to_string(source.dim) + " of argument " + std::to_string(source.argument) +
+           " (" + std::to_string(sizeOf(source)) + ")";
+  };
+  for (const jit::DimCheck &check : compiled.dims.checks)
+    if (sizeOf(check.a) != sizeOf(check.b))
+      throw OpError((check.location.empty() ? "" : check.location + ": ") + "error: '" +
+                    check.opName + "' op in ember::function '" + name + "': " + describe(check.a) +
+                    " and " + describe(check.b) +
+                    " must be equal (the function was traced with None dims)");
+  std::vector<trace::TensorSpec> results = compiled.results;
+  for (size_t r = 0; r < results.size(); ++r)
+    for (size_t d = 0; d < compiled.dims.resultDims[r].size(); ++d)
+      results[r].dims[d] = sizeOf(compiled.dims.resultDims[r][d]);
+  return results;
 }
 
 FunctionCore::~FunctionCore() = default;
@@ -357,8 +517,16 @@ std::vector<Tensor> FunctionCore::call(const CallKey &key, const Trace &trace,
                                .to(device));
   for (const Tensor &t : cotangents)
     inputs.push_back(&t);
+  // Traced with None dims: the sizes that must agree are checked, and the
+  // results sized, from the call's tensors.
+  std::vector<trace::TensorSpec> sizedResults;
+  std::span<const trace::TensorSpec> results = compiled.results;
+  if (!compiled.dims.resultDims.empty()) {
+    sizedResults = sizeResults(impl.name, compiled, inputs);
+    results = sizedResults;
+  }
   std::vector<Tensor> outputs =
-      runCompiled(compiled.entry, inputs, compiled.results, compiled.faultSites, device);
+      runCompiled(compiled.entry, inputs, results, compiled.faultSites, device);
   // Write the assigned variables back; return the function's own results
   // (then, for a derivative, the gradients of the call's float tensors).
   for (size_t v = 0; v < concrete->variableOutputs.size(); ++v)

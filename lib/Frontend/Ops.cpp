@@ -29,18 +29,21 @@ namespace {
 Shape broadcastShapes(std::string_view opName, const Shape &a, const Shape &b,
                       const SourceLoc &loc) {
   int rank = std::max(a.rank(), b.rank());
-  Shape out;
+  std::vector<int64_t> out;
   for (int d = 0; d < rank; ++d) {
     int da = d - (rank - a.rank()), db = d - (rank - b.rank());
     int64_t x = da >= 0 ? a[da] : 1, y = db >= 0 ? b[db] : 1;
-    if (x != y && x != 1 && y != 1)
+    // A None dim (traced with an input signature) meeting a size is that
+    // size, which the call checks it is (a None dim is not broadcast).
+    bool unknown = x == kNone || y == kNone;
+    if (x != y && x != 1 && y != 1 && !unknown)
       throw_op_error(opName,
                      "cannot broadcast shapes " + a.str() + " and " + b.str() +
                          " (dims aligned at the right must be equal or 1)",
                      loc);
-    out.push_back(x == 1 ? y : x);
+    out.push_back(x == 1 ? y : y == 1 ? x : x == kNone ? y : x);
   }
-  return out;
+  return Shape::with_unknown_dims(out);
 }
 
 void checkSameDType(std::string_view opName, const Tensor &a, const Tensor &b,
@@ -180,6 +183,11 @@ Tensor ember::cast(const Tensor &x, DType dtype, SourceLoc loc) {
 //===----------------------------------------------------------------------===//
 
 Tensor ember::broadcast_to(const Tensor &x, const Shape &shape, SourceLoc loc) {
+  const Tensor *sources[] = {&x};
+  if (!shape.is_fully_defined())
+    if (Tracer *tracer = currentTracer()) // None dims: sized by x's own
+      return tracer->addBroadcast(kBroadcastTo, x, shape, std::span<const Tensor *const>(sources),
+                                  loc);
   trace::TensorSpec result = specOf(x.dtype(), shape);
   return dispatch(kBroadcastTo, {}, {&x}, &result, loc);
 }

@@ -6,6 +6,7 @@
 #include "Format.h"
 #include "ember/Frontend/Ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -34,9 +35,28 @@ Shape::Shape(std::span<const int64_t> dims) {
 
 int64_t Shape::numel() const {
   int64_t n = 1;
-  for (int d = 0; d < rank_; ++d)
+  for (int d = 0; d < rank_; ++d) {
+    if (dims_[d] == kNone) [[unlikely]]
+      return -1;
     n *= dims_[d];
+  }
   return n;
+}
+
+bool Shape::is_fully_defined() const { return std::find(begin(), end(), kNone) == end(); }
+
+Shape Shape::with_unknown_dims(std::span<const int64_t> dims) {
+  Shape known; // the known dims, checked as a Shape checks them
+  for (int64_t dim : dims)
+    if (dim != kNone)
+      known.push_back(dim);
+  if (dims.size() > static_cast<size_t>(kMaxRank))
+    throw Error("ember supports tensors of rank at most " + std::to_string(kMaxRank) +
+                ", got rank " + std::to_string(dims.size()));
+  Shape shape;
+  std::copy(dims.begin(), dims.end(), shape.dims_);
+  shape.rank_ = static_cast<int>(dims.size());
+  return shape;
 }
 
 void Shape::push_back(int64_t dim) {
@@ -63,7 +83,7 @@ void Shape::push_back(int64_t dim) {
 std::string Shape::str(std::span<const int64_t> dims) {
   std::string out = "(";
   for (size_t d = 0; d < dims.size(); ++d)
-    out += (d ? ", " : "") + std::to_string(dims[d]);
+    out += (d ? ", " : "") + (dims[d] == kNone ? std::string("None") : std::to_string(dims[d]));
   return out + (dims.size() == 1 ? ",)" : ")");
 }
 
@@ -105,6 +125,13 @@ void TensorImpl::operator delete(void *pointer) {
     list.blocks.push_back(pointer);
   else
     ::operator delete(pointer);
+}
+
+void ember::detail::throwUnknownDims(const Shape &shape) {
+  throw Error("a tensor of values cannot have the shape " + shape.str() +
+              ": a None dim is known only when the traced function is called; make the tensor "
+              "from one that has it (zeros_like(x), broadcast_to), or read the size with "
+              "ember::shape(x)");
 }
 
 Tensor ember::detail::newTensor(const Shape &shape, DType dtype) {

@@ -45,16 +45,21 @@ inline const TensorImpl &implOf(const Tensor &t) {
 
 /// A new tensor with uninitialized contents.
 Tensor newTensor(const Shape &shape, DType dtype);
+/// Throws the error for a tensor of values made with an unknown dim.
+[[noreturn]] void throwUnknownDims(const Shape &shape);
 /// The same with a buffer from `allocate` (the host's or a device's
 /// allocator); `onFailure` throws when it fails. Inline: the eager hot path.
 template <typename OnFailure>
 Tensor newTensorWith(const Shape &shape, DType dtype,
                      emberrt_status_t (*allocate)(size_t, emberrt_buffer_t **),
                      OnFailure &&onFailure) {
+  int64_t elements = shape.numel();
+  if (elements < 0) [[unlikely]]
+    throwUnknownDims(shape);
   auto *impl = new TensorImpl();
   impl->dtype = dtype;
   impl->shape = shape;
-  size_t bytes = static_cast<size_t>(shape.numel()) * dtypeSize(dtype);
+  size_t bytes = static_cast<size_t>(elements) * dtypeSize(dtype);
   if (allocate(bytes, &impl->buffer) != EMBERRT_OK) {
     delete impl;
     onFailure();

@@ -72,6 +72,44 @@ Tensor Tracer::addOp(const OpDef &op, std::span<const int64_t> attrWords,
   return out;
 }
 
+Tensor Tracer::addBroadcast(const OpDef &broadcastOp, const Tensor &x, const Shape &shape,
+                            std::span<const Tensor *const> sources, const SourceLoc &loc) {
+  std::vector<int> operands = {valueOf(x, loc)};
+  for (int d = 0; d < shape.rank(); ++d) {
+    if (shape[d] != kNone)
+      continue;
+    const Tensor *source = nullptr;
+    int sourceDim = -1;
+    for (const Tensor *candidate : sources) {
+      int aligned = d - (shape.rank() - candidate->rank());
+      if (aligned >= 0 && candidate->shape()[aligned] == kNone) {
+        source = candidate;
+        sourceDim = aligned;
+        break;
+      }
+    }
+    if (!source)
+      throw_op_error(broadcastOp.name,
+                     "cannot broadcast " + x.shape().str() + " to " + shape.str() +
+                         ": no operand gives the size of None dim " + std::to_string(d),
+                     loc);
+    operands.push_back(builder_.addDim(valueOf(*source, loc), sourceDim));
+  }
+  trace::TensorSpec resultType = specOf(x.dtype(), shape);
+  trace::OpCall call{broadcastOp.name, broadcastOp.attrs, {}, &resultType, jitLocationOf(loc)};
+  trace::TensorSpec result;
+  std::string error;
+  int id = builder_.addOp(call, operands, result, error);
+  if (id < 0)
+    throw OpError(error.empty() ? "'" + std::string(broadcastOp.name) + "' op is invalid" : error);
+  Tensor out = newSymbolicTensor(shapeOf(result), result.dtype, this, id);
+  const SourceLoc &where = forUser(loc);
+  out.impl()->traceFile = where.file_name();
+  out.impl()->traceLine = where.line();
+  out.impl()->traceColumn = where.column();
+  return out;
+}
+
 void Tracer::addEffect(const OpDef &op, std::span<const int64_t> attrWords,
                        std::span<const Tensor *const> inputs, const SourceLoc &loc) {
   std::vector<int> operands;

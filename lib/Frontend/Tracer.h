@@ -63,6 +63,11 @@ public:
   Tensor addOp(const OpDef &op, std::span<const int64_t> attrWords,
                std::span<const Tensor *const> inputs, const trace::TensorSpec *resultType,
                const SourceLoc &loc);
+  /// Appends `broadcastOp` (ember.broadcast_to) of `x` to `shape`, whose
+  /// kNone dims take their sizes from the first of `sources` with a kNone
+  /// dim aligned with them. Throws OpError when none has one.
+  Tensor addBroadcast(const OpDef &broadcastOp, const Tensor &x, const Shape &shape,
+                      std::span<const Tensor *const> sources, const SourceLoc &loc);
   /// Appends `op`, which has no results and runs for its effect (print).
   void addEffect(const OpDef &op, std::span<const int64_t> attrWords,
                  std::span<const Tensor *const> inputs, const SourceLoc &loc);

@@ -10,6 +10,8 @@
 
 #include "ember/JIT/FunctionCompiler.h"
 
+#include "DynamicDims.h"
+
 #include "ember/Compiler/Compiler.h"
 #include "ember/Conversion/Passes.h"
 #include "ember/Dialect/Ember/IR/EmberOps.h"
@@ -151,6 +153,12 @@ static bool compileTracedFunction(ModuleOp module, func::FuncOp function, const 
       error += "internal error: unsupported result type";
       return false;
     }
+  }
+  if (!planDynamicDims(function, out.dims, error))
+    return false;
+  if (differentiate && !out.dims.resultDims.empty()) {
+    error += "the derivative of a function with None (`?`) dims is not compiled yet";
+    return false;
   }
   out.faultSites = numberFaultSites(module);
   std::string symbol = differentiate ? name + "_vjp" : name;

@@ -66,6 +66,33 @@ struct IRStages {
   std::string llvm_ir;      ///< LLVM IR after LLVM's optimizations
 };
 
+/// The type of a tensor argument in an input signature: its dims, kNone for
+/// a dim of any size, and its dtype (TensorFlow's tf.TensorSpec([None, 64])).
+struct TensorSpec {
+  std::vector<int64_t> shape;
+  DType dtype = DType::Float32;
+};
+
+/// How a traced function traces (tf.function's arguments of the same names).
+struct FunctionOptions {
+  /// One TensorSpec per tensor argument, in order: the function is traced
+  /// once, for any sizes of the kNone dims; a call whose tensors do not fit
+  /// it (a known dim, the rank or the dtype differs) throws
+  /// SignatureMismatchError, as TensorFlow raises a TypeError.
+  std::vector<TensorSpec> input_signature;
+  /// After a call whose tensor shapes differ from the traced ones only in
+  /// sizes, trace once more with the dims that differed as kNone, so that
+  /// later sizes trace nothing. A trace that cannot take None dims (an op
+  /// that does not take them yet) is traced per shape, as without it.
+  bool reduce_retracing = false;
+};
+
+/// A call that does not fit a function's input signature.
+class SignatureMismatchError : public Error {
+public:
+  using Error::Error;
+};
+
 namespace detail {
 
 /// A call's signature: host arguments as words (tensors as a marker, their
@@ -212,7 +239,8 @@ public:
   /// when an eager GradientTape records the call).
   using KeepTrace = std::function<Trace()>;
   explicit FunctionCore(std::string name, bool differentiate = false,
-                        std::optional<std::vector<int>> argnums = std::nullopt);
+                        std::optional<std::vector<int>> argnums = std::nullopt,
+                        FunctionOptions options = {});
   ~FunctionCore();
   std::vector<Tensor> call(const CallKey &key, const Trace &trace,
                            const KeepTrace &keepTrace = {});
@@ -246,9 +274,10 @@ FunctionCore::KeepTrace keepingTrace(Body body, const Args &...args) {
 template <typename F>
 class Function {
 public:
-  Function(F f, std::string name)
+  Function(F f, std::string name, FunctionOptions options = {})
       : f_(std::make_shared<const F>(std::move(f))),
-        core_(std::make_shared<detail::FunctionCore>(std::move(name))) {}
+        core_(std::make_shared<detail::FunctionCore>(std::move(name), false, std::nullopt,
+                                                     std::move(options))) {}
 
   template <typename... Args>
   auto operator()(const Args &...args) const {
@@ -515,6 +544,24 @@ auto grad(F &&f, int argnum, std::string name = "loss") {
 template <typename F>
 Function<std::decay_t<F>> function(F &&f, std::string name = "function") {
   return Function<std::decay_t<F>>(std::forward<F>(f), std::move(name));
+}
+
+/// The same, traced as `options` say: an input signature with kNone dims
+/// (one trace serves every batch size), or reduce_retracing. Inside the
+/// trace, a None dim reads as kNone in `x.shape()` (TensorFlow's None);
+/// ops whose shapes follow from their operands' work on it: elementwise
+/// ops and broadcasting, reductions, matmul (a Dense layer), and sizes
+/// that must agree are checked when the function is called (an error
+/// naming the op, never a wrong read). Example:
+//   auto f = ember::function([](const ember::Tensor &x) { return ember::reduce_sum(x, {1}); },
+//                            "rows", {.input_signature = {{{ember::kNone, 3}}}});
+//   ember::Tensor two = f(ember::ones({2, 3})), five = f(ember::ones({5, 3}));  // one trace
+//   if (f.concrete_functions().size() != 1 || two.shape() != ember::Shape{2} ||
+//       five.shape() != ember::Shape{5})
+//     throw std::runtime_error("not one trace");
+template <typename F>
+Function<std::decay_t<F>> function(F &&f, std::string name, FunctionOptions options) {
+  return Function<std::decay_t<F>>(std::forward<F>(f), std::move(name), std::move(options));
 }
 
 } // namespace ember

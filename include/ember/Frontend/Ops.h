@@ -127,9 +127,8 @@ Tensor broadcast_to(const Tensor &x, const Shape &shape, EMBER_LOC);
 Tensor reshape(const Tensor &x, const std::vector<int64_t> &shape, EMBER_LOC);
 /// Result dim i is x's dim perm[i]; an empty perm reverses the dims.
 Tensor transpose(const Tensor &x, const std::vector<int64_t> &perm = {}, EMBER_LOC);
-/// An omitted slice bound, Python's None: slice(x, {-3}, {kNone}) is x[-3:],
-/// slice(x, {kNone}, {kNone}, {-1}) is x[::-1].
-constexpr int64_t kNone = INT64_MIN;
+// kNone (Tensor.h) is an omitted slice bound, Python's None: slice(x, {-3},
+// {kNone}) is x[-3:], slice(x, {kNone}, {kNone}, {-1}) is x[::-1].
 /// x[start:limit:stride] per dim, with Python's semantics: negative bounds
 /// count from the end, bounds out of range clamp (an empty range is an empty
 /// dim), a negative stride walks backwards (stride defaults to 1; 0 is an

@@ -25,7 +25,14 @@ namespace ember {
 
 constexpr int kMaxRank = 8;
 
-/// A static shape of at most kMaxRank dims, stored inline.
+/// Python's None: an omitted slice bound (see slice), and a dim of unknown
+/// size, known only when a function is called (TensorFlow's None in a
+/// TensorSpec; see ember::TensorSpec).
+constexpr int64_t kNone = INT64_MIN;
+
+/// A shape of at most kMaxRank dims, stored inline. Tensors that hold
+/// values have every dim known; a symbolic tensor inside a function traced
+/// with an input signature may have dims of kNone (see with_unknown_dims).
 class Shape {
 public:
   /// The most elements a shape may hold, counting its non-empty dims (so
@@ -42,10 +49,17 @@ public:
   const int64_t *begin() const { return dims_; }
   const int64_t *end() const { return dims_ + rank_; }
   const int64_t *data() const { return dims_; }
+  /// The element count; -1 when a dim is unknown (kNone).
   int64_t numel() const;
+  /// Whether every dim is known (TensorFlow's TensorShape.is_fully_defined).
+  bool is_fully_defined() const;
+  /// A shape whose dims may be kNone: a symbolic tensor's, inside a function
+  /// traced with an input signature (`x.shape()[0] == ember::kNone` there,
+  /// as TensorFlow's x.shape[0] is None). Shape's constructors refuse them.
+  static Shape with_unknown_dims(std::span<const int64_t> dims);
   std::vector<int64_t> vec() const { return {begin(), end()}; }
   void push_back(int64_t dim);
-  /// numpy's spelling: "(2, 3)", "(3,)", "()".
+  /// numpy's spelling: "(2, 3)", "(3,)", "()"; an unknown dim is "None".
   std::string str() const { return str(std::span<const int64_t>(dims_, rank_)); }
   /// The same of any dims (which need not make a valid Shape: a file's
   /// header, a reshape's -1).

@@ -1,0 +1,198 @@
+//===- DynamicDims.cpp - how a function with ? dims is called -------------===//
+//
+// A function traced with `?` dims (an input signature with None) is called
+// with concrete tensors: before the call, the caller checks that the sizes
+// the ops need equal do (an elementwise op's operands, a matmul's
+// contracting dims), so that compiled code never reads past a buffer, and
+// it sizes the results it passes in. Both come from one pass over the
+// traced ops: the dims of all values are sorted into classes of dims that
+// must be equal (union-find); each class knows where its size comes from
+// (an argument's dim, or a constant), and joining two classes that both
+// know is a check, named by the op that joined them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DynamicDims.h"
+
+#include "ember/Dialect/Ember/IR/EmberOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <optional>
+
+using namespace mlir;
+
+namespace ember::jit {
+namespace {
+
+class DimClasses {
+public:
+  /// The class of `value`'s dim `d` (a new one, the first time); a static
+  /// dim's class knows its size.
+  explicit DimClasses(Block *arguments) : arguments_(arguments) {}
+
+  int classOf(Value value, int64_t d) {
+    auto [it, inserted] = ids_.try_emplace({value, d}, static_cast<int>(parent_.size()));
+    if (inserted) {
+      parent_.push_back(it->second);
+      std::optional<DimSource> source;
+      auto type = cast<RankedTensorType>(value.getType());
+      if (!type.isDynamicDim(d))
+        source = DimSource{-1, 0, type.getDimSize(d)};
+      else if (auto argument = dyn_cast<BlockArgument>(value);
+               argument && argument.getOwner() == arguments_)
+        source = DimSource{static_cast<int>(argument.getArgNumber()), static_cast<int>(d), 0};
+      sources_.push_back(source);
+    }
+    return find(it->second);
+  }
+
+  /// `a` and `b` must be equal: one class; a check when both knew their size
+  /// (two different constants cannot happen: the verifiers refuse them).
+  void join(int a, int b, Operation *op, DimPlan &plan) {
+    a = find(a);
+    b = find(b);
+    if (a == b)
+      return;
+    if (sources_[a] && sources_[b]) {
+      const DimSource &x = *sources_[a], &y = *sources_[b];
+      bool sameConstant = x.argument < 0 && y.argument < 0 && x.size == y.size;
+      if (!sameConstant) {
+        DimCheck check{x, y, op->getName().getStringRef().str(), {}};
+        if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+          check.location = (loc.getFilename().getValue() + ":" + llvm::Twine(loc.getLine()) +
+                            ":" + llvm::Twine(loc.getColumn()))
+                               .str();
+        plan.checks.push_back(std::move(check));
+      }
+    }
+    if (!sources_[a])
+      sources_[a] = sources_[b];
+    parent_[b] = a;
+  }
+
+  std::optional<DimSource> sourceOf(Value value, int64_t d) { return sources_[classOf(value, d)]; }
+
+private:
+  int find(int id) {
+    while (parent_[id] != id)
+      id = parent_[id] = parent_[parent_[id]];
+    return id;
+  }
+  Block *arguments_; // the function's entry block
+  llvm::DenseMap<std::pair<Value, int64_t>, int> ids_;
+  std::vector<int> parent_;
+  std::vector<std::optional<DimSource>> sources_;
+};
+
+bool hasDynamicDim(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  return shaped && !shaped.hasStaticShape();
+}
+
+int64_t rankOf(Value value) { return cast<RankedTensorType>(value.getType()).getRank(); }
+
+} // namespace
+
+bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error) {
+  plan = {};
+  if (!llvm::any_of(function.getArgumentTypes(), hasDynamicDim))
+    return true;
+  DimClasses classes(&function.getBody().front());
+  auto same = [&](Value a, int64_t da, Value b, int64_t db, Operation *op) {
+    classes.join(classes.classOf(a, da), classes.classOf(b, db), op, plan);
+  };
+  WalkResult walk = function.walk([&](Operation *op) -> WalkResult {
+    if (op == function.getOperation() || isa<func::ReturnOp, arith::ConstantOp>(op))
+      return WalkResult::advance();
+    bool dynamic = llvm::any_of(op->getOperandTypes(), hasDynamicDim) ||
+                   llvm::any_of(op->getResultTypes(), hasDynamicDim);
+    if (isa<tensor::DimOp>(op)) // a size, read by the broadcast that uses it
+      return WalkResult::advance();
+    if (op->hasTrait<mlir::ember::Elementwise>()) {
+      for (Value result : op->getResults())
+        for (Value operand : op->getOperands())
+          for (int64_t d = 0; d < rankOf(result); ++d)
+            same(result, d, operand, d, op);
+      return WalkResult::advance();
+    }
+    if (auto broadcast = dyn_cast<mlir::ember::BroadcastToOp>(op)) {
+      Value in = broadcast.getOperand(), out = broadcast.getResult();
+      int64_t offset = rankOf(out) - rankOf(in);
+      auto inType = cast<RankedTensorType>(in.getType());
+      for (int64_t d = 0; d < rankOf(in); ++d)
+        if (inType.getDimSize(d) != 1) // a `?` is not broadcast: it is the result's size
+          same(in, d, out, d + offset, op);
+      auto outType = cast<RankedTensorType>(out.getType());
+      auto sizes = broadcast.getSizes();
+      for (int64_t d = 0, next = 0; d < rankOf(out); ++d) {
+        if (!outType.isDynamicDim(d))
+          continue;
+        auto dim = sizes[next++].getDefiningOp<tensor::DimOp>();
+        std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt;
+        if (!index) {
+          error = "internal error: a broadcast size not read from a tensor";
+          return WalkResult::interrupt();
+        }
+        same(out, d, dim.getSource(), *index, op);
+      }
+      return WalkResult::advance();
+    }
+    if (isa<mlir::ember::ReduceSumOp, mlir::ember::ReduceMaxOp, mlir::ember::ReduceMinOp,
+            mlir::ember::ReduceProdOp, mlir::ember::ReduceMeanOp>(op)) {
+      Value in = op->getOperand(0), out = op->getResult(0);
+      auto axes = op->getAttrOfType<DenseI64ArrayAttr>("axes").asArrayRef();
+      bool keepdims = op->hasAttr("keepdims");
+      for (int64_t d = 0, at = 0; d < rankOf(in); ++d) {
+        bool reduced = llvm::is_contained(axes, d);
+        if (!reduced)
+          same(in, d, out, at, op);
+        if (!reduced || keepdims)
+          ++at;
+      }
+      return WalkResult::advance();
+    }
+    if (auto matmul = dyn_cast<mlir::ember::MatmulOp>(op)) {
+      Value lhs = matmul.getLhs(), rhs = matmul.getRhs(), out = matmul.getResult();
+      int64_t rank = rankOf(out);
+      for (int64_t d = 0; d < rank - 2; ++d) {
+        same(lhs, d, rhs, d, op);
+        same(out, d, lhs, d, op);
+      }
+      same(lhs, rank - 1, rhs, rank - 2, op);
+      same(out, rank - 2, lhs, rank - 2, op);
+      same(out, rank - 1, rhs, rank - 1, op);
+      return WalkResult::advance();
+    }
+    if (!dynamic)
+      return WalkResult::advance();
+    error = "'" + op->getName().getStringRef().str() + "' op";
+    if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+      error = (loc.getFilename().getValue() + ":" + llvm::Twine(loc.getLine()) + ": ").str() +
+              error;
+    error += " does not take None (`?`) dims yet: only elementwise ops, broadcasts, "
+             "reductions and matmuls do";
+    return WalkResult::interrupt();
+  });
+  if (walk.wasInterrupted())
+    return false;
+  auto returned = cast<func::ReturnOp>(function.getBody().front().getTerminator());
+  for (Value result : returned.getOperands()) {
+    plan.resultDims.emplace_back();
+    for (int64_t d = 0; d < rankOf(result); ++d) {
+      std::optional<DimSource> source = classes.sourceOf(result, d);
+      if (!source) {
+        error = "internal error: the size of a result's dim " + std::to_string(d) +
+                " comes from no argument";
+        return false;
+      }
+      plan.resultDims.back().push_back(*source);
+    }
+  }
+  return true;
+}
+
+} // namespace ember::jit

@@ -1,0 +1,141 @@
+// Traced functions whose shapes change: an input signature with None dims
+// (kNone) traces once for every batch size; reduce_retracing generalizes
+// after the first size change; sizes that must agree are checked at the
+// call, naming the op; traced and eager agree.
+#include "ember/ember.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+using namespace ember;
+
+namespace {
+
+Tensor randomTensor(std::mt19937 &rng, const Shape &shape) {
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  std::vector<float> values(static_cast<size_t>(shape.numel()));
+  for (float &v : values)
+    v = value(rng);
+  return Tensor::from_vector(values, shape);
+}
+
+void expectClose(const Tensor &got, const Tensor &expected, float tolerance = 1e-5f) {
+  ASSERT_EQ(got.shape(), expected.shape());
+  std::vector<float> a = got.to_vector<float>(), b = expected.to_vector<float>();
+  for (size_t i = 0; i < a.size(); ++i)
+    ASSERT_NEAR(a[i], b[i], tolerance) << "element " << i;
+}
+
+} // namespace
+
+TEST(TracedShapes, InputSignatureTracesOnceForEveryBatchSize) {
+  std::mt19937 rng(1);
+  Tensor w = randomTensor(rng, {64}), b = randomTensor(rng, {64});
+  auto body = [&](const Tensor &x) { return reduce_sum(relu(x * w + b), {1}); };
+  auto f = function(body, "sweep", {.input_signature = {{{kNone, 64}}}});
+  for (int64_t rows : {1000, 1001, 7, 2, 1, 64}) {
+    Tensor x = randomTensor(rng, {rows, 64});
+    Tensor y = f(x);
+    EXPECT_EQ(y.shape(), Shape({rows}));
+    expectClose(y, body(x), 1e-4f);
+  }
+  std::vector<ConcreteFunctionInfo> concretes = f.concrete_functions();
+  ASSERT_EQ(concretes.size(), 1u);
+  EXPECT_EQ(concretes[0].signature, "sweep(arg0: float32[?, 64]) -> float32[?]");
+}
+
+TEST(TracedShapes, ACallThatDoesNotFitTheSignatureThrows) {
+  auto f = function([](const Tensor &x) { return x * 2.0; }, "double",
+                    {.input_signature = {{{kNone, 3}}}});
+  (void)f(ones({4, 3}));
+  EXPECT_THROW((void)f(ones({4, 4})), SignatureMismatchError);
+  EXPECT_THROW((void)f(ones({4, 3, 1})), SignatureMismatchError);
+  EXPECT_THROW((void)f(ones({4, 3}, DType::Float64)), SignatureMismatchError);
+  try {
+    (void)f(ones({4, 4}));
+  } catch (const SignatureMismatchError &e) {
+    EXPECT_NE(std::string(e.what()).find("float32[4, 4]"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("float32[?, 3]"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TracedShapes, SizesThatMustAgreeAreCheckedNamingTheOp) {
+  // Two None batch dims meet in an add: equal at every call, or an error.
+  auto f = function([](const Tensor &x, const Tensor &y) { return x + y; }, "sum",
+                    {.input_signature = {{{kNone, 3}}, {{kNone, 3}}}});
+  expectClose(f(ones({5, 3}), ones({5, 3})), full({5, 3}, 2.0));
+  try {
+    (void)f(ones({5, 3}), ones({6, 3}));
+    FAIL() << "no error";
+  } catch (const OpError &e) {
+    std::string message = e.what();
+    EXPECT_NE(message.find("'ember.add' op"), std::string::npos) << message;
+    EXPECT_NE(message.find("TracedShapesTest.cpp:"), std::string::npos) << message;
+    EXPECT_NE(message.find("must be equal"), std::string::npos) << message;
+  }
+}
+
+TEST(TracedShapes, ADenseLayerOnANoneBatch) {
+  std::mt19937 rng(3);
+  Tensor w1 = randomTensor(rng, {20, 16}), b1 = randomTensor(rng, {16});
+  Tensor w2 = randomTensor(rng, {16, 4}), b2 = randomTensor(rng, {4});
+  auto mlp = [&](const Tensor &x) { return matmul(relu(matmul(x, w1) + b1), w2) + b2; };
+  auto f = function(mlp, "mlp", {.input_signature = {{{kNone, 20}}}});
+  for (int64_t batch : {3, 50, 1, 17}) {
+    Tensor x = randomTensor(rng, {batch, 20});
+    expectClose(f(x), mlp(x), 1e-4f);
+  }
+  EXPECT_EQ(f.concrete_functions().size(), 1u);
+  // The contracting dim is known, so a wrong width is refused at the call.
+  EXPECT_THROW((void)f(randomTensor(rng, {3, 21})), SignatureMismatchError);
+}
+
+TEST(TracedShapes, ReduceRetracingGeneralizesAfterTheFirstSizeChange) {
+  std::mt19937 rng(4);
+  Tensor w = randomTensor(rng, {8});
+  auto body = [&](const Tensor &x) { return reduce_mean(tanh(x * w), {0}); };
+  auto f = function(body, "relaxed", {.reduce_retracing = true});
+  for (int64_t rows = 10; rows < 74; ++rows) {
+    Tensor x = randomTensor(rng, {rows, 8});
+    expectClose(f(x), body(x), 1e-5f);
+  }
+  std::vector<ConcreteFunctionInfo> concretes = f.concrete_functions();
+  ASSERT_EQ(concretes.size(), 2u); // [10, 8], then [?, 8]
+  EXPECT_EQ(concretes[1].signature, "relaxed(arg0: float32[?, 8]) -> float32[8]");
+}
+
+TEST(TracedShapes, ReduceRetracingFallsBackPerShapeForOpsWithoutNoneDims) {
+  // transpose takes no None dims yet: each shape keeps its own trace.
+  auto body = [](const Tensor &x) { return transpose(x) * 2.0; };
+  auto f = function(body, "per_shape", {.reduce_retracing = true});
+  for (int64_t rows : {3, 4, 5})
+    expectClose(f(ones({rows, 2})), body(ones({rows, 2})));
+  EXPECT_EQ(f.concrete_functions().size(), 3u);
+}
+
+TEST(TracedShapes, InsideTheTraceANoneDimIsKNone) {
+  Shape seen;
+  auto f = function(
+      [&](const Tensor &x) {
+        seen = x.shape();
+        return x + 1.0;
+      },
+      "shape", {.input_signature = {{{kNone, 2}}}});
+  (void)f(ones({3, 2}));
+  EXPECT_EQ(seen.rank(), 2);
+  EXPECT_EQ(seen[0], kNone);
+  EXPECT_EQ(seen[1], 2);
+  EXPECT_FALSE(seen.is_fully_defined());
+  EXPECT_EQ(seen.str(), "(None, 2)");
+  // A tensor of values cannot take it.
+  auto g = function([](const Tensor &x) { return x + zeros(x.shape()); }, "zeros",
+                    {.input_signature = {{{kNone, 2}}}});
+  try {
+    (void)g(ones({3, 2}));
+    FAIL() << "no error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("(None, 2)"), std::string::npos) << e.what();
+  }
+}
