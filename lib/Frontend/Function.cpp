@@ -106,21 +106,59 @@ struct FunctionCore::Impl {
       return;
     warned = true;
     size_t count;
-    std::string newest;
+    std::string newest, sizes;
     {
       std::shared_lock<std::shared_mutex> listing(mutex);
       count = order.size();
       newest = order.back()->info.signature;
+      if (count >= 2)
+        sizes = sizeChange(*order[count - 2], *order[count - 1]);
     }
     std::cerr << "ember warning: ember::function '" << name
               << "' traced on each of its last 5 calls (" << count
               << " concrete functions; the newest: " << newest
-              << "). Tracing and compiling cost far more than running. Likely causes: host "
-                 "arguments (numbers, strings) with a new value on every call (pass a tensor "
-                 "instead), tensor arguments whose shape or dtype keeps changing, or an "
-                 "ember::function created anew for every call (create it once, outside the "
-                 "loop).\n";
+              << "). Tracing and compiling cost far more than running. ";
+    if (!sizes.empty())
+      std::cerr << sizes << "\n";
+    else
+      std::cerr << "Likely causes: host arguments (numbers, strings) with a new value on every "
+                   "call (pass a tensor instead), tensor arguments whose shape or dtype keeps "
+                   "changing, or an ember::function created anew for every call (create it "
+                   "once, outside the loop).\n";
+  }
+
+  /// When `before` and `after` were traced for calls that differ only in
+  /// their tensors' sizes: which dims changed and how to trace once for all
+  /// sizes; else "".
+  std::string sizeChange(const Concrete &before, const Concrete &after) const {
+    if (before.hostWords != after.hostWords || before.argumentTypes != after.argumentTypes ||
+        before.argumentShapes.size() != after.argumentShapes.size())
+      return "";
+    std::string changed, specs;
+    for (size_t t = 0; t < after.argumentShapes.size(); ++t) {
+      const Shape &a = before.argumentShapes[t], &b = after.argumentShapes[t];
+      if (a.rank() != b.rank())
+        return "";
+      std::string spec;
+      for (int d = 0; d < b.rank(); ++d) {
+        bool differs = a[d] != b[d];
+        if (differs)
+          changed += std::string(changed.empty() ? "" : ", ") + "dim " + std::to_string(d) +
+                     " of tensor argument " + std::to_string(t) + " (" +
+                     (a[d] == kNone ? std::string("None") : std::to_string(a[d])) + " then " +
+                     std::to_string(b[d]) + ")";
+        spec += std::string(d ? ", " : "") +
+                (differs || b[d] == kNone ? std::string("ember::kNone") : std::to_string(b[d]));
+      }
+      specs += std::string(t ? ", " : "") + "{{" + spec + "}}";
     }
+    if (changed.empty())
+      return "";
+    return "Its calls differ only in sizes: " + changed +
+           ". Trace once for every size with an input signature whose changing dims are None, "
+           "ember::function(f, \"" + name + "\", {.input_signature = {" + specs +
+           "}}), or let it generalize itself with {.reduce_retracing = true}.";
+  }
 
   /// The signature's words: the host words, then each tensor's dtype and shape.
   static std::vector<int64_t> signatureOf(const CallKey &key, const Device &device) {

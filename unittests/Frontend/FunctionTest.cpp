@@ -313,6 +313,16 @@ TEST(Function, FrequentRetracingIsReported) {
             std::string::npos)
       << warning;
   EXPECT_NE(warning.find("host arguments"), std::string::npos);
+  // Tensors that change only in sizes: the warning names the dim and the fix.
+  auto h = function([](const Tensor &x) { return x * 2; }, "batches");
+  testing::internal::CaptureStderr();
+  for (int64_t rows = 2; rows < 8; ++rows)
+    h(ones({rows, 3}));
+  warning = testing::internal::GetCapturedStderr();
+  EXPECT_NE(warning.find("dim 0 of tensor argument 0 (5 then 6)"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("{.input_signature = {{{ember::kNone, 3}}}}"), std::string::npos)
+      << warning;
+  EXPECT_NE(warning.find(".reduce_retracing = true"), std::string::npos) << warning;
   auto g = function([](const Tensor &x) { return x + 1; }, "stable");
   testing::internal::CaptureStderr();
   for (int i = 0; i < 6; ++i)
