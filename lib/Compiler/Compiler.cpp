@@ -253,20 +253,8 @@ bool ember::compiler::writeFileAtomically(const std::string &path,
 //===----------------------------------------------------------------------===//
 
 FailureOr<int> ember::compiler::markEntryPoints(ModuleOp module) {
-  // Static shapes only: kernels are compiled for them (a dynamic dimension
-  // would otherwise fail deep inside the lowering).
-  WalkResult dynamic = module->walk([&](func::FuncOp function) {
-    for (Type type : llvm::concat<const Type>(function.getArgumentTypes(),
-                                              function.getResultTypes()))
-      if (auto shaped = dyn_cast<ShapedType>(type); shaped && !shaped.hasStaticShape()) {
-        function.emitError() << "'" << function.getName() << "' takes or returns " << type
-                             << ", a dynamic shape: ember compiles functions of static shapes "
-                                "(trace or write one per shape)";
-        return WalkResult::interrupt();
-      }
-    return WalkResult::advance();
-  });
-  if (dynamic.wasInterrupted())
+  // `?` dims: the caller checks and sizes them by the function's plan.
+  if (failed(planDynamicDims(module)))
     return failure();
   int exported = 0;
   for (auto function : module.getOps<func::FuncOp>())

@@ -490,16 +490,16 @@ FunctionCore::FunctionCore(std::string name, bool differentiate,
 static std::vector<trace::TensorSpec> sizeResults(const std::string &name,
                                                   const jit::CompiledFunction &compiled,
                                                   std::span<const Tensor *const> inputs) {
-  auto sizeOf = [&](const jit::DimSource &source) {
+  auto sizeOf = [&](const DimSource &source) {
     return source.argument < 0 ? source.size : inputs[source.argument]->shape()[source.dim];
   };
-  auto describe = [&](const jit::DimSource &source) {
+  auto describe = [&](const DimSource &source) {
     if (source.argument < 0)
       return std::to_string(source.size);
     return "dim " + std::to_string(source.dim) + " of argument " + std::to_string(source.argument) +
            " (" + std::to_string(sizeOf(source)) + ")";
   };
-  for (const jit::DimCheck &check : compiled.dims.checks)
+  for (const DimCheck &check : compiled.dims.checks)
     if (sizeOf(check.a) != sizeOf(check.b))
       throw OpError((check.location.empty() ? "" : check.location + ": ") + "error: '" +
                     check.opName + "' op in ember::function '" + name + "': " + describe(check.a) +

@@ -10,8 +10,6 @@
 
 #include "ember/JIT/FunctionCompiler.h"
 
-#include "DynamicDims.h"
-
 #include "ember/Compiler/Compiler.h"
 #include "ember/Conversion/Passes.h"
 #include "ember/Dialect/Ember/IR/EmberOps.h"
@@ -154,8 +152,9 @@ static bool compileTracedFunction(ModuleOp module, func::FuncOp function, const 
       return false;
     }
   }
-  if (!planDynamicDims(function, out.dims, error))
-    return false;
+  if (failed(::ember::compiler::planDynamicDims(module)))
+    return false; // the error went to the diagnostics
+  out.dims = ::ember::compiler::dimPlanOf(function);
   if (differentiate && !out.dims.resultDims.empty()) {
     error += "the derivative of a function with None (`?`) dims is not compiled yet";
     return false;

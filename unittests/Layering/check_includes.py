@@ -24,7 +24,7 @@ RULES = [
     (["include/ember/Support", "lib/Support"], ["ember/Support/"]),
     (["include/ember/Dialect", "lib/Dialect"], ["ember/Dialect/"] + COMPILER),
     (["include/ember/Transforms", "lib/Transforms"],
-     ["ember/Dialect/", "ember/Transforms/"] + COMPILER),
+     ["ember/Dialect/", "ember/Transforms/", "ember/Support/"] + COMPILER),
     (["include/ember/Conversion", "lib/Conversion"],
      ["ember/Dialect/", "ember/Conversion/"] + COMPILER),
     (["include/ember/Codegen/CPU", "lib/Codegen/CPU"],

@@ -13,6 +13,7 @@
 #define EMBER_COMPILER_COMPILER_H
 
 #include "ember/Pipelines/Pipelines.h"
+#include "ember/Support/DimPlan.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -130,11 +131,19 @@ llvm::LogicalResult compile(mlir::ModuleOp module, const CompileOptions &options
                             std::string &out, std::string &error);
 
 /// Readies a module read from a file for compile(), as ember-compile does:
-/// every public function with a body gets an entry point (C interface).
-/// Fails, with an error at the function, for one that takes or returns a
-/// dynamic shape (kernels are compiled for static shapes). Returns how many
+/// every public function with a body gets an entry point (C interface), and
+/// one with `?` dims in its arguments its DimPlan (planDynamicDims). Fails,
+/// with an error at the op, where a plan cannot be made. Returns how many
 /// functions are exported.
 llvm::FailureOr<int> markEntryPoints(mlir::ModuleOp module);
+
+/// Runs ember-plan-dynamic-dims on `module` (ember ops): every function with
+/// `?` dims in its arguments gets its plan, read by dimPlanOf. Fails, with an
+/// error at the function naming the op, where a `?` dim meets an op whose
+/// sizes cannot be followed.
+llvm::LogicalResult planDynamicDims(mlir::ModuleOp module);
+/// The plan planDynamicDims wrote on `function` (empty for static shapes).
+DimPlan dimPlanOf(mlir::Operation *function);
 
 /// On a module in the LLVM dialect: every function `f` that has an entry
 /// point `ember_entry_f` (and its C wrapper `_mlir_ciface_f`) becomes

@@ -10,6 +10,7 @@
 #define EMBER_JIT_FUNCTIONCOMPILER_H
 
 #include "ember/JIT/KernelCompiler.h"
+#include "ember/Support/DimPlan.h"
 #include "ember/Trace/FunctionBuilder.h"
 
 #include <functional>
@@ -20,31 +21,6 @@
 #include <vector>
 
 namespace ember::jit {
-
-/// A size a function called with `?` dims needs: argument `argument`'s dim
-/// `dim`, or (argument -1) the constant `size`.
-struct DimSource {
-  int argument = -1;
-  int dim = 0;
-  int64_t size = 0;
-};
-
-/// Two sizes that must be equal for the call to be valid (an elementwise
-/// op's operands, a matmul's contracting dims), checked by the caller
-/// before the call; `opName` at `location` is the op that needs them equal.
-struct DimCheck {
-  DimSource a, b;
-  std::string opName;   ///< "ember.matmul"
-  std::string location; ///< "file:line:col", or empty
-};
-
-/// How a function with `?` dims in its arguments is called: the checks to
-/// make first, and where each result dim's size comes from (a function of
-/// static shapes has an empty plan).
-struct DimPlan {
-  std::vector<DimCheck> checks;
-  std::vector<std::vector<DimSource>> resultDims; ///< per result, per dim
-};
 
 /// A compiled function: call `entry` with pointers to the memref descriptors of
 /// the arguments followed by one per result.

@@ -62,6 +62,23 @@ def LowerDynamicExpandShapesPass : Pass<"ember-lower-dynamic-expand-shapes", "::
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
 }
 
+def PlanDynamicDimsPass : Pass<"ember-plan-dynamic-dims", "::mlir::func::FuncOp"> {
+  let summary = "Plan the calls of a function with `?` dims: size checks and result sizes";
+  let description = [{
+    For a function of ember ops (as traced) with `?` dims in its arguments:
+    follows every `?` dim back to an argument's dim or a constant through the
+    ops that lower `?` dims (elementwise ops, broadcast_to, reductions,
+    matmul), and writes on the function what its caller needs:
+    `ember.dim_checks`, the sizes that must be equal for the call to be valid
+    (each `{a, b, op, loc}`, a and b as `array<i64: argument, dim, size>`,
+    argument -1 for the constant `size`), and `ember.result_dims`, per
+    result the source of each dim (the same triples, flattened). The caller
+    checks them before it calls, so compiled code never reads past a buffer,
+    and allocates the results. A `?` dim meeting any other op is an error
+    naming it. Functions without `?` argument dims are left alone.
+  }];
+}
+
 def CopyRepeatedResultsPass : Pass<"ember-copy-repeated-results", "::mlir::func::FuncOp"> {
   let summary = "Give a buffer returned more than once a copy for each repeat";
   let description = [{

@@ -1,4 +1,4 @@
-//===- DynamicDims.cpp - how a function with ? dims is called -------------===//
+//===- PlanDynamicDims.cpp - how a function with ? dims is called ---------===//
 //
 // A function traced with `?` dims (an input signature with None) is called
 // with concrete tensors: before the call, the caller checks that the sizes
@@ -8,13 +8,16 @@
 // traced ops: the dims of all values are sorted into classes of dims that
 // must be equal (union-find); each class knows where its size comes from
 // (an argument's dim, or a constant), and joining two classes that both
-// know is a check, named by the op that joined them.
+// know is a check, named by the op that joined them. The plan is written
+// on the function as attributes (see the pass's description), which
+// compiler::planDynamicDims reads.
 //
 //===----------------------------------------------------------------------===//
 
-#include "DynamicDims.h"
+#include "ember/Transforms/Passes.h"
 
 #include "ember/Dialect/Ember/IR/EmberOps.h"
+#include "ember/Support/DimPlan.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -23,9 +26,16 @@
 
 #include <optional>
 
-using namespace mlir;
+namespace mlir::ember {
+#define GEN_PASS_DEF_PLANDYNAMICDIMSPASS
+#include "ember/Transforms/Passes.h.inc"
+} // namespace mlir::ember
 
-namespace ember::jit {
+using namespace mlir;
+using ::ember::DimCheck;
+using ::ember::DimPlan;
+using ::ember::DimSource;
+
 namespace {
 
 class DimClasses {
@@ -95,12 +105,10 @@ bool hasDynamicDim(Type type) {
 
 int64_t rankOf(Value value) { return cast<RankedTensorType>(value.getType()).getRank(); }
 
-} // namespace
-
+/// The plan of `function` (which has `?` dims in its arguments); false
+/// with `error` naming the op where a `?` dim meets one it cannot follow.
 bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error) {
   plan = {};
-  if (!llvm::any_of(function.getArgumentTypes(), hasDynamicDim))
-    return true;
   DimClasses classes(&function.getBody().front());
   auto same = [&](Value a, int64_t da, Value b, int64_t db, Operation *op) {
     classes.join(classes.classOf(a, da), classes.classOf(b, db), op, plan);
@@ -195,4 +203,37 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error) {
   return true;
 }
 
-} // namespace ember::jit
+Attribute sourceAttr(Builder &b, const DimSource &source) {
+  return b.getDenseI64ArrayAttr({source.argument, source.dim, source.size});
+}
+
+struct PlanDynamicDimsPass : mlir::ember::impl::PlanDynamicDimsPassBase<PlanDynamicDimsPass> {
+  void runOnOperation() override {
+    func::FuncOp function = getOperation();
+    if (function.isDeclaration() || !llvm::any_of(function.getArgumentTypes(), hasDynamicDim))
+      return;
+    DimPlan plan;
+    std::string error;
+    if (!planDynamicDims(function, plan, error)) {
+      function.emitError() << error;
+      return signalPassFailure();
+    }
+    Builder b(&getContext());
+    SmallVector<Attribute> checks, results;
+    for (const DimCheck &check : plan.checks)
+      checks.push_back(b.getDictionaryAttr(
+          {b.getNamedAttr("a", sourceAttr(b, check.a)), b.getNamedAttr("b", sourceAttr(b, check.b)),
+           b.getNamedAttr("op", b.getStringAttr(check.opName)),
+           b.getNamedAttr("loc", b.getStringAttr(check.location))}));
+    for (const std::vector<DimSource> &dims : plan.resultDims) {
+      SmallVector<int64_t> flat;
+      for (const DimSource &source : dims)
+        flat.append({source.argument, source.dim, source.size});
+      results.push_back(b.getDenseI64ArrayAttr(flat));
+    }
+    function->setAttr("ember.dim_checks", b.getArrayAttr(checks));
+    function->setAttr("ember.result_dims", b.getArrayAttr(results));
+  }
+};
+
+} // namespace

@@ -1,0 +1,49 @@
+//===- DynamicDims.cpp - the plans of functions with ? dims ---------------===//
+//
+// ember-plan-dynamic-dims writes a function's DimPlan as attributes; this
+// runs it (by name, as the pipelines name passes) and reads them back for
+// the JIT and ember-compile's header.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ember/Compiler/Compiler.h"
+
+#include "ember/Init/InitAll.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+
+LogicalResult ember::compiler::planDynamicDims(ModuleOp module) {
+  ember::registerAllPasses();
+  PassManager pm(module.getContext());
+  if (failed(parsePassPipeline("func.func(ember-plan-dynamic-dims)", pm)))
+    return module.emitError("internal error: ember-plan-dynamic-dims is not registered");
+  return pm.run(module);
+}
+
+/// A DimSource from its `array<i64: argument, dim, size>`.
+static ember::DimSource sourceOf(ArrayRef<int64_t> triple) {
+  return {static_cast<int>(triple[0]), static_cast<int>(triple[1]), triple[2]};
+}
+
+ember::DimPlan ember::compiler::dimPlanOf(Operation *function) {
+  DimPlan plan;
+  auto checks = function->getAttrOfType<ArrayAttr>("ember.dim_checks");
+  auto results = function->getAttrOfType<ArrayAttr>("ember.result_dims");
+  if (!checks || !results)
+    return plan;
+  for (auto check : checks.getAsRange<DictionaryAttr>())
+    plan.checks.push_back({sourceOf(check.getAs<DenseI64ArrayAttr>("a").asArrayRef()),
+                           sourceOf(check.getAs<DenseI64ArrayAttr>("b").asArrayRef()),
+                           check.getAs<StringAttr>("op").str(),
+                           check.getAs<StringAttr>("loc").str()});
+  for (auto dims : results.getAsRange<DenseI64ArrayAttr>()) {
+    plan.resultDims.emplace_back();
+    for (size_t i = 0; i + 2 < dims.size(); i += 3)
+      plan.resultDims.back().push_back(sourceOf(dims.asArrayRef().slice(i, 3)));
+  }
+  return plan;
+}

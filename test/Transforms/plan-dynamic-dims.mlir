@@ -1,0 +1,58 @@
+// RUN: ember-opt %s --ember-plan-dynamic-dims --split-input-file --verify-diagnostics | FileCheck %s
+
+// A dense layer on a `?` batch: the result's rows are argument 0's dim 0;
+// nothing to check (the known dims are checked by the types).
+// CHECK-LABEL: func.func @dense(
+// CHECK-SAME:      ember.dim_checks = []
+// CHECK-SAME:      ember.result_dims = [array<i64: 0, 0, 0, -1, 0, 16>]
+func.func @dense(%x: tensor<?x8xf32>, %w: tensor<8x16xf32>, %b: tensor<16xf32>) -> tensor<?x16xf32> {
+  %c0 = arith.constant 0 : index
+  %0 = ember.matmul %x, %w : tensor<?x8xf32>, tensor<8x16xf32> -> tensor<?x16xf32>
+  %n = tensor.dim %0, %c0 : tensor<?x16xf32>
+  %1 = ember.broadcast_to %b [%n] : tensor<16xf32> -> tensor<?x16xf32>
+  %2 = ember.add %0, %1 : tensor<?x16xf32>
+  return %2 : tensor<?x16xf32>
+}
+
+// -----
+
+// Two `?` batches meet in an add: they must be equal, which the add names.
+// A matmul's `?` contracting dims must be equal too.
+// CHECK-LABEL: func.func @checks(
+// CHECK-SAME:      ember.dim_checks = [{a = array<i64: 0, 0, 0>, b = array<i64: 1, 0, 0>, loc = "{{.*}}", op = "ember.add"}, {a = array<i64: 2, 1, 0>, b = array<i64: 3, 0, 0>, loc = "{{.*}}", op = "ember.matmul"}]
+// CHECK-SAME:      ember.result_dims = [array<i64: 0, 0, 0, -1, 0, 4>, array<i64: 2, 0, 0, 3, 1, 0>]
+func.func @checks(%x: tensor<?x4xf32>, %y: tensor<?x4xf32>, %a: tensor<?x?xf32>, %b: tensor<?x?xf32>)
+    -> (tensor<?x4xf32>, tensor<?x?xf32>) {
+  %0 = ember.add %x, %y : tensor<?x4xf32>
+  %1 = ember.matmul %a, %b : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32>
+  return %0, %1 : tensor<?x4xf32>, tensor<?x?xf32>
+}
+
+// -----
+
+// Reductions keep the dims they do not reduce.
+// CHECK-LABEL: func.func @reduce(
+// CHECK-SAME:      ember.result_dims = [array<i64: 0, 1, 0>, array<i64: -1, 0, 1, 0, 1, 0>]
+func.func @reduce(%x: tensor<3x?xf32>) -> (tensor<?xf32>, tensor<1x?xf32>) {
+  %0 = ember.reduce_sum %x axes = [0] : tensor<3x?xf32> -> tensor<?xf32>
+  %1 = ember.reduce_max %x axes = [0] keepdims : tensor<3x?xf32> -> tensor<1x?xf32>
+  return %0, %1 : tensor<?xf32>, tensor<1x?xf32>
+}
+
+// -----
+
+// Functions of static shapes are left alone.
+// CHECK-LABEL: func.func @static(
+// CHECK-NOT:     ember.dim_checks
+func.func @static(%x: tensor<3xf32>) -> tensor<3xf32> {
+  return %x : tensor<3xf32>
+}
+
+// -----
+
+// A `?` dim meeting an op whose sizes cannot be followed yet is an error.
+// expected-error @+1 {{'ember.transpose' op does not take None (`?`) dims yet: only elementwise ops, broadcasts, reductions and matmuls do}}
+func.func @transpose(%x: tensor<?x3xf32>) -> tensor<3x?xf32> {
+  %0 = ember.transpose %x permutation = [1, 0] : tensor<?x3xf32> -> tensor<3x?xf32>
+  return %0 : tensor<3x?xf32>
+}
