@@ -25,11 +25,15 @@ int main(int argc, char **argv) {
     B.assign_sub(*grads[1] * 0.01f);
   }
 
-  // The inference step on a batch of 4, traced and exported.
-  auto predict = ember::function(model, "predict");
+  // The inference step for batches of any size (a None dim: TensorFlow's
+  // input_signature), traced once and exported: one compiled object serves
+  // every batch size.
+  auto predict = ember::function(model, "predict", {.input_signature = {{{ember::kNone}}}});
   ember::Tensor batch = ember::Tensor({1.f, 2.f, 3.f, 4.f});
   predict.export_mlir(argv[1], batch);
   std::vector<float> predicted = predict(batch).to_vector<float>();
   std::printf("JIT: predict(1, 2, 3, 4) = %.4f %.4f %.4f %.4f\n", predicted[0], predicted[1],
               predicted[2], predicted[3]);
+  predicted = predict(ember::Tensor({10.f, 20.f})).to_vector<float>();
+  std::printf("JIT: predict(10, 20) = %.4f %.4f\n", predicted[0], predicted[1]);
 }

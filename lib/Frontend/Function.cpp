@@ -605,7 +605,12 @@ void FunctionCore::exportMLIR(const std::string &path, const CallKey &key, const
   Tracer tracer(symbol);
   tracer.readVariablesAsWeights();
   std::vector<Tensor> results;
-  std::vector<int> ids = Impl::traceInto(tracer, key, trace, results);
+  // With an input signature, its None dims are `?` dims of the exported
+  // function (ember-compile compiles them: one object for every size).
+  std::vector<Shape> shapes;
+  if (!impl_->options.input_signature.empty())
+    shapes = impl_->signatureShapes(key);
+  std::vector<int> ids = Impl::traceInto(tracer, key, trace, results, shapes);
   std::string text = tracer.builder().text(ids);
   std::string_view pieces[] = {text};
   if (std::string why = support::writeFileWhole(path, pieces); !why.empty())

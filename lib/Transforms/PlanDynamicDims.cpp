@@ -106,8 +106,11 @@ bool hasDynamicDim(Type type) {
 int64_t rankOf(Value value) { return cast<RankedTensorType>(value.getType()).getRank(); }
 
 /// The plan of `function` (which has `?` dims in its arguments); false
-/// with `error` naming the op where a `?` dim meets one it cannot follow.
-bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error) {
+/// with `error` set, and `failing` the op where a `?` dim meets one it
+/// cannot follow (else null).
+bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
+                     Operation *&failing) {
+  failing = nullptr;
   plan = {};
   DimClasses classes(&function.getBody().front());
   auto same = [&](Value a, int64_t da, Value b, int64_t db, Operation *op) {
@@ -177,12 +180,9 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error) {
     }
     if (!dynamic)
       return WalkResult::advance();
-    error = "'" + op->getName().getStringRef().str() + "' op";
-    if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
-      error = (loc.getFilename().getValue() + ":" + llvm::Twine(loc.getLine()) + ": ").str() +
-              error;
-    error += " does not take None (`?`) dims yet: only elementwise ops, broadcasts, "
-             "reductions and matmuls do";
+    failing = op;
+    error = "does not take None (`?`) dims yet: only elementwise ops, broadcasts, reductions "
+            "and matmuls do";
     return WalkResult::interrupt();
   });
   if (walk.wasInterrupted())
@@ -214,8 +214,12 @@ struct PlanDynamicDimsPass : mlir::ember::impl::PlanDynamicDimsPassBase<PlanDyna
       return;
     DimPlan plan;
     std::string error;
-    if (!planDynamicDims(function, plan, error)) {
-      function.emitError() << error;
+    Operation *failing;
+    if (!planDynamicDims(function, plan, error, failing)) {
+      if (failing)
+        failing->emitOpError() << error;
+      else
+        function.emitError() << error;
       return signalPassFailure();
     }
     Builder b(&getContext());

@@ -213,6 +213,106 @@ std::string cIdentifier(llvm::StringRef name) {
   return out;
 }
 
+/// `text` as a C string literal.
+std::string cString(llvm::StringRef text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+/// The C expression of a plan's size: a constant, or a descriptor's size.
+std::string cSize(const ember::DimSource &source) {
+  if (source.argument < 0)
+    return std::to_string(source.size);
+  return "arg" + std::to_string(source.argument) + "->sizes_and_strides[" +
+         std::to_string(source.dim) + "]";
+}
+
+/// What `source` is, in a message.
+std::string sizeText(const ember::DimSource &source) {
+  if (source.argument < 0)
+    return std::to_string(source.size);
+  return "dim " + std::to_string(source.dim) + " of arg" + std::to_string(source.argument);
+}
+
+/// The wrappers of a function with `?` dims in its arguments: <f>_result_sizes
+/// checks the arguments' sizes (the static dims, then the plan's checks) and
+/// gives the results', and <f> checks them too, then calls the entry point.
+/// Both return NULL, or (having run nothing) a message saying what does not fit.
+void writeDynamicWrappers(llvm::raw_ostream &os, const std::string &name, FunctionType type,
+                          const ember::DimPlan &plan) {
+  size_t inputs = type.getNumInputs(), results = type.getNumResults();
+  auto resultRank = [&](size_t r) { return cast<RankedTensorType>(type.getResult(r)).getRank(); };
+  os << "/* The sizes of " << name << "'s results for these arguments (allocate the results\n"
+     << " * so): NULL, or (nothing written) why the arguments' sizes do not fit. */\n"
+     << "static inline const char *" << name << "_result_sizes(";
+  for (size_t i = 0; i < inputs; ++i)
+    os << (i ? ", " : "") << "const emberrt_memref_t *arg" << i;
+  for (size_t r = 0; r < results; ++r)
+    os << (inputs + r ? ", " : "") << "int64_t result" << r << "_sizes["
+       << std::max<int64_t>(resultRank(r), 1) << "]";
+  if (inputs + results == 0)
+    os << "void";
+  os << ") {\n";
+  for (size_t i = 0; i < inputs; ++i) {
+    auto argType = dyn_cast<RankedTensorType>(type.getInput(i));
+    for (int64_t d = 0; argType && d < argType.getRank(); ++d)
+      if (!argType.isDynamicDim(d))
+        os << "  if (arg" << i << "->sizes_and_strides[" << d << "] != " << argType.getDimSize(d)
+           << ")\n    return "
+           << cString(name + ": dim " + std::to_string(d) + " of arg" + std::to_string(i) +
+                      " must be " + std::to_string(argType.getDimSize(d)))
+           << ";\n";
+  }
+  for (const ember::DimCheck &check : plan.checks)
+    os << "  if (" << cSize(check.a) << " != " << cSize(check.b) << ")\n    return "
+       << cString((check.location.empty() ? "" : check.location + ": ") + "'" + check.opName +
+                  "' op in " + name + ": " + sizeText(check.a) + " and " + sizeText(check.b) +
+                  " must be equal")
+       << ";\n";
+  for (size_t r = 0; r < results; ++r)
+    for (size_t d = 0; d < plan.resultDims[r].size(); ++d)
+      os << "  result" << r << "_sizes[" << d << "] = " << cSize(plan.resultDims[r][d]) << ";\n";
+  for (size_t i = 0; i < inputs; ++i)
+    os << "  (void)arg" << i << ";\n";
+  for (size_t r = 0; r < results; ++r)
+    os << "  (void)result" << r << "_sizes;\n";
+  os << "  return 0;\n}\n\n";
+  os << "/* Runs " << name << ": NULL, or (nothing run) why the sizes of the arguments or of\n"
+     << " * the results' descriptors do not fit. */\n"
+     << "static inline const char *" << name << "(";
+  for (size_t i = 0; i < inputs + results; ++i)
+    os << (i ? ", " : "") << "emberrt_memref_t *"
+       << (i < inputs ? "arg" + std::to_string(i) : "result" + std::to_string(i - inputs));
+  if (inputs + results == 0)
+    os << "void";
+  os << ") {\n";
+  for (size_t r = 0; r < results; ++r)
+    os << "  int64_t result" << r << "_sizes[" << std::max<int64_t>(resultRank(r), 1) << "];\n";
+  os << "  int d;\n  void *args[" << std::max<size_t>(inputs + results, 1) << "];\n"
+     << "  const char *error = " << name << "_result_sizes(";
+  for (size_t i = 0; i < inputs + results; ++i)
+    os << (i ? ", " : "")
+       << (i < inputs ? "arg" + std::to_string(i)
+                      : "result" + std::to_string(i - inputs) + "_sizes");
+  os << ");\n  if (error)\n    return error;\n";
+  for (size_t r = 0; r < results; ++r)
+    os << "  for (d = 0; d < " << resultRank(r) << "; ++d)\n    if (result" << r
+       << "->sizes_and_strides[d] != result" << r << "_sizes[d])\n      return "
+       << cString(name + ": result" + std::to_string(r) +
+                  "'s descriptor does not have the result's sizes (see " + name + "_result_sizes)")
+       << ";\n";
+  for (size_t i = 0; i < inputs + results; ++i)
+    os << "  args[" << i
+       << "] = " << (i < inputs ? "arg" + std::to_string(i) : "result" + std::to_string(i - inputs))
+       << ";\n";
+  os << "  (void)d;\n  ember_entry_" << name << "(args);\n  return 0;\n}\n\n";
+}
+
 /// The C header: one entry point and one typed wrapper per public function.
 std::string headerFor(ModuleOp module, const std::string &guardStem, bool gpu) {
   std::string guard = "EMBER_" + cIdentifier(guardStem) + "_H";
@@ -227,7 +327,11 @@ std::string headerFor(ModuleOp module, const std::string &guardStem, bool gpu) {
      << " * Link with ember's runtime and what it needs: -lemberrt -lstdc++ -lm -ldl\n"
      << " * -lpthread, and for loops large enough to run on several threads LLVM's\n"
      << " * OpenMP runtime (-lomp); the number of threads is emberrt_set_num_threads's\n"
-     << " * (default: every CPU the process may use).\n";
+     << " * (default: every CPU the process may use).\n"
+     << " * A function with `?` (any size) dims in its arguments takes their sizes in\n"
+     << " * the descriptors (emberrt_memref_init); its wrapper checks them (a size that\n"
+     << " * breaks a constraint runs nothing and returns why, else NULL), and\n"
+     << " * <name>_result_sizes gives the sizes to allocate its results with.\n";
   if (gpu)
     os << " * GPU code: the buffers are CUDA device memory (emberrt_cuda_malloc);\n"
        << " * kernels are queued on the runtime's stream (emberrt_cuda_synchronize waits).\n";
@@ -245,6 +349,11 @@ std::string headerFor(ModuleOp module, const std::string &guardStem, bool gpu) {
     for (auto [i, result] : llvm::enumerate(type.getResults()))
       os << (i ? ", " : "") << "result" << i << ": " << typeText(result);
     os << ") */\nvoid ember_entry_" << name << "(void **args);\n";
+    ember::DimPlan plan = ember::compiler::dimPlanOf(function);
+    if (!plan.resultDims.empty()) {
+      writeDynamicWrappers(os, name, type, plan);
+      continue;
+    }
     os << "static inline void " << name << "(";
     size_t count = type.getNumInputs() + type.getNumResults();
     for (size_t i = 0; i < count; ++i)
@@ -404,6 +513,12 @@ int main(int argc, char **argv) {
   FailureOr<int> exported = ember::compiler::markEntryPoints(*module);
   if (failed(exported))
     return 1;
+  if (gpu)
+    for (auto function : module->getOps<func::FuncOp>())
+      if (!ember::compiler::dimPlanOf(function).resultDims.empty())
+        return fail("'" + function.getName().str() +
+                    "' has `?` dims: GPU code is compiled for static shapes (export one "
+                    "function per shape for --target=cuda)");
   if (*exported == 0)
     return fail(inputPath + " has no public function with a body: the output would export "
                 "nothing (ember_entry_<name> is made for each public func.func)");

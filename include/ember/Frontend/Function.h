@@ -320,8 +320,10 @@ public:
   /// model). It is inference code: a function that assigns a variable (a
   /// training step) is refused, and custom gradients (stop_gradient,
   /// custom_gradient) are left out. Ops made by ember's own layers carry the
-  /// line that called the layer. The file is written whole or not at all
-  /// (IOError when it cannot be). Example: the file comment.
+  /// line that called the layer. With an input signature, its None dims
+  /// are the exported function's `?` dims (one compiled object serves every
+  /// size; see ember-compile's header). The file is written whole or not at
+  /// all (IOError when it cannot be). Example: the file comment.
   template <typename... Args>
   void export_mlir(const std::string &path, const Args &...args) const {
     using R = std::decay_t<std::invoke_result_t<const F &, const Args &...>>;
