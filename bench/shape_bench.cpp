@@ -7,6 +7,10 @@
 //  - `mlp100`: an MLP (784 -> 128 -> 10, relu, softmax-free logits) evaluated
 //    eagerly on batch sizes 1 to 100 in a fresh process: total time and
 //    compiles.
+//  - `traced`: the sweep's function as an ember::function, traced per
+//    shape, with an input signature of [None, 64], and with
+//    reduce_retracing; and the MLP traced with [None, 784] on batch sizes
+//    1 to 100.
 //  - `kernels`: an elementwise chain, a broadcast and reductions on 16M f32,
 //    SGEMM 1024 and 4096 (M, N, K all `?` in the generic kernel),
 //    in the mode the argument names: `generic` (the default: generic kernels),
@@ -66,6 +70,47 @@ static void mlp100() {
                 "kernels");
 }
 
+/// The eager sweep's function traced: per shape (`default`), with an input
+/// signature of [None, 64] (`signature`) or with reduce_retracing
+/// (`relaxed`), over the 64 row counts once, in a fresh process; and the
+/// MLP of mlp100 traced with a [None, 784] signature on batch sizes 1..100.
+static void traced() {
+  Tensor w = random_uniform({64}, 1), b = random_uniform({64}, 2);
+  std::vector<Tensor> xs;
+  for (int64_t rows = 1000; rows < 1064; ++rows)
+    xs.push_back(random_uniform({rows, 64}, rows));
+  auto body = [&](const Tensor &x) { return reduce_sum(relu(x * w + b), {1}); };
+  auto sweep = [&](const char *what, FunctionOptions options) {
+    auto f = function(body, what, options);
+    double start = bench::now();
+    for (const Tensor &x : xs)
+      (void)f(x).data();
+    double seconds = bench::now() - start;
+    bench::report((std::string("ember.traced_sweep64.") + what + "_ms").c_str(), seconds * 1e3,
+                  "ms");
+    bench::report((std::string("ember.traced_sweep64.") + what + "_traces").c_str(),
+                  static_cast<double>(f.concrete_functions().size()), "traces");
+  };
+  sweep("default", {});
+  sweep("signature", {.input_signature = {{{kNone, 64}}}});
+  sweep("relaxed", {.reduce_retracing = true});
+
+  Tensor w1 = random_uniform({784, 128}, 1, -0.05, 0.05), b1 = random_uniform({128}, 2);
+  Tensor w2 = random_uniform({128, 10}, 3, -0.05, 0.05), b2 = random_uniform({10}, 4);
+  auto mlp = function(
+      [&](const Tensor &x) { return matmul(relu(matmul(x, w1) + b1), w2) + b2; }, "mlp",
+      {.input_signature = {{{kNone, 784}}}});
+  std::vector<Tensor> batches;
+  for (int64_t n = 1; n <= 100; ++n)
+    batches.push_back(random_uniform({n, 784}, 100 + n));
+  double start = bench::now();
+  for (const Tensor &x : batches)
+    (void)mlp(x).data();
+  bench::report("ember.traced_mlp100_ms", (bench::now() - start) * 1e3, "ms");
+  bench::report("ember.traced_mlp100_traces", static_cast<double>(mlp.concrete_functions().size()),
+                "traces");
+}
+
 static void kernels(const std::string &mode) {
   const int64_t rows = 4096, cols = 4096; // 16M
   Tensor x = random_uniform({rows, cols}, 3), y = random_uniform({rows, cols}, 4);
@@ -102,6 +147,8 @@ int main(int argc, char **argv) {
     sweep();
   else if (what == "mlp100")
     mlp100();
+  else if (what == "traced")
+    traced();
   else
     kernels(what);
   return 0;
