@@ -166,6 +166,11 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
       }
       return WalkResult::advance();
     }
+    if (auto transpose = dyn_cast<mlir::ember::TransposeOp>(op)) {
+      for (auto [d, from] : llvm::enumerate(transpose.getPermutation()))
+        same(transpose.getResult(), d, transpose.getOperand(), from, op);
+      return WalkResult::advance();
+    }
     if (auto matmul = dyn_cast<mlir::ember::MatmulOp>(op)) {
       Value lhs = matmul.getLhs(), rhs = matmul.getRhs(), out = matmul.getResult();
       int64_t rank = rankOf(out);
@@ -181,8 +186,8 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
     if (!dynamic)
       return WalkResult::advance();
     failing = op;
-    error = "does not take None (`?`) dims yet: only elementwise ops, broadcasts, reductions "
-            "and matmuls do";
+    error = "does not take None (`?`) dims yet: only elementwise ops, broadcasts, reductions, "
+            "matmuls and transposes do";
     return WalkResult::interrupt();
   });
   if (walk.wasInterrupted())

@@ -50,9 +50,19 @@ func.func @static(%x: tensor<3xf32>) -> tensor<3xf32> {
 
 // -----
 
-// A `?` dim meeting an op whose sizes cannot be followed yet is an error.
+// A transpose permutes its operand's dims.
+// CHECK-LABEL: func.func @transpose(
+// CHECK-SAME:      ember.result_dims = [array<i64: -1, 0, 3, 0, 0, 0>]
 func.func @transpose(%x: tensor<?x3xf32>) -> tensor<3x?xf32> {
-  // expected-error @+1 {{'ember.transpose' op does not take None (`?`) dims yet: only elementwise ops, broadcasts, reductions and matmuls do}}
   %0 = ember.transpose %x permutation = [1, 0] : tensor<?x3xf32> -> tensor<3x?xf32>
   return %0 : tensor<3x?xf32>
+}
+
+// -----
+
+// A `?` dim meeting an op whose sizes cannot be followed yet is an error.
+func.func @argmax(%x: tensor<?x3xf32>) -> tensor<?xi64> {
+  // expected-error @+1 {{'ember.argmax' op does not take None (`?`) dims yet: only elementwise ops, broadcasts, reductions, matmuls and transposes do}}
+  %0 = ember.argmax %x axis = 1 : tensor<?x3xf32> -> tensor<?xi64>
+  return %0 : tensor<?xi64>
 }

@@ -267,3 +267,21 @@ TEST(ShapeGeneric, NewBatchSizesOfADenseLayerCompileNothing) {
     EXPECT_EQ(layer(batch).shape(), Shape({batch, 32}));
   EXPECT_EQ(kernel_cache_stats().misses, before.misses);
 }
+
+// Transposes: one generic kernel per rank and permutation.
+TEST(ShapeGeneric, TransposesOfNewSizesCompileNothing) {
+  std::mt19937 rng(11);
+  (void)transpose(randomMatrix(rng, {3, 4, 5}), {2, 0, 1});
+  KernelCacheStats before = kernel_cache_stats();
+  for (int64_t n : {2, 7, 19}) {
+    Tensor x = randomMatrix(rng, {n, n + 1, n + 2});
+    Tensor y = transpose(x, {2, 0, 1});
+    ASSERT_EQ(y.shape(), Shape({n + 2, n, n + 1}));
+    std::vector<float> xs = x.to_vector<float>(), ys = y.to_vector<float>();
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n + 1; ++j)
+        for (int64_t k = 0; k < n + 2; ++k)
+          ASSERT_EQ(ys[(k * n + i) * (n + 1) + j], xs[(i * (n + 1) + j) * (n + 2) + k]);
+  }
+  EXPECT_EQ(kernel_cache_stats().misses, before.misses);
+}

@@ -68,7 +68,7 @@ def PlanDynamicDimsPass : Pass<"ember-plan-dynamic-dims", "::mlir::func::FuncOp"
     For a function of ember ops (as traced) with `?` dims in its arguments:
     follows every `?` dim back to an argument's dim or a constant through the
     ops that lower `?` dims (elementwise ops, broadcast_to, reductions,
-    matmul), and writes on the function what its caller needs:
+    matmul, transpose), and writes on the function what its caller needs:
     `ember.dim_checks`, the sizes that must be equal for the call to be valid
     (each `{a, b, op, loc}`, a and b as `array<i64: argument, dim, size>`,
     argument -1 for the constant `size`), and `ember.result_dims`, per

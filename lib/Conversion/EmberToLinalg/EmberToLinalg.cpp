@@ -643,8 +643,13 @@ struct TransposeLowering : OpConversionPattern<TransposeOp> {
   LogicalResult matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    // A `?` result dim is the operand's dim it comes from.
+    SmallVector<Value> sizes;
+    for (auto [d, from] : llvm::enumerate(op.getPermutation()))
+      if (op.getType().isDynamicDim(d))
+        sizes.push_back(tensor::DimOp::create(rewriter, loc, adaptor.getOperand(), from));
     auto transpose = linalg::TransposeOp::create(rewriter, loc, adaptor.getOperand(),
-                                                 emptyTensor(rewriter, loc, op.getType()),
+                                                 emptyTensor(rewriter, loc, op.getType(), sizes),
                                                  op.getPermutation());
     rewriter.replaceOp(op, transpose.getResults());
     return success();
@@ -1303,7 +1308,7 @@ struct MaxPool2DGatherLowering : OpConversionPattern<MaxPool2DGatherOp> {
 bool mlir::ember::lowersDynamicShapes(Operation *op) {
   return op->hasTrait<ember::Elementwise>() ||
          isa<BroadcastToOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceMeanOp,
-             MatmulOp>(op);
+             MatmulOp, TransposeOp>(op);
 }
 
 namespace {
