@@ -192,7 +192,26 @@ Tensor ember::broadcast_to(const Tensor &x, const Shape &shape, SourceLoc loc) {
   return dispatch(kBroadcastTo, {}, {&x}, &result, loc);
 }
 
+/// reshape of a tensor with a None dim (traced with an input signature):
+/// the target's -1 becomes that None dim (Flatten on a None batch).
+static Tensor reshapeUnknown(const Tensor &x, std::vector<int64_t> dims, const SourceLoc &loc) {
+  // The target's None dim: a -1, or kNone (x.shape()[0] of a None batch).
+  auto isNone = [](int64_t d) { return d == -1 || d == kNone; };
+  if (std::count(x.shape().begin(), x.shape().end(), kNone) != 1 ||
+      std::count_if(dims.begin(), dims.end(), isNone) != 1)
+    throw_op_error(kReshape.name,
+                   "cannot reshape " + describe(x) + " to " + Shape::str(dims) +
+                       ": a tensor with a None dim reshapes with exactly one None dim, and one "
+                       "-1 (or None) in the target for it",
+                   loc);
+  std::replace_if(dims.begin(), dims.end(), isNone, kNone);
+  trace::TensorSpec result = specOf(x.dtype(), Shape::with_unknown_dims(dims));
+  return dispatch(kReshape, {}, {&x}, &result, loc);
+}
+
 Tensor ember::reshape(const Tensor &x, const std::vector<int64_t> &requested, SourceLoc loc) {
+  if (!x.shape().is_fully_defined())
+    return reshapeUnknown(x, requested, loc);
   std::vector<int64_t> dims = requested;
   int64_t known = 1;
   auto inferred = dims.end();

@@ -104,6 +104,10 @@ bool checkKernel(const KernelRequest &request, KernelCheck &out, std::string &er
   // give (inside an op's kernel they come from the other operands).
   if (request.opName == "ember.broadcast_to")
     out.shapeGeneric = false;
+  // A reshape's target shape is its result type, which a generic kernel
+  // would need as run-time sizes too.
+  if (request.opName == "ember.reshape")
+    out.shapeGeneric = false;
   function.function.walk([&](mlir::Operation *op) {
     if (llvm::isa<mlir::ember::EmberDialect>(op->getDialect()) &&
         !mlir::ember::lowersDynamicShapes(op))

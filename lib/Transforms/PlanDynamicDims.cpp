@@ -105,6 +105,13 @@ bool hasDynamicDim(Type type) {
 
 int64_t rankOf(Value value) { return cast<RankedTensorType>(value.getType()).getRank(); }
 
+int64_t firstDynamicDim(RankedTensorType type) {
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      return d;
+  return -1;
+}
+
 /// The plan of `function` (which has `?` dims in its arguments); false
 /// with `error` set, and `failing` the op where a `?` dim meets one it
 /// cannot follow (else null).
@@ -166,6 +173,36 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
       }
       return WalkResult::advance();
     }
+    if (auto reshape = dyn_cast<mlir::ember::ReshapeOp>(op)) {
+      // One `?` dim on each side with as many elements before it and after
+      // it (a Flatten of a `?` batch): the same size.
+      auto in = reshape.getOperand().getType(), out = reshape.getType();
+      auto around = [](RankedTensorType type) -> std::optional<std::pair<int64_t, int64_t>> {
+        if (type.getNumDynamicDims() != 1)
+          return std::nullopt;
+        int64_t before = 1, after = 1;
+        bool seen = false;
+        for (int64_t size : type.getShape()) {
+          if (ShapedType::isDynamic(size))
+            seen = true;
+          else
+            (seen ? after : before) *= size;
+        }
+        return std::make_pair(before, after);
+      };
+      auto inAround = around(in), outAround = around(out);
+      if (!in.hasStaticShape() || !out.hasStaticShape()) {
+        if (!inAround || !outAround || *inAround != *outAround) {
+          failing = op;
+          error = "reshapes `?` dims only as one `?` dim with as many elements before it and "
+                  "after it on both sides";
+          return WalkResult::interrupt();
+        }
+        same(reshape.getResult(), firstDynamicDim(out), reshape.getOperand(), firstDynamicDim(in),
+             op);
+      }
+      return WalkResult::advance();
+    }
     if (auto transpose = dyn_cast<mlir::ember::TransposeOp>(op)) {
       for (auto [d, from] : llvm::enumerate(transpose.getPermutation()))
         same(transpose.getResult(), d, transpose.getOperand(), from, op);
@@ -187,7 +224,7 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
       return WalkResult::advance();
     failing = op;
     error = "does not take None (`?`) dims yet: only elementwise ops, broadcasts, reductions, "
-            "matmuls and transposes do";
+            "matmuls, transposes and reshapes do";
     return WalkResult::interrupt();
   });
   if (walk.wasInterrupted())

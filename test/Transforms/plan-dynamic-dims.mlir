@@ -62,7 +62,26 @@ func.func @transpose(%x: tensor<?x3xf32>) -> tensor<3x?xf32> {
 
 // A `?` dim meeting an op whose sizes cannot be followed yet is an error.
 func.func @argmax(%x: tensor<?x3xf32>) -> tensor<?xi64> {
-  // expected-error @+1 {{'ember.argmax' op does not take None (`?`) dims yet: only elementwise ops, broadcasts, reductions, matmuls and transposes do}}
+  // expected-error @+1 {{'ember.argmax' op does not take None (`?`) dims yet: only elementwise ops, broadcasts, reductions, matmuls, transposes and reshapes do}}
   %0 = ember.argmax %x axis = 1 : tensor<?x3xf32> -> tensor<?xi64>
   return %0 : tensor<?xi64>
+}
+
+// -----
+
+// A Flatten of a `?` batch: the `?` dim keeps its size.
+// CHECK-LABEL: func.func @flatten(
+// CHECK-SAME:      ember.result_dims = [array<i64: 0, 0, 0, -1, 0, 12>]
+func.func @flatten(%x: tensor<?x3x4xf32>) -> tensor<?x12xf32> {
+  %0 = ember.reshape %x : tensor<?x3x4xf32> -> tensor<?x12xf32>
+  return %0 : tensor<?x12xf32>
+}
+
+// -----
+
+// A reshape that moves elements across the `?` dim cannot be followed.
+func.func @regroup(%x: tensor<?x4xf32>) -> tensor<2x?xf32> {
+  // expected-error @+1 {{'ember.reshape' op reshapes `?` dims only as one `?` dim with as many elements before it and after it on both sides}}
+  %0 = ember.reshape %x : tensor<?x4xf32> -> tensor<2x?xf32>
+  return %0 : tensor<2x?xf32>
 }

@@ -139,3 +139,29 @@ TEST(TracedShapes, InsideTheTraceANoneDimIsKNone) {
     EXPECT_NE(std::string(e.what()).find("(None, 2)"), std::string::npos) << e.what();
   }
 }
+
+TEST(TracedShapes, FlattenAndDenseOnANoneBatch) {
+  std::mt19937 rng(5);
+  Tensor w = randomTensor(rng, {12, 5});
+  auto body = [&](const Tensor &x) { return matmul(reshape(x, {-1, 12}), w); };
+  auto f = function(body, "flatten", {.input_signature = {{{kNone, 3, 4}}}});
+  for (int64_t batch : {2, 9, 1}) {
+    Tensor x = randomTensor(rng, {batch, 3, 4});
+    expectClose(f(x), body(x), 1e-5f);
+  }
+  EXPECT_EQ(f.concrete_functions().size(), 1u);
+  // Regrouping elements across the None dim is refused, naming the reshape.
+  auto g = function(
+      [](const Tensor &x) {
+        return reshape(x, {2, -1});
+      },
+      "regroup", {.input_signature = {{{kNone, 4}}}});
+  try {
+    (void)g(ones({2, 4}));
+    FAIL() << "no error";
+  } catch (const OpError &e) {
+    EXPECT_NE(std::string(e.what()).find("'ember.reshape' op reshapes `?` dims only"),
+              std::string::npos)
+        << e.what();
+  }
+}

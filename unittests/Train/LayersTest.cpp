@@ -266,3 +266,22 @@ TEST(Layers, BadInputsAreErrors) {
 }
 
 } // namespace
+
+// Issue 25: Flatten and Dense on a None batch, one trace for every batch size.
+TEST(Layers, FlattenAndDenseOnANoneBatch) {
+  ember::layers::Sequential model({std::make_shared<ember::layers::Flatten>(),
+                                   std::make_shared<ember::layers::Dense>(8, "relu"),
+                                   std::make_shared<ember::layers::Dense>(2)});
+  (void)model(ember::zeros({1, 4, 3})); // builds the weights
+  auto predict = ember::function([&](const ember::Tensor &x) { return model(x); }, "predict",
+                                 {.input_signature = {{{ember::kNone, 4, 3}}}});
+  for (int64_t batch : {3, 10, 1}) {
+    ember::Tensor x = ember::random_uniform({batch, 4, 3}, static_cast<uint64_t>(batch));
+    ember::Tensor traced = predict(x), eager = model(x);
+    ASSERT_EQ(traced.shape(), ember::Shape({batch, 2}));
+    std::vector<float> a = traced.to_vector<float>(), b = eager.to_vector<float>();
+    for (size_t i = 0; i < a.size(); ++i)
+      EXPECT_NEAR(a[i], b[i], 1e-5) << "batch " << batch << " element " << i;
+  }
+  EXPECT_EQ(predict.concrete_functions().size(), 1u);
+}

@@ -552,7 +552,8 @@ Function<std::decay_t<F>> function(F &&f, std::string name = "function") {
 /// (one trace serves every batch size), or reduce_retracing. Inside the
 /// trace, a None dim reads as kNone in `x.shape()` (TensorFlow's None);
 /// ops whose shapes follow from their operands' work on it: elementwise
-/// ops and broadcasting, reductions, matmul (a Dense layer), transpose; sizes
+/// ops and broadcasting, reductions, matmul, transpose, a reshape that keeps
+/// the None dim whole (Flatten and Dense layers); sizes
 /// that must agree are checked when the function is called (an error
 /// naming the op, never a wrong read). Example:
 //   auto f = ember::function([](const ember::Tensor &x) { return ember::reduce_sum(x, {1}); },

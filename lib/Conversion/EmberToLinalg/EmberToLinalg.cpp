@@ -633,7 +633,29 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, reshapeTo(rewriter, op.getLoc(), adaptor.getOperand(), op.getType()));
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    SmallVector<Value> sizes;
+    if (!type.hasStaticShape()) {
+      // One `?` result dim: the operand's elements over the known dims.
+      if (type.getNumDynamicDims() != 1)
+        return rewriter.notifyMatchFailure(op, "more than one dynamic result dim");
+      Value operand = adaptor.getOperand(),
+            elements = arith::ConstantIndexOp::create(rewriter, loc, 1);
+      auto operandType = cast<RankedTensorType>(operand.getType());
+      for (int64_t d = 0; d < operandType.getRank(); ++d)
+        elements = arith::MulIOp::create(
+            rewriter, loc, elements,
+            operandType.isDynamicDim(d)
+                ? Value(tensor::DimOp::create(rewriter, loc, operand, d))
+                : Value(arith::ConstantIndexOp::create(rewriter, loc, operandType.getDimSize(d))));
+      int64_t known = 1;
+      for (int64_t size : type.getShape())
+        known *= ShapedType::isDynamic(size) ? 1 : size;
+      sizes.push_back(arith::DivUIOp::create(rewriter, loc, elements,
+                                             arith::ConstantIndexOp::create(rewriter, loc, known)));
+    }
+    rewriter.replaceOp(op, reshapeTo(rewriter, loc, adaptor.getOperand(), type, sizes));
     return success();
   }
 };
@@ -1308,7 +1330,7 @@ struct MaxPool2DGatherLowering : OpConversionPattern<MaxPool2DGatherOp> {
 bool mlir::ember::lowersDynamicShapes(Operation *op) {
   return op->hasTrait<ember::Elementwise>() ||
          isa<BroadcastToOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceMeanOp,
-             MatmulOp, TransposeOp>(op);
+             MatmulOp, TransposeOp, ReshapeOp>(op);
 }
 
 namespace {

@@ -101,3 +101,15 @@ func.func @inside(%a: tensor<8x4xf32>) -> tensor<8x4xf32> {
   %r = ember.argmax %d axis = 1 : tensor<?x4xf32> -> tensor<?xi64>
   return %a : tensor<8x4xf32>
 }
+
+// -----
+
+// A reshape to one `?` dim: its size is the operand's elements over the
+// known dims, at run time.
+// CHECK-LABEL: func.func @flatten(
+// CHECK-SAME:      %[[X:.*]]: tensor<?x3x4xf32>
+// CHECK:         tensor.collapse_shape %[[X]] {{\[\[}}0], [1, 2]] : tensor<?x3x4xf32> into tensor<?x12xf32>
+func.func @flatten(%x: tensor<?x3x4xf32>) -> tensor<?x12xf32> {
+  %0 = ember.reshape %x : tensor<?x3x4xf32> -> tensor<?x12xf32>
+  return %0 : tensor<?x12xf32>
+}
