@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <random>
 #include <vector>
 
@@ -164,4 +166,22 @@ TEST(TracedShapes, FlattenAndDenseOnANoneBatch) {
               std::string::npos)
         << e.what();
   }
+}
+
+// A function traced with None dims is on disk like any other: a new
+// function object (a second process) called with another size loads it.
+TEST(TracedShapes, TheGenericTraceIsCachedOnDisk) {
+  std::string dir = (std::filesystem::temp_directory_path() / "ember-traced-shapes-cache").string();
+  std::filesystem::remove_all(dir);
+  ::setenv("EMBER_CACHE_DIR", dir.c_str(), 1);
+  auto body = [](const Tensor &x) { return reduce_sum(x * x, {1}); };
+  FunctionOptions options{.input_signature = {{{kNone, 3}}}};
+  auto first = function(body, "cached_generic", options);
+  EXPECT_EQ(first(ones({4, 3})).shape(), Shape({4}));
+  EXPECT_FALSE(first.concrete_functions().front().from_disk_cache);
+  auto second = function(body, "cached_generic", options);
+  EXPECT_EQ(second(ones({9, 3})).to_vector<float>(), std::vector<float>(9, 3.f));
+  EXPECT_TRUE(second.concrete_functions().front().from_disk_cache);
+  ::unsetenv("EMBER_CACHE_DIR");
+  std::filesystem::remove_all(dir);
 }
