@@ -10,18 +10,45 @@
 
 #include "ember/Init/InitAll.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
 using namespace mlir;
 
-LogicalResult ember::compiler::planDynamicDims(ModuleOp module) {
+/// Runs the pipeline `text` on `module`.
+static LogicalResult runPipeline(ModuleOp module, const std::string &text) {
   ember::registerAllPasses();
   PassManager pm(module.getContext());
-  if (failed(parsePassPipeline("func.func(ember-plan-dynamic-dims)", pm)))
-    return module.emitError("internal error: ember-plan-dynamic-dims is not registered");
+  if (failed(parsePassPipeline(text, pm)))
+    return module.emitError("internal error: cannot build the pass pipeline " + text);
   return pm.run(module);
+}
+
+LogicalResult ember::compiler::planDynamicDims(ModuleOp module) {
+  const std::string plan = "func.func(ember-plan-dynamic-dims)";
+  // A function that calls another (a gradient traced inside it, whose
+  // derivative ember-autodiff generates) is planned once optimized: on a
+  // copy, its calls differentiated and inlined; the plans come back by name.
+  bool calls = false;
+  module.walk([&](func::CallOp) { calls = true; });
+  if (!calls)
+    return runPipeline(module, plan);
+  OwningOpRef<ModuleOp> copy = module.clone();
+  if (failed(runPipeline(*copy, stagePipelineText(LoweringStage::Optimized))) ||
+      failed(runPipeline(*copy, plan)))
+    return failure();
+  for (auto function : copy->getOps<func::FuncOp>()) {
+    auto original = module.lookupSymbol<func::FuncOp>(function.getName());
+    if (!original)
+      continue;
+    for (StringRef name : {"ember.dim_checks", "ember.result_dims"})
+      if (Attribute value = function->getAttr(name))
+        original->setAttr(name, value);
+  }
+  return success();
 }
 
 /// A DimSource from its `array<i64: argument, dim, size>`.

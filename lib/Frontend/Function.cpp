@@ -547,14 +547,6 @@ std::vector<Tensor> FunctionCore::call(const CallKey &key, const Trace &trace,
     for (size_t v = 0; v < concrete->variableInputs.size(); ++v)
       noteVariableRead(concrete->variableInputs[v].get(), tapedInputs[key.tensors.size() + v]);
   }
-  std::vector<Tensor> cotangents;
-  if (impl.differentiate)
-    for (size_t r = 0; r < concrete->resultShapes.size(); ++r)
-      cotangents.push_back(full(concrete->resultShapes[r], r < concrete->userResults ? 1 : 0,
-                                compiled.results[r].dtype)
-                               .to(device));
-  for (const Tensor &t : cotangents)
-    inputs.push_back(&t);
   // Traced with None dims: the sizes that must agree are checked, and the
   // results sized, from the call's tensors.
   std::vector<trace::TensorSpec> sizedResults;
@@ -563,6 +555,14 @@ std::vector<Tensor> FunctionCore::call(const CallKey &key, const Trace &trace,
     sizedResults = sizeResults(impl.name, compiled, inputs);
     results = sizedResults;
   }
+  std::vector<Tensor> cotangents;
+  if (impl.differentiate)
+    for (size_t r = 0; r < concrete->resultShapes.size(); ++r)
+      cotangents.push_back(
+          full(shapeOf(results[r]), r < concrete->userResults ? 1 : 0, compiled.results[r].dtype)
+              .to(device));
+  for (const Tensor &t : cotangents)
+    inputs.push_back(&t);
   std::vector<Tensor> outputs =
       runCompiled(compiled.entry, inputs, results, compiled.faultSites, device);
   // Write the assigned variables back; return the function's own results

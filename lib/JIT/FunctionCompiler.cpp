@@ -155,10 +155,15 @@ static bool compileTracedFunction(ModuleOp module, func::FuncOp function, const 
   if (failed(::ember::compiler::planDynamicDims(module)))
     return false; // the error went to the diagnostics
   out.dims = ::ember::compiler::dimPlanOf(function);
-  if (differentiate && !out.dims.resultDims.empty()) {
-    error += "the derivative of a function with None (`?`) dims is not compiled yet";
-    return false;
-  }
+  if (differentiate && !out.dims.resultDims.empty()) // a gradient has its argument's sizes
+    for (int64_t index : *differentiateWrt) {
+      auto type = cast<RankedTensorType>(function.getArgumentTypes()[index]);
+      out.dims.resultDims.emplace_back();
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        out.dims.resultDims.back().push_back(
+            type.isDynamicDim(d) ? DimSource{static_cast<int>(index), static_cast<int>(d), 0}
+                                 : DimSource{-1, 0, type.getDimSize(d)});
+    }
   out.faultSites = numberFaultSites(module);
   std::string symbol = differentiate ? name + "_vjp" : name;
   // EMBER_KERNEL_OBJECT_DIR=<dir>: also write the machine code to

@@ -172,7 +172,9 @@ struct AutodiffPass : ember::impl::AutodiffPassBase<AutodiffPass> {
       SmallVector<Value> resultCotangents;
       for (Value r : op->getResults()) {
         Value g = adjoint.lookup(r);
-        resultCotangents.push_back(g ? g : isFloatTensor(r.getType()) ? zerosOf(b, op->getLoc(), r.getType()) : Value());
+        resultCotangents.push_back(g                            ? g
+                                   : isFloatTensor(r.getType()) ? splatLike(b, op->getLoc(), r, 0)
+                                                                : Value());
       }
       SmallVector<Value> operandCotangents;
       if (failed(rule.buildVJP(b, resultCotangents, operandCotangents)))
@@ -227,7 +229,9 @@ struct AutodiffPass : ember::impl::AutodiffPassBase<AutodiffPass> {
     SmallVector<Value> resultCotangents;
     for (Value r : branch.getResults()) {
       Value g = adjoint.lookup(r);
-      resultCotangents.push_back(g ? g : isFloatTensor(r.getType()) ? zerosOf(b, loc, r.getType()) : Value());
+      resultCotangents.push_back(g                            ? g
+                                 : isFloatTensor(r.getType()) ? splatLike(b, loc, r, 0)
+                                                              : Value());
     }
     b.setInsertionPointToEnd(block);
     auto backward = scf::IfOp::create(b, loc, ValueRange(captured).getTypes(), branch.getCondition(),
@@ -538,7 +542,7 @@ struct AutodiffPass : ember::impl::AutodiffPassBase<AutodiffPass> {
     for (int64_t index : wrt) {
       BlockArgument argument = body->getArgument(index);
       Value g = adjoint.lookup(argument);
-      returned.push_back(g ? g : zerosOf(b, loc, argument.getType()));
+      returned.push_back(g ? g : splatLike(b, loc, argument, 0));
     }
     func::ReturnOp::create(b, loc, returned);
 

@@ -185,3 +185,70 @@ TEST(TracedShapes, TheGenericTraceIsCachedOnDisk) {
   ::unsetenv("EMBER_CACHE_DIR");
   std::filesystem::remove_all(dir);
 }
+
+// value_and_grad with a None batch: one trace and one compiled derivative
+// for every batch size, agreeing with the per-shape derivative (gradients of
+// the weights, static, and of the batch, None), and with finite differences.
+TEST(TracedShapes, GradientsOnANoneBatch) {
+  std::mt19937 rng(6);
+  Tensor w = randomTensor(rng, {3, 2}), b = randomTensor(rng, {2});
+  auto loss = [&](const Tensor &weights, const Tensor &x) {
+    Tensor h = relu(matmul(x, weights) + b);
+    return reduce_mean(h * h) + reduce_sum(tanh(x)) * 0.1;
+  };
+  auto generic = value_and_grad(loss, "loss_none", {.input_signature = {{{3, 2}}, {{kNone, 3}}}});
+  auto perShape = value_and_grad(loss, "loss_static");
+  for (int64_t batch : {4, 1, 7}) {
+    Tensor x = randomTensor(rng, {batch, 3});
+    auto [value, gradients] = generic(w, x);
+    auto [expectedValue, expected] = perShape(w, x);
+    EXPECT_NEAR(value.item<float>(), expectedValue.item<float>(), 1e-5) << "batch " << batch;
+    ASSERT_EQ(gradients.size(), 2u);
+    expectClose(gradients[0], expected[0], 1e-5f);
+    expectClose(gradients[1], expected[1], 1e-5f);
+    // Finite differences on one element of each.
+    auto at = [&](const Tensor &t, int64_t i, float delta) {
+      std::vector<float> v = t.to_vector<float>();
+      v[static_cast<size_t>(i)] += delta;
+      return Tensor::from_vector(v, t.shape());
+    };
+    const float h = 1e-2f;
+    for (int which = 0; which < 2; ++which) {
+      Tensor base = which == 0 ? w : x;
+      int64_t i = base.numel() - 1;
+      auto evaluate = [&](const Tensor &t) {
+        return double(which == 0 ? loss(t, x).item<float>() : loss(w, t).item<float>());
+      };
+      double numeric = (evaluate(at(base, i, h)) - evaluate(at(base, i, -h))) / (2 * h);
+      EXPECT_NEAR(gradients[which].to_vector<float>()[i], numeric, 2e-3) << "batch " << batch;
+    }
+  }
+  EXPECT_EQ(generic.concrete_functions().size(), 1u);
+  EXPECT_EQ(generic.concrete_functions()[0].signature.find("float32[?, 3]") != std::string::npos,
+            true)
+      << generic.concrete_functions()[0].signature;
+}
+
+// A traced training step on a None batch (a partial last batch compiles
+// nothing): a tape inside the function, a variable assigned.
+TEST(TracedShapes, ATrainingStepOnANoneBatch) {
+  Variable w(random_uniform({3, 2}, 1), "w"), reference(w.value(), "reference");
+  auto stepOf = [](Variable &v) {
+    return [&v](const Tensor &x, const Tensor &y) {
+      GradientTape tape;
+      Tensor l = reduce_mean(square(matmul(x, v) - y));
+      auto grads = tape.gradient(l, {v});
+      v.assign_sub(*grads[0] * 0.1f);
+      return l;
+    };
+  };
+  auto step = function(stepOf(w), "step", {.input_signature = {{{kNone, 3}}, {{kNone, 2}}}});
+  auto perShape = function(stepOf(reference), "step_static");
+  for (int64_t n : {8, 8, 3}) {
+    Tensor x = random_uniform({n, 3}, static_cast<uint64_t>(n)),
+           y = random_uniform({n, 2}, static_cast<uint64_t>(n + 1));
+    EXPECT_NEAR(step(x, y).item<float>(), perShape(x, y).item<float>(), 1e-5) << "batch " << n;
+    expectClose(w.value(), reference.value(), 1e-5f);
+  }
+  EXPECT_EQ(step.concrete_functions().size(), 1u);
+}

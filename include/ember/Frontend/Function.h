@@ -435,10 +435,11 @@ struct Argnums {
 template <typename F>
 class GradFunction {
 public:
-  GradFunction(F f, std::string name, std::optional<std::vector<int>> argnums = std::nullopt)
+  GradFunction(F f, std::string name, std::optional<std::vector<int>> argnums = std::nullopt,
+               FunctionOptions options = {})
       : f_(std::make_shared<const F>(std::move(f))), name_(name),
         core_(std::make_shared<detail::FunctionCore>(std::move(name), /*differentiate=*/true,
-                                                     std::move(argnums))) {}
+                                                     std::move(argnums), std::move(options))) {}
 
   /// A ValueAndGradient for a function of one Tensor argument (which must
   /// be floating-point), else a ValueAndGrad.
@@ -503,6 +504,17 @@ private:
 template <typename F>
 GradFunction<std::decay_t<F>> value_and_grad(F &&f, std::string name = "loss") {
   return GradFunction<std::decay_t<F>>(std::forward<F>(f), std::move(name));
+}
+
+/// value_and_grad traced as `options` say: an input signature with kNone
+/// dims (one trace, and one compiled derivative, for every batch size; a
+/// partial last batch compiles nothing), or reduce_retracing. The
+/// derivative takes None dims through the ops a function traced with them
+/// takes (see function()).
+template <typename F>
+GradFunction<std::decay_t<F>> value_and_grad(F &&f, std::string name, FunctionOptions options) {
+  return GradFunction<std::decay_t<F>>(std::forward<F>(f), std::move(name), std::nullopt,
+                                       std::move(options));
 }
 
 /// value_and_grad with respect to the arguments at `argnums` only.

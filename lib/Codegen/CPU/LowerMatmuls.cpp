@@ -491,7 +491,8 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
   // split each group's panels (splitting the groups instead was slower: 5
   // groups on 2 threads at 1024). A group's rows are as even as whole
   // blocks allow: no short last group.
-  int64_t groupRows = ((1 << 20) / std::max<int64_t>(k * elementBytes, 1)) / kRows * kRows;
+  int64_t groupRows =
+      dynamic ? 0 : ((1 << 20) / std::max<int64_t>(k * elementBytes, 1)) / kRows * kRows;
   bool grouped = !dynamic && n > columns && groupRows >= 2 * kRows && m > groupRows &&
                  panelBytes <= (256 << 10) && k * n * elementBytes <= (8 << 20);
   if (grouped) {

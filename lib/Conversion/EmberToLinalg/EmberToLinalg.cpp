@@ -1013,7 +1013,8 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     Value lhsBatched = collapse(lhs), rhsBatched = collapse(rhs);
     RankedTensorType resultType = batchedType(type);
     SmallVector<Value> batchedSizes;
-    for (auto [d, fromLhs] : llvm::enumerate(ArrayRef<bool>{true, true, false}))
+    static constexpr bool kFromLhs[] = {true, true, false}; // [batch, m, n]
+    for (auto [d, fromLhs] : llvm::enumerate(kFromLhs))
       if (resultType.isDynamicDim(d))
         batchedSizes.push_back(
             tensor::DimOp::create(rewriter, loc, fromLhs ? lhsBatched : rhsBatched, d));

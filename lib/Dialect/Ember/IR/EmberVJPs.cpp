@@ -10,6 +10,8 @@
 
 #include "ember/Dialect/Ember/IR/EmberOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/SmallSet.h"
 
@@ -22,15 +24,35 @@ bool isFloatTensor(Value v) {
   return isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType());
 }
 
+} // namespace
+
+Value mlir::ember::broadcastLike(OpBuilder &b, Location loc, Value x, RankedTensorType type,
+                                 Value like) {
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      sizes.push_back(tensor::DimOp::create(b, loc, like, d));
+  return BroadcastToOp::create(b, loc, type, x, sizes);
+}
+
+Value mlir::ember::splatLike(OpBuilder &b, Location loc, Value like, double value) {
+  auto type = cast<RankedTensorType>(like.getType());
+  Attribute element = b.getFloatAttr(type.getElementType(), value);
+  if (type.hasStaticShape())
+    return ConstantOp::create(b, loc, DenseElementsAttr::get(type, element));
+  auto scalarType = RankedTensorType::get({}, type.getElementType());
+  Value scalar = ConstantOp::create(b, loc, DenseElementsAttr::get(scalarType, element));
+  return broadcastLike(b, loc, scalar, type, like);
+}
+
+namespace {
+
 /// Builds ember ops at one location; small helpers keep each rule one line.
 struct Grad {
   OpBuilder &b;
   Location loc;
 
-  Value splat(Value like, double value) {
-    auto type = cast<RankedTensorType>(like.getType());
-    return ConstantOp::create(b, loc, DenseElementsAttr::get(type, b.getFloatAttr(type.getElementType(), value)));
-  }
+  Value splat(Value like, double value) { return splatLike(b, loc, like, value); }
   Value add(Value x, Value y) { return AddOp::create(b, loc, x, y); }
   Value sub(Value x, Value y) { return SubOp::create(b, loc, x, y); }
   Value mul(Value x, Value y) { return MulOp::create(b, loc, x, y); }
@@ -68,12 +90,37 @@ struct Grad {
     Value summed = ReduceSumOp::create(b, loc, g, axes, /*keepdims=*/false);
     return reshape(summed, input.getShape());
   }
-  /// `g` of a reduction over `axes` broadcast back to `input`'s shape.
-  Value unreduce(Value g, RankedTensorType input, ArrayRef<int64_t> axes) {
-    SmallVector<int64_t> kept(input.getShape());
+  /// `g` of a reduction over `axes` broadcast back to the shape of `input`
+  /// (whose run-time sizes its `?` dims take).
+  Value unreduce(Value g, Value input, ArrayRef<int64_t> axes) {
+    auto type = cast<RankedTensorType>(input.getType());
+    SmallVector<int64_t> kept(type.getShape());
     for (int64_t axis : axes)
       kept[axis] = 1;
-    return broadcast(reshape(g, kept), input);
+    return broadcastLike(b, loc, reshape(g, kept), type, input);
+  }
+  /// The number of elements of `input` a reduction over `axes` takes, as a
+  /// tensor of `like`'s type: a constant, or counted at run time.
+  Value countLike(Value input, ArrayRef<int64_t> axes, Value like) {
+    auto type = cast<RankedTensorType>(input.getType());
+    int64_t count = 1;
+    bool dynamic = false;
+    for (int64_t axis : axes) {
+      dynamic |= type.isDynamicDim(axis);
+      count *= type.isDynamicDim(axis) ? 1 : type.getDimSize(axis);
+    }
+    if (!dynamic)
+      return splat(like, static_cast<double>(count));
+    Value n = arith::ConstantIndexOp::create(b, loc, count);
+    for (int64_t axis : axes)
+      if (type.isDynamicDim(axis))
+        n = arith::MulIOp::create(b, loc, n, tensor::DimOp::create(b, loc, input, axis));
+    auto element = cast<FloatType>(cast<RankedTensorType>(like.getType()).getElementType());
+    Value asFloat = arith::UIToFPOp::create(
+        b, loc, element, arith::IndexCastUIOp::create(b, loc, b.getI64Type(), n));
+    Value scalar = tensor::FromElementsOp::create(b, loc, RankedTensorType::get({}, element),
+                                                  ValueRange{asFloat});
+    return broadcastLike(b, loc, scalar, cast<RankedTensorType>(like.getType()), like);
   }
 };
 
@@ -352,17 +399,22 @@ EMBER_VJP(ReduceSumOp) {
   if (!isFloatTensor(getResult()))
     return noGradients(*this, out);
   Grad g{builder, getLoc()};
-  out.push_back(g.unreduce(cotangents[0], getOperand().getType(), getAxes()));
+  out.push_back(g.unreduce(cotangents[0], getOperand(), getAxes()));
   return success();
 }
 
 EMBER_VJP(ReduceMeanOp) {
   Grad g{builder, getLoc()};
   RankedTensorType in = getOperand().getType();
+  Value spread = g.unreduce(cotangents[0], getOperand(), getAxes());
+  if (llvm::any_of(getAxes(), [&](int64_t axis) { return in.isDynamicDim(axis); })) {
+    out.push_back(g.div(spread, g.countLike(getOperand(), getAxes(), spread)));
+    return success();
+  }
   int64_t count = 1;
   for (int64_t axis : getAxes())
     count *= in.getDimSize(axis);
-  out.push_back(g.scale(g.unreduce(cotangents[0], in, getAxes()), 1.0 / static_cast<double>(count)));
+  out.push_back(g.scale(spread, 1.0 / static_cast<double>(count)));
   return success();
 }
 
@@ -371,9 +423,9 @@ EMBER_VJP(ReduceProdOp) {
   if (!isFloatTensor(getResult()))
     return noGradients(*this, out);
   Grad g{builder, getLoc()};
-  RankedTensorType in = getOperand().getType();
-  Value product = g.unreduce(getResult(), in, getAxes());
-  out.push_back(g.div(g.mul(g.unreduce(cotangents[0], in, getAxes()), product), getOperand()));
+  Value product = g.unreduce(getResult(), getOperand(), getAxes());
+  out.push_back(
+      g.div(g.mul(g.unreduce(cotangents[0], getOperand(), getAxes()), product), getOperand()));
   return success();
 }
 
@@ -384,12 +436,12 @@ static LogicalResult extremumVJP(OpBuilder &builder, Location loc, Value operand
                                  SmallVectorImpl<Value> &out) {
   Grad g{builder, loc};
   auto in = cast<RankedTensorType>(operand.getType());
-  Value extremum = g.unreduce(result, in, axes);
+  Value extremum = g.unreduce(result, operand, axes);
   Value mask = g.castTo(g.compare(ComparisonDirection::eq, operand, extremum), in.getElementType());
   Value ties = ReduceSumOp::create(builder, loc, mask, axes, /*keepdims=*/false);
   ties = g.reshape(ties, cast<RankedTensorType>(cotangent.getType()).getShape()); // keepdims
   Value share = g.div(cotangent, ties);
-  out.push_back(g.mul(mask, g.unreduce(share, in, axes)));
+  out.push_back(g.mul(mask, g.unreduce(share, operand, axes)));
   return success();
 }
 

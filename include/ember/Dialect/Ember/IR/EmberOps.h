@@ -35,6 +35,13 @@ bool isEmberElementType(Type type);
 bool isEmberFloatType(Type type);
 /// Largest constant (in elements) that folders will create.
 constexpr int64_t kMaxFoldElements = 1 << 16;
+/// A float tensor of `like`'s type filled with `value`: a constant, or for
+/// `?` dims a scalar constant broadcast to `like`'s run-time sizes (the
+/// derivatives of functions with `?` dims make these).
+Value splatLike(OpBuilder &b, Location loc, Value like, double value);
+/// `x` broadcast to `type`, whose `?` dims take `like`'s run-time sizes
+/// (`like` has `type`'s shape).
+Value broadcastLike(OpBuilder &b, Location loc, Value x, RankedTensorType type, Value like);
 } // namespace mlir::ember
 
 #endif // EMBER_DIALECT_EMBER_IR_EMBEROPS_H
