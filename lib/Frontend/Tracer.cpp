@@ -58,6 +58,12 @@ Tensor Tracer::addOp(const OpDef &op, std::span<const int64_t> attrWords,
   std::vector<int> operands;
   for (const Tensor *input : inputs)
     operands.push_back(valueOf(*input, loc));
+  return appendOp(op, attrWords, operands, resultType, loc);
+}
+
+Tensor Tracer::appendOp(const OpDef &op, std::span<const int64_t> attrWords,
+                        std::span<const int> operands, const trace::TensorSpec *resultType,
+                        const SourceLoc &loc) {
   trace::OpCall call{op.name, op.attrs, attrWords, resultType, jitLocationOf(loc)};
   trace::TensorSpec result;
   std::string error;
@@ -96,18 +102,7 @@ Tensor Tracer::addBroadcast(const OpDef &broadcastOp, const Tensor &x, const Sha
     operands.push_back(builder_.addDim(valueOf(*source, loc), sourceDim));
   }
   trace::TensorSpec resultType = specOf(x.dtype(), shape);
-  trace::OpCall call{broadcastOp.name, broadcastOp.attrs, {}, &resultType, jitLocationOf(loc)};
-  trace::TensorSpec result;
-  std::string error;
-  int id = builder_.addOp(call, operands, result, error);
-  if (id < 0)
-    throw OpError(error.empty() ? "'" + std::string(broadcastOp.name) + "' op is invalid" : error);
-  Tensor out = newSymbolicTensor(shapeOf(result), result.dtype, this, id);
-  const SourceLoc &where = forUser(loc);
-  out.impl()->traceFile = where.file_name();
-  out.impl()->traceLine = where.line();
-  out.impl()->traceColumn = where.column();
-  return out;
+  return appendOp(broadcastOp, {}, operands, &resultType, loc);
 }
 
 void Tracer::addEffect(const OpDef &op, std::span<const int64_t> attrWords,

@@ -73,6 +73,14 @@ public:
                  std::span<const Tensor *const> inputs, const SourceLoc &loc);
   trace::FunctionBuilder &builder() { return builder_; }
 
+private:
+  /// Appends `op` on the values `operands`; the symbolic result, marked with
+  /// the user's line. Throws OpError.
+  Tensor appendOp(const OpDef &op, std::span<const int64_t> attrWords,
+                  std::span<const int> operands, const trace::TensorSpec *resultType,
+                  const SourceLoc &loc);
+
+public:
   /// Marks the tracing of a region (variables cannot be assigned there,
   /// unless a VariableFrame collects the assignments).
   class RegionScope {
