@@ -81,6 +81,7 @@ inline constexpr trace::AttrSchema kPrintAttrs[] = {{"message", trace::AttrKind:
   X(kReduceProd, "ember.reduce_prod", kReduceAttrs)                                                \
   X(kReduceMean, "ember.reduce_mean", kReduceAttrs)                                                \
   X(kArgMax, "ember.argmax", kArgMaxAttrs)                                                         \
+  X(kShapeOf, "ember.shape_of", {})                                                                \
   X(kConv2D, "ember.conv2d", kConv2DAttrs)                                                         \
   X(kMaxPool2D, "ember.max_pool2d", kPool2DAttrs)                                                  \
   X(kAvgPool2D, "ember.avg_pool2d", kPool2DAttrs)                                                  \

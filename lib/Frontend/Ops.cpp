@@ -432,6 +432,13 @@ Tensor ember::argmax(const Tensor &x, int64_t axis, bool keepdims, SourceLoc loc
   return dispatch(kArgMax, words, {&x}, nullptr, loc);
 }
 
+Tensor ember::shape(const Tensor &x, SourceLoc loc) {
+  // Known sizes are values now; a None dim's is read when the function runs.
+  if (x.shape().is_fully_defined() || !currentTracer())
+    return Tensor::from_vector(x.shape().vec(), Shape{x.rank()});
+  return dispatch(kShapeOf, {}, {&x}, nullptr, loc);
+}
+
 Tensor ember::matmul(const Tensor &a, const Tensor &b, SourceLoc loc) {
   checkSameDType(kMatmul.name, a, b, loc);
   return dispatch(kMatmul, {}, {&a, &b}, nullptr, loc);

@@ -203,6 +203,8 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
       }
       return WalkResult::advance();
     }
+    if (isa<mlir::ember::ShapeOfOp>(op)) // reads sizes, constrains none
+      return WalkResult::advance();
     if (auto transpose = dyn_cast<mlir::ember::TransposeOp>(op)) {
       for (auto [d, from] : llvm::enumerate(transpose.getPermutation()))
         same(transpose.getResult(), d, transpose.getOperand(), from, op);

@@ -252,3 +252,20 @@ TEST(TracedShapes, ATrainingStepOnANoneBatch) {
   }
   EXPECT_EQ(step.concrete_functions().size(), 1u);
 }
+
+// ember::shape: the sizes as a tensor, a None dim's read at run time.
+TEST(TracedShapes, ShapeGivesTheRunTimeSizes) {
+  EXPECT_EQ(shape(ones({4, 3})).to_vector<int64_t>(), (std::vector<int64_t>{4, 3}));
+  auto f = function(
+      [](const Tensor &x) {
+        // The mean over the rows, counted with the run-time row count.
+        Tensor rows = cast(slice(shape(x), {0}, {1}), DType::Float32);
+        return reduce_sum(x, {0}) / rows;
+      },
+      "mean_rows", {.input_signature = {{{kNone, 3}}}});
+  for (int64_t n : {2, 5}) {
+    Tensor x = random_uniform({n, 3}, static_cast<uint64_t>(n));
+    expectClose(f(x), reduce_mean(x, {0}), 1e-5f);
+  }
+  EXPECT_EQ(f.concrete_functions().size(), 1u);
+}

@@ -161,6 +161,10 @@ Tensor reduce_mean(const Tensor &x, const std::vector<int64_t> &axes = {}, bool 
 /// Index (int64) of the first maximum along `axis`; an empty axis throws
 /// OpError (it has no maximum).
 Tensor argmax(const Tensor &x, int64_t axis, bool keepdims = false, EMBER_LOC);
+/// The sizes of x's dims as a 1-D int64 tensor (TensorFlow's tf.shape):
+/// inside a function traced with None dims, a None dim's size is read when
+/// the function runs (x.shape() has kNone there).
+Tensor shape(const Tensor &x, EMBER_LOC);
 
 //===----------------------------------------------------------------------===//
 // Linear algebra

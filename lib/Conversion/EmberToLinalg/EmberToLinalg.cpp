@@ -660,6 +660,30 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
   }
 };
 
+/// shape_of -> the operand's run-time sizes (tensor.dim) as int64 elements.
+struct ShapeOfLowering : OpConversionPattern<ShapeOfOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ShapeOfOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(adaptor.getOperand().getType());
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      Value size = type.isDynamicDim(d)
+                       ? Value(tensor::DimOp::create(rewriter, loc, adaptor.getOperand(), d))
+                       : Value(arith::ConstantIndexOp::create(rewriter, loc, type.getDimSize(d)));
+      sizes.push_back(arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), size));
+    }
+    if (sizes.empty()) {
+      rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+          op, DenseElementsAttr::get(op.getType(), ArrayRef<APInt>{}));
+      return success();
+    }
+    rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, op.getType(), sizes);
+    return success();
+  }
+};
+
 struct TransposeLowering : OpConversionPattern<TransposeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
@@ -1331,7 +1355,7 @@ struct MaxPool2DGatherLowering : OpConversionPattern<MaxPool2DGatherOp> {
 bool mlir::ember::lowersDynamicShapes(Operation *op) {
   return op->hasTrait<ember::Elementwise>() ||
          isa<BroadcastToOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceMeanOp,
-             MatmulOp, TransposeOp, ReshapeOp>(op);
+             MatmulOp, TransposeOp, ReshapeOp, ShapeOfOp>(op);
 }
 
 namespace {
@@ -1374,7 +1398,7 @@ void mlir::ember::populateEmberToLinalgPatterns(RewritePatternSet &patterns,
   MLIRContext *context = patterns.getContext();
   patterns.add<ElementwiseToGeneric>(context, reportFaults);
   patterns.add<GatherLowering>(context, reportFaults);
-  patterns.add<ConstantLowering, CustomGradientLowering, PrintLowering, BroadcastToLowering, ReshapeLowering, TransposeLowering,
+  patterns.add<ConstantLowering, CustomGradientLowering, PrintLowering, BroadcastToLowering, ReshapeLowering, TransposeLowering, ShapeOfLowering,
                SliceLowering, ConcatLowering, ArgMaxLowering,
                ReduceLowering<ReduceSumOp>, ReduceLowering<ReduceMaxOp>,
                ReduceLowering<ReduceMinOp>, ReduceLowering<ReduceProdOp>,

@@ -113,3 +113,17 @@ func.func @flatten(%x: tensor<?x3x4xf32>) -> tensor<?x12xf32> {
   %0 = ember.reshape %x : tensor<?x3x4xf32> -> tensor<?x12xf32>
   return %0 : tensor<?x12xf32>
 }
+
+// -----
+
+// shape_of: each size, read at run time for a `?` dim, as an int64 element.
+// CHECK-LABEL: func.func @shape_of(
+// CHECK-SAME:      %[[X:.*]]: tensor<?x3xf32>
+// CHECK:         %[[D0:.*]] = tensor.dim %[[X]], %c0
+// CHECK:         %[[S0:.*]] = arith.index_cast %[[D0]] : index to i64
+// CHECK:         %[[S1:.*]] = arith.index_cast %c3{{.*}} : index to i64
+// CHECK:         tensor.from_elements %[[S0]], %[[S1]] : tensor<2xi64>
+func.func @shape_of(%x: tensor<?x3xf32>) -> tensor<2xi64> {
+  %0 = ember.shape_of %x : tensor<?x3xf32> -> tensor<2xi64>
+  return %0 : tensor<2xi64>
+}

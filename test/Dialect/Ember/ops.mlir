@@ -356,6 +356,14 @@ func.func @matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %c: tensor<5x2x3x4xi
   return %0, %1 : tensor<2x4xf32>, tensor<5x2x3x6xi64>
 }
 
+// shape_of: the sizes of the dims, as int64.
+// CHECK-LABEL: func.func @shape_of(
+// CHECK-NEXT:    ember.shape_of %{{.*}} : tensor<?x3xf32> -> tensor<2xi64>
+func.func @shape_of(%x: tensor<?x3xf32>) -> tensor<2xi64> {
+  %0 = ember.shape_of %x : tensor<?x3xf32> -> tensor<2xi64>
+  return %0 : tensor<2xi64>
+}
+
 // A `?` dim matches any size; the result keeps the sizes that are known
 // (a batch dim from whichever operand knows it).
 // CHECK-LABEL: func.func @matmul_dynamic(

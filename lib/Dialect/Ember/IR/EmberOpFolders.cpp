@@ -778,6 +778,16 @@ EMBER_FOLD_REDUCTION(ReduceMeanOp, Mean)
 #undef EMBER_FOLD_REDUCTION
 
 // Pattern: argmax along a dim of size 1 -> zeros.
+OpFoldResult ShapeOfOp::fold(FoldAdaptor) {
+  RankedTensorType in = getOperand().getType();
+  if (!in.hasStaticShape())
+    return {};
+  SmallVector<APInt> sizes;
+  for (int64_t size : in.getShape())
+    sizes.push_back(APInt(64, size));
+  return DenseElementsAttr::get(getType(), sizes);
+}
+
 OpFoldResult ArgMaxOp::fold(FoldAdaptor) {
   if (getOperand().getType().getDimSize(getAxis()) != 1)
     return {};

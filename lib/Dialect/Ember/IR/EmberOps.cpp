@@ -445,6 +445,17 @@ LogicalResult ArgMaxOp::inferReturnTypes(MLIRContext *context, std::optional<Loc
 }
 
 //===----------------------------------------------------------------------===//
+// ShapeOf
+//===----------------------------------------------------------------------===//
+
+LogicalResult ShapeOfOp::inferReturnTypes(MLIRContext *context, std::optional<Location>,
+                                          Adaptor adaptor, SmallVectorImpl<Type> &out) {
+  auto in = cast<RankedTensorType>(adaptor.getOperand().getType());
+  out.push_back(RankedTensorType::get({in.getRank()}, IntegerType::get(context, 64)));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Matmul
 //===----------------------------------------------------------------------===//
 

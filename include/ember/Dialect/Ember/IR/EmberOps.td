@@ -345,6 +345,23 @@ def Ember_ArgMaxOp : Ember_Op<"argmax", [Pure, InferTypeOpAdaptor, Ember_NoGradi
   let hasFolder = 1;
 }
 
+def Ember_ShapeOfOp : Ember_Op<"shape_of", [Pure, InferTypeOpAdaptor, Ember_NoGradient]> {
+  let summary = "the sizes of a tensor's dims, as a 1-D int64 tensor";
+  let description = [{
+    The size of each dim of the operand, read at run time for a `?` dim
+    (TensorFlow's tf.shape; ember::shape in C++). It folds to a constant when
+    the operand's shape is static.
+
+    ```mlir
+    %s = ember.shape_of %x : tensor<?x3xf32> -> tensor<2xi64>
+    ```
+  }];
+  let arguments = (ins Ember_Tensor:$operand);
+  let results = (outs RankedTensorOf<[I64]>:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let hasFolder = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Custom gradients
 //===----------------------------------------------------------------------===//
