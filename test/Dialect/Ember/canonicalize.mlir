@@ -1108,7 +1108,7 @@ func.func @dynamic_shapes_do_not_fold(%x: tensor<?xf32>, %y: tensor<?x3xf32>, %n
 
 // shape_of of a static shape is a constant; of a `?` dim it stays.
 // CHECK-LABEL: func.func @shape_of_fold(
-// CHECK-DAG:     arith.constant dense<[4, 3]> : tensor<2xi64>
+// CHECK-DAG:     ember.constant dense<[4, 3]> : tensor<2xi64>
 // CHECK-DAG:     ember.shape_of %{{.*}} : tensor<?x3xf32> -> tensor<2xi64>
 func.func @shape_of_fold(%x: tensor<4x3xf32>, %y: tensor<?x3xf32>) -> (tensor<2xi64>, tensor<2xi64>) {
   %0 = ember.shape_of %x : tensor<4x3xf32> -> tensor<2xi64>
