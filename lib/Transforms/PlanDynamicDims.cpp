@@ -222,11 +222,36 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
       same(out, rank - 1, rhs, rank - 1, op);
       return WalkResult::advance();
     }
+    // Windows: the batch and the channels (their verifiers keep heights
+    // and widths static).
+    if (auto conv = dyn_cast<mlir::ember::Conv2DOp>(op)) {
+      same(conv.getResult(), 0, conv.getInput(), 0, op);
+      same(conv.getInput(), 3, conv.getFilter(), 2, op);
+      same(conv.getResult(), 3, conv.getFilter(), 3, op);
+      return WalkResult::advance();
+    }
+    if (isa<mlir::ember::MaxPool2DOp, mlir::ember::AvgPool2DOp, mlir::ember::MaxPool2DGatherOp,
+            mlir::ember::MaxPool2DGradOp, mlir::ember::AvgPool2DGradOp>(op)) {
+      Value in = op->getOperand(0), out = op->getResult(0);
+      for (int64_t d : {0, 3})
+        same(out, d, in, d, op);
+      // The values gathered, or the cotangent: the input's batch and channels.
+      if (op->getNumOperands() > 1)
+        for (int64_t d : {0, 3})
+          same(op->getOperand(1), d, in, d, op);
+      return WalkResult::advance();
+    }
+    if (auto slice = dyn_cast<mlir::ember::SliceOp>(op)) {
+      for (int64_t d = 0; d < rankOf(slice.getResult()); ++d)
+        if (slice.getType().isDynamicDim(d)) // sliced whole
+          same(slice.getResult(), d, slice.getOperand(), d, op);
+      return WalkResult::advance();
+    }
     if (!dynamic)
       return WalkResult::advance();
     failing = op;
     error = "does not take None (`?`) dims yet: only elementwise ops, broadcasts, reductions, "
-            "matmuls, transposes and reshapes do";
+            "matmuls, transposes, reshapes, convolutions, poolings and whole slices do";
     return WalkResult::interrupt();
   });
   if (walk.wasInterrupted())

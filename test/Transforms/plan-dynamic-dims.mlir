@@ -62,7 +62,7 @@ func.func @transpose(%x: tensor<?x3xf32>) -> tensor<3x?xf32> {
 
 // A `?` dim meeting an op whose sizes cannot be followed yet is an error.
 func.func @argmax(%x: tensor<?x3xf32>) -> tensor<?xi64> {
-  // expected-error @+1 {{'ember.argmax' op does not take None (`?`) dims yet: only elementwise ops, broadcasts, reductions, matmuls, transposes and reshapes do}}
+  // expected-error @+1 {{'ember.argmax' op does not take None (`?`) dims yet: only elementwise ops, broadcasts, reductions, matmuls, transposes, reshapes, convolutions, poolings and whole slices do}}
   %0 = ember.argmax %x axis = 1 : tensor<?x3xf32> -> tensor<?xi64>
   return %0 : tensor<?xi64>
 }
@@ -84,4 +84,18 @@ func.func @regroup(%x: tensor<?x4xf32>) -> tensor<2x?xf32> {
   // expected-error @+1 {{'ember.reshape' op reshapes `?` dims only as one `?` dim with as many elements before it and after it on both sides}}
   %0 = ember.reshape %x : tensor<?x4xf32> -> tensor<2x?xf32>
   return %0 : tensor<2x?xf32>
+}
+
+// -----
+
+// A convolution and a pooling keep the batch; a convolution's `?` input
+// channels must be the filter's (checked, named by the conv); the result's
+// channels are the filter's count.
+// CHECK-LABEL: func.func @windows(
+// CHECK-SAME:      ember.dim_checks = [{a = array<i64: 0, 3, 0>, b = array<i64: 1, 2, 0>, loc = "{{.*}}", op = "ember.conv2d"}]
+// CHECK-SAME:      ember.result_dims = [array<i64: 0, 0, 0, -1, 0, 2, -1, 0, 2, 1, 3, 0>]
+func.func @windows(%x: tensor<?x4x4x?xf32>, %w: tensor<3x3x?x?xf32>) -> tensor<?x2x2x?xf32> {
+  %0 = ember.conv2d %x, %w strides = [1, 1] dilations = [1, 1] input_dilations = [1, 1] padding = [1, 1, 1, 1] : tensor<?x4x4x?xf32>, tensor<3x3x?x?xf32> -> tensor<?x4x4x?xf32>
+  %1 = ember.avg_pool2d %0 window = [2, 2] strides = [2, 2] padding = [0, 0, 0, 0] : tensor<?x4x4x?xf32> -> tensor<?x2x2x?xf32>
+  return %1 : tensor<?x2x2x?xf32>
 }

@@ -269,3 +269,46 @@ TEST(TracedShapes, ShapeGivesTheRunTimeSizes) {
   }
   EXPECT_EQ(f.concrete_functions().size(), 1u);
 }
+
+// Convolutions and poolings on a None batch: one trace serves every batch
+// size and agrees with the per-shape trace, values and gradients (the
+// stride-2 convolution's input gradient is cropped: a `?` batch sliced
+// whole), and with finite differences.
+TEST(TracedShapes, ConvolutionsAndPoolingsOnANoneBatch) {
+  std::mt19937 rng(8);
+  Tensor w1 = randomTensor(rng, {3, 3, 2, 4}), w2 = randomTensor(rng, {2, 2, 4, 3});
+  auto loss = [&](const Tensor &a, const Tensor &b, const Tensor &x) {
+    Tensor h = relu(nn::conv2d(x, a, {1, 1}, "SAME"));
+    h = nn::max_pool2d(h, {2, 2}, {2, 2});
+    // Padding wider than the filter's reach: its input gradient is cropped.
+    h = nn::conv2d(h, b, {2, 2}, std::array<int64_t, 4>{2, 0, 2, 0});
+    h = nn::avg_pool2d(h, {2, 2}, {1, 1}, "SAME");
+    return reduce_mean(h * h);
+  };
+  auto generic = value_and_grad(
+      loss, "cnn_none", {.input_signature = {{{3, 3, 2, 4}}, {{2, 2, 4, 3}}, {{kNone, 9, 9, 2}}}});
+  auto perShape = value_and_grad(loss, "cnn_static");
+  for (int64_t batch : {3, 1, 5}) {
+    Tensor x = randomTensor(rng, {batch, 9, 9, 2});
+    auto [value, gradients] = generic(w1, w2, x);
+    auto [expectedValue, expected] = perShape(w1, w2, x);
+    EXPECT_NEAR(value.item<float>(), expectedValue.item<float>(), 1e-5) << "batch " << batch;
+    ASSERT_EQ(gradients.size(), 3u);
+    for (size_t i = 0; i < 3; ++i)
+      expectClose(gradients[i], expected[i], 1e-5f);
+    // Finite differences on one element of the second filter (the loss is
+    // smooth in it: past the relu and the max pooling).
+    std::vector<float> plus = w2.to_vector<float>(), minus = plus;
+    const float h = 1e-2f;
+    plus[5] += h;
+    minus[5] -= h;
+    double numeric = (double(loss(w1, Tensor::from_vector(plus, w2.shape()), x).item<float>()) -
+                      double(loss(w1, Tensor::from_vector(minus, w2.shape()), x).item<float>())) /
+                     (2 * h);
+    EXPECT_NEAR(gradients[1].to_vector<float>()[5], numeric, 2e-3) << "batch " << batch;
+  }
+  ASSERT_EQ(generic.concrete_functions().size(), 1u);
+  EXPECT_NE(generic.concrete_functions()[0].signature.find("float32[?, 9, 9, 2]"),
+            std::string::npos)
+      << generic.concrete_functions()[0].signature;
+}

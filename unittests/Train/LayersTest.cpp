@@ -285,3 +285,25 @@ TEST(Layers, FlattenAndDenseOnANoneBatch) {
   }
   EXPECT_EQ(predict.concrete_functions().size(), 1u);
 }
+
+// A convolutional classifier (Conv2D, pooling, Flatten, Dense) on a None
+// batch: one trace, agreeing with the eager model at each batch size.
+TEST(Layers, ConvolutionsAndPoolingOnANoneBatch) {
+  ember::layers::Sequential model(
+      {std::make_shared<ember::layers::Conv2D>(4, std::array<int64_t, 2>{3, 3}, "relu",
+                                               std::array<int64_t, 2>{1, 1}, "SAME", 3),
+       std::make_shared<ember::layers::MaxPooling2D>(), std::make_shared<ember::layers::Flatten>(),
+       std::make_shared<ember::layers::Dense>(3)});
+  (void)model(ember::zeros({1, 6, 6, 2})); // builds the weights
+  auto predict = ember::function([&](const ember::Tensor &x) { return model(x); }, "predict_cnn",
+                                 {.input_signature = {{{ember::kNone, 6, 6, 2}}}});
+  for (int64_t batch : {2, 7, 1}) {
+    ember::Tensor x = ember::random_uniform({batch, 6, 6, 2}, static_cast<uint64_t>(batch));
+    ember::Tensor traced = predict(x), eager = model(x);
+    ASSERT_EQ(traced.shape(), ember::Shape({batch, 3}));
+    std::vector<float> a = traced.to_vector<float>(), b = eager.to_vector<float>();
+    for (size_t i = 0; i < a.size(); ++i)
+      EXPECT_NEAR(a[i], b[i], 1e-5) << "batch " << batch << " element " << i;
+  }
+  EXPECT_EQ(predict.concrete_functions().size(), 1u);
+}

@@ -708,15 +708,22 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     // An empty slice reads nothing; extract_slice would reject its offsets
     // (even 0 in an empty dim is out of bounds there).
-    if (op.getType().getNumElements() == 0) {
-      rewriter.replaceOp(op, emptyTensor(rewriter, op.getLoc(), op.getType()));
+    // A `?` dim is sliced whole: its size is the operand's.
+    Location loc = op.getLoc();
+    if (llvm::is_contained(op.getType().getShape(), 0)) {
+      rewriter.replaceOp(op, emptyTensor(rewriter, loc, op.getType(),
+                                         dynamicSizesOf(rewriter, loc, adaptor.getOperand())));
       return success();
     }
     SmallVector<OpFoldResult> offsets, sizes, strides;
-    for (auto [start, size, stride] :
-         llvm::zip(op.getStart(), op.getType().getShape(), op.getStride())) {
+    for (auto [d, start, size, stride] :
+         llvm::enumerate(op.getStart(), op.getType().getShape(), op.getStride())) {
       offsets.push_back(rewriter.getIndexAttr(start));
-      sizes.push_back(rewriter.getIndexAttr(size));
+      sizes.push_back(
+          ShapedType::isDynamic(size)
+              ? OpFoldResult(
+                    tensor::DimOp::create(rewriter, loc, adaptor.getOperand(), d).getResult())
+              : rewriter.getIndexAttr(size));
       strides.push_back(rewriter.getIndexAttr(stride));
     }
     rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, op.getType(), adaptor.getOperand(),
@@ -1062,15 +1069,31 @@ static Value padSpatially(OpBuilder &b, Location loc, Value input,
   SmallVector<int64_t> shape(inputType.getShape());
   for (int d = 0; d < 2; ++d)
     shape[1 + d] = (shape[1 + d] - 1) * dilations[d] + 1 + padding[2 * d] + padding[2 * d + 1];
-  Value filled =
-      filledTensor(b, loc, RankedTensorType::get(shape, inputType.getElementType()), fill);
+  // A `?` batch or channel dim keeps its size.
+  Value filled = filledTensor(b, loc, RankedTensorType::get(shape, inputType.getElementType()),
+                              fill, dynamicSizesOf(b, loc, input));
   SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(padding[0]),
                                        b.getIndexAttr(padding[2]), b.getIndexAttr(0)};
   SmallVector<OpFoldResult> sizes, strides = {b.getIndexAttr(1), b.getIndexAttr(dilations[0]),
                                               b.getIndexAttr(dilations[1]), b.getIndexAttr(1)};
-  for (int64_t size : inputType.getShape())
-    sizes.push_back(b.getIndexAttr(size));
+  for (auto [d, size] : llvm::enumerate(inputType.getShape()))
+    sizes.push_back(ShapedType::isDynamic(size)
+                        ? OpFoldResult(tensor::DimOp::create(b, loc, input, d).getResult())
+                        : b.getIndexAttr(size));
   return tensor::InsertSliceOp::create(b, loc, input, filled, offsets, sizes, strides);
+}
+
+/// The run-time sizes of an NHWC `type`'s `?` dims (only the batch and the
+/// channels can be): the batch read from dim 0 of `batch`, the channels from
+/// dim 3 of `channels`.
+static SmallVector<Value> windowedSizes(OpBuilder &b, Location loc, RankedTensorType type,
+                                        Value batch, Value channels) {
+  SmallVector<Value> sizes;
+  if (type.isDynamicDim(0))
+    sizes.push_back(tensor::DimOp::create(b, loc, batch, 0));
+  if (type.isDynamicDim(3))
+    sizes.push_back(tensor::DimOp::create(b, loc, channels, 3));
+  return sizes;
 }
 
 /// The shape operand of a pooling window [KH, KW] (its values are not read:
@@ -1098,7 +1121,8 @@ struct Conv2DLowering : OpConversionPattern<Conv2DOp> {
                                op.getInputDilations(), op.getPadding(), 0);
     Value filter = castElements(rewriter, loc, adaptor.getFilter(), accumulator);
     RankedTensorType type = op.getType().clone(accumulator);
-    Value init = filledTensor(rewriter, loc, type, 0);
+    Value init =
+        filledTensor(rewriter, loc, type, 0, windowedSizes(rewriter, loc, type, input, filter));
     auto conv = linalg::Conv2DNhwcHwcfOp::create(
         rewriter, loc, TypeRange{type}, ValueRange{input, filter}, ValueRange{init},
         vector2Attr(rewriter, op.getStrides()), vector2Attr(rewriter, op.getDilations()));
@@ -1144,7 +1168,8 @@ struct MaxPool2DLowering : OpConversionPattern<MaxPool2DOp> {
     Value window = windowShape(rewriter, loc, op.getWindow(), type.getElementType());
     auto pool = linalg::PoolingNhwcMaxOp::create(
         rewriter, loc, TypeRange{type}, ValueRange{input, window},
-        ValueRange{filledTensor(rewriter, loc, type, lowest)},
+        ValueRange{filledTensor(rewriter, loc, type, lowest,
+                                windowedSizes(rewriter, loc, type, input, input))},
         vector2Attr(rewriter, op.getStrides()), vector2Attr(rewriter, {1, 1}));
     rewriter.replaceOp(op, pool.getResult(0));
     return success();
@@ -1163,15 +1188,16 @@ struct AvgPool2DLowering : OpConversionPattern<AvgPool2DOp> {
     ArrayRef<int64_t> inShape = op.getInput().getType().getShape();
     Value input = padSpatially(rewriter, loc, adaptor.getInput(), {1, 1}, padding, 0);
     RankedTensorType type = op.getType();
+    SmallVector<Value> sizes = windowedSizes(rewriter, loc, type, input, input);
     Value sums = linalg::PoolingNhwcSumOp::create(
                      rewriter, loc, TypeRange{type},
                      ValueRange{input, windowShape(rewriter, loc, window, type.getElementType())},
-                     ValueRange{filledTensor(rewriter, loc, type, 0)},
+                     ValueRange{filledTensor(rewriter, loc, type, 0, sizes)},
                      vector2Attr(rewriter, strides), vector2Attr(rewriter, {1, 1}))
                      .getResult(0);
     AffineMap identity = rewriter.getMultiDimIdentityMap(4);
     auto mean = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{type}, sums, emptyTensor(rewriter, loc, type),
+        rewriter, loc, TypeRange{type}, sums, emptyTensor(rewriter, loc, type, sizes),
         SmallVector<AffineMap>{identity, identity}, parallelIterators(4),
         [&](OpBuilder &b, Location loc, ValueRange args) {
           WindowMath m{b, loc};
@@ -1235,7 +1261,8 @@ struct Pool2DGradLowering : OpConversionPattern<GradOp> {
     WindowLoops loops = windowLoops(rewriter.getContext());
     auto grad = linalg::GenericOp::create(
         rewriter, loc, TypeRange{inType}, windowShape(rewriter, loc, window, element),
-        ValueRange{filledTensor(rewriter, loc, inType, 0)},
+        ValueRange{filledTensor(rewriter, loc, inType, 0,
+                                dynamicSizesOf(rewriter, loc, adaptor.getInput()))},
         SmallVector<AffineMap>{loops.window, loops.positions}, loops.iterators,
         [&](OpBuilder &b, Location loc, ValueRange args) {
           WindowMath m{b, loc};
@@ -1292,13 +1319,14 @@ struct Pool2DGradLowering : OpConversionPattern<GradOp> {
     AffineMap inMap = windowedInput(context, strides);
     WindowLoops loops = windowLoops(context);
     auto indexType = RankedTensorType::get(outType.getShape(), b.getI64Type());
+    SmallVector<Value> sizes = windowedSizes(b, loc, outType, input, input);
     auto generic = linalg::GenericOp::create(
         b, loc, TypeRange{outType, indexType},
         ValueRange{padded, windowShape(b, loc, window, outType.getElementType())},
-        ValueRange{filledTensor(b, loc, outType, lowest), filledTensor(b, loc, indexType, 0)},
+        ValueRange{filledTensor(b, loc, outType, lowest, sizes),
+                   filledTensor(b, loc, indexType, 0, sizes)},
         SmallVector<AffineMap>{inMap, loops.window, loops.positions, loops.positions},
-        loops.iterators,
-        [&](OpBuilder &b, Location loc, ValueRange args) {
+        loops.iterators, [&](OpBuilder &b, Location loc, ValueRange args) {
           Value kh = linalg::IndexOp::create(b, loc, 4), kw = linalg::IndexOp::create(b, loc, 5);
           WindowMath m{b, loc};
           Value offset = m.add(m.mul(kh, m.constant(window[1])), kw);
@@ -1329,13 +1357,15 @@ struct MaxPool2DGatherLowering : OpConversionPattern<MaxPool2DGatherOp> {
     Value input = padSpatially(rewriter, loc, adaptor.getInput(), {1, 1}, op.getPadding(), lowest);
     Value values = padSpatially(rewriter, loc, adaptor.getValues(), {1, 1}, op.getPadding(), 0);
     RankedTensorType type = op.getType();
+    SmallVector<Value> sizes = windowedSizes(rewriter, loc, type, input, input);
     MLIRContext *context = rewriter.getContext();
     AffineMap inMap = windowedInput(context, strides);
     WindowLoops loops = windowLoops(context);
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{type, type},
         ValueRange{input, values, windowShape(rewriter, loc, window, type.getElementType())},
-        ValueRange{filledTensor(rewriter, loc, type, lowest), filledTensor(rewriter, loc, type, 0)},
+        ValueRange{filledTensor(rewriter, loc, type, lowest, sizes),
+                   filledTensor(rewriter, loc, type, 0, sizes)},
         SmallVector<AffineMap>{inMap, inMap, loops.window, loops.positions, loops.positions},
         loops.iterators, [&](OpBuilder &b, Location loc, ValueRange args) {
           Value greater =
@@ -1353,9 +1383,12 @@ struct MaxPool2DGatherLowering : OpConversionPattern<MaxPool2DGatherOp> {
 } // namespace
 
 bool mlir::ember::lowersDynamicShapes(Operation *op) {
+  // Windows (their verifiers keep heights and widths static) and slices
+  // (whole along a `?` dim) take `?` batches and channels.
   return op->hasTrait<ember::Elementwise>() ||
          isa<BroadcastToOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceMeanOp,
-             MatmulOp, TransposeOp, ReshapeOp, ShapeOfOp>(op);
+             MatmulOp, TransposeOp, ReshapeOp, ShapeOfOp, SliceOp, Conv2DOp, MaxPool2DOp,
+             AvgPool2DOp, MaxPool2DGradOp, AvgPool2DGradOp, MaxPool2DGatherOp>(op);
 }
 
 namespace {

@@ -18,3 +18,15 @@ func.func @conv(%x: tensor<2x9x8x3xf32>, %w: tensor<3x2x3x4xf32>) -> tensor<2x4x
   %0 = ember.conv2d %x, %w strides = [2, 1] dilations = [1, 2] input_dilations = [1, 1] padding = [0, 0, 0, 0] : tensor<2x9x8x3xf32>, tensor<3x2x3x4xf32> -> tensor<2x4x6x4xf32>
   return %0 : tensor<2x4x6x4xf32>
 }
+
+// A `?` batch: the patches, their matrix and the accumulator have `?` rows;
+// the product is expanded back with the batch read at run time.
+// CHECK-LABEL: func.func @conv_dynamic_batch(
+// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<?x4x4x3x3x3xf32>)
+// CHECK:         %[[A:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<?x4x4x3x3x3xf32> into tensor<?x27xf32>
+// CHECK:         linalg.matmul ins(%[[A]], %{{.*}} : tensor<?x27xf32>, tensor<27x4xf32>) outs(%{{.*}} : tensor<?x4xf32>)
+// CHECK:         tensor.expand_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] output_shape [%{{.*}}, 4, 4, 4] : tensor<?x4xf32> into tensor<?x4x4x4xf32>
+func.func @conv_dynamic_batch(%x: tensor<?x6x6x3xf32>, %w: tensor<3x3x3x4xf32>) -> tensor<?x4x4x4xf32> {
+  %0 = ember.conv2d %x, %w strides = [1, 1] dilations = [1, 1] input_dilations = [1, 1] padding = [0, 0, 0, 0] : tensor<?x6x6x3xf32>, tensor<3x3x3x4xf32> -> tensor<?x4x4x4xf32>
+  return %0 : tensor<?x4x4x4xf32>
+}

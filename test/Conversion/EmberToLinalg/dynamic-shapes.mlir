@@ -127,3 +127,34 @@ func.func @shape_of(%x: tensor<?x3xf32>) -> tensor<2xi64> {
   %0 = ember.shape_of %x : tensor<?x3xf32> -> tensor<2xi64>
   return %0 : tensor<2xi64>
 }
+
+// -----
+
+// A convolution and a pooling of a `?` batch: the padded input and the
+// accumulators are sized by the batch read at run time.
+// CHECK-LABEL: func.func @conv_and_pool_dynamic_batch(
+// CHECK-SAME:      %[[X:.*]]: tensor<?x6x6x3xf32>
+// CHECK:         %[[N:.*]] = tensor.dim %[[X]], %c0
+// CHECK:         %[[PADDED:.*]] = tensor.empty(%[[N]]) : tensor<?x8x8x3xf32>
+// CHECK:         tensor.insert_slice %[[X]] into %{{.*}}[0, 1, 1, 0] [%{{.*}}, 6, 6, 3] [1, 1, 1, 1] : tensor<?x6x6x3xf32> into tensor<?x8x8x3xf32>
+// CHECK:         tensor.empty(%{{.*}}) : tensor<?x6x6x4xf32>
+// CHECK:         linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<?x6x6x4xf32>
+// CHECK:         tensor.empty(%{{.*}}) : tensor<?x3x3x4xf32>
+// CHECK:         linalg.pooling_nhwc_max {{.*}} -> tensor<?x3x3x4xf32>
+func.func @conv_and_pool_dynamic_batch(%x: tensor<?x6x6x3xf32>, %w: tensor<3x3x3x4xf32>) -> tensor<?x3x3x4xf32> {
+  %0 = ember.conv2d %x, %w strides = [1, 1] dilations = [1, 1] input_dilations = [1, 1] padding = [1, 1, 1, 1] : tensor<?x6x6x3xf32>, tensor<3x3x3x4xf32> -> tensor<?x6x6x4xf32>
+  %1 = ember.max_pool2d %0 window = [2, 2] strides = [2, 2] padding = [0, 0, 0, 0] : tensor<?x6x6x4xf32> -> tensor<?x3x3x4xf32>
+  return %1 : tensor<?x3x3x4xf32>
+}
+
+// -----
+
+// A `?` dim sliced whole: its size read at run time.
+// CHECK-LABEL: func.func @slice_dynamic_batch(
+// CHECK-SAME:      %[[X:.*]]: tensor<?x4xf32>
+// CHECK:         %[[N:.*]] = tensor.dim %[[X]], %c0
+// CHECK:         tensor.extract_slice %[[X]][0, 1] [%[[N]], 2] [1, 1] : tensor<?x4xf32> to tensor<?x2xf32>
+func.func @slice_dynamic_batch(%x: tensor<?x4xf32>) -> tensor<?x2xf32> {
+  %0 = ember.slice %x start = [0, 1] limit = [-9223372036854775808, 3] stride = [1, 1] : tensor<?x4xf32> -> tensor<?x2xf32>
+  return %0 : tensor<?x2xf32>
+}

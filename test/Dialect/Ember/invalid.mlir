@@ -678,3 +678,27 @@ func.func @pool_gather_values(%x: tensor<1x4x4x1xf32>, %v: tensor<1x2x2x1xf32>) 
   %0 = "ember.max_pool2d_gather"(%x, %v) {window = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<1x4x4x1xf32>, tensor<1x2x2x1xf32>) -> tensor<1x2x2x1xf32>
   return
 }
+
+// -----
+
+func.func @conv2d_dynamic_height(%x: tensor<1x?x5x3xf32>, %w: tensor<3x3x3x8xf32>) {
+  // expected-error @+1 {{'ember.conv2d' op takes `?` dims only in the batch and the channels: the height and width of 'tensor<1x?x5x3xf32>' must be known}}
+  %0 = "ember.conv2d"(%x, %w) {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, input_dilations = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>} : (tensor<1x?x5x3xf32>, tensor<3x3x3x8xf32>) -> tensor<1x3x3x8xf32>
+  return
+}
+
+// -----
+
+func.func @max_pool2d_dynamic_width(%x: tensor<1x4x?x3xf32>) {
+  // expected-error @+1 {{'ember.max_pool2d' op takes `?` dims only in the batch and the channels: the height and width of 'tensor<1x4x?x3xf32>' must be known}}
+  %0 = "ember.max_pool2d"(%x) {window = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<1x4x?x3xf32>) -> tensor<1x2x2x3xf32>
+  return
+}
+
+// -----
+
+func.func @slice_dynamic_dim_in_part(%x: tensor<?x3xf32>) {
+  // expected-error @+1 {{'ember.slice' op dim 0 of 'tensor<?x3xf32>': a `?` dim is sliced whole only (start 0, limit -9223372036854775808, stride 1)}}
+  %0 = "ember.slice"(%x) {start = array<i64: 1, 0>, limit = array<i64: -9223372036854775808, 3>, stride = array<i64: 1, 1>} : (tensor<?x3xf32>) -> tensor<?x3xf32>
+  return
+}

@@ -482,3 +482,16 @@ func.func @pool_gather(%x: tensor<1x4x4x1xf32>, %v: tensor<1x4x4x1xf32>) -> tens
   %0 = ember.max_pool2d_gather %x, %v window = [2, 2] strides = [2, 2] padding = [0, 0, 0, 0] : tensor<1x4x4x1xf32>, tensor<1x4x4x1xf32> -> tensor<1x2x2x1xf32>
   return %0 : tensor<1x2x2x1xf32>
 }
+
+// Windows take `?` batches and channels; a `?` dim is sliced whole (limit
+// kDynamic).
+// CHECK-LABEL: func.func @windows_with_a_dynamic_batch(
+// CHECK:         ember.conv2d {{.*}} : tensor<?x6x6x3xf32>, tensor<3x3x3x4xf32> -> tensor<?x4x4x4xf32>
+// CHECK:         ember.max_pool2d {{.*}} : tensor<?x4x4x4xf32> -> tensor<?x2x2x4xf32>
+// CHECK:         ember.slice {{.*}} start = [0, 1, 0, 0] limit = [-9223372036854775808, 2, 2, 4] stride = [1, 1, 1, 1] : tensor<?x2x2x4xf32> -> tensor<?x1x2x4xf32>
+func.func @windows_with_a_dynamic_batch(%x: tensor<?x6x6x3xf32>, %w: tensor<3x3x3x4xf32>) -> tensor<?x1x2x4xf32> {
+  %0 = ember.conv2d %x, %w strides = [1, 1] dilations = [1, 1] input_dilations = [1, 1] padding = [0, 0, 0, 0] : tensor<?x6x6x3xf32>, tensor<3x3x3x4xf32> -> tensor<?x4x4x4xf32>
+  %1 = ember.max_pool2d %0 window = [2, 2] strides = [2, 2] padding = [0, 0, 0, 0] : tensor<?x4x4x4xf32> -> tensor<?x2x2x4xf32>
+  %2 = ember.slice %1 start = [0, 1, 0, 0] limit = [-9223372036854775808, 2, 2, 4] stride = [1, 1, 1, 1] : tensor<?x2x2x4xf32> -> tensor<?x1x2x4xf32>
+  return %2 : tensor<?x1x2x4xf32>
+}

@@ -15,6 +15,7 @@
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
 
@@ -318,6 +319,17 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
                              limit.size(), " and ", stride.size());
   SmallVector<int64_t> shape;
   for (int64_t i = 0; i < rank; ++i) {
+    // A `?` dim is taken whole (a convolution's gradient crops only
+    // heights and widths of a `?` batch): start 0, stride 1, limit `?`.
+    if (in.isDynamicDim(i) || ShapedType::isDynamic(limit[i])) {
+      if (!in.isDynamicDim(i) || start[i] != 0 || !ShapedType::isDynamic(limit[i]) ||
+          stride[i] != 1)
+        return emitOptionalError(loc, "'", name, "' op dim ", i, " of ", in,
+                                 ": a `?` dim is sliced whole only (start 0, limit ",
+                                 ShapedType::kDynamic, ", stride 1)");
+      shape.push_back(ShapedType::kDynamic);
+      continue;
+    }
     if (start[i] < 0 || start[i] > limit[i] || limit[i] > in.getDimSize(i) || stride[i] < 1)
       return emitOptionalError(loc, "'", name, "' op dim ", i, ": slice ", start[i], ":",
                                limit[i], ":", stride[i], " is invalid for size ",
@@ -501,6 +513,19 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
 // Convolution
 //===----------------------------------------------------------------------===//
 
+/// Success if `type`'s `dims` (its heights and widths) are static: windows
+/// take `?` dims only in the batch and the channels.
+static LogicalResult checkStaticWindows(StringRef name, std::optional<Location> loc,
+                                        RankedTensorType type, ArrayRef<int64_t> dims) {
+  for (int64_t d : dims)
+    if (type.isDynamicDim(d))
+      return emitOptionalError(loc, "'", name,
+                               "' op takes `?` dims only in the batch and the "
+                               "channels: the height and width of ",
+                               type, " must be known");
+  return success();
+}
+
 LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                          Adaptor adaptor, SmallVectorImpl<Type> &out) {
   StringRef name = getOperationName();
@@ -515,7 +540,11 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
     return emitOptionalError(loc, "'", name,
                              "' op operands must be floats of one element type, got ", inputType,
                              " and ", filterType);
-  if (input.getDimSize(3) != filter.getDimSize(2))
+  if (failed(checkStaticWindows(name, loc, input, {1, 2})) ||
+      failed(checkStaticWindows(name, loc, filter, {0, 1})))
+    return failure();
+  if (input.getDimSize(3) != filter.getDimSize(2) && !input.isDynamicDim(3) &&
+      !filter.isDynamicDim(2))
     return emitOptionalError(loc, "'", name, "' op the input has ", input.getDimSize(3),
                              " channels but the filter expects ", filter.getDimSize(2), " (",
                              inputType, ", ", filterType, ")");
@@ -567,6 +596,8 @@ static FailureOr<RankedTensorType> pool2DType(StringRef name, std::optional<Loca
                              "left, right]");
   if (llvm::any_of(llvm::concat<const int64_t>(window, strides), [](int64_t v) { return v < 1; }))
     return emitOptionalError(loc, "'", name, "' op windows and strides must be at least 1");
+  if (failed(checkStaticWindows(name, loc, input, {1, 2})))
+    return failure();
   SmallVector<int64_t> shape = {input.getDimSize(0), 0, 0, input.getDimSize(3)};
   for (int d = 0; d < 2; ++d) {
     if (padding[2 * d] < 0 || padding[2 * d] >= window[d] || padding[2 * d + 1] < 0 ||
@@ -597,6 +628,13 @@ static LogicalResult inferPool2D(StringRef name, std::optional<Location> loc, Ad
   return success();
 }
 
+/// Whether `a` and `b` are tensors of one element type whose sizes agree
+/// where both are known.
+static bool compatibleTypes(Type a, Type b) {
+  return getElementTypeOrSelf(a) == getElementTypeOrSelf(b) &&
+         succeeded(verifyCompatibleShape(a, b));
+}
+
 /// A pooling gradient: the input's type, given a cotangent of the pooling's
 /// result type.
 template <typename Adaptor>
@@ -607,7 +645,7 @@ static LogicalResult inferPool2DGrad(StringRef name, std::optional<Location> loc
                  adaptor.getStrides(), adaptor.getPadding());
   if (failed(pooled))
     return failure();
-  if (adaptor.getCotangent().getType() != *pooled)
+  if (!compatibleTypes(adaptor.getCotangent().getType(), *pooled))
     return emitOptionalError(loc, "'", name, "' op the cotangent must have the pooling's type ",
                              *pooled, ", got ", adaptor.getCotangent().getType());
   out.push_back(adaptor.getInput().getType());
@@ -632,7 +670,7 @@ LogicalResult AvgPool2DGradOp::inferReturnTypes(MLIRContext *, std::optional<Loc
 }
 LogicalResult MaxPool2DGatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                                   Adaptor adaptor, SmallVectorImpl<Type> &out) {
-  if (adaptor.getValues().getType() != adaptor.getInput().getType())
+  if (!compatibleTypes(adaptor.getValues().getType(), adaptor.getInput().getType()))
     return emitOptionalError(loc, "'", getOperationName(),
                              "' op the values must have the input's type ",
                              adaptor.getInput().getType(), ", got ", adaptor.getValues().getType());
