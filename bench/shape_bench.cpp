@@ -11,6 +11,10 @@
 //    shape, with an input signature of [None, 64], and with
 //    reduce_retracing; and the MLP traced with [None, 784] on batch sizes
 //    1 to 100.
+//  - `c2`: story C2's training step (c2_bench.cpp) traced for batch 32 and
+//    with an input signature of a None batch: the step at 32 with each (the
+//    generic against the specialized), then an epoch's last partial batch,
+//    and the model's predictions on batch sizes 1 to 100 (a None batch).
 //  - `kernels`: an elementwise chain, a broadcast and reductions on 16M f32,
 //    SGEMM 1024 and 4096 (M, N, K all `?` in the generic kernel),
 //    in the mode the argument names: `generic` (the default: generic kernels),
@@ -111,6 +115,71 @@ static void traced() {
                 "traces");
 }
 
+static std::shared_ptr<layers::Sequential> c2Model() {
+  using namespace layers;
+  return std::make_shared<Sequential>(std::vector<std::shared_ptr<Layer>>{
+      std::make_shared<Conv2D>(16, std::array<int64_t, 2>{3, 3}, "relu"),
+      std::make_shared<Conv2D>(16, std::array<int64_t, 2>{3, 3}, "relu"),
+      std::make_shared<GlobalAveragePooling2D>(), std::make_shared<Dense>(10)});
+}
+
+static void c2() {
+  Tensor images = random_uniform({32, 28, 28, 1}, 1);
+  Tensor labels = cast(arange(0, 32) % 10, DType::Int64);
+  losses::SparseCategoricalCrossentropy lossFn(/*from_logits=*/true);
+  auto stepOf = [&](const char *name, FunctionOptions options) {
+    auto net = c2Model();
+    auto adam = std::make_shared<optimizers::Adam>(1e-3);
+    (*net)(images); // weights made
+    auto step = function(
+        [net, adam, &lossFn](const Tensor &x, const Tensor &y) {
+          GradientTape tape;
+          Tensor loss = lossFn(y, (*net)(x, true));
+          std::vector<Variable> vars = net->trainable_variables();
+          adam->apply_gradients(tape.gradient(loss, vars), vars);
+          return loss;
+        },
+        name, options);
+    return step;
+  };
+  for (int round = 0; round < 2; ++round) { // alternated: the VM is noisy
+    for (bool generic : {false, true}) {
+      if (getenv("C2_ONLY") && std::string(getenv("C2_ONLY")) != (generic ? "none" : "static"))
+        continue;
+      auto step = generic
+                      ? stepOf("c2_step_none",
+                               {.input_signature = {{{kNone, 28, 28, 1}}, {{kNone}, DType::Int64}}})
+                      : stepOf("c2_step_32", {});
+      (void)step(images, labels).data();
+      double seconds = bench::medianSeconds(7, 10, [&] { return step(images, labels).data(); });
+      bench::report(generic ? "ember.c2_step32.none_batch_ms" : "ember.c2_step32.static_ms",
+                    seconds * 1e3, "ms");
+      if (generic && round == 0) {
+        // The epoch's last partial batch (60000 % 32 = 0; 50000 % 32 = 16).
+        Tensor tail = random_uniform({16, 28, 28, 1}, 2);
+        Tensor tailLabels = cast(arange(0, 16) % 10, DType::Int64);
+        double start = bench::now();
+        (void)step(tail, tailLabels).data();
+        bench::report("ember.c2_step.partial_batch16_ms", (bench::now() - start) * 1e3, "ms");
+        bench::report("ember.c2_step.traces", double(step.concrete_functions().size()), "traces");
+      }
+    }
+  }
+  auto net = c2Model();
+  (*net)(images);
+  auto predict = function([net](const Tensor &x) { return (*net)(x); }, "c2_predict",
+                          {.input_signature = {{{kNone, 28, 28, 1}}}});
+  std::vector<Tensor> batches;
+  for (int64_t n = 1; n <= 100; ++n)
+    batches.push_back(random_uniform({n, 28, 28, 1}, 100 + n));
+  double start = bench::now();
+  for (const Tensor &x : batches)
+    (void)predict(x).data();
+  bench::report("ember.c2_predict100_ms", (bench::now() - start) * 1e3, "ms");
+  bench::report("ember.c2_predict100_traces", double(predict.concrete_functions().size()),
+                "traces");
+}
+
 static void kernels(const std::string &mode) {
   const int64_t rows = 4096, cols = 4096; // 16M
   Tensor x = random_uniform({rows, cols}, 3), y = random_uniform({rows, cols}, 4);
@@ -149,6 +218,8 @@ int main(int argc, char **argv) {
     mlp100();
   else if (what == "traced")
     traced();
+  else if (what == "c2")
+    c2();
   else
     kernels(what);
   return 0;

@@ -241,6 +241,37 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
           same(op->getOperand(1), d, in, d, op);
       return WalkResult::advance();
     }
+    // A custom gradient is its value; its backward region takes the
+    // result's cotangent and yields one for each input.
+    if (auto custom = dyn_cast<mlir::ember::CustomGradientOp>(op)) {
+      Value out = custom.getResult();
+      for (int64_t d = 0; d < rankOf(out); ++d) {
+        same(out, d, custom.getValue(), d, op);
+        same(custom.getBackward().front().getArgument(0), d, out, d, op);
+      }
+      return WalkResult::advance();
+    }
+    if (auto yield = dyn_cast<mlir::ember::YieldOp>(op)) {
+      auto custom = cast<mlir::ember::CustomGradientOp>(op->getParentOp());
+      for (auto [cotangent, input] : llvm::zip(yield.getOperands(), custom.getInputs()))
+        for (int64_t d = 0; d < rankOf(input); ++d)
+          same(cotangent, d, input, d, op);
+      return WalkResult::advance();
+    }
+    if (auto gather = dyn_cast<mlir::ember::GatherOp>(op)) {
+      // The operand's dims around the axis, the indices' in its place.
+      Value in = gather.getOperand(), indices = gather.getIndices(), out = gather.getResult();
+      int64_t axis = gather.getAxis(), indexRank = rankOf(indices);
+      for (int64_t d = 0; d < rankOf(out); ++d) {
+        if (d < axis)
+          same(out, d, in, d, op);
+        else if (d < axis + indexRank)
+          same(out, d, indices, d - axis, op);
+        else
+          same(out, d, in, d - indexRank + 1, op);
+      }
+      return WalkResult::advance();
+    }
     if (auto slice = dyn_cast<mlir::ember::SliceOp>(op)) {
       for (int64_t d = 0; d < rankOf(slice.getResult()); ++d)
         if (slice.getType().isDynamicDim(d)) // sliced whole
@@ -251,7 +282,7 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
       return WalkResult::advance();
     failing = op;
     error = "does not take None (`?`) dims yet: only elementwise ops, broadcasts, reductions, "
-            "matmuls, transposes, reshapes, convolutions, poolings and whole slices do";
+            "matmuls, transposes, reshapes, gathers, convolutions, poolings and whole slices do";
     return WalkResult::interrupt();
   });
   if (walk.wasInterrupted())

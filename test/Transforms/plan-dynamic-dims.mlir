@@ -62,7 +62,7 @@ func.func @transpose(%x: tensor<?x3xf32>) -> tensor<3x?xf32> {
 
 // A `?` dim meeting an op whose sizes cannot be followed yet is an error.
 func.func @argmax(%x: tensor<?x3xf32>) -> tensor<?xi64> {
-  // expected-error @+1 {{'ember.argmax' op does not take None (`?`) dims yet: only elementwise ops, broadcasts, reductions, matmuls, transposes, reshapes, convolutions, poolings and whole slices do}}
+  // expected-error @+1 {{'ember.argmax' op does not take None (`?`) dims yet: only elementwise ops, broadcasts, reductions, matmuls, transposes, reshapes, gathers, convolutions, poolings and whole slices do}}
   %0 = ember.argmax %x axis = 1 : tensor<?x3xf32> -> tensor<?xi64>
   return %0 : tensor<?xi64>
 }

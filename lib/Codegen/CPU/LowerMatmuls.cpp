@@ -76,10 +76,13 @@ static Value emitMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs, Value 
 /// collapse of a linalg.generic that copies `source` through the affine map
 /// `read` (a convolution's patches, [N, OH, OW, KH, KW, C] collapsed to
 /// [N * OH * OW, KH * KW * C]). Its rows and columns are the products of
-/// `rowDims` and `columnDims`, the generic's loops in order.
+/// the generic's loops `rowDims` and `columnDims`, in order, whose sizes are
+/// those of `loopSizes` (the generic's init; a `?` batch or channel count
+/// is read from it).
 struct Gather {
   Value source;
   AffineMap read;
+  Value loopSizes;
   SmallVector<int64_t> rowDims, columnDims;
 };
 
@@ -108,13 +111,8 @@ static std::optional<Gather> asGather(Value value) {
   if (yield.getValues().size() != 1 || yield.getValues()[0] != copy.getBody()->getArgument(0))
     return std::nullopt;
   SmallVector<ReassociationIndices> groups = collapse.getReassociationIndices();
-  ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
-  Gather gather{copy.getDpsInputs()[0], copy.getIndexingMapsArray()[0], {}, {}};
-  for (int64_t d : groups[0])
-    gather.rowDims.push_back(shape[d]);
-  for (int64_t d : groups[1])
-    gather.columnDims.push_back(shape[d]);
-  return gather;
+  return Gather{copy.getDpsInputs()[0], copy.getIndexingMapsArray()[0], copy.getDpsInits()[0],
+                llvm::to_vector(groups[0]), llvm::to_vector(groups[1])};
 }
 
 /// The matmul operand `value`, looking through a 2-D linalg.transpose so
@@ -126,15 +124,15 @@ static MatmulOperand matmulOperand(Value value) {
   return {value, false, std::nullopt};
 }
 
-/// `row` split into its coordinates along `dims` (row-major).
+/// `row` split into its coordinates along dims of `sizes` (row-major; the
+/// first size is not read).
 static SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value row,
-                                      ArrayRef<int64_t> dims) {
-  SmallVector<Value> coordinates(dims.size());
-  for (int64_t d = dims.size() - 1; d >= 0; --d) {
-    Value size = arith::ConstantIndexOp::create(b, loc, dims[d]);
-    coordinates[d] = d == 0 ? row : arith::RemUIOp::create(b, loc, row, size).getResult();
+                                      ArrayRef<Value> sizes) {
+  SmallVector<Value> coordinates(sizes.size());
+  for (int64_t d = sizes.size() - 1; d >= 0; --d) {
+    coordinates[d] = d == 0 ? row : arith::RemUIOp::create(b, loc, row, sizes[d]).getResult();
     if (d > 0)
-      row = arith::DivUIOp::create(b, loc, row, size);
+      row = arith::DivUIOp::create(b, loc, row, sizes[d]);
   }
   return coordinates;
 }
@@ -433,6 +431,26 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
   Value mSize = sizeOf(b, loc, lhs.stored, lhs.transposed ? 1 : 0);
   Value nSize = sizeOf(b, loc, rhs.stored, rhs.transposed ? 0 : 1);
   Value kSize = sizeOf(b, loc, lhs.stored, lhs.transposed ? 0 : 1);
+  // A gathered A's row and column loops: their sizes (constants, or a `?`
+  // batch or channel count read at run time), whose products are M and K
+  // (not read from the gathered copy, which then goes unused).
+  SmallVector<Value> gatherRowSizes, gatherColumnSizes;
+  if (lhs.gather) {
+    auto product = [&](ArrayRef<int64_t> dims, SmallVector<Value> &sizes) {
+      Value total = index(b, 1);
+      for (int64_t d : dims) {
+        sizes.push_back(sizeOf(b, loc, lhs.gather->loopSizes, d));
+        total = arith::MulIOp::create(b, loc, total, sizes.back());
+      }
+      return total;
+    };
+    Value rows = product(lhs.gather->rowDims, gatherRowSizes);
+    Value depth = product(lhs.gather->columnDims, gatherColumnSizes);
+    if (dynamicM)
+      mSize = rows;
+    if (dynamicK)
+      kSize = depth;
+  }
   SmallVector<Value> panelSizes; // a packed panel's k, when it is dynamic
   if (dynamicK)
     panelSizes.push_back(kSize);
@@ -541,24 +559,18 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
                   rowIndex.push_back(arith::MinSIOp::create(
                       ib, loc, arith::AddIOp::create(ib, loc, i, index(ib, r)), lastRow));
                   if (lhs.gather)
-                    rowCoordinates.push_back(
-                        delinearize(ib, loc, rowIndex.back(), lhs.gather->rowDims));
+                    rowCoordinates.push_back(delinearize(ib, loc, rowIndex.back(), gatherRowSizes));
                 }
                 // A gathered A's k runs as its copy's column loops (a
                 // convolution's KH, KW, C): no division in the loop.
-                SmallVector<int64_t> kExtents =
-                    lhs.gather ? lhs.gather->columnDims : SmallVector<int64_t>{k};
-                SmallVector<Value> kLoops = {kSize};
-                if (lhs.gather)
-                  kLoops = llvm::map_to_vector(kExtents,
-                                               [&](int64_t e) -> Value { return index(ib, e); });
+                SmallVector<Value> kLoops =
+                    lhs.gather ? gatherColumnSizes : SmallVector<Value>{kSize};
                 SmallVector<Value> sums = reductionLoops(
                     ib, loc, kLoops, accInit, [&](OpBuilder &kb, ValueRange ivs, ValueRange acc) {
                       Value kk = ivs.front();
                       for (size_t d = 1; d < ivs.size(); ++d)
                         kk = arith::AddIOp::create(
-                            kb, loc, arith::MulIOp::create(kb, loc, kk, index(kb, kExtents[d])),
-                            ivs[d]);
+                            kb, loc, arith::MulIOp::create(kb, loc, kk, kLoops[d]), ivs[d]);
                       // In bounds: whole panels of B, or the packed panel.
                       SmallVector<Value> bRow;
                       for (int64_t v = 0; v < pieces; ++v) {
@@ -666,8 +678,13 @@ static Value emitRowVectorMatmul(OpBuilder &b, Location loc, Value lhs, Value rh
   auto index = [&](OpBuilder &ob, int64_t v) { return arith::ConstantIndexOp::create(ob, loc, v); };
   Value padding = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
   Value zeros = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(rowType, b.getZeroAttr(element)));
+  // A `?` M (a convolution's rows on a `?` batch) is read from A.
+  Value mSize = sizeOf(b, loc, lhs, 0);
+  SmallVector<Value> sizes;
+  if (ShapedType::isDynamic(m))
+    sizes.push_back(mSize);
   auto rows = scf::ForOp::create(
-      b, loc, index(b, 0), index(b, m), index(b, 1), ValueRange{emptyTensor(b, loc, resultType)},
+      b, loc, index(b, 0), mSize, index(b, 1), ValueRange{emptyTensor(b, loc, resultType, sizes)},
       [&](OpBuilder &rb, Location, Value i, ValueRange args) {
         Value acc = zeros;
         for (int64_t kk = 0; kk < k; ++kk) {
@@ -689,7 +706,8 @@ static Value emitRowVectorMatmul(OpBuilder &b, Location loc, Value lhs, Value rh
   // A matmul's loop over rows, as the blocked ones mark theirs: a long chain
   // of them (power(x, 100)) is outlined into one shared function, rather
   // than bufferized and compiled 100 times over.
-  rows->setAttr("ember.blocked_matmul_rows", b.getI64IntegerAttr(m * n * k));
+  rows->setAttr("ember.blocked_matmul_rows",
+                b.getI64IntegerAttr(ShapedType::isDynamic(m) ? 0 : m * n * k));
   return rows.getResult(0);
 }
 
@@ -731,12 +749,18 @@ static Value lowerMatmul(OpBuilder &b, linalg::LinalgOp op, unsigned vectorBits)
   int64_t k = lhsType.getDimSize(lhsType.getRank() - 1);
   if (!type.hasStaticShape() || ShapedType::isDynamic(k)) {
     // Sizes known at run time: blocked, unless short rows and a short
-    // reduction are known (then the loop nest below, any number of rows).
+    // reduction are known (a convolution's first layer on a `?` batch):
+    // then vectors along the rows, any number of rows.
     int64_t n = type.getDimSize(type.getRank() - 1);
     bool shortAndNarrow =
         !ShapedType::isDynamic(k) && k <= 16 && !ShapedType::isDynamic(n) && n <= 16;
-    if (type.getRank() == 2 && !shortAndNarrow)
-      return emitBlockedMatmul(b, loc, matmulOperand(lhs), matmulOperand(rhs), type, vectorBits);
+    if (type.getRank() == 2 && shortAndNarrow)
+      return emitRowVectorMatmul(b, loc, lhs, rhs, type);
+    if (type.getRank() == 2) {
+      MatmulOperand a = matmulOperand(lhs);
+      a.gather = asGather(lhs);
+      return emitBlockedMatmul(b, loc, a, matmulOperand(rhs), type, vectorBits);
+    }
   } else if (type.getRank() == 2 && k <= 16 && type.getDimSize(1) <= 16 &&
              type.getNumElements() * k >= 512) {
     // Short rows and a short reduction (power(x, n) on 10x10): vectors.

@@ -781,14 +781,30 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
     SmallVector<AffineMap> maps = {
         AffineMap::get(out.getRank(), 0, indexExprs, rewriter.getContext()),
         rewriter.getMultiDimIdentityMap(out.getRank())};
-    Value operand = adaptor.getOperand();
+    Value operand = adaptor.getOperand(), indices = adaptor.getIndices();
+    // `?` dims: the result's from the operand's (before and after the axis)
+    // or the indices' (in its place), the axis's size read at run time.
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < out.getRank(); ++d)
+      if (out.isDynamicDim(d))
+        sizes.push_back(d < axis ? tensor::DimOp::create(rewriter, loc, operand, d)
+                        : d < axis + indexRank
+                            ? tensor::DimOp::create(rewriter, loc, indices, d - axis)
+                            : tensor::DimOp::create(rewriter, loc, operand, d - indexRank + 1));
+    Value axisSize =
+        in.isDynamicDim(axis) ? tensor::DimOp::create(rewriter, loc, operand, axis) : Value();
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, out, adaptor.getIndices(), emptyTensor(rewriter, loc, out), maps,
+        rewriter, loc, out, indices, emptyTensor(rewriter, loc, out, sizes), maps,
         parallelIterators(out.getRank()), [&](OpBuilder &b, Location loc, ValueRange args) {
           Value index = arith::IndexCastOp::create(b, loc, b.getIndexType(), args[0]);
-          Value size = arith::ConstantIndexOp::create(b, loc, in.getDimSize(axis));
+          Value size = axisSize, last;
+          if (axisSize) {
+            last = arith::SubIOp::create(b, loc, size, arith::ConstantIndexOp::create(b, loc, 1));
+          } else {
+            size = arith::ConstantIndexOp::create(b, loc, in.getDimSize(axis));
+            last = arith::ConstantIndexOp::create(b, loc, in.getDimSize(axis) - 1);
+          }
           Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-          Value last = arith::ConstantIndexOp::create(b, loc, in.getDimSize(axis) - 1);
           Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index, zero);
           index = arith::SelectOp::create(b, loc, negative,
                                           arith::AddIOp::create(b, loc, index, size), index);
@@ -1387,8 +1403,9 @@ bool mlir::ember::lowersDynamicShapes(Operation *op) {
   // (whole along a `?` dim) take `?` batches and channels.
   return op->hasTrait<ember::Elementwise>() ||
          isa<BroadcastToOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceMeanOp,
-             MatmulOp, TransposeOp, ReshapeOp, ShapeOfOp, SliceOp, Conv2DOp, MaxPool2DOp,
-             AvgPool2DOp, MaxPool2DGradOp, AvgPool2DGradOp, MaxPool2DGatherOp>(op);
+             MatmulOp, TransposeOp, ReshapeOp, ShapeOfOp, SliceOp, GatherOp, CustomGradientOp,
+             YieldOp, Conv2DOp, MaxPool2DOp, AvgPool2DOp, MaxPool2DGradOp, AvgPool2DGradOp,
+             MaxPool2DGatherOp>(op);
 }
 
 namespace {

@@ -42,12 +42,17 @@ func.func @dynamic_batch(%a: tensor<?x40xf32>, %b: tensor<40x32xf32>) -> tensor<
 
 // -----
 
-// Short, narrow rows known (K, N <= 16) with a run-time M: the loop nest,
-// k innermost, as for small static ones.
+// Short, narrow rows known (K, N <= 16) with a run-time M (a convolution's
+// first layer on a `?` batch): a loop over A's rows, each row of C one
+// vector, K fused multiply-adds of B's rows.
 // CHECK-LABEL: func.func @short_rows(
-// CHECK:         linalg.generic
-// CHECK-SAME:      iterator_types = ["parallel", "parallel", "reduction"]
-// CHECK-SAME:      ins(%{{.*}}, %{{.*}} : tensor<?x3xf32>, tensor<3x4xf32>) outs(%{{.*}} : tensor<?x4xf32>)
+// CHECK-SAME:      %[[A:.*]]: tensor<?x3xf32>
+// CHECK:         %[[M:.*]] = tensor.dim %[[A]], %c0
+// CHECK:         %[[C:.*]] = tensor.empty(%[[M]]) : tensor<?x4xf32>
+// CHECK:         scf.for %{{.*}} = %c0{{.*}} to %[[M]] step %c1{{.*}} iter_args(%{{.*}} = %[[C]]) -> (tensor<?x4xf32>)
+// CHECK-COUNT-3:   vector.fma {{.*}} : vector<4xf32>
+// CHECK:           vector.transfer_write {{.*}} : vector<4xf32>, tensor<?x4xf32>
+// CHECK:         ember.blocked_matmul_rows = 0
 func.func @short_rows(%a: tensor<?x3xf32>, %b: tensor<3x4xf32>) -> tensor<?x4xf32> {
   %0 = ember.matmul %a, %b : tensor<?x3xf32>, tensor<3x4xf32> -> tensor<?x4xf32>
   return %0 : tensor<?x4xf32>

@@ -360,6 +360,10 @@ EMBER_VJP(GatherOp) {
   Grad g{builder, loc};
   RankedTensorType in = getOperand().getType();
   auto indicesType = cast<RankedTensorType>(getIndices().getType());
+  if (!in.hasStaticShape() || !indicesType.hasStaticShape())
+    return emitOpError("has no gradient rule for `?` dims yet (its one-hot matrix is sized "
+                       "statically): ")
+           << in << " gathered by " << indicesType;
   Type element = in.getElementType();
   int64_t axis = getAxis(), size = in.getDimSize(axis);
   int64_t outer = 1, inner = 1, count = indicesType.getNumElements();
