@@ -1,6 +1,6 @@
 /* Story F1's other half: a plain C program calling the `predict` that
  * examples/f1_export.cpp trained, exported and ember-compile compiled
- * (predict.h, predict.o); linked with ember's runtime alone. `predict` takes
+ * (predict.h, predict.o); linked with ember's runtime (and libomp). `predict` takes
  * a batch of any size (a `?` dim): one object, two batch sizes. */
 #include "predict.h"
 

@@ -325,7 +325,7 @@ LogicalResult ember::compiler::compile(ModuleOp module, const CompileOptions &op
   for (auto [stage, phase] : llvm::zip(kLoweringStages, kStagePhases)) {
     PassManager pm(module.getContext());
     std::string text = cuda ? cudaStagePipelineText(stage, options.target.cuda)
-                            : stagePipelineText(stage, vectorBits);
+                            : stagePipelineText(stage, vectorBits, options.splitDynamicSizes);
     if (failed(parsePassPipeline(text, pm))) {
       error = "internal error: cannot build the pass pipeline " + text;
       return failure();

@@ -104,7 +104,7 @@ static bool compileTracedFunction(ModuleOp module, func::FuncOp function, const 
                                   CompiledFunction &out, std::string &error,
                                   const StageSink &stages,
                                   const std::optional<std::vector<int64_t>> &differentiateWrt,
-                                  Target target) {
+                                  Target target, bool splitDynamicSizes) {
   auto start = std::chrono::steady_clock::now();
   bool differentiate = differentiateWrt.has_value();
   if (differentiate)
@@ -173,9 +173,9 @@ static bool compileTracedFunction(ModuleOp module, func::FuncOp function, const 
     static std::atomic<int> counter{0};
     objectPath = (llvm::Twine(dir) + "/" + symbol + "-" + llvm::Twine(counter.fetch_add(1)) + ".o").str();
   }
-  std::unique_ptr<Executable> executable =
-      compileModule(module, error, [](ModuleOp lowered) { prepareForJit(lowered); },
-                    observing ? StageObserver(observe) : StageObserver(), objectPath, target);
+  std::unique_ptr<Executable> executable = compileModule(
+      module, error, [](ModuleOp lowered) { prepareForJit(lowered); },
+      observing ? StageObserver(observe) : StageObserver(), objectPath, target, splitDynamicSizes);
   if (!executable)
     return false;
   out.entry = reinterpret_cast<emberrt_entry_fn>(executable->lookup("ember_entry_" + symbol, error));
@@ -190,7 +190,8 @@ static bool compileTracedFunction(ModuleOp module, func::FuncOp function, const 
 
 bool compileFunction(trace::FunctionBuilder &builder, std::span<const int> results,
                      CompiledFunction &out, std::string &error, const StageSink &stages,
-                     const std::optional<std::vector<int64_t>> &differentiateWrt, Target target) {
+                     const std::optional<std::vector<int64_t>> &differentiateWrt, Target target,
+                     bool splitDynamicSizes) {
   trace::DiagnosticCollector collector(trace::contextOf(builder), error);
   trace::FinishedFunction finished;
   if (!trace::finish(builder, results, finished)) {
@@ -200,7 +201,7 @@ bool compileFunction(trace::FunctionBuilder &builder, std::span<const int> resul
   if (failed(verify(finished.module)))
     return false;
   return compileTracedFunction(finished.module, finished.function, finished.name, out, error,
-                               stages, differentiateWrt, target);
+                               stages, differentiateWrt, target, splitDynamicSizes);
 }
 
 } // namespace ember::jit

@@ -128,7 +128,10 @@ bool compileKernel(const KernelRequest &request, CompiledKernel &out, std::strin
   if (!builder)
     return false;
   CompiledFunction function;
-  if (!compileFunction(*builder, {&result, 1}, function, error, {}, std::nullopt, request.target))
+  // A shape-generic kernel stays on one thread: splitting its `?` sizes
+  // would double its compile time, and its hot shapes are specialized.
+  if (!compileFunction(*builder, {&result, 1}, function, error, {}, std::nullopt, request.target,
+                       /*splitDynamicSizes=*/false))
     return false;
   out.entry = function.entry;
   out.result = function.results.front();

@@ -33,8 +33,8 @@ void writeCopy(const std::string &path, llvm::StringRef object) {
 std::unique_ptr<ember::jit::Executable>
 ember::jit::compileModule(ModuleOp module, std::string &error,
                           llvm::function_ref<void(ModuleOp)> afterLowering,
-                          StageObserver observeStage, const std::string &objectPath,
-                          Target target) {
+                          StageObserver observeStage, const std::string &objectPath, Target target,
+                          bool splitDynamicSizes) {
   bool cuda = target == Target::Cuda;
   std::string cpu = jitCpu();
   if (!cpu.empty())
@@ -48,6 +48,8 @@ ember::jit::compileModule(ModuleOp module, std::string &error,
   if (!cacheDir.empty()) {
     llvm::raw_string_ostream os(key);
     os << compilerIdentity() << "cpu " << cpu << "\nvector-bits " << vectorBits() << "\n";
+    if (splitDynamicSizes)
+      os << "split-dynamic-sizes\n";
     if (cuda)
       os << "cuda " << lowerToNVVMPipelineText(jitCudaTarget()) << "\n";
     module->print(os, OpPrintingFlags().printGenericOpForm());
@@ -82,6 +84,7 @@ ember::jit::compileModule(ModuleOp module, std::string &error,
   // calls them. And compile time first: kernels are compiled on a call.
   options.exposeInitializers = true;
   options.unrolling = compiler::Unrolling::CompileTimeFirst;
+  options.splitDynamicSizes = splitDynamicSizes;
   auto observe = [&](compiler::Phase phase, const std::string &text) {
     observeStage(compiler::infoOf(phase).name, text);
   };

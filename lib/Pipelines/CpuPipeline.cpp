@@ -110,7 +110,8 @@ static const char *const kToLLVMSteps[] = {
 
 /// The steps of `stage` for a CPU whose vector registers are `vectorBits`
 /// wide, joined by commas: the contents of a module pass manager.
-static std::string stageSteps(ember::LoweringStage stage, unsigned vectorBits) {
+static std::string stageSteps(ember::LoweringStage stage, unsigned vectorBits,
+                              bool splitDynamicSizes = false) {
   switch (stage) {
   case ember::LoweringStage::Optimized:
     return joinSteps(kOptimizeSteps);
@@ -125,8 +126,15 @@ static std::string stageSteps(ember::LoweringStage stage, unsigned vectorBits) {
            std::to_string(vectorBits) +
            "}),ember-outline-blocked-matmuls{keep-epilogue-candidates}," +
            joinSteps(ember::kToLinalgSteps) + "," + joinSteps(kCpuEpilogueSteps);
-  case ember::LoweringStage::LLVMDialect:
-    return joinSteps(ember::kBufferizeSteps) + "," + joinSteps(kToLLVMSteps);
+  case ember::LoweringStage::LLVMDialect: {
+    std::string steps = joinSteps(kToLLVMSteps);
+    if (splitDynamicSizes) {
+      llvm::StringRef plain = "func.func(ember-cpu-parallelize)";
+      steps.replace(steps.find(plain.str()), plain.size(),
+                    "func.func(ember-cpu-parallelize{split-dynamic-sizes})");
+    }
+    return joinSteps(ember::kBufferizeSteps) + "," + steps;
+  }
   }
   return "";
 }
@@ -139,8 +147,9 @@ const std::string &ember::lowerToLLVMPipelineText() {
   return text;
 }
 
-std::string ember::stagePipelineText(LoweringStage stage, unsigned vectorBits) {
-  return stageSteps(stage, vectorBits);
+std::string ember::stagePipelineText(LoweringStage stage, unsigned vectorBits,
+                                     bool splitDynamicSizes) {
+  return stageSteps(stage, vectorBits, splitDynamicSizes);
 }
 
 LogicalResult ember::buildStagePipeline(OpPassManager &pm, LoweringStage stage,

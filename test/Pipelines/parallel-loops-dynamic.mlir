@@ -32,3 +32,4 @@ func.func @f(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %0 = ember.exp %x : tensor<?x?xf32>
   return %0 : tensor<?x?xf32>
 }
+

@@ -100,6 +100,11 @@ struct CompileOptions {
   unsigned optLevel = 3; ///< 0 to 3, as -O0 ... -O3
   Phase stopAfter = Phase::Object;
   Unrolling unrolling = Unrolling::Full;
+  /// CPU: ops and matmuls whose sizes are known only at run time (`?` dims)
+  /// are shared among threads when they turn out large enough. The JIT's
+  /// eager kernels leave it off: the OpenMP region doubles a shape-generic
+  /// kernel's compile time, and their hot shapes are specialized instead.
+  bool splitDynamicSizes = true;
   /// Replaces llvm.global_ctors and llvm.global_dtors (a GPU module's kernel
   /// loads and unloads) by exported functions kModuleInit and kModuleFini,
   /// for loaders that run no constructors (the JIT's ORC linking).

@@ -47,11 +47,12 @@ using StageSink = std::function<void(const std::string &stage, const std::string
 /// compiled is the function's reverse-mode derivative (ember-autodiff):
 /// arguments, then one cotangent per result; returning the results, then
 /// the gradient with respect to each listed argument, in that order.
+/// `splitDynamicSizes`: CompileOptions' (eager kernels pass false).
 /// On failure returns false with `error` set.
 bool compileFunction(trace::FunctionBuilder &builder, std::span<const int> results,
                      CompiledFunction &out, std::string &error, const StageSink &stages = {},
                      const std::optional<std::vector<int64_t>> &differentiateWrt = std::nullopt,
-                     Target target = Target::Host);
+                     Target target = Target::Host, bool splitDynamicSizes = true);
 
 } // namespace ember::jit
 

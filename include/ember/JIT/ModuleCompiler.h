@@ -66,13 +66,14 @@ using StageObserver = llvm::function_ref<void(llvm::StringRef stage, const std::
 /// the module in the LLVM dialect before translation (to add facts only the
 /// caller knows, such as noalias). With an observer every stage is produced,
 /// so the disk cache is not read. `objectPath`, when not empty, receives a
-/// copy of the object file. Returns null and fills `error` on failure; must
-/// run while the caller holds a diagnostic handler that records errors.
-std::unique_ptr<Executable> compileModule(mlir::ModuleOp module, std::string &error,
-                                          llvm::function_ref<void(mlir::ModuleOp)> afterLowering = {},
-                                          StageObserver observeStage = {},
-                                          const std::string &objectPath = "",
-                                          Target target = Target::Host);
+/// copy of the object file. `splitDynamicSizes`: CompileOptions'. Returns
+/// null and fills `error` on failure; must run while the caller holds a
+/// diagnostic handler that records errors.
+std::unique_ptr<Executable>
+compileModule(mlir::ModuleOp module, std::string &error,
+              llvm::function_ref<void(mlir::ModuleOp)> afterLowering = {},
+              StageObserver observeStage = {}, const std::string &objectPath = "",
+              Target target = Target::Host, bool splitDynamicSizes = true);
 
 /// The options of GPU code compiled for this process: the architecture of
 /// its GPU (sm_90 without one, or $EMBER_CUDA_CHIP), PTX that the driver

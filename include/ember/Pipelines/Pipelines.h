@@ -32,8 +32,11 @@ llvm::LogicalResult buildStagePipeline(mlir::OpPassManager &pm, LoweringStage st
                                        unsigned vectorBits = 256);
 
 /// The steps of `stage` for a CPU as pass-pipeline text (the contents of a
-/// module pass manager).
-std::string stagePipelineText(LoweringStage stage, unsigned vectorBits = 256);
+/// module pass manager). `splitDynamicSizes`: ops and matmuls whose sizes
+/// are known only at run time are shared among threads when they turn out
+/// large enough (ember-cpu-parallelize's split-dynamic-sizes).
+std::string stagePipelineText(LoweringStage stage, unsigned vectorBits = 256,
+                              bool splitDynamicSizes = false);
 
 /// The textual form of `ember-lower-to-llvm`: any module mixing ember with
 /// func, arith, tensor, scf and bufferization on tensors, down to the LLVM

@@ -519,7 +519,8 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
   }
   // The multiply-adds of the whole matmul: how much work
   // ember-cpu-parallelize would split.
-  // Unknown (0) with dynamic sizes: they stay on one thread.
+  // Unknown (0) with dynamic sizes: ember-cpu-parallelize then shares the
+  // panels or the row blocks whatever their number turns out to be.
   auto work = [&](OpBuilder &b) { return b.getI64IntegerAttr(dynamic ? 0 : m * n * k); };
   // B packed once, all panels [panel, k, columns]; and the slice of it that
   // is the panel at column `j`.

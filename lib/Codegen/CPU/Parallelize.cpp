@@ -56,17 +56,23 @@ struct ParallelizePass : ember::impl::ParallelizePassBase<ParallelizePass> {
     IRRewriter rewriter(&getContext());
     // Blocked matmuls: their panels when there are several (each writes its
     // own columns of C and packs its own panel of B), else their row blocks.
+    // With splitDynamicSizes, a matmul with `?` sizes (its work unknown, 0)
+    // is shared too: its panels when there are several, else its row
+    // blocks, whose number the code knows when it runs (one block runs on
+    // the calling thread: the OpenMP region's `if`, ember-omp-num-threads).
     SmallVector<scf::ForOp> matmulLoops;
     getOperation().walk([&](scf::ForOp rows) {
       auto work = rows->getAttrOfType<IntegerAttr>("ember.blocked_matmul_rows");
-      if (!work || work.getInt() < minMatmulWork || rows.getNumResults() != 0 ||
-          insideParallelLoop(rows))
+      if (!work || rows.getNumResults() != 0 || insideParallelLoop(rows))
+        return;
+      bool unknownWork = work.getInt() == 0;
+      if ((unknownWork && !splitDynamicSizes) || (!unknownWork && work.getInt() < minMatmulWork))
         return;
       auto panels = dyn_cast<scf::ForOp>(rows->getParentOp());
       bool byPanels = panels && panels->hasAttr("ember.blocked_matmul") &&
                       panels.getNumResults() == 0 && runsTwice(panels);
       scf::ForOp loop = byPanels ? panels : rows;
-      if (runsTwice(loop))
+      if (runsTwice(loop) || (unknownWork && !loop.getStaticTripCount()))
         matmulLoops.push_back(loop);
     });
     for (scf::ForOp loop : matmulLoops)

@@ -219,7 +219,10 @@ def ParallelizePass : Pass<"ember-cpu-parallelize", "::mlir::func::FuncOp"> {
       its multiply-adds) with at least `min-matmul-work` of them: its loop
       over panels of columns becomes an `scf.parallel` when it has two or
       more panels (each writes its own columns of C and packs its own panel
-      of B), else its loop over blocks of rows.
+      of B), else its loop over blocks of rows. With `split-dynamic-sizes`, a
+      blocked matmul with `?` sizes (work 0: unknown) too, its panels when
+      there are two or more, else its row blocks however many there turn out
+      to be (one runs on the calling thread).
     Loops already inside an `scf.parallel` are left alone: one level of
     parallelism. `convert-scf-to-openmp` turns the result into OpenMP.
   }];
