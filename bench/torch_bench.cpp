@@ -2,6 +2,7 @@
 // ember_bench.cpp. Run with OPENBLAS_CORETYPE=SkylakeX ATEN_CPU_CAPABILITY=avx512
 // (bench/run.sh does).
 #include "bench_util.h"
+#include "torch_c2_net.h"
 
 #include <torch/torch.h>
 
@@ -58,6 +59,19 @@ int main(int argc, char **argv) {
       (void)logits.data_ptr<float>();
     }
     bench::report("torch.mlp100_ms", (bench::now() - start) * 1e3, "ms");
+    return 0;
+  }
+  // `torch_bench c2predict100`: shape_bench.cpp's c2 predictions (the C2
+  // model on batch sizes 1 to 100, channels first).
+  if (argc > 1 && std::string(argv[1]) == "c2predict100") {
+    auto net = std::make_shared<C2Net>();
+    std::vector<torch::Tensor> batches;
+    for (int64_t n = 1; n <= 100; ++n)
+      batches.push_back(torch::rand({n, 1, 28, 28}));
+    double start = bench::now();
+    for (const auto &x : batches)
+      (void)net->forward(x).data_ptr<float>();
+    bench::report("torch.c2_predict100_ms", (bench::now() - start) * 1e3, "ms");
     return 0;
   }
   // `torch_bench half`: float32, float16 and bfloat16 matmul 1024 and add of

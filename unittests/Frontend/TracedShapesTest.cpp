@@ -312,3 +312,119 @@ TEST(TracedShapes, ConvolutionsAndPoolingsOnANoneBatch) {
             std::string::npos)
       << generic.concrete_functions()[0].signature;
 }
+
+// Randomized differential test of traced functions with gradients over many
+// batch sizes: for each op family, value_and_grad traced once with a None
+// batch (generic kernels) against the same traced per shape (specialized
+// kernels) and against a float64 reference taken eagerly on a GradientTape
+// (another road to the derivative), at random batch sizes.
+namespace {
+
+using Family3 = std::function<Tensor(const Tensor &, const Tensor &, const Tensor &)>;
+
+struct RandomFamily {
+  const char *name;
+  Shape a, b, x; // x's dim 0 is the batch
+  Family3 f;
+};
+
+void expectNearRelative(const Tensor &got, const Tensor &expected, double tolerance,
+                        const std::string &what) {
+  ASSERT_EQ(got.shape(), expected.shape()) << what;
+  std::vector<double> a = cast(got, DType::Float64).to_vector<double>(),
+                      b = cast(expected, DType::Float64).to_vector<double>();
+  for (size_t i = 0; i < a.size(); ++i)
+    ASSERT_NEAR(a[i], b[i], tolerance * (1 + std::abs(b[i]))) << what << " element " << i;
+}
+
+} // namespace
+
+TEST(TracedShapes, RandomBatchesAgreeWithSpecializedTracesAndAFloat64Tape) {
+  std::vector<RandomFamily> families = {
+      {"elementwise",
+       {8},
+       {8},
+       {0, 8},
+       [](const Tensor &a, const Tensor &b, const Tensor &x) {
+         return reduce_mean(tanh(x * a + b) * sigmoid(x));
+       }},
+      {"reductions",
+       {8},
+       {1},
+       {0, 8},
+       [](const Tensor &a, const Tensor &b, const Tensor &x) {
+         Tensor y = x * a;
+         return reduce_mean(reduce_max(y, {1}) + reduce_sum(exp(y * 0.1), {1}) * b);
+       }},
+      {"dense",
+       {8, 5},
+       {5},
+       {0, 8},
+       [](const Tensor &a, const Tensor &b, const Tensor &x) {
+         Tensor h = relu(matmul(x, a) + b);
+         return reduce_mean(h * h);
+       }},
+      {"log_softmax",
+       {8, 5},
+       {5},
+       {0, 8},
+       [](const Tensor &a, const Tensor &b, const Tensor &x) {
+         return -reduce_mean(nn::log_softmax(matmul(x, a) + b));
+       }},
+      {"flatten",
+       {12, 3},
+       {3},
+       {0, 3, 4},
+       [](const Tensor &a, const Tensor &b, const Tensor &x) {
+         Tensor h = tanh(matmul(reshape(transpose(x, {0, 2, 1}), {-1, 12}), a) + b);
+         return reduce_sum(h * h);
+       }},
+      {"conv",
+       {3, 3, 2, 4},
+       {4},
+       {0, 6, 6, 2},
+       [](const Tensor &a, const Tensor &b, const Tensor &x) {
+         Tensor h = tanh(nn::conv2d(x, a, {1, 1}, "SAME") + b);
+         return reduce_mean(nn::avg_pool2d(h * h, {2, 2}, {2, 2}));
+       }},
+  };
+  std::mt19937 rng(25);
+  std::uniform_int_distribution<int64_t> batchSize(1, 40);
+  for (const RandomFamily &family : families) {
+    SCOPED_TRACE(family.name);
+    std::vector<int64_t> none = family.x.vec();
+    none[0] = kNone;
+    auto generic =
+        value_and_grad(family.f, std::string("random_") + family.name,
+                       {.input_signature = {{family.a.vec()}, {family.b.vec()}, {none}}});
+    auto perShape = value_and_grad(family.f, std::string("random_static_") + family.name);
+    Tensor a = randomTensor(rng, family.a), b = randomTensor(rng, family.b);
+    for (int round = 0; round < 4; ++round) {
+      std::vector<int64_t> dims = family.x.vec();
+      dims[0] = batchSize(rng);
+      Tensor x = randomTensor(rng, Shape(std::span<const int64_t>(dims)));
+      std::string what = std::string(family.name) + " batch " + std::to_string(dims[0]);
+      auto [value, gradients] = generic(a, b, x);
+      auto [specializedValue, specialized] = perShape(a, b, x);
+      // The float64 reference, eagerly on a tape.
+      Tensor a64 = cast(a, DType::Float64), b64 = cast(b, DType::Float64),
+             x64 = cast(x, DType::Float64);
+      GradientTape tape;
+      tape.watch(a64);
+      tape.watch(b64);
+      tape.watch(x64);
+      Tensor reference = family.f(a64, b64, x64);
+      std::vector<Tensor> references =
+          tape.gradient(reference, {a64, b64, x64}, UnconnectedGradients::Zero);
+      expectNearRelative(value, specializedValue, 1e-5, what + " value (specialized)");
+      expectNearRelative(value, reference, 1e-4, what + " value (float64)");
+      ASSERT_EQ(gradients.size(), 3u);
+      for (size_t i = 0; i < 3; ++i) {
+        std::string of = what + " gradient " + std::to_string(i);
+        expectNearRelative(gradients[i], specialized[i], 1e-5, of + " (specialized)");
+        expectNearRelative(gradients[i], references[i], 1e-4, of + " (float64)");
+      }
+    }
+    EXPECT_EQ(generic.concrete_functions().size(), 1u);
+  }
+}
