@@ -172,15 +172,6 @@ struct RecentHit {
 constexpr size_t kRecentHits = 64;
 thread_local RecentHit recentHits[kRecentHits];
 
-/// Shape-generic kernels serve new shapes unless EMBER_SHAPE_GENERIC=0.
-bool shapeGenericKernels() {
-  static const bool enabled = [] {
-    const char *value = std::getenv("EMBER_SHAPE_GENERIC");
-    return !value || std::string_view(value) != "0";
-  }();
-  return enabled;
-}
-
 /// After this many calls a shape served by a generic kernel is specialized
 /// (ember::set_hot_shape_calls, EMBER_HOT_SHAPE_CALLS; 0, the default:
 /// never). Off by default because a process that exits while a background
@@ -739,4 +730,38 @@ void ember::finish_background_compiles() { BackgroundCompiler::instance().waitId
 
 void ember::set_hot_shape_calls(uint32_t calls) {
   hotShapeCallsSetting().store(calls, std::memory_order_relaxed);
+}
+
+std::vector<trace::TensorSpec> ember::detail::sizeResults(std::string_view what,
+                                                          const jit::CompiledFunction &compiled,
+                                                          std::span<const Tensor *const> inputs) {
+  auto sizeOf = [&](const DimSource &source) {
+    return source.argument < 0 ? source.size : inputs[source.argument]->shape()[source.dim];
+  };
+  auto describe = [&](const DimSource &source) {
+    if (source.argument < 0)
+      return std::to_string(source.size);
+    return "dim " + std::to_string(source.dim) + " of argument " + std::to_string(source.argument) +
+           " (" + std::to_string(sizeOf(source)) + ")";
+  };
+  for (const DimCheck &check : compiled.dims.checks)
+    if (sizeOf(check.a) != sizeOf(check.b))
+      throw OpError((check.location.empty() ? "" : check.location + ": ") + "error: '" +
+                    check.opName + "' op in " + std::string(what) + ": " + describe(check.a) +
+                    " and " + describe(check.b) +
+                    " must be equal (the function was traced with None dims)");
+  std::vector<trace::TensorSpec> results = compiled.results;
+  for (size_t r = 0; r < results.size(); ++r)
+    for (size_t d = 0; d < compiled.dims.resultDims[r].size(); ++d)
+      results[r].dims[d] = sizeOf(compiled.dims.resultDims[r][d]);
+  return results;
+}
+
+/// Shape-generic kernels serve new shapes unless EMBER_SHAPE_GENERIC=0.
+bool ember::detail::shapeGenericKernels() {
+  static const bool enabled = [] {
+    const char *value = std::getenv("EMBER_SHAPE_GENERIC");
+    return !value || std::string_view(value) != "0";
+  }();
+  return enabled;
 }

@@ -18,6 +18,10 @@
 #include <string_view>
 #include <vector>
 
+namespace ember::jit {
+struct CompiledFunction;
+} // namespace ember::jit
+
 namespace ember::detail {
 
 /// Runs `op` on `inputs` with attributes `attrWords` (encoded per op.attrs):
@@ -60,6 +64,17 @@ inline jit::Target targetOf(const Device &device) {
 std::vector<Tensor> runCompiled(emberrt_entry_fn entry, std::span<const Tensor *const> inputs,
                                 std::span<const trace::TensorSpec> results,
                                 std::span<const jit::FaultSite> faultSites, const Device &device);
+
+/// The result types of a call of `compiled` (traced with None dims) on
+/// `inputs`, sized by its DimPlan; throws OpError, naming the op and `what`
+/// ("ember::function 'f'"), when sizes that must agree do not.
+std::vector<trace::TensorSpec> sizeResults(std::string_view what,
+                                           const jit::CompiledFunction &compiled,
+                                           std::span<const Tensor *const> inputs);
+
+/// Whether eager ops and tapes share shape-generic code across sizes
+/// (unless EMBER_SHAPE_GENERIC=0).
+bool shapeGenericKernels();
 
 /// Takes the fault compiled code reported on this thread, if any, and throws
 /// it as an OpError naming the faulting op and its source line from

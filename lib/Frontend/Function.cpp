@@ -484,34 +484,6 @@ FunctionCore::FunctionCore(std::string name, bool differentiate,
   impl_->options = std::move(options);
 }
 
-/// The result types of a call of `compiled` (traced with None dims) on
-/// `inputs`, sized by its DimPlan; throws OpError, naming the op, when sizes
-/// that must agree do not.
-static std::vector<trace::TensorSpec> sizeResults(const std::string &name,
-                                                  const jit::CompiledFunction &compiled,
-                                                  std::span<const Tensor *const> inputs) {
-  auto sizeOf = [&](const DimSource &source) {
-    return source.argument < 0 ? source.size : inputs[source.argument]->shape()[source.dim];
-  };
-  auto describe = [&](const DimSource &source) {
-    if (source.argument < 0)
-      return std::to_string(source.size);
-    return "dim " + std::to_string(source.dim) + " of argument " + std::to_string(source.argument) +
-           " (" + std::to_string(sizeOf(source)) + ")";
-  };
-  for (const DimCheck &check : compiled.dims.checks)
-    if (sizeOf(check.a) != sizeOf(check.b))
-      throw OpError((check.location.empty() ? "" : check.location + ": ") + "error: '" +
-                    check.opName + "' op in ember::function '" + name + "': " + describe(check.a) +
-                    " and " + describe(check.b) +
-                    " must be equal (the function was traced with None dims)");
-  std::vector<trace::TensorSpec> results = compiled.results;
-  for (size_t r = 0; r < results.size(); ++r)
-    for (size_t d = 0; d < compiled.dims.resultDims[r].size(); ++d)
-      results[r].dims[d] = sizeOf(compiled.dims.resultDims[r][d]);
-  return results;
-}
-
 FunctionCore::~FunctionCore() = default;
 
 std::vector<Tensor> FunctionCore::call(const CallKey &key, const Trace &trace,
@@ -552,7 +524,7 @@ std::vector<Tensor> FunctionCore::call(const CallKey &key, const Trace &trace,
   std::vector<trace::TensorSpec> sizedResults;
   std::span<const trace::TensorSpec> results = compiled.results;
   if (!compiled.dims.resultDims.empty()) {
-    sizedResults = sizeResults(impl.name, compiled, inputs);
+    sizedResults = sizeResults("ember::function '" + impl.name + "'", compiled, inputs);
     results = sizedResults;
   }
   std::vector<Tensor> cotangents;

@@ -47,9 +47,24 @@ DerivativeCache &derivatives() {
   static DerivativeCache *cache = new DerivativeCache();
   return *cache;
 }
+/// Derivatives compiled with `?` dims, by structure and generalized leaf
+/// types; null where the recording has an op that takes no `?` dims.
+DerivativeCache &genericDerivatives() {
+  static DerivativeCache *cache = new DerivativeCache();
+  return *cache;
+}
 
 void pushSpec(std::vector<int64_t> &key, DType dtype, const Shape &shape) {
   appendTypeWords(key, dtype, shape);
+}
+
+/// `shape` with every size above 1 None (sizes 0 and 1 decide broadcasting),
+/// as a tape's derivative with `?` dims takes it.
+Shape generalizedShape(const Shape &shape) {
+  std::vector<int64_t> dims;
+  for (int64_t size : shape)
+    dims.push_back(jit::generalizedDim(size) == jit::kDynamic ? kNone : size);
+  return Shape::with_unknown_dims(dims);
 }
 } // namespace
 
@@ -278,8 +293,15 @@ struct RecordedFunction {
   /// (so that custom gradients' backward closures see traced values);
   /// returns the traced value of each record. With `restore`, the bindings
   /// are undone afterwards (a replay inside another one).
+  ///
+  /// `withNoneDims` (the leaves traced with the recording's sizes above 1 as
+  /// None): a broadcast_to, whose sizes are the recording's, is applied
+  /// where its result is used, its None dims sized by the user's other
+  /// operands; every value must have the recording's shape, generalized, or
+  /// the replay throws an OpError.
   std::vector<Tensor> replay(Tracer &tracer, const std::vector<Tensor> &recordedLeaves,
-                             const std::vector<Tensor> &leaves, bool restore) const {
+                             const std::vector<Tensor> &leaves, bool restore,
+                             bool withNoneDims = false) const {
     std::vector<std::pair<const TensorImpl *, int>> previous;
     auto bind = [&](const Tensor &recorded, const Tensor &traced) {
       if (restore)
@@ -294,11 +316,34 @@ struct RecordedFunction {
     auto valueOf = [&](int64_t ref) -> const Tensor & {
       return ref & 1 ? leaves[ref >> 1] : results[ref >> 1];
     };
+    std::unordered_map<size_t, Tensor> broadcasts; // applied where used (withNoneDims)
     for (size_t r = 0; r < records.size(); ++r) {
       const TapeRecord &record = records[r];
       std::vector<const Tensor *> operands;
       for (int64_t ref : operandRefs[r])
         operands.push_back(&valueOf(ref));
+      if (withNoneDims) {
+        if (record.op->name == std::string_view("ember.broadcast_to")) {
+          results[r] = *operands[0]; // broadcast by its users
+          bind(record.result, results[r]);
+          continue;
+        }
+        std::vector<const Tensor *> sized; // the operands no pending broadcast gives
+        for (size_t o = 0; o < operands.size(); ++o)
+          if (operandRefs[r][o] & 1 ||
+              records[operandRefs[r][o] >> 1].op->name != std::string_view("ember.broadcast_to"))
+            sized.push_back(operands[o]);
+        for (size_t o = 0; o < operands.size(); ++o) {
+          int64_t ref = operandRefs[r][o];
+          if (ref & 1 || records[ref >> 1].op->name != std::string_view("ember.broadcast_to"))
+            continue;
+          const TapeRecord &broadcast = records[ref >> 1];
+          broadcasts[o] =
+              tracer.addBroadcast(*broadcast.op, *operands[o],
+                                  generalizedShape(broadcast.result.shape()), sized, broadcast.loc);
+          operands[o] = &broadcasts[o];
+        }
+      }
       if (record.backward || record.call) {
         TracingScope scope(&tracer);
         std::vector<Tensor> inputs;
@@ -317,7 +362,12 @@ struct RecordedFunction {
         results[r] = tracer.addOp(*record.op, record.attrWords, operands,
                                   record.resultType ? &*record.resultType : nullptr, record.loc);
       }
+      if (withNoneDims && results[r].shape() != generalizedShape(record.result.shape()))
+        throw OpError("'" + std::string(record.op->name) + "' replayed with None dims has shape " +
+                      results[r].shape().str() + ", not " +
+                      generalizedShape(record.result.shape()).str());
       bind(record.result, results[r]);
+      broadcasts.clear();
     }
     for (auto it = previous.rbegin(); it != previous.rend(); ++it)
       tracer.rebind(it->first, it->second);
@@ -504,6 +554,10 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
     if (function.leaves.size() > before && isFloatingPoint(source.dtype()))
       wrt.push_back(leaf);
   }
+  // The key of a derivative with `?` dims (below): the same words, every
+  // size above 1 generalized.
+  std::vector<int64_t> genericKey;
+  size_t keyed = 0; // function.key's words already in genericKey
   for (size_t r = 0; r < tape.records.size(); ++r) {
     if (!needed[r])
       continue;
@@ -516,37 +570,77 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
       recorded->operandRefs.back().push_back(reference(input, r));
       function.key.push_back(recorded->operandRefs.back().back());
     }
-    if (record.resultType)
+    if (record.resultType) {
+      genericKey.insert(genericKey.end(), function.key.begin() + keyed, function.key.end());
       pushSpec(function.key, record.resultType->dtype, shapeOf(*record.resultType));
+      pushSpec(genericKey, record.resultType->dtype, generalizedShape(shapeOf(*record.resultType)));
+      keyed = function.key.size();
+    }
     function.key.push_back(-1);
   }
   recorded->targetRef = reference(target, tape.records.size());
   function.key.push_back(recorded->targetRef);
-  for (const Tensor &leaf : function.leaves)
+  genericKey.insert(genericKey.end(), function.key.begin() + keyed, function.key.end());
+  for (const Tensor &leaf : function.leaves) {
     pushSpec(function.key, leaf.dtype(), leaf.shape());
+    pushSpec(genericKey, leaf.dtype(), generalizedShape(leaf.shape()));
+  }
+  keyed = function.key.size();
   function.key.push_back(static_cast<int64_t>(wrt.size()));
   function.key.insert(function.key.end(), wrt.begin(), wrt.end());
   // The derivative runs where the target was computed.
   Device device = target.device();
   function.key.push_back(static_cast<int64_t>(device.type()));
+  genericKey.insert(genericKey.end(), function.key.begin() + keyed, function.key.end());
 
-  std::shared_ptr<const Derivative> derivative = derivatives().getOrMake(function.key, [&] {
+  // Recordings that differ only in sizes share one derivative compiled
+  // with `?` dims (sizes 0 and 1 kept: they decide broadcasting), as eager
+  // ops share generic kernels: on the CPU, outside a trace, when no record
+  // takes its result's sizes as given (a reshape, a broadcast_to). Where an
+  // op cannot take `?` dims the compile fails, and is not tried again for
+  // that structure: the derivative is then compiled for these sizes.
+  bool generic = shapeGenericKernels() && device.is_cpu() && !currentTracer();
+  for (size_t r : neededRecords) {
+    const TapeRecord &record = tape.records[r];
+    generic = generic && !record.call &&
+              !(record.resultType && record.op->name == std::string_view("ember.reshape"));
+  }
+  for (const Tensor &leaf : function.leaves)
+    for (int64_t size : leaf.shape())
+      generic = generic && size != 0;
+  // A broadcast is applied where it is used: the target cannot be one.
+  if (!(recorded->targetRef & 1))
+    generic = generic && tape.records[neededRecords[recorded->targetRef >> 1]].op->name !=
+                             std::string_view("ember.broadcast_to");
+  auto compileDerivative = [&](bool withNoneDims) {
     // Replay the needed records into a traced function, the recorded values
     // bound to its values (custom gradients trace their backward there).
     copyRecords();
+    RecordedFunction generalizedRecords;
+    const RecordedFunction *replayed = recorded.get();
+    if (withNoneDims) { // explicit result types (a cast's) with `?` dims too
+      generalizedRecords = *recorded;
+      for (TapeRecord &record : generalizedRecords.records)
+        if (record.resultType)
+          for (int d = 0; d < record.resultType->rank; ++d)
+            if (jit::generalizedDim(record.resultType->dims[d]) == jit::kDynamic)
+              record.resultType->dims[d] = jit::kDynamic;
+      replayed = &generalizedRecords;
+    }
     Tracer tracer("ember_tape");
     std::vector<Tensor> leafValues;
     for (const Tensor &leaf : function.leaves)
-      leafValues.push_back(tracer.argument(leaf.dtype(), leaf.shape()));
+      leafValues.push_back(tracer.argument(
+          leaf.dtype(), withNoneDims ? generalizedShape(leaf.shape()) : leaf.shape()));
     std::vector<Tensor> resultValues =
-        recorded->replay(tracer, function.leaves, leafValues, /*restore=*/false);
+        replayed->replay(tracer, function.leaves, leafValues, /*restore=*/false, withNoneDims);
     trace::FunctionBuilder &builder = tracer.builder();
-    int targetId = recorded->target(leafValues, resultValues).impl()->traceId;
+    int targetId = replayed->target(leafValues, resultValues).impl()->traceId;
     auto compiled = std::make_shared<Derivative>();
     // The forward values were computed eagerly and recorded: the derivative
     // takes them instead of recomputing the forward pass.
-    for (size_t r = 0; r < recorded->records.size(); ++r) {
-      const TapeRecord &record = recorded->records[r];
+    for (size_t r = 0; r < replayed->records.size(); ++r) {
+      const TapeRecord &record = replayed->records[r];
       if (!record.backward && !record.call &&
           builder.giveForwardValue(resultValues[r].impl()->traceId) >= 0)
         compiled->givenRecords.push_back(r);
@@ -556,7 +650,19 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
                               targetOf(device)))
       throw OpError("GradientTape: the recorded computation failed to compile:\n" + error);
     return std::shared_ptr<const Derivative>(compiled);
-  });
+  };
+  std::shared_ptr<const Derivative> derivative;
+  if (generic)
+    derivative =
+        genericDerivatives().getOrMake(genericKey, [&]() -> std::shared_ptr<const Derivative> {
+          try {
+            return compileDerivative(/*withNoneDims=*/true);
+          } catch (const OpError &) {
+            return nullptr; // an op that does not take `?` dims: per size below
+          }
+        });
+  if (!derivative)
+    derivative = derivatives().getOrMake(function.key, [&] { return compileDerivative(false); });
 
   // Run: leaves, the cotangent (ones), the recorded forward values; out come
   // the target and the sources' gradients.
@@ -568,8 +674,14 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
   for (size_t r : derivative->givenRecords)
     inputs.push_back(&tape.records[neededRecords[r]].result);
   const jit::CompiledFunction &compiled = derivative->compiled;
+  std::vector<trace::TensorSpec> sizedResults;
+  std::span<const trace::TensorSpec> results = compiled.results;
+  if (!compiled.dims.resultDims.empty()) { // a generic derivative
+    sizedResults = sizeResults("GradientTape", compiled, inputs);
+    results = sizedResults;
+  }
   std::vector<Tensor> outputs =
-      runCompiled(compiled.entry, inputs, compiled.results, compiled.faultSites, device);
+      runCompiled(compiled.entry, inputs, results, compiled.faultSites, device);
 
   // The gradient of each source: its leaf's, after the target's value.
   std::vector<Tensor> gradients;
@@ -614,6 +726,6 @@ Tensor ember::stop_gradient(const Tensor &x) {
 }
 
 uint64_t ember::detail::tapeCompiles() {
-  support::OnceCacheStats stats = derivatives().stats();
-  return stats.misses - stats.failures;
+  support::OnceCacheStats stats = derivatives().stats(), generic = genericDerivatives().stats();
+  return stats.misses - stats.failures + generic.misses - generic.failures;
 }

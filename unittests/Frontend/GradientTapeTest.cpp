@@ -577,3 +577,61 @@ TEST(GradientTape, TapeAfterALoopThatAssignsAVariable) {
       "loop_then_tape");
   EXPECT_EQ(f(Tensor({1.f, 2.f})).to_vector<float>(), (std::vector<float>{3, 12}));
 }
+
+// Recordings that differ only in sizes share one derivative, compiled with
+// `?` dims: a training loop whose batches change size (a partial last
+// batch) compiles its backward once. The gradients agree with the ones a
+// traced function takes per shape, and with finite differences.
+TEST(GradientTape, RecordingsThatDifferOnlyInSizesShareOneDerivative) {
+  Tensor w = random_uniform({6, 3}, 3, -1, 1), b = random_uniform({3}, 4, -1, 1);
+  auto loss = [](const Tensor &weights, const Tensor &bias, const Tensor &x) {
+    Tensor h = tanh(matmul(x, weights) + bias);
+    return reduce_mean(h * h) + reduce_sum(exp(x * 0.1f)) * 0.01f;
+  };
+  auto perShape = value_and_grad(loss, Argnums{0, 1, 2}, "tape_reference");
+  KernelCacheStats before = kernel_cache_stats();
+  for (int64_t batch : {5, 9, 2, 5}) {
+    Tensor x = random_uniform({batch, 6}, static_cast<uint64_t>(batch), -1, 1);
+    GradientTape tape;
+    tape.watch(w);
+    tape.watch(b);
+    tape.watch(x);
+    Tensor value = loss(w, b, x);
+    std::vector<Tensor> grads = tape.gradient(value, {w, b, x}, UnconnectedGradients::Zero);
+    auto [expectedValue, expected] = perShape(w, b, x);
+    EXPECT_NEAR(value.item<float>(), expectedValue.item<float>(), 1e-5) << "batch " << batch;
+    for (size_t i = 0; i < 3; ++i) {
+      ASSERT_EQ(grads[i].shape(), expected[i].shape()) << "batch " << batch;
+      std::vector<float> got = grads[i].to_vector<float>(), want = expected[i].to_vector<float>();
+      for (size_t e = 0; e < got.size(); ++e)
+        ASSERT_NEAR(got[e], want[e], 1e-5) << "batch " << batch << " gradient " << i;
+    }
+    // Finite differences on the last element of x.
+    std::vector<float> plus = x.to_vector<float>(), minus = plus;
+    const float h = 1e-2f;
+    plus.back() += h;
+    minus.back() -= h;
+    double numeric = (double(loss(w, b, Tensor::from_vector(plus, x.shape())).item<float>()) -
+                      double(loss(w, b, Tensor::from_vector(minus, x.shape())).item<float>())) /
+                     (2 * h);
+    EXPECT_NEAR(grads[2].to_vector<float>().back(), numeric, 2e-3) << "batch " << batch;
+  }
+  EXPECT_EQ(kernel_cache_stats().tape_compiles, before.tape_compiles + 1)
+      << "one derivative for every batch size";
+}
+
+// A recording with an op that takes no `?` dims (a slice of part of the
+// batch) gets a derivative per size, as before: still right.
+TEST(GradientTape, RecordingsWithOpsWithoutNoneDimsCompilePerSize) {
+  for (int64_t batch : {4, 6}) {
+    Tensor x = random_uniform({batch, 3}, static_cast<uint64_t>(batch));
+    GradientTape tape;
+    tape.watch(x);
+    Tensor loss = reduce_sum(slice(x, {1, 0}, {3, 3}) * 2.f);
+    std::vector<float> g =
+        tape.gradient(loss, {x}, UnconnectedGradients::Zero)[0].to_vector<float>();
+    for (int64_t r = 0; r < batch; ++r)
+      for (int64_t c = 0; c < 3; ++c)
+        EXPECT_EQ(g[r * 3 + c], r == 1 || r == 2 ? 2.f : 0.f) << "batch " << batch;
+  }
+}
