@@ -65,10 +65,7 @@ static std::vector<FaultSite> numberFaultSites(ModuleOp module) {
                                  static_cast<int64_t>(sites.size())));
     FaultSite site;
     site.opName = op->getName().getStringRef().str();
-    if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
-      site.location = (loc.getFilename().getValue() + ":" + llvm::Twine(loc.getLine()) + ":" +
-                       llvm::Twine(loc.getColumn()))
-                          .str();
+    site.location = mlir::ember::sourcePosition(op);
     site.detail = std::move(detail);
     sites.push_back(std::move(site));
   });

@@ -71,12 +71,8 @@ public:
       const DimSource &x = *sources_[a], &y = *sources_[b];
       bool sameConstant = x.argument < 0 && y.argument < 0 && x.size == y.size;
       if (!sameConstant) {
-        DimCheck check{x, y, op->getName().getStringRef().str(), {}};
-        if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
-          check.location = (loc.getFilename().getValue() + ":" + llvm::Twine(loc.getLine()) +
-                            ":" + llvm::Twine(loc.getColumn()))
-                               .str();
-        plan.checks.push_back(std::move(check));
+        plan.checks.push_back(
+            DimCheck{x, y, op->getName().getStringRef().str(), mlir::ember::sourcePosition(op)});
       }
     }
     if (!sources_[a])

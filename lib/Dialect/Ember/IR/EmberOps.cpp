@@ -697,3 +697,12 @@ LogicalResult CustomGradientOp::verify() {
 
 #define GET_OP_CLASSES
 #include "ember/Dialect/Ember/IR/EmberOps.cpp.inc"
+
+std::string mlir::ember::sourcePosition(Operation *op) {
+  auto loc = dyn_cast<FileLineColLoc>(op->getLoc());
+  if (!loc)
+    return "";
+  return (loc.getFilename().getValue() + ":" + llvm::Twine(loc.getLine()) + ":" +
+          llvm::Twine(loc.getColumn()))
+      .str();
+}

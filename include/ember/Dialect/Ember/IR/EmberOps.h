@@ -42,6 +42,9 @@ Value splatLike(OpBuilder &b, Location loc, Value like, double value);
 /// `x` broadcast to `type`, whose `?` dims take `like`'s run-time sizes
 /// (`like` has `type`'s shape).
 Value broadcastLike(OpBuilder &b, Location loc, Value x, RankedTensorType type, Value like);
+/// Where `op` was written, as an error message starts: "file:line:col"
+/// (empty when its location is not a file position).
+std::string sourcePosition(Operation *op);
 } // namespace mlir::ember
 
 #endif // EMBER_DIALECT_EMBER_IR_EMBEROPS_H
