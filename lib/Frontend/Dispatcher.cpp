@@ -343,12 +343,34 @@ void appendSignature(Words &words, const OpDef &op, const Device &device,
   }
 }
 
-/// `spec` with its dims generalized (jit::generalizedDim).
-trace::TensorSpec generalized(trace::TensorSpec spec) {
-  for (int d = 0; d < spec.rank; ++d)
+/// `spec` with its dims generalized (jit::generalizedDim); with
+/// `batchOnly`, its dim 0 alone.
+trace::TensorSpec generalized(trace::TensorSpec spec, bool batchOnly = false) {
+  for (int d = 0; d < (batchOnly ? std::min(spec.rank, 1) : spec.rank); ++d)
     spec.dims[d] = jit::generalizedDim(spec.dims[d]);
   return spec;
 }
+
+/// A window op's generic signature (KernelCheck::batchOperands), as
+/// appendSignature's `dim`, called in its order (each input's dims): dim 0
+/// of the marked inputs generalized, every other dim as it is.
+class BatchDims {
+public:
+  BatchDims(std::span<const Tensor *const> inputs, const std::vector<bool> &batchOperands) {
+    for (size_t i = 0; i < inputs.size(); ++i)
+      for (int d = 0; d < inputs[i]->rank(); ++d)
+        generalize_.push_back(d == 0 && i < batchOperands.size() && batchOperands[i]);
+  }
+  int64_t operator()(int64_t size) {
+    bool generalize = next_ < generalize_.size() && generalize_[next_];
+    ++next_;
+    return generalize ? jit::generalizedDim(size) : size;
+  }
+
+private:
+  std::vector<bool> generalize_;
+  size_t next_ = 0;
+};
 
 /// The entry for a new shape of an op that a shape-generic kernel serves
 /// (compiled now if it is the first of its kind); `request` is the exact
@@ -359,13 +381,27 @@ KernelEntry serveFromGenericKernel(const OpDef &op, const Device &device,
                                    const jit::KernelCheck &check) {
   KernelCache &kc = cache();
   std::vector<int64_t> words;
-  appendSignature(words, op, device, request.attrWords, inputs, request.resultType,
-                  request.broadcastShape, jit::generalizedDim);
+  const std::vector<bool> &batchOperands = check.batchOperands;
+  if (batchOperands.empty()) {
+    appendSignature(words, op, device, request.attrWords, inputs, request.resultType,
+                    request.broadcastShape, jit::generalizedDim);
+  } else { // a window: its inputs' batch alone (it has no result type or broadcast)
+    BatchDims dims(inputs, batchOperands);
+    appendSignature(words, op, device, request.attrWords, inputs, request.resultType,
+                    request.broadcastShape, std::ref(dims));
+  }
   KeyView view{words.data(), words.size(), support::hashWords(words.data(), words.size())};
   const std::shared_ptr<GenericKernel> &generic = kc.generic.getOrMake(view, [&] {
     std::vector<trace::TensorSpec> specs;
-    for (const trace::TensorSpec &spec : request.inputs)
-      specs.push_back(generalized(spec));
+    for (size_t i = 0; i < request.inputs.size(); ++i) {
+      const trace::TensorSpec &spec = request.inputs[i];
+      if (batchOperands.empty())
+        specs.push_back(generalized(spec));
+      else if (i < batchOperands.size() && batchOperands[i])
+        specs.push_back(generalized(spec, /*batchOnly=*/true));
+      else
+        specs.push_back(spec); // a window's filter stays as it is
+    }
     std::optional<trace::TensorSpec> resultType;
     if (request.resultType)
       resultType = generalized(*request.resultType);

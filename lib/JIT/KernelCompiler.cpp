@@ -108,15 +108,19 @@ bool checkKernel(const KernelRequest &request, KernelCheck &out, std::string &er
   // would need as run-time sizes too.
   if (request.opName == "ember.reshape")
     out.shapeGeneric = false;
-  // Windows and slices lower `?` dims only where a trace puts them (a
-  // batch, channels, a dim sliced whole); an eager kernel's generic
-  // signature makes every dim `?`, heights, widths and sliced dims too.
+  // A slice lowers a `?` dim only sliced whole, which an eager kernel's
+  // generic signature (every dim `?`) does not give; windows lower a `?`
+  // batch, which theirs then generalizes alone.
   function.function.walk([&](mlir::Operation *op) {
-    if (llvm::isa<mlir::ember::EmberDialect>(op->getDialect()) &&
-        (!mlir::ember::lowersDynamicShapes(op) ||
-         llvm::isa<mlir::ember::SliceOp, mlir::ember::Conv2DOp, mlir::ember::MaxPool2DOp,
-                   mlir::ember::AvgPool2DOp, mlir::ember::MaxPool2DGradOp,
-                   mlir::ember::AvgPool2DGradOp, mlir::ember::MaxPool2DGatherOp>(op)))
+    if (!llvm::isa<mlir::ember::EmberDialect>(op->getDialect()))
+      return;
+    if (llvm::isa<mlir::ember::Conv2DOp>(op))
+      out.batchOperands = {true, false}; // the input, not the filter
+    else if (llvm::isa<mlir::ember::MaxPool2DOp, mlir::ember::AvgPool2DOp,
+                       mlir::ember::MaxPool2DGradOp, mlir::ember::AvgPool2DGradOp,
+                       mlir::ember::MaxPool2DGatherOp>(op))
+      out.batchOperands.assign(op->getNumOperands(), true);
+    else if (!mlir::ember::lowersDynamicShapes(op) || llvm::isa<mlir::ember::SliceOp>(op))
       out.shapeGeneric = false;
   });
   return true;

@@ -285,3 +285,33 @@ TEST(ShapeGeneric, TransposesOfNewSizesCompileNothing) {
   }
   EXPECT_EQ(kernel_cache_stats().misses, before.misses);
 }
+
+// Convolutions and poolings: one kernel per op serves every batch size (its
+// heights, widths, channels and filter stay fixed), agreeing with kernels
+// traced for each shape.
+TEST(ShapeGeneric, ConvolutionsAndPoolingsServeEveryBatchSize) {
+  std::mt19937 rng(12);
+  std::vector<int64_t> filterDims = {3, 3, 2, 4};
+  Tensor filter = randomMatrix(rng, filterDims);
+  auto layers = [&](const Tensor &x) {
+    Tensor h = relu(nn::conv2d(x, filter, {1, 1}, "SAME"));
+    return nn::avg_pool2d(nn::max_pool2d(h, {2, 2}, {2, 2}), {2, 2}, {1, 1}, "SAME");
+  };
+  auto traced = function(layers, "layers_per_shape");
+  (void)layers(randomMatrix(rng, {2, 8, 8, 2})); // compiles one generic kernel per op
+  KernelCacheStats before = kernel_cache_stats();
+  for (int64_t batch : {3, 5, 9}) {
+    Tensor x = randomMatrix(rng, {batch, 8, 8, 2});
+    Tensor eager = layers(x), expected = traced(x);
+    ASSERT_EQ(eager.shape(), Shape({batch, 4, 4, 4}));
+    std::vector<float> a = eager.to_vector<float>(), b = expected.to_vector<float>();
+    for (size_t i = 0; i < a.size(); ++i)
+      ASSERT_NEAR(a[i], b[i], 1e-5) << "batch " << batch << " element " << i;
+  }
+  KernelCacheStats after = kernel_cache_stats();
+  EXPECT_EQ(after.misses, before.misses) << "no eager compile for a new batch size";
+  EXPECT_EQ(after.generic_kernels, before.generic_kernels);
+  // Another height is another kernel (windows keep their heights and widths).
+  EXPECT_EQ(layers(randomMatrix(rng, {3, 6, 8, 2})).shape(), Shape({3, 3, 4, 4}));
+  EXPECT_GT(kernel_cache_stats().misses, after.misses);
+}

@@ -86,6 +86,10 @@ struct KernelCheck {
   /// Whether one shape-generic kernel can serve the request's op for every
   /// shape (generalizedShape): its ops lower dynamic dims on the target.
   bool shapeGeneric = false;
+  /// For a window op (a convolution, a pooling, their gradients): which
+  /// inputs' dim 0 is a batch, the only dims its generic kernel generalizes
+  /// (heights, widths, channels and a filter stay fixed). Empty: every dim.
+  std::vector<bool> batchOperands;
 };
 
 /// Builds and verifies the one-op function for `request` without compiling
