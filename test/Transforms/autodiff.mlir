@@ -312,3 +312,14 @@ func.func @pools(%x: tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32> attributes {emb
   return %s : tensor<1x2x2x2xf32>
 }
 
+
+// -----
+
+// A slice of part of a static dim beside a `?` dim has no gradient rule yet
+// (its zero slab and concatenation take static shapes): refused at the op.
+func.func @slice_beside_dynamic(%x: tensor<?x4xf32>) -> tensor<?x2xf32> attributes {ember.differentiate} {
+  // expected-error @+2 {{'ember.slice' op has no gradient rule for `?` dims yet: 'tensor<?x4xf32>' sliced to 'tensor<?x2xf32>'}}
+  // expected-error @+1 {{'ember.slice' op failed to build its vector-Jacobian product}}
+  %0 = ember.slice %x start = [0, 1] limit = [-9223372036854775808, 3] stride = [1, 1] : tensor<?x4xf32> -> tensor<?x2xf32>
+  return %0 : tensor<?x2xf32>
+}

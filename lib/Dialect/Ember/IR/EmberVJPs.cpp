@@ -317,6 +317,10 @@ EMBER_VJP(SliceOp) {
     int64_t taken = type.getDimSize(d), size = in.getDimSize(d);
     if (taken == size)
       continue;
+    // The zero slab and the concatenation below take static shapes.
+    if (!type.hasStaticShape())
+      return emitOpError("has no gradient rule for `?` dims yet: ")
+             << in << " sliced to " << getType();
     SmallVector<int64_t> slabShape(type.getShape());
     slabShape[d] = 1;
     auto slabType = RankedTensorType::get(slabShape, type.getElementType());
