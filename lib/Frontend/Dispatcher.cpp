@@ -722,13 +722,15 @@ Tensor ember::detail::dispatchBroadcast(const OpDef &op, std::span<const int64_t
   if (currentTracer() || activeTape()) {
     std::vector<Tensor> broadcast;
     Tracer *tracer = currentTracer();
-    for (const Tensor *input : inputs)
+    for (const Tensor *input : inputs) {
+      trace::TensorSpec spec = specOf(input->dtype(), shape);
       broadcast.push_back(input->shape() == shape ? *input
                           : tracer && !shape.is_fully_defined()
                               // None dims, sized by the inputs that have them
-                              ? tracer->addBroadcast(kBroadcastTo, *input, shape,
+                              ? tracer->addBroadcast(kOperandBroadcast, *input, shape,
                                                      {inputs.begin(), inputs.size()}, loc)
-                              : broadcast_to(*input, shape, loc));
+                              : dispatch(kOperandBroadcast, {}, {input}, &spec, loc));
+    }
     std::vector<const Tensor *> operands;
     for (const Tensor &t : broadcast)
       operands.push_back(&t);

@@ -4,6 +4,7 @@
 
 #include "CallSite.h"
 #include "Dispatcher.h"
+#include "OpTable.h"
 #include "Tape.h"
 #include "TensorImpl.h"
 #include "Tracer.h"
@@ -317,25 +318,25 @@ struct RecordedFunction {
       return ref & 1 ? leaves[ref >> 1] : results[ref >> 1];
     };
     std::unordered_map<size_t, Tensor> broadcasts; // applied where used (withNoneDims)
+    auto isOperandBroadcast = [&](size_t r) { return records[r].op == &kOperandBroadcast; };
     for (size_t r = 0; r < records.size(); ++r) {
       const TapeRecord &record = records[r];
       std::vector<const Tensor *> operands;
       for (int64_t ref : operandRefs[r])
         operands.push_back(&valueOf(ref));
       if (withNoneDims) {
-        if (record.op->name == std::string_view("ember.broadcast_to")) {
-          results[r] = *operands[0]; // broadcast by its users
+        if (isOperandBroadcast(r)) {
+          results[r] = *operands[0]; // broadcast by its (elementwise) user
           bind(record.result, results[r]);
           continue;
         }
         std::vector<const Tensor *> sized; // the operands no pending broadcast gives
         for (size_t o = 0; o < operands.size(); ++o)
-          if (operandRefs[r][o] & 1 ||
-              records[operandRefs[r][o] >> 1].op->name != std::string_view("ember.broadcast_to"))
+          if (operandRefs[r][o] & 1 || !isOperandBroadcast(operandRefs[r][o] >> 1))
             sized.push_back(operands[o]);
         for (size_t o = 0; o < operands.size(); ++o) {
           int64_t ref = operandRefs[r][o];
-          if (ref & 1 || records[ref >> 1].op->name != std::string_view("ember.broadcast_to"))
+          if (ref & 1 || !isOperandBroadcast(ref >> 1))
             continue;
           const TapeRecord &broadcast = records[ref >> 1];
           broadcasts[o] =
@@ -602,7 +603,11 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
   bool generic = shapeGenericKernels() && device.is_cpu() && !currentTracer();
   for (size_t r : neededRecords) {
     const TapeRecord &record = tape.records[r];
-    generic = generic && !record.call &&
+    // Not: calls; custom gradients, whose backward may compute with the
+    // recording's sizes; a user's reshape or broadcast_to, whose sizes may be
+    // the user's own. (An elementwise op's operand broadcasts are applied
+    // where they are used: kOperandBroadcast.)
+    generic = generic && !record.call && !record.backward && record.op != &kBroadcastTo &&
               !(record.resultType && record.op->name == std::string_view("ember.reshape"));
   }
   for (const Tensor &leaf : function.leaves)
@@ -610,8 +615,8 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
       generic = generic && size != 0;
   // A broadcast is applied where it is used: the target cannot be one.
   if (!(recorded->targetRef & 1))
-    generic = generic && tape.records[neededRecords[recorded->targetRef >> 1]].op->name !=
-                             std::string_view("ember.broadcast_to");
+    generic =
+        generic && tape.records[neededRecords[recorded->targetRef >> 1]].op != &kOperandBroadcast;
   auto compileDerivative = [&](bool withNoneDims) {
     // Replay the needed records into a traced function, the recorded values
     // bound to its values (custom gradients trace their backward there).
@@ -641,6 +646,10 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
     // takes them instead of recomputing the forward pass.
     for (size_t r = 0; r < replayed->records.size(); ++r) {
       const TapeRecord &record = replayed->records[r];
+      // With None dims an operand broadcast's value is its operand's, which
+      // its own record gives if anything does.
+      if (withNoneDims && record.op == &kOperandBroadcast)
+        continue;
       if (!record.backward && !record.call &&
           builder.giveForwardValue(resultValues[r].impl()->traceId) >= 0)
         compiled->givenRecords.push_back(r);
@@ -661,25 +670,39 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
             return nullptr; // an op that does not take `?` dims: per size below
           }
         });
+  auto exactDerivative = [&] {
+    return derivatives().getOrMake(function.key, [&] { return compileDerivative(false); });
+  };
   if (!derivative)
-    derivative = derivatives().getOrMake(function.key, [&] { return compileDerivative(false); });
+    derivative = exactDerivative();
 
   // Run: leaves, the cotangent (ones), the recorded forward values; out come
   // the target and the sources' gradients.
   Tensor cotangent = ones(target.shape(), target.dtype()).to(device);
   std::vector<const Tensor *> inputs;
-  for (const Tensor &leaf : function.leaves)
-    inputs.push_back(&leaf);
-  inputs.push_back(&cotangent);
-  for (size_t r : derivative->givenRecords)
-    inputs.push_back(&tape.records[neededRecords[r]].result);
-  const jit::CompiledFunction &compiled = derivative->compiled;
   std::vector<trace::TensorSpec> sizedResults;
-  std::span<const trace::TensorSpec> results = compiled.results;
-  if (!compiled.dims.resultDims.empty()) { // a generic derivative
-    sizedResults = sizeResults("GradientTape", compiled, inputs);
-    results = sizedResults;
+  for (;;) {
+    inputs.clear();
+    for (const Tensor &leaf : function.leaves)
+      inputs.push_back(&leaf);
+    inputs.push_back(&cotangent);
+    for (size_t r : derivative->givenRecords)
+      inputs.push_back(&tape.records[neededRecords[r]].result);
+    if (derivative->compiled.dims.resultDims.empty())
+      break;
+    // A generic derivative: its size checks hold (the recorded ops ran on
+    // these sizes), or, should one not, this recording's exact one serves.
+    try {
+      sizedResults = sizeResults("GradientTape", derivative->compiled, inputs);
+      break;
+    } catch (const OpError &) {
+      derivative = exactDerivative();
+    }
   }
+  const jit::CompiledFunction &compiled = derivative->compiled;
+  std::span<const trace::TensorSpec> results = compiled.results;
+  if (!compiled.dims.resultDims.empty())
+    results = sizedResults;
   std::vector<Tensor> outputs =
       runCompiled(compiled.entry, inputs, results, compiled.faultSites, device);
 

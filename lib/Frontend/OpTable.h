@@ -95,6 +95,12 @@ EMBER_FRONTEND_OPS(EMBER_DEFINE_OP)
 inline constexpr const OpDef *kFrontendOps[] = {EMBER_FRONTEND_OPS(EMBER_LIST_OP)};
 #undef EMBER_LIST_OP
 
+/// The broadcasts of an elementwise op's operands that a trace or a tape
+/// records (dispatchBroadcast): ember.broadcast_to, told apart from a
+/// user's broadcast_to, whose sizes may be the user's own. A tape's
+/// derivative with None dims applies them where they are used.
+inline constexpr OpDef kOperandBroadcast{"ember.broadcast_to"};
+
 /// The values of ComparisonDirection in EmberDialect.td (the compare op's
 /// `direction` attribute).
 enum ComparisonDirection : int64_t { kEq = 0, kNe, kLt, kLe, kGt, kGe };

@@ -635,3 +635,51 @@ TEST(GradientTape, RecordingsWithOpsWithoutNoneDimsCompilePerSize) {
         EXPECT_EQ(g[r * 3 + c], r == 1 || r == 2 ? 2.f : 0.f) << "batch " << batch;
   }
 }
+
+// Broadcasts on a tape with a generic derivative: a user's broadcast_to
+// (its sizes may be the user's own; here it feeds a matmul) keeps the
+// derivative per size, and an elementwise op's operand broadcast of an op's
+// result (a forward value the derivative takes) is applied where it is used.
+// Both agree with value_and_grad traced per shape, over several sizes.
+TEST(GradientTape, BroadcastsOnATapeAgreeWithTracedGradients) {
+  auto userBroadcast = [](const Tensor &x, const Tensor &w) {
+    int64_t rows = w.shape()[0] + 2;
+    return reduce_sum(matmul(broadcast_to(x, {rows, x.shape()[1]}), w));
+  };
+  auto operandBroadcast = [](const Tensor &x, const Tensor &z) {
+    return reduce_sum(tanh(x) * z * z);
+  };
+  auto tracedUser = value_and_grad(userBroadcast, Argnums{0, 1}, "user_broadcast");
+  auto tracedOperand = value_and_grad(operandBroadcast, Argnums{0, 1}, "operand_broadcast");
+  auto expectSame = [](const std::vector<Tensor> &got, const std::vector<Tensor> &want, int64_t n) {
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_EQ(got[i].shape(), want[i].shape()) << "size " << n;
+      std::vector<float> a = got[i].to_vector<float>(), b = want[i].to_vector<float>();
+      for (size_t e = 0; e < a.size(); ++e)
+        ASSERT_NEAR(a[e], b[e], 1e-4 * (1 + std::abs(b[e]))) << "size " << n << " gradient " << i;
+    }
+  };
+  for (int64_t n : {3, 4, 6}) {
+    Tensor x = random_uniform({1, n}, static_cast<uint64_t>(n), -1, 1);
+    Tensor w = random_uniform({n, n}, static_cast<uint64_t>(n + 1), -1, 1);
+    {
+      GradientTape tape;
+      tape.watch(x);
+      tape.watch(w);
+      Tensor loss = userBroadcast(x, w);
+      auto [value, expected] = tracedUser(x, w);
+      expectSame(tape.gradient(loss, {x, w}, UnconnectedGradients::Zero), expected, n);
+    }
+    Tensor column = random_uniform({n, 1}, static_cast<uint64_t>(n + 2), -1, 1);
+    Tensor z = random_uniform({n, 4}, static_cast<uint64_t>(n + 3), -1, 1);
+    {
+      GradientTape tape;
+      tape.watch(column);
+      tape.watch(z);
+      Tensor loss = operandBroadcast(column, z);
+      auto [value, expected] = tracedOperand(column, z);
+      expectSame(tape.gradient(loss, {column, z}, UnconnectedGradients::Zero), expected, n);
+    }
+  }
+}

@@ -753,8 +753,8 @@ static Value lowerMatmul(OpBuilder &b, linalg::LinalgOp op, unsigned vectorBits)
     // reduction are known (a convolution's first layer on a `?` batch):
     // then vectors along the rows, any number of rows.
     int64_t n = type.getDimSize(type.getRank() - 1);
-    bool shortAndNarrow =
-        !ShapedType::isDynamic(k) && k <= 16 && !ShapedType::isDynamic(n) && n <= 16;
+    bool shortAndNarrow = !ShapedType::isDynamic(k) && k <= 16 && !ShapedType::isDynamic(n) &&
+                          n >= 1 && n <= 16; // (no vector of 0 lanes)
     if (type.getRank() == 2 && shortAndNarrow)
       return emitRowVectorMatmul(b, loc, lhs, rhs, type);
     if (type.getRank() == 2) {

@@ -702,3 +702,11 @@ func.func @slice_dynamic_dim_in_part(%x: tensor<?x3xf32>) {
   %0 = "ember.slice"(%x) {start = array<i64: 1, 0>, limit = array<i64: -9223372036854775808, 3>, stride = array<i64: 1, 1>} : (tensor<?x3xf32>) -> tensor<?x3xf32>
   return
 }
+
+// -----
+
+func.func @max_pool2d_grad_dynamic_cotangent_height(%x: tensor<?x4x4x3xf32>, %g: tensor<?x?x2x3xf32>) {
+  // expected-error @+1 {{'ember.max_pool2d_grad' op takes `?` dims only in the batch and the channels: the height and width of 'tensor<?x?x2x3xf32>' must be known}}
+  %0 = "ember.max_pool2d_grad"(%x, %g) {window = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>} : (tensor<?x4x4x3xf32>, tensor<?x?x2x3xf32>) -> tensor<?x4x4x3xf32>
+  return
+}

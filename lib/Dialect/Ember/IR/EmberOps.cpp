@@ -645,6 +645,9 @@ static LogicalResult inferPool2DGrad(StringRef name, std::optional<Location> loc
                  adaptor.getStrides(), adaptor.getPadding());
   if (failed(pooled))
     return failure();
+  if (failed(checkStaticWindows(name, loc, cast<RankedTensorType>(adaptor.getCotangent().getType()),
+                                {1, 2})))
+    return failure();
   if (!compatibleTypes(adaptor.getCotangent().getType(), *pooled))
     return emitOptionalError(loc, "'", name, "' op the cotangent must have the pooling's type ",
                              *pooled, ", got ", adaptor.getCotangent().getType());
@@ -670,6 +673,9 @@ LogicalResult AvgPool2DGradOp::inferReturnTypes(MLIRContext *, std::optional<Loc
 }
 LogicalResult MaxPool2DGatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                                   Adaptor adaptor, SmallVectorImpl<Type> &out) {
+  if (failed(checkStaticWindows(getOperationName(), loc,
+                                cast<RankedTensorType>(adaptor.getValues().getType()), {1, 2})))
+    return failure();
   if (!compatibleTypes(adaptor.getValues().getType(), adaptor.getInput().getType()))
     return emitOptionalError(loc, "'", getOperationName(),
                              "' op the values must have the input's type ",
