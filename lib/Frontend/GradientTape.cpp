@@ -608,7 +608,7 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
     // the user's own. (An elementwise op's operand broadcasts are applied
     // where they are used: kOperandBroadcast.)
     generic = generic && !record.call && !record.backward && record.op != &kBroadcastTo &&
-              !(record.resultType && record.op->name == std::string_view("ember.reshape"));
+              record.op != &kReshape;
   }
   for (const Tensor &leaf : function.leaves)
     for (int64_t size : leaf.shape())
@@ -628,8 +628,7 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
       for (TapeRecord &record : generalizedRecords.records)
         if (record.resultType)
           for (int d = 0; d < record.resultType->rank; ++d)
-            if (jit::generalizedDim(record.resultType->dims[d]) == jit::kDynamic)
-              record.resultType->dims[d] = jit::kDynamic;
+            record.resultType->dims[d] = jit::generalizedDim(record.resultType->dims[d]);
       replayed = &generalizedRecords;
     }
     Tracer tracer("ember_tape");

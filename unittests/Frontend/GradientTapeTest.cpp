@@ -651,7 +651,16 @@ TEST(GradientTape, BroadcastsOnATapeAgreeWithTracedGradients) {
   };
   auto tracedUser = value_and_grad(userBroadcast, Argnums{0, 1}, "user_broadcast");
   auto tracedOperand = value_and_grad(operandBroadcast, Argnums{0, 1}, "operand_broadcast");
-  auto expectSame = [](const std::vector<Tensor> &got, const std::vector<Tensor> &want, int64_t n) {
+  // The tape's gradients of f(a, b) with respect to both, against the
+  // traced ones.
+  auto expectTapeAgrees = [](auto &f, auto &traced, const Tensor &a, const Tensor &b, int64_t n) {
+    GradientTape tape;
+    tape.watch(a);
+    tape.watch(b);
+    Tensor loss = f(a, b);
+    std::vector<Tensor> got = tape.gradient(loss, {a, b}, UnconnectedGradients::Zero);
+    auto [value, expected] = traced(a, b);
+    const std::vector<Tensor> &want = expected;
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < got.size(); ++i) {
       ASSERT_EQ(got[i].shape(), want[i].shape()) << "size " << n;
@@ -663,23 +672,9 @@ TEST(GradientTape, BroadcastsOnATapeAgreeWithTracedGradients) {
   for (int64_t n : {3, 4, 6}) {
     Tensor x = random_uniform({1, n}, static_cast<uint64_t>(n), -1, 1);
     Tensor w = random_uniform({n, n}, static_cast<uint64_t>(n + 1), -1, 1);
-    {
-      GradientTape tape;
-      tape.watch(x);
-      tape.watch(w);
-      Tensor loss = userBroadcast(x, w);
-      auto [value, expected] = tracedUser(x, w);
-      expectSame(tape.gradient(loss, {x, w}, UnconnectedGradients::Zero), expected, n);
-    }
+    expectTapeAgrees(userBroadcast, tracedUser, x, w, n);
     Tensor column = random_uniform({n, 1}, static_cast<uint64_t>(n + 2), -1, 1);
     Tensor z = random_uniform({n, 4}, static_cast<uint64_t>(n + 3), -1, 1);
-    {
-      GradientTape tape;
-      tape.watch(column);
-      tape.watch(z);
-      Tensor loss = operandBroadcast(column, z);
-      auto [value, expected] = tracedOperand(column, z);
-      expectSame(tape.gradient(loss, {column, z}, UnconnectedGradients::Zero), expected, n);
-    }
+    expectTapeAgrees(operandBroadcast, tracedOperand, column, z, n);
   }
 }

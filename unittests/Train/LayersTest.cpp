@@ -267,23 +267,36 @@ TEST(Layers, BadInputsAreErrors) {
 
 } // namespace
 
+// `model` (weights built) traced once with a None batch of `item`s: at each
+// of `batches` it agrees with the eager model and gives [batch, units].
+static void expectOneTraceServesEveryBatch(ember::layers::Sequential &model, const char *name,
+                                           std::vector<int64_t> item, int64_t units,
+                                           std::initializer_list<int64_t> batches) {
+  std::vector<int64_t> signature = item;
+  signature.insert(signature.begin(), ember::kNone);
+  auto predict = ember::function([&](const ember::Tensor &x) { return model(x); }, name,
+                                 {.input_signature = {{signature}}});
+  for (int64_t batch : batches) {
+    std::vector<int64_t> dims = item;
+    dims.insert(dims.begin(), batch);
+    ember::Tensor x = ember::random_uniform(ember::Shape(std::span<const int64_t>(dims)),
+                                            static_cast<uint64_t>(batch));
+    ember::Tensor traced = predict(x), eager = model(x);
+    ASSERT_EQ(traced.shape(), ember::Shape({batch, units}));
+    std::vector<float> a = traced.to_vector<float>(), b = eager.to_vector<float>();
+    for (size_t i = 0; i < a.size(); ++i)
+      EXPECT_NEAR(a[i], b[i], 1e-5) << "batch " << batch << " element " << i;
+  }
+  EXPECT_EQ(predict.concrete_functions().size(), 1u);
+}
+
 // Issue 25: Flatten and Dense on a None batch, one trace for every batch size.
 TEST(Layers, FlattenAndDenseOnANoneBatch) {
   ember::layers::Sequential model({std::make_shared<ember::layers::Flatten>(),
                                    std::make_shared<ember::layers::Dense>(8, "relu"),
                                    std::make_shared<ember::layers::Dense>(2)});
   (void)model(ember::zeros({1, 4, 3})); // builds the weights
-  auto predict = ember::function([&](const ember::Tensor &x) { return model(x); }, "predict",
-                                 {.input_signature = {{{ember::kNone, 4, 3}}}});
-  for (int64_t batch : {3, 10, 1}) {
-    ember::Tensor x = ember::random_uniform({batch, 4, 3}, static_cast<uint64_t>(batch));
-    ember::Tensor traced = predict(x), eager = model(x);
-    ASSERT_EQ(traced.shape(), ember::Shape({batch, 2}));
-    std::vector<float> a = traced.to_vector<float>(), b = eager.to_vector<float>();
-    for (size_t i = 0; i < a.size(); ++i)
-      EXPECT_NEAR(a[i], b[i], 1e-5) << "batch " << batch << " element " << i;
-  }
-  EXPECT_EQ(predict.concrete_functions().size(), 1u);
+  expectOneTraceServesEveryBatch(model, "predict", {4, 3}, 2, {3, 10, 1});
 }
 
 // A convolutional classifier (Conv2D, pooling, Flatten, Dense) on a None
@@ -295,15 +308,5 @@ TEST(Layers, ConvolutionsAndPoolingOnANoneBatch) {
        std::make_shared<ember::layers::MaxPooling2D>(), std::make_shared<ember::layers::Flatten>(),
        std::make_shared<ember::layers::Dense>(3)});
   (void)model(ember::zeros({1, 6, 6, 2})); // builds the weights
-  auto predict = ember::function([&](const ember::Tensor &x) { return model(x); }, "predict_cnn",
-                                 {.input_signature = {{{ember::kNone, 6, 6, 2}}}});
-  for (int64_t batch : {2, 7, 1}) {
-    ember::Tensor x = ember::random_uniform({batch, 6, 6, 2}, static_cast<uint64_t>(batch));
-    ember::Tensor traced = predict(x), eager = model(x);
-    ASSERT_EQ(traced.shape(), ember::Shape({batch, 3}));
-    std::vector<float> a = traced.to_vector<float>(), b = eager.to_vector<float>();
-    for (size_t i = 0; i < a.size(); ++i)
-      EXPECT_NEAR(a[i], b[i], 1e-5) << "batch " << batch << " element " << i;
-  }
-  EXPECT_EQ(predict.concrete_functions().size(), 1u);
+  expectOneTraceServesEveryBatch(model, "predict_cnn", {6, 6, 2}, 3, {2, 7, 1});
 }
