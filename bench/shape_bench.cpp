@@ -7,6 +7,10 @@
 //  - `mlp100`: an MLP (784 -> 128 -> 10, relu, softmax-free logits) evaluated
 //    eagerly on batch sizes 1 to 100 in a fresh process: total time and
 //    compiles.
+//  - `loop`: the same MLP evaluated eagerly on one batch of 256, 800 times:
+//    the median call of each block of 100, with the background compiles and the
+//    specializations that landed (hot shapes: EMBER_HOT_SHAPE_CALLS, 100 by
+//    default, 0 off).
 //  - `traced`: the sweep's function as an ember::function, traced per
 //    shape, with an input signature of [None, 64], and with
 //    reduce_retracing; and the MLP traced with [None, 784] on batch sizes
@@ -24,6 +28,7 @@
 
 #include "ember/ember.h"
 
+#include <algorithm>
 #include <string>
 
 using namespace ember;
@@ -52,6 +57,28 @@ static void sweep() {
   bench::report("ember.sweep64_disk_loads",
                 static_cast<double>(after.disk_loads - before.disk_loads), "kernels");
   bench::report("ember.sweep64_compile_ms", (after.compile_seconds - before.compile_seconds) * 1e3,
+                "ms");
+}
+
+static void loop() {
+  Tensor w1 = random_uniform({784, 128}, 1, -0.05, 0.05), b1 = random_uniform({128}, 2);
+  Tensor w2 = random_uniform({128, 10}, 3, -0.05, 0.05), b2 = random_uniform({10}, 4);
+  Tensor x = random_uniform({256, 784}, 5);
+  for (int block = 0; block < 8; ++block) {
+    std::vector<double> calls;
+    for (int i = 0; i < 100; ++i) {
+      double start = bench::now();
+      (void)(matmul(relu(matmul(x, w1) + b1), w2) + b2).data();
+      calls.push_back(bench::now() - start);
+    }
+    std::sort(calls.begin(), calls.end());
+    bench::report(("ember.loop256_block" + std::to_string(block) + "_median_us").c_str(),
+                  calls[50] * 1e6, "us");
+  }
+  KernelCacheStats stats = kernel_cache_stats();
+  bench::report("ember.loop256_background_compiles", double(stats.background_compiles), "kernels");
+  bench::report("ember.loop256_specializations", double(stats.specializations), "kernels");
+  bench::report("ember.loop256_background_compile_ms", stats.background_compile_seconds * 1e3,
                 "ms");
 }
 
@@ -216,6 +243,8 @@ int main(int argc, char **argv) {
     sweep();
   else if (what == "mlp100")
     mlp100();
+  else if (what == "loop")
+    loop();
   else if (what == "traced")
     traced();
   else if (what == "c2")

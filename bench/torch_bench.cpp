@@ -6,6 +6,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <string>
 
 int main(int argc, char **argv) {
@@ -59,6 +60,23 @@ int main(int argc, char **argv) {
       (void)logits.data_ptr<float>();
     }
     bench::report("torch.mlp100_ms", (bench::now() - start) * 1e3, "ms");
+    return 0;
+  }
+  // `torch_bench loop`: shape_bench.cpp's loop (the MLP on one batch of 256,
+  // the median call of the last 100 of 800).
+  if (argc > 1 && std::string(argv[1]) == "loop") {
+    auto w1 = torch::rand({784, 128}), b1 = torch::rand({128});
+    auto w2 = torch::rand({128, 10}), b2 = torch::rand({10});
+    auto x = torch::rand({256, 784});
+    std::vector<double> calls;
+    for (int i = 0; i < 800; ++i) {
+      double start = bench::now();
+      (void)(torch::matmul(torch::relu(torch::matmul(x, w1) + b1), w2) + b2).data_ptr<float>();
+      if (i >= 700)
+        calls.push_back(bench::now() - start);
+    }
+    std::sort(calls.begin(), calls.end());
+    bench::report("torch.loop256_last_block_median_us", calls[50] * 1e6, "us");
     return 0;
   }
   // `torch_bench c2predict100`: shape_bench.cpp's c2 predictions (the C2

@@ -11,9 +11,9 @@
 // shape-generic kernel per (op, dtypes, ranks, sizes 0 and 1, attributes),
 // with `?` for every other size; a new shape of such an op is only checked
 // (jit::checkKernel), not compiled, and gets an entry of its own that calls
-// the generic kernel. With ember::set_hot_shape_calls(n), a shape called n
-// times is compiled for its exact sizes on a background thread and swapped
-// in when ready; no call waits for it.
+// the generic kernel. A shape called 100 times (ember::set_hot_shape_calls)
+// is compiled for its exact sizes on a background thread and swapped in when
+// ready; no call waits for it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,12 +35,13 @@
 #include <cstring>
 #include <deque>
 #include <functional>
-#include <thread>
 #include <future>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
 #include <string>
+#include <thread>
+#include <unistd.h>
 #include <unordered_map>
 #include <vector>
 
@@ -173,17 +174,15 @@ constexpr size_t kRecentHits = 64;
 thread_local RecentHit recentHits[kRecentHits];
 
 /// After this many calls a shape served by a generic kernel is specialized
-/// (ember::set_hot_shape_calls, EMBER_HOT_SHAPE_CALLS; 0, the default:
-/// never). Off by default because a process that exits while a background
-/// compile runs may crash: LLVM's code generator makes statics lazily, and
-/// those made during the compile are destroyed by exit under it. A compile
-/// costs as much as about 100,000 small calls, and a generic kernel runs at
+/// (ember::set_hot_shape_calls, EMBER_HOT_SHAPE_CALLS; 0: never). A compile
+/// costs about 20-100 ms of a background core and a generic kernel runs at
 /// 0.83-1.0x a specialized one (bench/RESULTS.md), so only shapes that keep
-/// coming back are worth one.
+/// coming back are worth one: a training or serving loop's, not a sweep's.
+constexpr uint32_t kDefaultHotShapeCalls = 100;
 std::atomic<uint32_t> &hotShapeCallsSetting() {
   static std::atomic<uint32_t> calls = [] {
     const char *value = std::getenv("EMBER_HOT_SHAPE_CALLS");
-    return value ? static_cast<uint32_t>(std::strtoul(value, nullptr, 10)) : 0u;
+    return value ? static_cast<uint32_t>(std::strtoul(value, nullptr, 10)) : kDefaultHotShapeCalls;
   }();
   return calls;
 }
@@ -193,13 +192,15 @@ uint32_t hotShapeCalls() { return hotShapeCallsSetting().load(std::memory_order_
 constexpr int kMaxSpecializations = 8;
 
 /// The background thread that specializes hot shapes: one compile at a
-/// time, in order. At exit a compile in flight must finish before static
-/// destructors run (LLVM's code generator uses statics made lazily), so each
-/// task registers an exit handler when it is queued, on the queuing thread
-/// (registered from the worker, it raced with an exit that had begun):
-/// handlers run in reverse order, so it runs before the destructors of every
-/// static made before the task was queued. The handler stops the thread and
-/// waits for it; the object itself is never destroyed.
+/// time, in order. A compile in flight must finish before exit destroys
+/// statics (LLVM's code generator uses statics, some made lazily during the
+/// compile itself). The main thread's MainThreadExit stops the thread first:
+/// glibc's exit runs the exiting thread's thread_local destructors before any
+/// exit handler or static destructor. For an exit from another thread, each
+/// task also registers an exit handler when it is queued, on the queuing
+/// thread, which runs before the destructors of every static made before the
+/// task was queued. Stopping drops the queued tasks and waits for the running
+/// one; the object itself is never destroyed.
 class BackgroundCompiler {
 public:
   static BackgroundCompiler &instance() {
@@ -259,6 +260,21 @@ private:
   bool stopping_ = false;
   std::thread thread_;
 };
+
+/// Stops the background compiler when the main thread ends (returning from
+/// main or calling exit), before anything else exit does; see
+/// BackgroundCompiler. Another thread's end does not stop it.
+struct MainThreadExit {
+  bool made = true;
+  ~MainThreadExit() {
+    if (gettid() == getpid())
+      BackgroundCompiler::instance().stop();
+  }
+};
+thread_local MainThreadExit mainThreadExit;
+/// Makes the main thread's MainThreadExit at start-up (static initialization
+/// runs on the main thread), whichever thread queues the compiles.
+[[maybe_unused]] const bool mainThreadExitMade = mainThreadExit.made;
 
 /// Compiles `request` (a call of `op`) into `out` for a caller that waits for
 /// it, counting its time and disk loads; throws the compiler's error (a
@@ -769,6 +785,8 @@ void ember::finish_background_compiles() { BackgroundCompiler::instance().waitId
 void ember::set_hot_shape_calls(uint32_t calls) {
   hotShapeCallsSetting().store(calls, std::memory_order_relaxed);
 }
+
+uint32_t ember::hot_shape_calls() { return hotShapeCalls(); }
 
 std::vector<trace::TensorSpec> ember::detail::sizeResults(std::string_view what,
                                                           const jit::CompiledFunction &compiled,

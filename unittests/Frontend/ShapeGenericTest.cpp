@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <random>
+#include <thread>
 #include <vector>
 
 using namespace ember;
@@ -79,14 +80,15 @@ TEST(ShapeGeneric, MismatchedShapesStillRaiseAtTheCallersLine) {
   }
 }
 
-/// Turns hot-shape specialization on for one test, and waits for its
-/// compiles before turning it off again (a process must not exit during one).
+/// Sets the hot-shape count for one test, then waits for its compiles (so
+/// that the next test's counts are its own) and restores the count.
 struct HotShapes {
-  explicit HotShapes(uint32_t calls) { set_hot_shape_calls(calls); }
+  explicit HotShapes(uint32_t calls) : saved(hot_shape_calls()) { set_hot_shape_calls(calls); }
   ~HotShapes() {
-    set_hot_shape_calls(0);
     finish_background_compiles();
+    set_hot_shape_calls(saved);
   }
+  uint32_t saved;
 };
 
 TEST(ShapeGeneric, HotShapesAreSpecializedInTheBackgroundAndStayCorrect) {
@@ -169,15 +171,19 @@ TEST(ShapeGeneric, RandomShapesAgreeWithADoubleReference) {
   finish_background_compiles();
 }
 
-// Hot-shape specialization is off by default: a program that calls one
-// shape many times and exits starts no background compile.
-TEST(ShapeGeneric, NoBackgroundCompileByDefault) {
+// By default a shape is specialized once it has been called 100 times.
+TEST(ShapeGeneric, AShapeIsSpecializedAfter100CallsByDefault) {
+  ASSERT_EQ(hot_shape_calls(), 100u);
+  Tensor x = ramp(1000 + static_cast<int64_t>(std::random_device{}() % 100000), 9);
   KernelCacheStats before = kernel_cache_stats();
-  Tensor x = ramp(517, 9);
-  for (int i = 0; i < 40; ++i)
+  for (int i = 0; i < 99; ++i)
     (void)(x * x);
   finish_background_compiles();
   EXPECT_EQ(kernel_cache_stats().background_compiles, before.background_compiles);
+  (void)(x * x);
+  finish_background_compiles();
+  EXPECT_EQ(kernel_cache_stats().background_compiles, before.background_compiles + 1);
+  EXPECT_EQ(kernel_cache_stats().specializations, before.specializations + 1);
 }
 
 // With specialization on, a program that waits for its background compiles
@@ -195,6 +201,35 @@ TEST(ShapeGeneric, ExitAfterFinishingBackgroundCompilesIsClean) {
     std::exit(kernel_cache_stats().background_compiles == 1 ? 0 : 1);
   };
   EXPECT_EXIT(hotShapeThenExit(), testing::ExitedWithCode(0), "");
+}
+
+// A program that exits (returns from main or calls exit) while a background
+// compile is in flight exits cleanly: the compile finishes before any static
+// destructor runs. Each round specializes shapes no earlier run compiled.
+TEST(ShapeGeneric, ExitDuringABackgroundCompileIsClean) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  for (int round = 0; round < 4; ++round) {
+    // Odd rounds call the ops on another thread: the main thread's exit
+    // still waits for the compile that thread queued.
+    auto exitWhileCompiling = [round] {
+      set_hot_shape_calls(2);
+      auto calls = [] {
+        int64_t rows = 1000 + static_cast<int64_t>(std::random_device{}() % 100000);
+        Tensor x = ramp(rows, 7), y = ramp(rows, 3);
+        for (int i = 0; i < 3; ++i) {
+          (void)(x * x);
+          (void)tanh(y);
+          (void)reduce_sum(x, {1});
+        }
+      };
+      if (round % 2)
+        std::thread(calls).join();
+      else
+        calls();
+      std::exit(0); // three compiles queued, the first one running
+    };
+    EXPECT_EXIT(exitWhileCompiling(), testing::ExitedWithCode(0), "") << "round " << round;
+  }
 }
 
 /// A [rows, cols] tensor of random values in [-1, 1].

@@ -248,14 +248,16 @@ struct KernelCacheStats {
 /// EMBER_SHAPE_GENERIC=0 compiles every shape instead.
 KernelCacheStats kernel_cache_stats();
 
-/// Hot-shape specialization, off by default (0): with `calls` > 0, a shape
-/// served by a generic kernel is compiled for its own sizes on a background
-/// thread once it has been called `calls` times (at most 8 shapes per generic
-/// kernel) and swapped in when ready; no call waits for it. The initial value
-/// comes from EMBER_HOT_SHAPE_CALLS. Call finish_background_compiles() before
-/// the process exits: exiting during a background compile may crash (LLVM's
-/// code generator makes statics lazily, which exit destroys under it).
+/// Hot-shape specialization: a shape served by a generic kernel is compiled
+/// for its own sizes on a background thread once it has been called `calls`
+/// times (100 by default; 0 turns it off; at most 8 shapes per generic kernel)
+/// and swapped in when ready; no call waits for it. The initial value comes
+/// from EMBER_HOT_SHAPE_CALLS. A process may exit at any time: when the main
+/// thread ends, the compile in flight finishes first and queued ones are
+/// dropped.
 void set_hot_shape_calls(uint32_t calls);
+/// The count set_hot_shape_calls set (or the default).
+uint32_t hot_shape_calls();
 
 /// Blocks until every background compile queued so far has finished.
 void finish_background_compiles();
