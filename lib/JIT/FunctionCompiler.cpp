@@ -41,9 +41,10 @@ static_assert(static_cast<int32_t>(mlir::ember::FaultKind::IntegerDivisionOverfl
               EMBERRT_FAULT_INTEGER_DIVISION_OVERFLOW);
 static_assert(static_cast<int32_t>(mlir::ember::FaultKind::IndexOutOfRange) ==
               EMBERRT_FAULT_INDEX_OUT_OF_RANGE);
+static_assert(static_cast<int32_t>(mlir::ember::FaultKind::EmptyAxis) == EMBERRT_FAULT_EMPTY_AXIS);
 
 /// Numbers the ops of `module` that can fault at run time (integer
-/// division, gather) with ember.fault_site, which the code they lower to
+/// division, gather, argmax over a `?` axis) with ember.fault_site, which the code they lower to
 /// reports faults with, and lists them in that order. The numbers depend on
 /// the module's structure only, not on its source locations, so that code
 /// from the disk cache (keyed without locations) reports the same numbers.
@@ -56,6 +57,12 @@ static std::vector<FaultSite> numberFaultSites(ModuleOp module) {
       llvm::raw_string_ostream os(detail);
       os << "for axis " << gather.getAxis() << " of size " << type.getDimSize(gather.getAxis())
          << " (" << type << ")";
+    } else if (auto argmax = dyn_cast<mlir::ember::ArgMaxOp>(op)) {
+      RankedTensorType type = argmax.getOperand().getType();
+      if (!type.isDynamicDim(argmax.getAxis()))
+        return;
+      llvm::raw_string_ostream os(detail);
+      os << "axis " << argmax.getAxis() << " of " << type;
     } else if (!isa<mlir::ember::DivOp, mlir::ember::FloorDivOp, mlir::ember::ModOp>(op) ||
                !isa<IntegerType>(getElementTypeOrSelf(op->getResult(0).getType()))) {
       return;
@@ -101,7 +108,7 @@ static bool compileTracedFunction(ModuleOp module, func::FuncOp function, const 
                                   CompiledFunction &out, std::string &error,
                                   const StageSink &stages,
                                   const std::optional<std::vector<int64_t>> &differentiateWrt,
-                                  Target target, bool splitDynamicSizes) {
+                                  Target target, Caller caller) {
   auto start = std::chrono::steady_clock::now();
   bool differentiate = differentiateWrt.has_value();
   if (differentiate)
@@ -149,9 +156,11 @@ static bool compileTracedFunction(ModuleOp module, func::FuncOp function, const 
       return false;
     }
   }
-  if (failed(::ember::compiler::planDynamicDims(module)))
-    return false; // the error went to the diagnostics
-  out.dims = ::ember::compiler::dimPlanOf(function);
+  if (caller == Caller::Function) {
+    if (failed(::ember::compiler::planDynamicDims(module)))
+      return false; // the error went to the diagnostics
+    out.dims = ::ember::compiler::dimPlanOf(function);
+  }
   if (differentiate && !out.dims.resultDims.empty()) // a gradient has its argument's sizes
     for (int64_t index : *differentiateWrt) {
       auto type = cast<RankedTensorType>(function.getArgumentTypes()[index]);
@@ -172,7 +181,8 @@ static bool compileTracedFunction(ModuleOp module, func::FuncOp function, const 
   }
   std::unique_ptr<Executable> executable = compileModule(
       module, error, [](ModuleOp lowered) { prepareForJit(lowered); },
-      observing ? StageObserver(observe) : StageObserver(), objectPath, target, splitDynamicSizes);
+      observing ? StageObserver(observe) : StageObserver(), objectPath, target,
+      /*splitDynamicSizes=*/caller == Caller::Function);
   if (!executable)
     return false;
   out.entry = reinterpret_cast<emberrt_entry_fn>(executable->lookup("ember_entry_" + symbol, error));
@@ -188,7 +198,7 @@ static bool compileTracedFunction(ModuleOp module, func::FuncOp function, const 
 bool compileFunction(trace::FunctionBuilder &builder, std::span<const int> results,
                      CompiledFunction &out, std::string &error, const StageSink &stages,
                      const std::optional<std::vector<int64_t>> &differentiateWrt, Target target,
-                     bool splitDynamicSizes) {
+                     Caller caller) {
   trace::DiagnosticCollector collector(trace::contextOf(builder), error);
   trace::FinishedFunction finished;
   if (!trace::finish(builder, results, finished)) {
@@ -198,7 +208,7 @@ bool compileFunction(trace::FunctionBuilder &builder, std::span<const int> resul
   if (failed(verify(finished.module)))
     return false;
   return compileTracedFunction(finished.module, finished.function, finished.name, out, error,
-                               stages, differentiateWrt, target, splitDynamicSizes);
+                               stages, differentiateWrt, target, caller);
 }
 
 } // namespace ember::jit

@@ -132,10 +132,8 @@ bool compileKernel(const KernelRequest &request, CompiledKernel &out, std::strin
   if (!builder)
     return false;
   CompiledFunction function;
-  // A shape-generic kernel stays on one thread: splitting its `?` sizes
-  // would double its compile time, and its hot shapes are specialized.
   if (!compileFunction(*builder, {&result, 1}, function, error, {}, std::nullopt, request.target,
-                       /*splitDynamicSizes=*/false))
+                       Caller::EagerKernel))
     return false;
   out.entry = function.entry;
   out.result = function.results.front();
@@ -152,6 +150,9 @@ std::string faultMessage(int32_t kind, const FaultSite *site) {
     return "integer division by zero";
   case EMBERRT_FAULT_INTEGER_DIVISION_OVERFLOW:
     return "integer division overflow: the most negative integer divided by -1";
+  case EMBERRT_FAULT_EMPTY_AXIS:
+    return "the reduced axis is empty: it has no maximum" +
+           (site && !site->detail.empty() ? " (" + site->detail + ")" : std::string());
   case EMBERRT_FAULT_INDEX_OUT_OF_RANGE:
     return "index out of range" +
            (site && !site->detail.empty() ? " " + site->detail : std::string());

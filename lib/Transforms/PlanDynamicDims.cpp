@@ -169,6 +169,35 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
       }
       return WalkResult::advance();
     }
+    if (auto argmax = dyn_cast<mlir::ember::ArgMaxOp>(op)) {
+      Value in = argmax.getOperand(), out = argmax.getResult();
+      int64_t axis = argmax.getAxis();
+      for (int64_t d = 0, at = 0; d < rankOf(in); ++d) {
+        if (d != axis)
+          same(in, d, out, at, op);
+        if (d != axis || argmax.getKeepdims())
+          ++at;
+      }
+      return WalkResult::advance();
+    }
+    if (auto concat = dyn_cast<mlir::ember::ConcatOp>(op)) {
+      // The dims other than the axis agree; a `?` axis would make the
+      // result's size a sum, which a plan's sources (one dim or a
+      // constant) cannot say.
+      Value out = concat.getResult();
+      int64_t axis = concat.getAxis();
+      if (concat.getType().isDynamicDim(axis)) {
+        failing = op;
+        error = "concatenates along a None (`?`) dim, whose size would be a sum of the inputs' "
+                "sizes: not yet; concatenate along a known dim";
+        return WalkResult::interrupt();
+      }
+      for (Value input : concat.getInputs())
+        for (int64_t d = 0; d < rankOf(out); ++d)
+          if (d != axis)
+            same(out, d, input, d, op);
+      return WalkResult::advance();
+    }
     if (auto reshape = dyn_cast<mlir::ember::ReshapeOp>(op)) {
       // One `?` dim on each side with as many elements before it and after
       // it (a Flatten of a `?` batch): the same size.
@@ -278,7 +307,8 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
       return WalkResult::advance();
     failing = op;
     error = "does not take None (`?`) dims yet: only elementwise ops, broadcasts, reductions, "
-            "matmuls, transposes, reshapes, gathers, convolutions, poolings and whole slices do";
+            "argmax, matmuls, transposes, reshapes, gathers, concatenations, convolutions, "
+            "poolings and whole slices do";
     return WalkResult::interrupt();
   });
   if (walk.wasInterrupted())

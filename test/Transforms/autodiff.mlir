@@ -323,3 +323,26 @@ func.func @slice_beside_dynamic(%x: tensor<?x4xf32>) -> tensor<?x2xf32> attribut
   %0 = ember.slice %x start = [0, 1] limit = [-9223372036854775808, 3] stride = [1, 1] : tensor<?x4xf32> -> tensor<?x2xf32>
   return %0 : tensor<?x2xf32>
 }
+
+// -----
+
+// A concatenation along a known dim beside a `?` batch: each input's piece
+// of the cotangent is a slice at its offset, the `?` dim sliced whole.
+// CHECK-LABEL: func.func @concat_features_vjp(
+// CHECK-SAME:      %[[X:.*]]: tensor<?x3xf32>, %[[Y:.*]]: tensor<?x2xf32>, %[[G:.*]]: tensor<?x5xf32>)
+// CHECK-DAG:     ember.slice %[[G]] start = [0, 0] limit = [-9223372036854775808, 3] stride = [1, 1] : tensor<?x5xf32> -> tensor<?x3xf32>
+// CHECK-DAG:     ember.slice %[[G]] start = [0, 3] limit = [-9223372036854775808, 5] stride = [1, 1] : tensor<?x5xf32> -> tensor<?x2xf32>
+func.func @concat_features(%x: tensor<?x3xf32>, %y: tensor<?x2xf32>) -> tensor<?x5xf32> attributes {ember.differentiate} {
+  %0 = ember.concat %x, %y axis = 1 : tensor<?x3xf32>, tensor<?x2xf32> -> tensor<?x5xf32>
+  return %0 : tensor<?x5xf32>
+}
+
+// -----
+
+// Along a `?` dim the offsets are run-time sizes: no gradient rule yet.
+func.func @concat_along_dynamic(%x: tensor<?x3xf32>) -> tensor<?x3xf32> attributes {ember.differentiate} {
+  // expected-error @+2 {{'ember.concat' op has no gradient rule for `?` dims yet: concatenated along the `?` dim 0 of 'tensor<?x3xf32>'}}
+  // expected-error @+1 {{'ember.concat' op failed to build its vector-Jacobian product}}
+  %0 = ember.concat %x, %x axis = 0 : tensor<?x3xf32>, tensor<?x3xf32> -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}

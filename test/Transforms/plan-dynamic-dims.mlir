@@ -61,10 +61,42 @@ func.func @transpose(%x: tensor<?x3xf32>) -> tensor<3x?xf32> {
 // -----
 
 // A `?` dim meeting an op whose sizes cannot be followed yet is an error.
-func.func @argmax(%x: tensor<?x3xf32>) -> tensor<?xi64> {
-  // expected-error @+1 {{'ember.argmax' op does not take None (`?`) dims yet: only elementwise ops, broadcasts, reductions, matmuls, transposes, reshapes, gathers, convolutions, poolings and whole slices do}}
+func.func @print(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  // expected-error @+1 {{'ember.print' op does not take None (`?`) dims yet: only elementwise ops, broadcasts, reductions, argmax, matmuls, transposes, reshapes, gathers, concatenations, convolutions, poolings and whole slices do}}
+  ember.print %x message = "x" : tensor<?x3xf32>
+  return %x : tensor<?x3xf32>
+}
+
+// -----
+
+// argmax keeps the dims it does not reduce.
+// CHECK-LABEL: func.func @argmax(
+// CHECK-SAME:      ember.result_dims = [array<i64: 0, 0, 0>, array<i64: 0, 0, 0, -1, 0, 1>]
+func.func @argmax(%x: tensor<?x3xf32>) -> (tensor<?xi64>, tensor<?x1xi64>) {
   %0 = ember.argmax %x axis = 1 : tensor<?x3xf32> -> tensor<?xi64>
-  return %0 : tensor<?xi64>
+  %1 = ember.argmax %x axis = 1 keepdims : tensor<?x3xf32> -> tensor<?x1xi64>
+  return %0, %1 : tensor<?xi64>, tensor<?x1xi64>
+}
+
+// -----
+
+// A concatenation along a known dim: the other dims agree (a check between
+// the two arguments' batches).
+// CHECK-LABEL: func.func @concat(
+// CHECK-SAME:      ember.dim_checks = [{a = array<i64: 0, 0, 0>, b = array<i64: 1, 0, 0>, loc = "{{.*}}", op = "ember.concat"}]
+// CHECK-SAME:      ember.result_dims = [array<i64: 0, 0, 0, -1, 0, 5>]
+func.func @concat(%x: tensor<?x3xf32>, %y: tensor<?x2xf32>) -> tensor<?x5xf32> {
+  %0 = ember.concat %x, %y axis = 1 : tensor<?x3xf32>, tensor<?x2xf32> -> tensor<?x5xf32>
+  return %0 : tensor<?x5xf32>
+}
+
+// -----
+
+// Along a `?` dim the result's size would be a sum: refused by name.
+func.func @concat_along_none(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  // expected-error @+1 {{'ember.concat' op concatenates along a None (`?`) dim, whose size would be a sum of the inputs' sizes: not yet; concatenate along a known dim}}
+  %0 = ember.concat %x, %x axis = 0 : tensor<?x3xf32>, tensor<?x3xf32> -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
 }
 
 // -----

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <thread>
@@ -317,6 +318,37 @@ TEST(ShapeGeneric, TransposesOfNewSizesCompileNothing) {
       for (int64_t j = 0; j < n + 1; ++j)
         for (int64_t k = 0; k < n + 2; ++k)
           ASSERT_EQ(ys[(k * n + i) * (n + 1) + j], xs[(i * (n + 1) + j) * (n + 2) + k]);
+  }
+  EXPECT_EQ(kernel_cache_stats().misses, before.misses);
+}
+
+// Concatenations (along any axis) and argmax: one kernel per op, rank and
+// axis serves every size; values checked element by element.
+TEST(ShapeGeneric, ConcatAndArgmaxOfNewSizesCompileNothing) {
+  std::mt19937 rng(13);
+  (void)concat({randomMatrix(rng, {3, 4}), randomMatrix(rng, {2, 4})}, 0);
+  (void)concat({randomMatrix(rng, {3, 4}), randomMatrix(rng, {3, 2})}, 1);
+  (void)argmax(randomMatrix(rng, {3, 4}), 1);
+  KernelCacheStats before = kernel_cache_stats();
+  for (int64_t n : {2, 7, 19}) {
+    Tensor a = randomMatrix(rng, {n, n + 1}), b = randomMatrix(rng, {n + 3, n + 1});
+    Tensor rows = concat({a, b}, 0);
+    ASSERT_EQ(rows.shape(), Shape({2 * n + 3, n + 1}));
+    std::vector<float> av = a.to_vector<float>(), bv = b.to_vector<float>();
+    std::vector<float> expected = av;
+    expected.insert(expected.end(), bv.begin(), bv.end());
+    EXPECT_EQ(rows.to_vector<float>(), expected);
+    Tensor c = randomMatrix(rng, {n, n + 4});
+    std::vector<float> cols = concat({a, c}, 1).to_vector<float>(), cv = c.to_vector<float>();
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < 2 * n + 5; ++j)
+        ASSERT_EQ(cols[i * (2 * n + 5) + j],
+                  j <= n ? av[i * (n + 1) + j] : cv[i * (n + 4) + j - (n + 1)]);
+    std::vector<int64_t> best = argmax(b, 1).to_vector<int64_t>();
+    for (int64_t i = 0; i < n + 3; ++i) {
+      auto row = bv.begin() + i * (n + 1);
+      EXPECT_EQ(best[i], std::max_element(row, row + n + 1) - row);
+    }
   }
   EXPECT_EQ(kernel_cache_stats().misses, before.misses);
 }

@@ -34,6 +34,7 @@ enum class FaultKind : int32_t {
   IntegerDivisionByZero = 1,
   IntegerDivisionOverflow = 2, ///< the most negative integer divided by -1
   IndexOutOfRange = 3,         ///< a gather index
+  EmptyAxis = 4,               ///< an argmax over a `?` axis of size 0
 };
 /// The runtime function compiled code calls with (i32 kind, i32 site).
 inline constexpr llvm::StringLiteral kReportFaultFunctionName = "emberrt_report_fault";

@@ -40,6 +40,16 @@ struct CompiledFunction {
 /// "linalg", "llvm" (MLIR's LLVM dialect) and "llvm-ir".
 using StageSink = std::function<void(const std::string &stage, const std::string &text)>;
 
+/// Who calls the compiled code. A function's caller knows its arguments
+/// only: with `?` dims it gets a DimPlan (the checks to make before the call,
+/// each result's sizes; CompiledFunction::dims), and its `?` sizes are split
+/// among threads (CompileOptions::splitDynamicSizes). An eager kernel's
+/// caller has checked the exact shapes and sized the result itself: no plan
+/// (which could not say every size an eager kernel's `?` dims give, e.g. a
+/// concatenation along one), and its `?` sizes stay on one thread
+/// (splitting would double its compile time; its hot shapes are specialized).
+enum class Caller { Function, EagerKernel };
+
 /// Finishes `builder`'s function (returning `results`) and compiles it for
 /// `target`. With EMBER_DUMP_DIR=<dir> set, every stage is also written to
 /// <dir>/<name>-<hash of the traced IR>.<n>-<stage>.mlir (".ll" for LLVM IR).
@@ -47,12 +57,11 @@ using StageSink = std::function<void(const std::string &stage, const std::string
 /// compiled is the function's reverse-mode derivative (ember-autodiff):
 /// arguments, then one cotangent per result; returning the results, then
 /// the gradient with respect to each listed argument, in that order.
-/// `splitDynamicSizes`: CompileOptions' (eager kernels pass false).
 /// On failure returns false with `error` set.
 bool compileFunction(trace::FunctionBuilder &builder, std::span<const int> results,
                      CompiledFunction &out, std::string &error, const StageSink &stages = {},
                      const std::optional<std::vector<int64_t>> &differentiateWrt = std::nullopt,
-                     Target target = Target::Host, bool splitDynamicSizes = true);
+                     Target target = Target::Host, Caller caller = Caller::Function);
 
 } // namespace ember::jit
 

@@ -12,11 +12,13 @@
 #include "ember/Dialect/Ember/IR/EmberOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -732,6 +734,10 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
   }
 };
 
+/// concat -> tensor.insert_slice of each input into the result at its
+/// offset along the axis. `?` sizes are read at run time: along the axis,
+/// the offsets add up the inputs' sizes; elsewhere a `?` dim of the result
+/// is the first input's (its callers check that the inputs agree).
 struct ConcatLowering : OpConversionPattern<ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(ConcatOp op, OpAdaptor adaptor,
@@ -739,21 +745,46 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
     Location loc = op.getLoc();
     RankedTensorType out = op.getType();
     int64_t axis = op.getAxis();
-    Value result = emptyTensor(rewriter, loc, out);
-    int64_t offset = 0;
+    auto sizeOf = [&](Value input, int64_t d) -> OpFoldResult {
+      auto type = cast<RankedTensorType>(input.getType());
+      if (!type.isDynamicDim(d))
+        return rewriter.getIndexAttr(type.getDimSize(d));
+      return tensor::DimOp::create(rewriter, loc, input, d).getResult();
+    };
+    auto add = [&](OpFoldResult a, OpFoldResult b) -> OpFoldResult {
+      std::optional<int64_t> x = getConstantIntValue(a), y = getConstantIntValue(b);
+      if (x && y)
+        return rewriter.getIndexAttr(*x + *y);
+      if (x == 0)
+        return b;
+      return arith::AddIOp::create(rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, a),
+                                   getValueOrCreateConstantIndexOp(rewriter, loc, b))
+          .getResult();
+    };
+    SmallVector<OpFoldResult> offsetsAlongAxis;
+    OpFoldResult total = rewriter.getIndexAttr(0);
     for (Value input : adaptor.getInputs()) {
+      offsetsAlongAxis.push_back(total);
+      total = add(total, sizeOf(input, axis));
+    }
+    SmallVector<Value> resultSizes;
+    for (int64_t d = 0; d < out.getRank(); ++d)
+      if (out.isDynamicDim(d))
+        resultSizes.push_back(getValueOrCreateConstantIndexOp(
+            rewriter, loc, d == axis ? total : sizeOf(adaptor.getInputs().front(), d)));
+    Value result = emptyTensor(rewriter, loc, out, resultSizes);
+    for (auto [input, offset] : llvm::zip(adaptor.getInputs(), offsetsAlongAxis)) {
       auto type = cast<RankedTensorType>(input.getType());
       // Empty inputs add nothing (numpy concatenates them); the offset past
       // the last element that inserting one would take is out of bounds.
-      if (type.getNumElements() == 0)
+      if (type.hasStaticShape() && type.getNumElements() == 0)
         continue;
       SmallVector<OpFoldResult> offsets(out.getRank(), rewriter.getIndexAttr(0)), sizes,
           strides(out.getRank(), rewriter.getIndexAttr(1));
-      offsets[axis] = rewriter.getIndexAttr(offset);
-      for (int64_t size : type.getShape())
-        sizes.push_back(rewriter.getIndexAttr(size));
+      offsets[axis] = offset;
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        sizes.push_back(sizeOf(input, d));
       result = tensor::InsertSliceOp::create(rewriter, loc, input, result, offsets, sizes, strides);
-      offset += type.getDimSize(axis);
     }
     rewriter.replaceOp(op, result);
     return success();
@@ -953,20 +984,38 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
 
 /// argmax -> linalg.generic reducing the axis into (max, index) pairs; a
 /// strictly greater element (or the first NaN) replaces the pair, so the first
-/// maximum wins, as in numpy.
+/// maximum wins, as in numpy. A `?` axis that is empty at run time has no
+/// maximum: a fault (its verifier refuses a static empty one).
 struct ArgMaxLowering : OpConversionPattern<ArgMaxOp> {
-  using OpConversionPattern::OpConversionPattern;
+  ArgMaxLowering(MLIRContext *context, bool reportFaults)
+      : OpConversionPattern(context), reportFaults(reportFaults) {}
+  bool reportFaults;
   LogicalResult matchAndRewrite(ArgMaxOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType in = op.getOperand().getType();
     int64_t axis = op.getAxis(), rank = in.getRank();
     Type element = in.getElementType();
+    Value operand = adaptor.getOperand();
     RankedTensorType values = droppedType(in, {axis});
     auto indexType = RankedTensorType::get(values.getShape(), rewriter.getI64Type());
+    SmallVector<Value> keptSizes; // the dynamic dims that are not reduced
+    for (int64_t d = 0; d < rank; ++d)
+      if (in.isDynamicDim(d) && d != axis)
+        keptSizes.push_back(tensor::DimOp::create(rewriter, loc, operand, d));
     // The running maximum starts at the lowest value of the element type.
-    Value maxInit = filledTensor(rewriter, loc, values, lowestValue(element));
-    Value indexInit = filledTensor(rewriter, loc, indexType, 0);
+    Value maxInit = filledTensor(rewriter, loc, values, lowestValue(element), keptSizes);
+    Value firstIndex = arith::ConstantOp::create(rewriter, loc, rewriter.getI64IntegerAttr(0));
+    if (in.isDynamicDim(axis)) {
+      Value empty = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                          tensor::DimOp::create(rewriter, loc, operand, axis),
+                                          arith::ConstantIndexOp::create(rewriter, loc, 0));
+      firstIndex = faultReporter(op, reportFaults)
+                       .check(rewriter, loc, empty, firstIndex, FaultKind::EmptyAxis);
+    }
+    Value indexInit = linalg::FillOp::create(rewriter, loc, firstIndex,
+                                             emptyTensor(rewriter, loc, indexType, keptSizes))
+                          .getResult(0);
     SmallVector<AffineExpr> outExprs;
     SmallVector<utils::IteratorType> iterators;
     for (int64_t d = 0; d < rank; ++d) {
@@ -978,9 +1027,8 @@ struct ArgMaxLowering : OpConversionPattern<ArgMaxOp> {
     AffineMap outMap = AffineMap::get(rank, 0, outExprs, rewriter.getContext());
     SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank), outMap, outMap};
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{values, indexType}, adaptor.getOperand(),
-        ValueRange{maxInit, indexInit}, maps, iterators,
-        [&](OpBuilder &b, Location loc, ValueRange args) {
+        rewriter, loc, TypeRange{values, indexType}, operand, ValueRange{maxInit, indexInit}, maps,
+        iterators, [&](OpBuilder &b, Location loc, ValueRange args) {
           Value position = linalg::IndexOp::create(b, loc, axis);
           position = arith::IndexCastOp::create(b, loc, b.getI64Type(), position);
           Value greater = emitCompare(b, loc, ComparisonDirection::gt, args[0], args[1]);
@@ -996,7 +1044,7 @@ struct ArgMaxLowering : OpConversionPattern<ArgMaxOp> {
           Value newIndex = arith::SelectOp::create(b, loc, greater, position, args[2]);
           linalg::YieldOp::create(b, loc, ValueRange{newMax, newIndex});
         });
-    rewriter.replaceOp(op, reshapeTo(rewriter, loc, generic.getResult(1), op.getType()));
+    rewriter.replaceOp(op, reshapeTo(rewriter, loc, generic.getResult(1), op.getType(), keptSizes));
     return success();
   }
 };
@@ -1403,9 +1451,9 @@ bool mlir::ember::lowersDynamicShapes(Operation *op) {
   // (whole along a `?` dim) take `?` batches and channels.
   return op->hasTrait<ember::Elementwise>() ||
          isa<BroadcastToOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceMeanOp,
-             MatmulOp, TransposeOp, ReshapeOp, ShapeOfOp, SliceOp, GatherOp, CustomGradientOp,
-             YieldOp, Conv2DOp, MaxPool2DOp, AvgPool2DOp, MaxPool2DGradOp, AvgPool2DGradOp,
-             MaxPool2DGatherOp>(op);
+             MatmulOp, TransposeOp, ReshapeOp, ShapeOfOp, SliceOp, ConcatOp, GatherOp, ArgMaxOp,
+             CustomGradientOp, YieldOp, Conv2DOp, MaxPool2DOp, AvgPool2DOp, MaxPool2DGradOp,
+             AvgPool2DGradOp, MaxPool2DGatherOp>(op);
 }
 
 namespace {
@@ -1447,12 +1495,12 @@ void mlir::ember::populateEmberToLinalgPatterns(RewritePatternSet &patterns,
                                                 bool reportFaults) {
   MLIRContext *context = patterns.getContext();
   patterns.add<ElementwiseToGeneric>(context, reportFaults);
-  patterns.add<GatherLowering>(context, reportFaults);
-  patterns.add<ConstantLowering, CustomGradientLowering, PrintLowering, BroadcastToLowering, ReshapeLowering, TransposeLowering, ShapeOfLowering,
-               SliceLowering, ConcatLowering, ArgMaxLowering,
+  patterns.add<GatherLowering, ArgMaxLowering>(context, reportFaults);
+  patterns.add<ConstantLowering, CustomGradientLowering, PrintLowering, BroadcastToLowering,
+               ReshapeLowering, TransposeLowering, ShapeOfLowering, SliceLowering, ConcatLowering,
                ReduceLowering<ReduceSumOp>, ReduceLowering<ReduceMaxOp>,
                ReduceLowering<ReduceMinOp>, ReduceLowering<ReduceProdOp>,
-               ReduceLowering<ReduceMeanOp>, MatmulLowering, Conv2DLowering,
-               MaxPool2DLowering, AvgPool2DLowering, Pool2DGradLowering<MaxPool2DGradOp>,
+               ReduceLowering<ReduceMeanOp>, MatmulLowering, Conv2DLowering, MaxPool2DLowering,
+               AvgPool2DLowering, Pool2DGradLowering<MaxPool2DGradOp>,
                Pool2DGradLowering<AvgPool2DGradOp>, MaxPool2DGatherLowering>(context);
 }

@@ -139,6 +139,7 @@ typedef enum emberrt_fault_kind {
   EMBERRT_FAULT_INTEGER_DIVISION_BY_ZERO = 1,
   EMBERRT_FAULT_INTEGER_DIVISION_OVERFLOW = 2, /* INT_MIN / -1 */
   EMBERRT_FAULT_INDEX_OUT_OF_RANGE = 3,        /* a gather index */
+  EMBERRT_FAULT_EMPTY_AXIS = 4,                /* argmax over an empty `?` axis */
 } emberrt_fault_kind_t;
 
 typedef struct emberrt_fault {

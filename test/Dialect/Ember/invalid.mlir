@@ -392,6 +392,15 @@ func.func @concat_axis_out_of_range(%a: tensor<2x3xf32>) -> tensor<2x6xf32> {
 
 // -----
 
+// Known sizes beside a `?` still must agree.
+func.func @concat_dynamic_mismatch(%a: tensor<?x3xf32>, %b: tensor<2x3xf32>, %c: tensor<5x2xf32>) -> tensor<?x3xf32> {
+  // expected-error @+1 {{'ember.concat' op inputs 'tensor<?x3xf32>' and 'tensor<5x2xf32>' differ in rank, element type or a dim other than axis 1}}
+  %0 = ember.concat %a, %b, %c axis = 1 : tensor<?x3xf32>, tensor<2x3xf32>, tensor<5x2xf32> -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
+
+// -----
+
 func.func @concat_negative_axis(%a: tensor<2x3xf32>) -> tensor<2x6xf32> {
   // expected-error @+1 {{'ember.concat' op axis -1 is out of range for rank 2 operand 'tensor<2x3xf32>'}}
   %0 = ember.concat %a, %a axis = -1 : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<2x6xf32>

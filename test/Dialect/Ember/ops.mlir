@@ -292,6 +292,17 @@ func.func @concat(%a: tensor<2x3xi32>, %b: tensor<2x1xi32>, %c: tensor<2x2xi32>)
   return %0, %1 : tensor<2x6xi32>, tensor<2x3xi32>
 }
 
+// `?` dims: elsewhere than the axis a known size wins; along the axis a `?`
+// makes the sum `?`.
+// CHECK-LABEL: func.func @concat_dynamic(
+// CHECK-NEXT:    ember.concat %{{.*}}, %{{.*}} axis = 1 : tensor<?x3xf32>, tensor<4x2xf32> -> tensor<4x5xf32>
+// CHECK-NEXT:    ember.concat %{{.*}}, %{{.*}} axis = 0 : tensor<?x3xf32>, tensor<?x3xf32> -> tensor<?x3xf32>
+func.func @concat_dynamic(%a: tensor<?x3xf32>, %b: tensor<4x2xf32>) -> (tensor<4x5xf32>, tensor<?x3xf32>) {
+  %0 = ember.concat %a, %b axis = 1 : tensor<?x3xf32>, tensor<4x2xf32> -> tensor<4x5xf32>
+  %1 = ember.concat %a, %a axis = 0 : tensor<?x3xf32>, tensor<?x3xf32> -> tensor<?x3xf32>
+  return %0, %1 : tensor<4x5xf32>, tensor<?x3xf32>
+}
+
 // CHECK-LABEL: func.func @gather(
 // CHECK-SAME:      %[[X:.*]]: tensor<5x3xf32>, %[[I:.*]]: tensor<2x2xi64>, %[[J:.*]]: tensor<i32>)
 // CHECK-NEXT:    %[[G0:.*]] = ember.gather %[[X]], %[[I]] axis = 0 : tensor<5x3xf32>, tensor<2x2xi64> -> tensor<2x2x3xf32>

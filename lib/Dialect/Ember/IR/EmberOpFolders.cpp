@@ -616,7 +616,7 @@ OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
 OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
   if (getInputs().size() == 1)
     return getInputs().front();
-  if (getType().getNumElements() > kMaxFoldElements)
+  if (!getType().hasStaticShape() || getType().getNumElements() > kMaxFoldElements)
     return {};
   SmallVector<DenseElementsAttr> inputs;
   for (Attribute attr : adaptor.getInputs()) {

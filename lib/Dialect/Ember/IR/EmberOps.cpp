@@ -352,19 +352,29 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
     return emitOptionalError(loc, "'", name, "' op cannot concatenate rank-0 tensors");
   if (failed(checkAxis(name, loc, "axis", axis, first.getRank(), first)))
     return failure();
+  // A `?` dim other than the axis takes any input's known size (the
+  // callers check them at run time); a `?` along the axis makes the sum `?`.
   SmallVector<int64_t> shape(first.getShape());
   shape[axis] = 0;
   for (Value input : adaptor.getInputs()) {
     auto type = cast<RankedTensorType>(input.getType());
     bool ok = type.getRank() == first.getRank() &&
               type.getElementType() == first.getElementType();
-    for (int64_t d = 0; ok && d < type.getRank(); ++d)
-      ok = d == axis || type.getDimSize(d) == first.getDimSize(d);
+    for (int64_t d = 0; ok && d < type.getRank(); ++d) {
+      if (d == axis)
+        continue;
+      int64_t size = type.getDimSize(d);
+      ok = ShapedType::isDynamic(size) || ShapedType::isDynamic(shape[d]) || size == shape[d];
+      if (ShapedType::isDynamic(shape[d]))
+        shape[d] = size;
+    }
     if (!ok)
       return emitOptionalError(loc, "'", name, "' op inputs ", first, " and ", type,
                                " differ in rank, element type or a dim other than axis ",
                                axis);
-    shape[axis] += type.getDimSize(axis);
+    shape[axis] = ShapedType::isDynamic(shape[axis]) || type.isDynamicDim(axis)
+                      ? ShapedType::kDynamic
+                      : shape[axis] + type.getDimSize(axis);
   }
   out.push_back(RankedTensorType::get(shape, first.getElementType()));
   return success();

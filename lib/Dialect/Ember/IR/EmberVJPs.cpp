@@ -343,6 +343,11 @@ EMBER_VJP(ConcatOp) {
     return noGradients(*this, out);
   int64_t axis = getAxis(), offset = 0;
   RankedTensorType type = getType();
+  // The pieces are slices at static offsets; a `?` dim elsewhere is sliced
+  // whole.
+  if (type.isDynamicDim(axis))
+    return emitOpError("has no gradient rule for `?` dims yet: concatenated along the `?` dim ")
+           << axis << " of " << type;
   for (Value input : getInputs()) {
     auto inputType = cast<RankedTensorType>(input.getType());
     SmallVector<int64_t> start(type.getRank(), 0), limit(type.getShape()), stride(type.getRank(), 1);

@@ -428,7 +428,8 @@ def Ember_FaultIfOp : Ember_Op<"fault_if", [NoMemoryEffect, AllTypesMatch<["valu
   let description = [{
     Returns `value`; when `condition` is true it also reports fault `kind`
     (1: integer division by zero, 2: the most negative integer divided by -1,
-    3: an index out of range; emberrt_fault_kind_t) of the op numbered `site`
+    3: an index out of range, 4: an argmax over an empty `?` axis;
+    emberrt_fault_kind_t) of the op numbered `site`
     to the runtime (`emberrt_report_fault`), whose caller raises it as an
     error naming that op. convert-ember-to-linalg makes it in the scalar
     bodies of ops that can fault, which it guards so that they never trap;
