@@ -51,10 +51,28 @@ LogicalResult ember::compiler::planDynamicDims(ModuleOp module) {
   return success();
 }
 
-/// A DimSource from its `array<i64: argument, dim, size>`.
-static ember::DimSource sourceOf(ArrayRef<int64_t> triple) {
-  return {static_cast<int>(triple[0]), static_cast<int>(triple[1]), triple[2]};
+/// The DimSource at the front of `words` (ember-plan-dynamic-dims' layout:
+/// (argument, dim, size), or (-2, scale, divisor, terms) then the base and
+/// the terms as such triples), which it drops.
+static ember::DimSource takeSource(ArrayRef<int64_t> &words) {
+  auto plain = [&] {
+    ember::DimSource source{static_cast<int>(words[0]), static_cast<int>(words[1]), words[2]};
+    words = words.drop_front(3);
+    return source;
+  };
+  if (words[0] != -2)
+    return plain();
+  int64_t scale = words[1], divisor = words[2], terms = words[3];
+  words = words.drop_front(4);
+  ember::DimSource source = plain();
+  source.scale = scale;
+  source.divisor = divisor;
+  for (int64_t t = 0; t < terms; ++t)
+    source.plus.push_back(plain());
+  return source;
 }
+
+static ember::DimSource sourceOf(ArrayRef<int64_t> words) { return takeSource(words); }
 
 ember::DimPlan ember::compiler::dimPlanOf(Operation *function) {
   DimPlan plan;
@@ -66,11 +84,11 @@ ember::DimPlan ember::compiler::dimPlanOf(Operation *function) {
     plan.checks.push_back({sourceOf(check.getAs<DenseI64ArrayAttr>("a").asArrayRef()),
                            sourceOf(check.getAs<DenseI64ArrayAttr>("b").asArrayRef()),
                            check.getAs<StringAttr>("op").str(),
-                           check.getAs<StringAttr>("loc").str()});
+                           check.getAs<StringAttr>("loc").str(), check.contains("divisible")});
   for (auto dims : results.getAsRange<DenseI64ArrayAttr>()) {
     plan.resultDims.emplace_back();
-    for (size_t i = 0; i + 2 < dims.size(); i += 3)
-      plan.resultDims.back().push_back(sourceOf(dims.asArrayRef().slice(i, 3)));
+    for (ArrayRef<int64_t> words = dims.asArrayRef(); words.size() >= 3;)
+      plan.resultDims.back().push_back(takeSource(words));
   }
   return plan;
 }

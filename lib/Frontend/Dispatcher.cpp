@@ -792,20 +792,28 @@ std::vector<trace::TensorSpec> ember::detail::sizeResults(std::string_view what,
                                                           const jit::CompiledFunction &compiled,
                                                           std::span<const Tensor *const> inputs) {
   auto sizeOf = [&](const DimSource &source) {
-    return source.argument < 0 ? source.size : inputs[source.argument]->shape()[source.dim];
+    return evaluate(source, [&](int argument, int dim) { return inputs[argument]->shape()[dim]; });
   };
   auto describe = [&](const DimSource &source) {
-    if (source.argument < 0)
-      return std::to_string(source.size);
-    return "dim " + std::to_string(source.dim) + " of argument " + std::to_string(source.argument) +
-           " (" + std::to_string(sizeOf(source)) + ")";
+    std::string text = formatSize(source, [](const DimSource &term) {
+      if (term.argument < 0)
+        return std::to_string(term.size);
+      return "dim " + std::to_string(term.dim) + " of argument " + std::to_string(term.argument);
+    });
+    return source.argument < 0 && source.plus.empty()
+               ? text
+               : text + " (" + std::to_string(sizeOf(source)) + ")";
   };
-  for (const DimCheck &check : compiled.dims.checks)
-    if (sizeOf(check.a) != sizeOf(check.b))
-      throw OpError((check.location.empty() ? "" : check.location + ": ") + "error: '" +
-                    check.opName + "' op in " + std::string(what) + ": " + describe(check.a) +
-                    " and " + describe(check.b) +
-                    " must be equal (the function was traced with None dims)");
+  for (const DimCheck &check : compiled.dims.checks) {
+    int64_t a = sizeOf(check.a), b = sizeOf(check.b);
+    if (check.divisible ? a % b == 0 : a == b)
+      continue;
+    throw OpError((check.location.empty() ? "" : check.location + ": ") + "error: '" +
+                  check.opName + "' op in " + std::string(what) + ": " + describe(check.a) +
+                  (check.divisible ? " must be a multiple of " : " and ") + describe(check.b) +
+                  (check.divisible ? "" : " must be equal") +
+                  " (the function was traced with None dims)");
+  }
   std::vector<trace::TensorSpec> results = compiled.results;
   for (size_t r = 0; r < results.size(); ++r)
     for (size_t d = 0; d < compiled.dims.resultDims[r].size(); ++d)

@@ -24,6 +24,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <numeric>
 #include <optional>
 
 namespace mlir::ember {
@@ -67,22 +68,35 @@ public:
     b = find(b);
     if (a == b)
       return;
-    if (sources_[a] && sources_[b]) {
-      const DimSource &x = *sources_[a], &y = *sources_[b];
-      bool sameConstant = x.argument < 0 && y.argument < 0 && x.size == y.size;
-      if (!sameConstant) {
-        plan.checks.push_back(
-            DimCheck{x, y, op->getName().getStringRef().str(), mlir::ember::sourcePosition(op)});
-      }
-    }
+    if (sources_[a] && sources_[b])
+      check(*sources_[a], *sources_[b], op, plan);
     if (!sources_[a])
       sources_[a] = sources_[b];
     parent_[b] = a;
   }
 
+  /// Class `c`'s size is `source` (computed from other classes' sizes by
+  /// `op`): its source, or a check when it already has one.
+  void derive(int c, const DimSource &source, Operation *op, DimPlan &plan) {
+    c = find(c);
+    if (sources_[c])
+      check(*sources_[c], source, op, plan);
+    else
+      sources_[c] = source;
+  }
+
   std::optional<DimSource> sourceOf(Value value, int64_t d) { return sources_[classOf(value, d)]; }
 
 private:
+  /// `x` and `y` must be equal (two different constants cannot be: the
+  /// verifiers refuse them).
+  static void check(const DimSource &x, const DimSource &y, Operation *op, DimPlan &plan) {
+    auto constant = [](const DimSource &s) { return s.argument < 0 && s.plus.empty(); };
+    if (constant(x) && constant(y) && x.size == y.size)
+      return;
+    plan.checks.push_back(
+        DimCheck{x, y, op->getName().getStringRef().str(), mlir::ember::sourcePosition(op)});
+  }
   int find(int id) {
     while (parent_[id] != id)
       id = parent_[id] = parent_[parent_[id]];
@@ -106,6 +120,36 @@ int64_t firstDynamicDim(RankedTensorType type) {
     if (type.isDynamicDim(d))
       return d;
   return -1;
+}
+
+bool isPlain(const DimSource &source) {
+  return source.scale == 1 && source.divisor == 1 && source.plus.empty();
+}
+
+/// `source` times `scale` over `divisor` (a fraction in lowest terms), or
+/// nothing for a sum.
+std::optional<DimSource> scaled(DimSource source, int64_t scale, int64_t divisor) {
+  if (!source.plus.empty())
+    return std::nullopt;
+  if (source.argument < 0) { // a constant: exact when the reshape's check holds
+    source.size = source.size * scale / divisor;
+    return source;
+  }
+  source.scale *= scale;
+  source.divisor *= divisor;
+  int64_t common = std::gcd(source.scale, source.divisor);
+  source.scale /= common;
+  source.divisor /= common;
+  return source;
+}
+
+/// The product of `type`'s known dims.
+int64_t knownElements(RankedTensorType type) {
+  int64_t elements = 1;
+  for (int64_t size : type.getShape())
+    if (!ShapedType::isDynamic(size))
+      elements *= size;
+  return elements;
 }
 
 /// The plan of `function` (which has `?` dims in its arguments); false
@@ -181,51 +225,83 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
       return WalkResult::advance();
     }
     if (auto concat = dyn_cast<mlir::ember::ConcatOp>(op)) {
-      // The dims other than the axis agree; a `?` axis would make the
-      // result's size a sum, which a plan's sources (one dim or a
-      // constant) cannot say.
+      // The dims other than the axis agree; along a `?` axis the result's
+      // size is the sum of the inputs' (plain sizes: an argument's dim or a
+      // constant).
       Value out = concat.getResult();
       int64_t axis = concat.getAxis();
-      if (concat.getType().isDynamicDim(axis)) {
-        failing = op;
-        error = "concatenates along a None (`?`) dim, whose size would be a sum of the inputs' "
-                "sizes: not yet; concatenate along a known dim";
-        return WalkResult::interrupt();
-      }
       for (Value input : concat.getInputs())
         for (int64_t d = 0; d < rankOf(out); ++d)
           if (d != axis)
             same(out, d, input, d, op);
+      if (!concat.getType().isDynamicDim(axis))
+        return WalkResult::advance();
+      std::optional<DimSource> sum;
+      for (Value input : concat.getInputs()) {
+        std::optional<DimSource> size = classes.sourceOf(input, axis);
+        if (!size || !isPlain(*size)) {
+          failing = op;
+          error = "concatenates along a None (`?`) dim an input whose size is itself computed "
+                  "(scaled or summed): not yet";
+          return WalkResult::interrupt();
+        }
+        if (!sum)
+          sum = *size;
+        else
+          sum->plus.push_back(*size);
+      }
+      classes.derive(classes.classOf(out, axis), *sum, op, plan);
       return WalkResult::advance();
     }
     if (auto reshape = dyn_cast<mlir::ember::ReshapeOp>(op)) {
-      // One `?` dim on each side with as many elements before it and after
-      // it (a Flatten of a `?` batch): the same size.
+      // At most one `?` dim on each side, n and m: n * inKnown = m * outKnown.
+      // With as many known elements on both sides, n = m; else each is the
+      // other scaled by the ratio, which must come out whole (checked).
       auto in = reshape.getOperand().getType(), out = reshape.getType();
-      auto around = [](RankedTensorType type) -> std::optional<std::pair<int64_t, int64_t>> {
-        if (type.getNumDynamicDims() != 1)
-          return std::nullopt;
-        int64_t before = 1, after = 1;
-        bool seen = false;
-        for (int64_t size : type.getShape()) {
-          if (ShapedType::isDynamic(size))
-            seen = true;
-          else
-            (seen ? after : before) *= size;
-        }
-        return std::make_pair(before, after);
+      if (in.hasStaticShape() && out.hasStaticShape())
+        return WalkResult::advance();
+      auto refuse = [&](std::string why) {
+        failing = op;
+        error = std::move(why);
+        return WalkResult::interrupt();
       };
-      auto inAround = around(in), outAround = around(out);
-      if (!in.hasStaticShape() || !out.hasStaticShape()) {
-        if (!inAround || !outAround || *inAround != *outAround) {
-          failing = op;
-          error = "reshapes `?` dims only as one `?` dim with as many elements before it and "
-                  "after it on both sides";
-          return WalkResult::interrupt();
-        }
-        same(reshape.getResult(), firstDynamicDim(out), reshape.getOperand(), firstDynamicDim(in),
-             op);
+      if (in.getNumDynamicDims() > 1 || out.getNumDynamicDims() > 1)
+        return refuse("reshapes `?` dims only with at most one `?` dim on each side");
+      int64_t inKnown = knownElements(in), outKnown = knownElements(out);
+      Value operand = reshape.getOperand(), result = reshape.getResult();
+      if (in.hasStaticShape()) { // m = inKnown / outKnown
+        if (inKnown % outKnown != 0)
+          return refuse("cannot reshape " + std::to_string(inKnown) + " elements into rows of " +
+                        std::to_string(outKnown));
+        classes.derive(classes.classOf(result, firstDynamicDim(out)),
+                       DimSource{-1, 0, inKnown / outKnown}, op, plan);
+        return WalkResult::advance();
       }
+      int64_t n = firstDynamicDim(in);
+      if (out.hasStaticShape()) { // n = outKnown / inKnown
+        if (outKnown % inKnown != 0)
+          return refuse("cannot reshape rows of " + std::to_string(inKnown) + " elements into " +
+                        std::to_string(outKnown));
+        classes.derive(classes.classOf(operand, n), DimSource{-1, 0, outKnown / inKnown}, op, plan);
+        return WalkResult::advance();
+      }
+      if (inKnown == outKnown) {
+        same(result, firstDynamicDim(out), operand, n, op);
+        return WalkResult::advance();
+      }
+      int64_t common = std::gcd(inKnown, outKnown);
+      std::optional<DimSource> size = classes.sourceOf(operand, n);
+      std::optional<DimSource> elements = size ? scaled(*size, inKnown / common, 1) : std::nullopt;
+      if (!elements)
+        return refuse("reshapes a `?` dim whose size is a sum: not yet");
+      if (int64_t divisor = outKnown / common; divisor > 1) {
+        DimCheck divides{*elements, DimSource{-1, 0, divisor}, "ember.reshape",
+                         mlir::ember::sourcePosition(op)};
+        divides.divisible = true;
+        plan.checks.push_back(divides);
+      }
+      classes.derive(classes.classOf(result, firstDynamicDim(out)),
+                     *scaled(*size, inKnown / common, outKnown / common), op, plan);
       return WalkResult::advance();
     }
     if (isa<mlir::ember::ShapeOfOp>(op)) // reads sizes, constrains none
@@ -329,8 +405,24 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
   return true;
 }
 
+/// `source`'s words (compiler::dimPlanOf reads them): a plain size as
+/// (argument, dim, size); else (-2, scale, divisor, terms added), then the
+/// plain base and the terms added, each as a plain size.
+void appendSource(SmallVectorImpl<int64_t> &words, const DimSource &source) {
+  if (isPlain(source)) {
+    words.append({source.argument, source.dim, source.size});
+    return;
+  }
+  words.append({-2, source.scale, source.divisor, static_cast<int64_t>(source.plus.size()),
+                source.argument, source.dim, source.size});
+  for (const DimSource &term : source.plus)
+    words.append({term.argument, term.dim, term.size});
+}
+
 Attribute sourceAttr(Builder &b, const DimSource &source) {
-  return b.getDenseI64ArrayAttr({source.argument, source.dim, source.size});
+  SmallVector<int64_t> words;
+  appendSource(words, source);
+  return b.getDenseI64ArrayAttr(words);
 }
 
 struct PlanDynamicDimsPass : mlir::ember::impl::PlanDynamicDimsPassBase<PlanDynamicDimsPass> {
@@ -350,15 +442,19 @@ struct PlanDynamicDimsPass : mlir::ember::impl::PlanDynamicDimsPassBase<PlanDyna
     }
     Builder b(&getContext());
     SmallVector<Attribute> checks, results;
-    for (const DimCheck &check : plan.checks)
-      checks.push_back(b.getDictionaryAttr(
-          {b.getNamedAttr("a", sourceAttr(b, check.a)), b.getNamedAttr("b", sourceAttr(b, check.b)),
-           b.getNamedAttr("op", b.getStringAttr(check.opName)),
-           b.getNamedAttr("loc", b.getStringAttr(check.location))}));
+    for (const DimCheck &check : plan.checks) {
+      SmallVector<NamedAttribute> fields = {b.getNamedAttr("a", sourceAttr(b, check.a)),
+                                            b.getNamedAttr("b", sourceAttr(b, check.b)),
+                                            b.getNamedAttr("op", b.getStringAttr(check.opName)),
+                                            b.getNamedAttr("loc", b.getStringAttr(check.location))};
+      if (check.divisible)
+        fields.push_back(b.getNamedAttr("divisible", b.getUnitAttr()));
+      checks.push_back(b.getDictionaryAttr(fields));
+    }
     for (const std::vector<DimSource> &dims : plan.resultDims) {
       SmallVector<int64_t> flat;
       for (const DimSource &source : dims)
-        flat.append({source.argument, source.dim, source.size});
+        appendSource(flat, source);
       results.push_back(b.getDenseI64ArrayAttr(flat));
     }
     function->setAttr("ember.dim_checks", b.getArrayAttr(checks));

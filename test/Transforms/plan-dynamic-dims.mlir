@@ -92,10 +92,11 @@ func.func @concat(%x: tensor<?x3xf32>, %y: tensor<?x2xf32>) -> tensor<?x5xf32> {
 
 // -----
 
-// Along a `?` dim the result's size would be a sum: refused by name.
-func.func @concat_along_none(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
-  // expected-error @+1 {{'ember.concat' op concatenates along a None (`?`) dim, whose size would be a sum of the inputs' sizes: not yet; concatenate along a known dim}}
-  %0 = ember.concat %x, %x axis = 0 : tensor<?x3xf32>, tensor<?x3xf32> -> tensor<?x3xf32>
+// Along a `?` dim the result's size is the sum of the inputs'.
+// CHECK-LABEL: func.func @concat_along_none(
+// CHECK-SAME:      ember.result_dims = [array<i64: -2, 1, 1, 2, 0, 0, 0, -1, 0, 2, 2, 0, 0, -1, 0, 3>]
+func.func @concat_along_none(%x: tensor<?x3xf32>, %y: tensor<2x3xf32>, %z: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  %0 = ember.concat %x, %y, %z axis = 0 : tensor<?x3xf32>, tensor<2x3xf32>, tensor<?x3xf32> -> tensor<?x3xf32>
   return %0 : tensor<?x3xf32>
 }
 
@@ -111,11 +112,50 @@ func.func @flatten(%x: tensor<?x3x4xf32>) -> tensor<?x12xf32> {
 
 // -----
 
-// A reshape that moves elements across the `?` dim cannot be followed.
+// A reshape that moves elements across the `?` dim scales it: [n, 4] ->
+// [2, 2n] ...
+// CHECK-LABEL: func.func @regroup(
+// CHECK-SAME:      ember.dim_checks = []
+// CHECK-SAME:      ember.result_dims = [array<i64: -1, 0, 2, -2, 2, 1, 0, 0, 0, 0>]
 func.func @regroup(%x: tensor<?x4xf32>) -> tensor<2x?xf32> {
-  // expected-error @+1 {{'ember.reshape' op reshapes `?` dims only as one `?` dim with as many elements before it and after it on both sides}}
   %0 = ember.reshape %x : tensor<?x4xf32> -> tensor<2x?xf32>
   return %0 : tensor<2x?xf32>
+}
+
+// -----
+
+// ... merges it with known dims ([n, 3, 4] -> [3n, 4], a sequence folded
+// into the batch) or splits it ([m, 4] -> [m / 3, 3, 4], where m must be a
+// multiple of 3: a check the reshape names).
+// CHECK-LABEL: func.func @merge_and_split(
+// CHECK-SAME:      ember.dim_checks = [{a = array<i64: 1, 0, 0>, b = array<i64: -1, 0, 3>, divisible, loc = "{{.*}}", op = "ember.reshape"}]
+// CHECK-SAME:      ember.result_dims = [array<i64: -2, 3, 1, 0, 0, 0, 0, -1, 0, 4>, array<i64: -2, 1, 3, 0, 1, 0, 0, -1, 0, 3, -1, 0, 4>]
+func.func @merge_and_split(%x: tensor<?x3x4xf32>, %y: tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<?x3x4xf32>) {
+  %0 = ember.reshape %x : tensor<?x3x4xf32> -> tensor<?x4xf32>
+  %1 = ember.reshape %y : tensor<?x4xf32> -> tensor<?x3x4xf32>
+  return %0, %1 : tensor<?x4xf32>, tensor<?x3x4xf32>
+}
+
+// -----
+
+// A merge then a split gives the `?` dim back: 3n / 3 = n.
+// CHECK-LABEL: func.func @round_trip(
+// CHECK-SAME:      ember.dim_checks = [{a = array<i64: -2, 3, 1, 0, 0, 0, 0>, b = array<i64: -1, 0, 3>, divisible
+// CHECK-SAME:      ember.result_dims = [array<i64: 0, 0, 0, -1, 0, 3, -1, 0, 4>]
+func.func @round_trip(%x: tensor<?x3x4xf32>) -> tensor<?x3x4xf32> {
+  %0 = ember.reshape %x : tensor<?x3x4xf32> -> tensor<?x4xf32>
+  %1 = ember.exp %0 : tensor<?x4xf32>
+  %2 = ember.reshape %1 : tensor<?x4xf32> -> tensor<?x3x4xf32>
+  return %2 : tensor<?x3x4xf32>
+}
+
+// -----
+
+// Two `?` dims on one side cannot be followed.
+func.func @two_dynamic(%x: tensor<?x?xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{'ember.reshape' op reshapes `?` dims only with at most one `?` dim on each side}}
+  %0 = ember.reshape %x : tensor<?x?xf32> -> tensor<?xf32>
+  return %0 : tensor<?xf32>
 }
 
 // -----

@@ -224,19 +224,25 @@ std::string cString(llvm::StringRef text) {
   return out + "\"";
 }
 
-/// The C expression of a plan's size: a constant, or a descriptor's size.
+/// The C expression of a plan's size: a constant, a descriptor's size, or
+/// (a reshape's, a concatenation's) one scaled or a sum.
 std::string cSize(const ember::DimSource &source) {
-  if (source.argument < 0)
-    return std::to_string(source.size);
-  return "arg" + std::to_string(source.argument) + "->sizes_and_strides[" +
-         std::to_string(source.dim) + "]";
+  std::string text = ember::formatSize(source, [](const ember::DimSource &term) {
+    if (term.argument < 0)
+      return std::to_string(term.size);
+    return "arg" + std::to_string(term.argument) + "->sizes_and_strides[" +
+           std::to_string(term.dim) + "]";
+  });
+  return source.scale == 1 && source.divisor == 1 && source.plus.empty() ? text : "(" + text + ")";
 }
 
 /// What `source` is, in a message.
 std::string sizeText(const ember::DimSource &source) {
-  if (source.argument < 0)
-    return std::to_string(source.size);
-  return "dim " + std::to_string(source.dim) + " of arg" + std::to_string(source.argument);
+  return ember::formatSize(source, [](const ember::DimSource &term) {
+    if (term.argument < 0)
+      return std::to_string(term.size);
+    return "dim " + std::to_string(term.dim) + " of arg" + std::to_string(term.argument);
+  });
 }
 
 /// The wrappers of a function with `?` dims in its arguments: <f>_result_sizes
@@ -269,10 +275,12 @@ void writeDynamicWrappers(llvm::raw_ostream &os, const std::string &name, Functi
            << ";\n";
   }
   for (const ember::DimCheck &check : plan.checks)
-    os << "  if (" << cSize(check.a) << " != " << cSize(check.b) << ")\n    return "
+    os << "  if (" << cSize(check.a) << (check.divisible ? " % " : " != ") << cSize(check.b)
+       << (check.divisible ? " != 0" : "") << ")\n    return "
        << cString((check.location.empty() ? "" : check.location + ": ") + "'" + check.opName +
-                  "' op in " + name + ": " + sizeText(check.a) + " and " + sizeText(check.b) +
-                  " must be equal")
+                  "' op in " + name + ": " + sizeText(check.a) +
+                  (check.divisible ? " must be a multiple of " + sizeText(check.b)
+                                   : " and " + sizeText(check.b) + " must be equal"))
        << ";\n";
   for (size_t r = 0; r < results; ++r)
     for (size_t d = 0; d < plan.resultDims[r].size(); ++d)

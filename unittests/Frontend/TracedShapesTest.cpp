@@ -109,9 +109,9 @@ TEST(TracedShapes, ReduceRetracingGeneralizesAfterTheFirstSizeChange) {
 }
 
 TEST(TracedShapes, ReduceRetracingFallsBackPerShapeForOpsWithoutNoneDims) {
-  // A concatenation along a None dim is not planned yet: each shape keeps
+  // A slice of part of a None dim takes no `?` dims yet: each shape keeps
   // its own trace.
-  auto body = [](const Tensor &x) { return concat({x * 2.0, x}, 0); };
+  auto body = [](const Tensor &x) { return slice(x * 2.0, {1, 0}, {2, 2}); };
   auto f = function(body, "per_shape", {.reduce_retracing = true});
   for (int64_t rows : {3, 4, 5})
     EXPECT_EQ(f(ones({rows, 2})).to_vector<float>(), body(ones({rows, 2})).to_vector<float>());
@@ -149,6 +149,68 @@ TEST(TracedShapes, ArgmaxAndConcatOnANoneBatch) {
   EXPECT_EQ(predict.concrete_functions().size(), 1u);
   EXPECT_EQ(gradient.concrete_functions().size(), 1u);
   EXPECT_EQ(predict.concrete_functions()[0].signature, "predict(arg0: float32[?, 2]) -> int64[?]");
+}
+
+// Reshapes that fold a None batch with a known dim ([B, T, D] -> [B * T, D],
+// a sequence model's dense layer) and split it again, and a concatenation
+// along the None batch: one trace for every batch, values and gradients
+// equal to per-shape traces.
+TEST(TracedShapes, ReshapesAcrossAndConcatenationsAlongANoneBatch) {
+  std::mt19937 rng(9);
+  Tensor w = randomTensor(rng, {4, 5});
+  auto sequence = [&](const Tensor &x) {
+    Tensor h = tanh(matmul(reshape(x, {-1, 4}), w)); // [B * 3, 5]
+    return reshape(h, {-1, 3, 5});                   // [B, 3, 5]
+  };
+  auto loss = [&](const Tensor &x) { return reduce_sum(sequence(x) * sequence(x)); };
+  auto generic = function(sequence, "sequence", {.input_signature = {{{kNone, 3, 4}}}});
+  auto gradient = value_and_grad(loss, "sequence_loss", {.input_signature = {{{kNone, 3, 4}}}});
+  auto both = function(
+      [](const Tensor &a, const Tensor &b) {
+        return concat({a, b * 2.0}, 0);
+      },
+      "rows", {.input_signature = {{{kNone, 3}}, {{kNone, 3}}}});
+  for (int64_t batch : {2, 5, 1}) {
+    Tensor x = randomTensor(rng, {batch, 3, 4});
+    Tensor y = generic(x);
+    EXPECT_EQ(y.shape(), Shape({batch, 3, 5}));
+    expectClose(y, sequence(x), 1e-5f);
+    auto [value, grad] = gradient(x);
+    auto [expectedValue, expected] = value_and_grad(loss, "sequence_loss_static")(x);
+    EXPECT_NEAR(value.item<float>(), expectedValue.item<float>(), 1e-4) << batch;
+    expectClose(grad, expected, 1e-5f);
+    Tensor a = randomTensor(rng, {batch, 3}), b = randomTensor(rng, {batch + 2, 3});
+    Tensor rows = both(a, b);
+    EXPECT_EQ(rows.shape(), Shape({2 * batch + 2, 3}));
+    expectClose(rows, concat({a, b * 2.0}, 0));
+  }
+  EXPECT_EQ(generic.concrete_functions().size(), 1u);
+  EXPECT_EQ(gradient.concrete_functions().size(), 1u);
+  EXPECT_EQ(both.concrete_functions().size(), 1u);
+  EXPECT_EQ(both.concrete_functions()[0].signature,
+            "rows(arg0: float32[?, 3], arg1: float32[?, 3]) -> float32[?, 3]");
+}
+
+// Splitting a None dim needs it whole: rows of 4 into [?, 3, 4] need a
+// multiple of 3 rows, checked at the call, naming the reshape and the line.
+TEST(TracedShapes, ASplitOfANoneDimMustComeOutWhole) {
+  auto split = function(
+      [](const Tensor &x) {
+        return reshape(x, {-1, 3, 4});
+      },
+      "split", {.input_signature = {{{kNone, 4}}}});
+  EXPECT_EQ(split(ones({6, 4})).shape(), Shape({2, 3, 4}));
+  try {
+    (void)split(ones({5, 4}));
+    FAIL() << "no error";
+  } catch (const OpError &e) {
+    std::string message = e.what();
+    EXPECT_NE(message.find("'ember.reshape' op in ember::function 'split': dim 0 of argument 0 "
+                           "(5) must be a multiple of 3"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("TracedShapesTest.cpp:"), std::string::npos) << message;
+  }
 }
 
 // An argmax over a None axis that is empty at the call has no maximum: an
@@ -208,20 +270,15 @@ TEST(TracedShapes, FlattenAndDenseOnANoneBatch) {
     expectClose(f(x), body(x), 1e-5f);
   }
   EXPECT_EQ(f.concrete_functions().size(), 1u);
-  // Regrouping elements across the None dim is refused, naming the reshape.
-  auto g = function(
-      [](const Tensor &x) {
-        return reshape(x, {2, -1});
-      },
-      "regroup", {.input_signature = {{{kNone, 4}}}});
-  try {
-    (void)g(ones({2, 4}));
-    FAIL() << "no error";
-  } catch (const OpError &e) {
-    EXPECT_NE(std::string(e.what()).find("'ember.reshape' op reshapes `?` dims only"),
-              std::string::npos)
-        << e.what();
+  // Regrouping elements across the None dim: [n, 4] -> [2, 2n].
+  auto regroup = [](const Tensor &x) { return reshape(x, {2, -1}) * 3.0; };
+  auto g = function(regroup, "regroup", {.input_signature = {{{kNone, 4}}}});
+  for (int64_t rows : {3, 8}) {
+    Tensor x = randomTensor(rng, {rows, 4});
+    EXPECT_EQ(g(x).shape(), Shape({2, 2 * rows}));
+    expectClose(g(x), regroup(x));
   }
+  EXPECT_EQ(g.concrete_functions().size(), 1u);
 }
 
 // A function traced with None dims is on disk like any other: a new

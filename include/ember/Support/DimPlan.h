@@ -17,21 +17,54 @@
 
 namespace ember {
 
-/// A size: argument `argument`'s dim `dim`, or (argument -1) the constant
-/// `size`.
+/// A size: argument `argument`'s dim `dim` times `scale` over `divisor`, or
+/// (argument -1) the constant `size`; plus the sizes in `plus` (plain ones:
+/// an argument's dim or a constant). A reshape that merges a `?` dim with
+/// known ones scales it ([?, 3, 4] -> [?, 4]: 3 times dim 0), one that splits
+/// it divides it (the plan checks that it divides); a concatenation along a
+/// `?` dim adds its inputs' sizes.
 struct DimSource {
   int argument = -1;
   int dim = 0;
   int64_t size = 0;
+  int64_t scale = 1, divisor = 1;
+  std::vector<DimSource> plus;
 };
 
+/// The value of `source`, with `argumentSize(argument, dim)` an argument's
+/// size.
+template <typename ArgumentSize>
+int64_t evaluate(const DimSource &source, ArgumentSize &&argumentSize) {
+  int64_t value = source.argument < 0
+                      ? source.size
+                      : argumentSize(source.argument, source.dim) * source.scale / source.divisor;
+  for (const DimSource &term : source.plus)
+    value += evaluate(term, argumentSize);
+  return value;
+}
+
+/// `source` as text, each plain size (an argument's dim or a constant)
+/// written by `plain`: "x", "3 * x / 2", "x + y + 2".
+template <typename Plain> std::string formatSize(const DimSource &source, Plain &&plain) {
+  std::string text = plain(source);
+  if (source.scale != 1)
+    text = std::to_string(source.scale) + " * " + text;
+  if (source.divisor != 1)
+    text += " / " + std::to_string(source.divisor);
+  for (const DimSource &term : source.plus)
+    text += " + " + plain(term);
+  return text;
+}
+
 /// Two sizes that must be equal for a call to be valid (an elementwise op's
-/// operands, a matmul's contracting dims); `opName` at `location` is the op
-/// that needs them equal.
+/// operands, a matmul's contracting dims), or with `divisible` the first a
+/// multiple of the second (a reshape that splits a `?` dim); `opName` at
+/// `location` is the op that needs them so.
 struct DimCheck {
   DimSource a, b;
   std::string opName;   ///< "ember.matmul"
   std::string location; ///< "file:line:col", or empty
+  bool divisible = false;
 };
 
 /// The checks to make before a call, and each result dim's size (a

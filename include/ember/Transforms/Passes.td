@@ -68,13 +68,18 @@ def PlanDynamicDimsPass : Pass<"ember-plan-dynamic-dims", "::mlir::func::FuncOp"
     For a function of ember ops (as traced) with `?` dims in its arguments:
     follows every `?` dim back to an argument's dim or a constant through the
     ops that lower `?` dims (elementwise ops, broadcast_to, reductions,
-    matmul, transpose), and writes on the function what its caller needs:
-    `ember.dim_checks`, the sizes that must be equal for the call to be valid
-    (each `{a, b, op, loc}`, a and b as `array<i64: argument, dim, size>`,
-    argument -1 for the constant `size`), and `ember.result_dims`, per
-    result the source of each dim (the same triples, flattened). The caller
-    checks them before it calls, so compiled code never reads past a buffer,
-    and allocates the results. A `?` dim meeting any other op is an error
+    argmax, matmul, transpose, reshape, concat, gather, slices, windows),
+    and writes on the function what its caller needs: `ember.dim_checks`,
+    the sizes that must be equal for the call to be valid (each `{a, b, op,
+    loc}`, with `divisible` where a must be a multiple of b instead: a
+    reshape that splits a `?` dim), and `ember.result_dims`, per result the
+    size of each dim, flattened. A size is `argument, dim, size` (argument
+    -1 for the constant `size`), or one computed from such sizes as
+    `-2, scale, divisor, n` followed by n + 1 of them: the first times
+    scale over divisor (a reshape that merges or splits a `?` dim), plus the
+    n others (a concatenation along a `?` dim). The caller checks them
+    before it calls, so compiled code never reads past a buffer, and
+    allocates the results. A `?` dim meeting any other op is an error
     naming it. Functions without `?` argument dims are left alone.
   }];
 }

@@ -1,0 +1,7 @@
+// Sizes that are not an argument's: the rows of x and y stacked (a sum),
+// and x's rows in pairs (half its rows, whose count must be even).
+func.func @stack_pairs(%x: tensor<?x3xf32>, %y: tensor<?x3xf32>) -> (tensor<?x3xf32>, tensor<?x2x3xf32>) {
+  %0 = ember.concat %x, %y axis = 0 : tensor<?x3xf32>, tensor<?x3xf32> -> tensor<?x3xf32>
+  %1 = ember.reshape %x : tensor<?x3xf32> -> tensor<?x2x3xf32>
+  return %0, %1 : tensor<?x3xf32>, tensor<?x2x3xf32>
+}
