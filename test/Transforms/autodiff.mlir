@@ -346,3 +346,31 @@ func.func @concat_along_dynamic(%x: tensor<?x3xf32>) -> tensor<?x3xf32> attribut
   %0 = ember.concat %x, %x axis = 0 : tensor<?x3xf32>, tensor<?x3xf32> -> tensor<?x3xf32>
   return %0 : tensor<?x3xf32>
 }
+
+// -----
+
+// An embedding's lookups on a `?` batch: the one-hot matrix has a `?` row
+// per index, sized at run time from the indices.
+// CHECK-LABEL: func.func @embedding_vjp(
+// CHECK-SAME:      %[[T:.*]]: tensor<5x2xf32>, %[[I:.*]]: tensor<?x3xi32>, %[[G:.*]]: tensor<?x3x2xf32>)
+// CHECK:         %[[COL:.*]] = ember.reshape %{{.*}} : tensor<?x3xi64> -> tensor<?x1xi64>
+// CHECK:         %[[N:.*]] = tensor.dim %[[COL]], %{{.*}} : tensor<?x1xi64>
+// CHECK:         ember.broadcast_to %{{.*}} [%[[N]]] : tensor<?x1xi64> -> tensor<?x5xi64>
+// CHECK:         %[[HOT:.*]] = ember.transpose %{{.*}} permutation = [1, 0] : tensor<?x5xf32> -> tensor<5x?xf32>
+// CHECK:         %[[B:.*]] = ember.broadcast_to %[[HOT]] [%[[N]]] : tensor<5x?xf32> -> tensor<1x5x?xf32>
+// CHECK:         %[[ROWS:.*]] = ember.reshape %[[G]] : tensor<?x3x2xf32> -> tensor<1x?x2xf32>
+// CHECK:         ember.matmul %[[B]], %[[ROWS]] : tensor<1x5x?xf32>, tensor<1x?x2xf32> -> tensor<1x5x2xf32>
+func.func @embedding(%t: tensor<5x2xf32>, %i: tensor<?x3xi32>) -> tensor<?x3x2xf32> attributes {ember.differentiate} {
+  %0 = ember.gather %t, %i axis = 0 : tensor<5x2xf32>, tensor<?x3xi32> -> tensor<?x3x2xf32>
+  return %0 : tensor<?x3x2xf32>
+}
+
+// -----
+
+// A gather from an operand with `?` dims has no gradient rule yet.
+func.func @gather_dynamic_operand(%x: tensor<?x4xf32>, %i: tensor<2xi32>) -> tensor<?x2xf32> attributes {ember.differentiate} {
+  // expected-error @+2 {{'ember.gather' op has no gradient rule for `?` dims in its operand yet (the one-hot matrix's rows are its gathered axis): 'tensor<?x4xf32>' gathered by 'tensor<2xi32>'}}
+  // expected-error @+1 {{'ember.gather' op failed to build its vector-Jacobian product}}
+  %0 = ember.gather %x, %i axis = 1 : tensor<?x4xf32>, tensor<2xi32> -> tensor<?x2xf32>
+  return %0 : tensor<?x2xf32>
+}

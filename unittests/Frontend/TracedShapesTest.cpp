@@ -191,6 +191,43 @@ TEST(TracedShapes, ReshapesAcrossAndConcatenationsAlongANoneBatch) {
             "rows(arg0: float32[?, 3], arg1: float32[?, 3]) -> float32[?, 3]");
 }
 
+// An embedding's lookups on a None batch of token ids: the table's gradient
+// (a scatter-add of the rows' cotangents) is traced once for every batch and
+// agrees with per-shape traces and finite differences.
+TEST(TracedShapes, AnEmbeddingsGradientOnANoneBatch) {
+  std::mt19937 rng(10);
+  Tensor table = randomTensor(rng, {5, 2});
+  auto loss = [](const Tensor &t, const Tensor &ids) {
+    Tensor rows = gather(t, ids); // [B, 3, 2]
+    return reduce_sum(tanh(rows) * rows);
+  };
+  auto generic = value_and_grad(loss, Argnums{0}, "embedding",
+                                {.input_signature = {{{5, 2}}, {{kNone, 3}, DType::Int32}}});
+  auto perShape = value_and_grad(loss, Argnums{0}, "embedding_static");
+  for (int64_t batch : {2, 4, 1}) {
+    std::vector<int32_t> ids;
+    for (int64_t i = 0; i < batch * 3; ++i)
+      ids.push_back(static_cast<int32_t>((i * 7 + batch) % 5) - (i % 4 == 0 ? 5 : 0)); // some < 0
+    Tensor tokens = Tensor::from_vector(ids, {batch, 3});
+    auto [value, grads] = generic(table, tokens);
+    auto [expectedValue, expected] = perShape(table, tokens);
+    EXPECT_NEAR(value.item<float>(), expectedValue.item<float>(), 1e-5) << batch;
+    expectClose(grads[0], expected[0], 1e-5f);
+    std::vector<float> t = table.to_vector<float>();
+    const float h = 1e-2f;
+    for (size_t e : {size_t(0), size_t(7)}) {
+      auto lossAt = [&](float delta) {
+        std::vector<float> moved = t;
+        moved[e] += delta;
+        return double(loss(Tensor::from_vector(moved, table.shape()), tokens).item<float>());
+      };
+      EXPECT_NEAR(grads[0].to_vector<float>()[e], (lossAt(h) - lossAt(-h)) / (2 * h), 2e-3)
+          << "batch " << batch << " element " << e;
+    }
+  }
+  EXPECT_EQ(generic.concrete_functions().size(), 1u);
+}
+
 // Splitting a None dim needs it whole: rows of 4 into [?, 3, 4] need a
 // multiple of 3 rows, checked at the call, naming the reshape and the line.
 TEST(TracedShapes, ASplitOfANoneDimMustComeOutWhole) {

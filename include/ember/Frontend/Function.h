@@ -524,6 +524,15 @@ GradFunction<std::decay_t<F>> value_and_grad(F &&f, Argnums argnums, std::string
                                        std::move(argnums.positions));
 }
 
+/// value_and_grad with respect to the arguments at `argnums`, traced as
+/// `options` say (an input signature with kNone dims, reduce_retracing).
+template <typename F>
+GradFunction<std::decay_t<F>> value_and_grad(F &&f, Argnums argnums, std::string name,
+                                             FunctionOptions options) {
+  return GradFunction<std::decay_t<F>>(std::forward<F>(f), std::move(name),
+                                       std::move(argnums.positions), std::move(options));
+}
+
 /// `grad(f)(args...)`: the gradients of value_and_grad(f)(args...) alone. For
 /// an `f` of one Tensor argument (other arguments host values) it is that
 /// argument's gradient, a Tensor, so grads compose as in JAX:

@@ -361,7 +361,9 @@ EMBER_VJP(ConcatOp) {
 
 // Scatter-add of the cotangent to the gathered rows, as a one-hot matmul:
 // with the gathered axis moved to the middle, [P, N, Q] rows of the
-// cotangent are summed into [P, D, Q] by onehot(indices)^T [D, N].
+// cotangent are summed into [P, D, Q] by onehot(indices)^T [D, N]. Indices
+// with `?` dims (an embedding's lookups on a None batch) make N `?`, read
+// at run time; the operand (the table) must be static.
 EMBER_VJP(GatherOp) {
   if (!isFloatTensor(getResult()))
     return noGradients(*this, out);
@@ -369,13 +371,15 @@ EMBER_VJP(GatherOp) {
   Grad g{builder, loc};
   RankedTensorType in = getOperand().getType();
   auto indicesType = cast<RankedTensorType>(getIndices().getType());
-  if (!in.hasStaticShape() || !indicesType.hasStaticShape())
-    return emitOpError("has no gradient rule for `?` dims yet (its one-hot matrix is sized "
-                       "statically): ")
+  if (!in.hasStaticShape())
+    return emitOpError("has no gradient rule for `?` dims in its operand yet (the one-hot "
+                       "matrix's rows are its gathered axis): ")
            << in << " gathered by " << indicesType;
   Type element = in.getElementType();
   int64_t axis = getAxis(), size = in.getDimSize(axis);
-  int64_t outer = 1, inner = 1, count = indicesType.getNumElements();
+  bool dynamic = !indicesType.hasStaticShape();
+  int64_t outer = 1, inner = 1,
+          count = dynamic ? ShapedType::kDynamic : indicesType.getNumElements();
   for (int64_t d = 0; d < axis; ++d)
     outer *= in.getDimSize(d);
   for (int64_t d = axis + 1; d < in.getRank(); ++d)
@@ -385,19 +389,35 @@ EMBER_VJP(GatherOp) {
   if (!indicesType.getElementType().isInteger(64))
     indices = g.castTo(indices, builder.getI64Type());
   indices = g.reshape(indices, {count, 1});
-  auto i64Column = RankedTensorType::get({count, 1}, builder.getI64Type());
-  Value zero = ConstantOp::create(builder, loc, DenseElementsAttr::get(i64Column, builder.getI64IntegerAttr(0)));
-  Value sizes = ConstantOp::create(builder, loc, DenseElementsAttr::get(i64Column, builder.getI64IntegerAttr(size)));
-  Value negative = g.compare(ComparisonDirection::lt, indices, zero);
-  indices = SelectOp::create(builder, loc, negative, g.add(indices, sizes), indices);
+  Value n = dynamic ? tensor::DimOp::create(builder, loc, indices, 0).getResult() : Value();
+  // `x` broadcast to `shape`, whose `?` dim is N.
+  auto spread = [&](Value x, ArrayRef<int64_t> shape) {
+    auto type = RankedTensorType::get(shape, cast<RankedTensorType>(x.getType()).getElementType());
+    return dynamic ? BroadcastToOp::create(builder, loc, type, x, ValueRange{n}).getResult()
+                   : g.broadcast(x, type);
+  };
+  auto i64Scalar = [&](int64_t value) -> Value {
+    auto type = RankedTensorType::get({}, builder.getI64Type());
+    return ConstantOp::create(builder, loc,
+                              DenseElementsAttr::get(type, builder.getI64IntegerAttr(value)));
+  };
+  auto i64Column = [&](int64_t value) -> Value { // [N, 1] of `value`
+    if (dynamic)
+      return spread(i64Scalar(value), {count, 1});
+    auto type = RankedTensorType::get({count, 1}, builder.getI64Type());
+    return ConstantOp::create(builder, loc,
+                              DenseElementsAttr::get(type, builder.getI64IntegerAttr(value)));
+  };
+  Value negative = g.compare(ComparisonDirection::lt, indices, i64Column(0));
+  indices = SelectOp::create(builder, loc, negative, g.add(indices, i64Column(size)), indices);
   SmallVector<int64_t> positions = llvm::to_vector(llvm::seq<int64_t>(0, size));
   auto positionType = RankedTensorType::get({1, size}, builder.getI64Type());
   Value positionRow = ConstantOp::create(builder, loc, DenseElementsAttr::get(positionType, ArrayRef<int64_t>(positions)));
-  auto square = RankedTensorType::get({count, size}, builder.getI64Type());
-  Value hot = g.compare(ComparisonDirection::eq, g.broadcast(indices, square), g.broadcast(positionRow, square));
+  Value hot = g.compare(ComparisonDirection::eq, spread(indices, {count, size}),
+                        spread(positionRow, {count, size}));
   Value oneHot = g.castTo(hot, element); // [N, D]
   Value oneHotT = TransposeOp::create(builder, loc, oneHot, ArrayRef<int64_t>{1, 0}); // [D, N]
-  Value batched = g.broadcast(oneHotT, RankedTensorType::get({outer, size, count}, element));
+  Value batched = spread(oneHotT, {outer, size, count});
   Value rows = g.reshape(cotangents[0], {outer, count, inner});
   Value summed = MatmulOp::create(builder, loc, batched, rows); // [P, D, Q]
   out.append({g.reshape(summed, in.getShape()), Value()});
