@@ -15,6 +15,7 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/ErrorHandling.h"
 
 using namespace mlir;
 
@@ -44,9 +45,12 @@ LogicalResult ember::compiler::planDynamicDims(ModuleOp module) {
     auto original = module.lookupSymbol<func::FuncOp>(function.getName());
     if (!original)
       continue;
-    for (StringRef name : {"ember.dim_checks", "ember.result_dims"})
+    for (StringRef name : {"ember.dim_checks", "ember.result_dims"}) {
       if (Attribute value = function->getAttr(name))
         original->setAttr(name, value);
+      else
+        original->removeAttr(name);
+    }
   }
   return success();
 }
@@ -55,13 +59,19 @@ LogicalResult ember::compiler::planDynamicDims(ModuleOp module) {
 /// (argument, dim, size), or (-2, scale, divisor, terms) then the base and
 /// the terms as such triples), which it drops.
 static ember::DimSource takeSource(ArrayRef<int64_t> &words) {
+  // The pass wrote them (compiler::planDynamicDims drops any the input had):
+  // a short list is an internal error, not a read past it.
   auto plain = [&] {
+    if (words.size() < 3)
+      llvm::report_fatal_error("ember: a DimPlan size is cut short");
     ember::DimSource source{static_cast<int>(words[0]), static_cast<int>(words[1]), words[2]};
     words = words.drop_front(3);
     return source;
   };
-  if (words[0] != -2)
+  if (words.empty() || words[0] != -2)
     return plain();
+  if (words.size() < 4)
+    llvm::report_fatal_error("ember: a DimPlan size is cut short");
   int64_t scale = words[1], divisor = words[2], terms = words[3];
   words = words.drop_front(4);
   ember::DimSource source = plain();
@@ -87,7 +97,7 @@ ember::DimPlan ember::compiler::dimPlanOf(Operation *function) {
                            check.getAs<StringAttr>("loc").str(), check.contains("divisible")});
   for (auto dims : results.getAsRange<DenseI64ArrayAttr>()) {
     plan.resultDims.emplace_back();
-    for (ArrayRef<int64_t> words = dims.asArrayRef(); words.size() >= 3;)
+    for (ArrayRef<int64_t> words = dims.asArrayRef(); !words.empty();)
       plan.resultDims.back().push_back(takeSource(words));
   }
   return plan;

@@ -38,6 +38,7 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <pthread.h>
 #include <shared_mutex>
 #include <string>
 #include <thread>
@@ -211,8 +212,8 @@ public:
     std::lock_guard<std::mutex> lock(mutex_);
     if (stopping_)
       return;
-    if (!thread_.joinable())
-      thread_ = std::thread([this] { work(); });
+    if (!thread_)
+      thread_ = std::make_unique<std::thread>([this] { work(); });
     std::atexit([] { instance().stop(); });
     tasks_.push_back(std::move(task));
     ++unfinished_;
@@ -233,11 +234,37 @@ public:
       idle_.notify_all();
     }
     std::lock_guard<std::mutex> joining(joinMutex_);
-    if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id())
-      thread_.join();
+    if (thread_ && thread_->joinable() && thread_->get_id() != std::this_thread::get_id())
+      thread_->join();
   }
 
 private:
+  /// A fork waits for the compile in flight (LLVM's locks are free then) and
+  /// holds both locks across it; the child, which has no worker, drops the
+  /// queue and starts a worker of its own when it queues a compile.
+  BackgroundCompiler() {
+    pthread_atfork(
+        [] {
+          BackgroundCompiler &self = instance();
+          self.joinMutex_.lock();
+          std::unique_lock<std::mutex> lock(self.mutex_);
+          self.idle_.wait(lock, [&] { return !self.running_; });
+          lock.release(); // held across the fork
+        },
+        [] {
+          BackgroundCompiler &self = instance();
+          self.mutex_.unlock();
+          self.joinMutex_.unlock();
+        },
+        [] {
+          BackgroundCompiler &self = instance();
+          (void)self.thread_.release(); // the parent's worker: not in this process
+          self.unfinished_ = 0;
+          self.tasks_.clear();
+          self.mutex_.unlock();
+          self.joinMutex_.unlock();
+        });
+  }
   void work() {
     std::unique_lock<std::mutex> lock(mutex_);
     while (true) {
@@ -246,35 +273,49 @@ private:
         return;
       std::function<void()> task = std::move(tasks_.front());
       tasks_.pop_front();
+      running_ = true;
       lock.unlock();
       task();
       lock.lock();
-      if (--unfinished_ == 0)
-        idle_.notify_all();
+      running_ = false;
+      --unfinished_;
+      idle_.notify_all(); // waitIdle, and a fork waiting for the compile in flight
     }
   }
   std::mutex mutex_, joinMutex_;
   std::condition_variable wake_, idle_;
   std::deque<std::function<void()>> tasks_;
   size_t unfinished_ = 0;
-  bool stopping_ = false;
-  std::thread thread_;
+  bool stopping_ = false, running_ = false;
+  std::unique_ptr<std::thread> thread_; // released, never joined, in a forked child
 };
 
 /// Stops the background compiler when the main thread ends (returning from
 /// main or calling exit), before anything else exit does; see
 /// BackgroundCompiler. Another thread's end does not stop it.
+std::atomic<bool> mainThreadExitArmed{false};
 struct MainThreadExit {
-  bool made = true;
+  MainThreadExit() : thread(gettid()) {
+    if (thread == getpid())
+      mainThreadExitArmed.store(true);
+  }
   ~MainThreadExit() {
-    if (gettid() == getpid())
+    if (thread == getpid())
       BackgroundCompiler::instance().stop();
   }
+  pid_t thread;
 };
-thread_local MainThreadExit mainThreadExit;
+/// The calling thread's MainThreadExit. Its constructor makes a system call,
+/// so its first use is a dynamic initialization, which registers its
+/// destructor (a constant-initialized thread_local read where it is defined
+/// was never constructed, and its destructor never ran).
+MainThreadExit &mainThreadExit() {
+  thread_local MainThreadExit guard;
+  return guard;
+}
 /// Makes the main thread's MainThreadExit at start-up (static initialization
 /// runs on the main thread), whichever thread queues the compiles.
-[[maybe_unused]] const bool mainThreadExitMade = mainThreadExit.made;
+[[maybe_unused]] const pid_t mainThreadExitMade = mainThreadExit().thread;
 
 /// Compiles `request` (a call of `op`) into `out` for a caller that waits for
 /// it, counting its time and disk loads; throws the compiler's error (a
@@ -781,6 +822,8 @@ KernelCacheStats ember::kernel_cache_stats() {
 }
 
 void ember::finish_background_compiles() { BackgroundCompiler::instance().waitIdle(); }
+
+bool ember::detail::backgroundCompilesStopAtMainThreadExit() { return mainThreadExitArmed.load(); }
 
 void ember::set_hot_shape_calls(uint32_t calls) {
   hotShapeCallsSetting().store(calls, std::memory_order_relaxed);

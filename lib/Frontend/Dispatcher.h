@@ -76,6 +76,10 @@ std::vector<trace::TensorSpec> sizeResults(std::string_view what,
 /// (unless EMBER_SHAPE_GENERIC=0).
 bool shapeGenericKernels();
 
+/// Whether the main thread's exit will stop the background compiler (its
+/// thread_local guard was made at start-up).
+bool backgroundCompilesStopAtMainThreadExit();
+
 /// Takes the fault compiled code reported on this thread, if any, and throws
 /// it as an OpError naming the faulting op and its source line from
 /// `sites`: "file:line:col: error: 'ember.div' op integer division by zero".

@@ -241,8 +241,9 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
         std::optional<DimSource> size = classes.sourceOf(input, axis);
         if (!size || !isPlain(*size)) {
           failing = op;
-          error = "concatenates along a None (`?`) dim an input whose size is itself computed "
-                  "(scaled or summed): not yet";
+          error = "concatenates along a None (`?`) dim an input whose size is not an "
+                  "argument's or a constant (a scaled or summed size, or a cotangent's in a "
+                  "custom gradient): not yet";
           return WalkResult::interrupt();
         }
         if (!sum)
@@ -268,6 +269,8 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
       if (in.getNumDynamicDims() > 1 || out.getNumDynamicDims() > 1)
         return refuse("reshapes `?` dims only with at most one `?` dim on each side");
       int64_t inKnown = knownElements(in), outKnown = knownElements(out);
+      if (inKnown == 0 || outKnown == 0)
+        return refuse("reshapes `?` dims beside a known dim of size 0: not yet");
       Value operand = reshape.getOperand(), result = reshape.getResult();
       if (in.hasStaticShape()) { // m = inKnown / outKnown
         if (inKnown % outKnown != 0)
@@ -293,7 +296,8 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
       std::optional<DimSource> size = classes.sourceOf(operand, n);
       std::optional<DimSource> elements = size ? scaled(*size, inKnown / common, 1) : std::nullopt;
       if (!elements)
-        return refuse("reshapes a `?` dim whose size is a sum: not yet");
+        return refuse("reshapes a `?` dim whose size is not known here (a sum, or a "
+                      "cotangent's in a custom gradient): not yet");
       if (int64_t divisor = outKnown / common; divisor > 1) {
         DimCheck divides{*elements, DimSource{-1, 0, divisor}, "ember.reshape",
                          mlir::ember::sourcePosition(op)};
@@ -428,6 +432,9 @@ Attribute sourceAttr(Builder &b, const DimSource &source) {
 struct PlanDynamicDimsPass : mlir::ember::impl::PlanDynamicDimsPassBase<PlanDynamicDimsPass> {
   void runOnOperation() override {
     func::FuncOp function = getOperation();
+    // Only this pass's own plan is read: none is kept from the input.
+    function->removeAttr("ember.dim_checks");
+    function->removeAttr("ember.result_dims");
     if (function.isDeclaration() || !llvm::any_of(function.getArgumentTypes(), hasDynamicDim))
       return;
     DimPlan plan;

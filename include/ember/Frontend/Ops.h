@@ -252,9 +252,12 @@ KernelCacheStats kernel_cache_stats();
 /// for its own sizes on a background thread once it has been called `calls`
 /// times (100 by default; 0 turns it off; at most 8 shapes per generic kernel)
 /// and swapped in when ready; no call waits for it. The initial value comes
-/// from EMBER_HOT_SHAPE_CALLS. A process may exit at any time: when the main
-/// thread ends, the compile in flight finishes first and queued ones are
-/// dropped.
+/// from EMBER_HOT_SHAPE_CALLS. A program may return from main or call exit
+/// at any time: when the main thread ends, the compile in flight finishes
+/// first and queued ones are dropped (exit called from another thread waits
+/// for it too, but may still meet statics LLVM made during that compile:
+/// call finish_background_compiles() first there). A fork waits for the
+/// compile in flight; the child drops the queue.
 void set_hot_shape_calls(uint32_t calls);
 /// The count set_hot_shape_calls set (or the default).
 uint32_t hot_shape_calls();

@@ -47,9 +47,9 @@ int64_t evaluate(const DimSource &source, ArgumentSize &&argumentSize) {
 /// written by `plain`: "x", "3 * x / 2", "x + y + 2".
 template <typename Plain> std::string formatSize(const DimSource &source, Plain &&plain) {
   std::string text = plain(source);
-  if (source.scale != 1)
+  if (source.argument >= 0 && source.scale != 1) // a constant is never scaled (see evaluate)
     text = std::to_string(source.scale) + " * " + text;
-  if (source.divisor != 1)
+  if (source.argument >= 0 && source.divisor != 1)
     text += " / " + std::to_string(source.divisor);
   for (const DimSource &term : source.plus)
     text += " + " + plain(term);

@@ -348,6 +348,13 @@ EMBER_VJP(ConcatOp) {
   if (type.isDynamicDim(axis))
     return emitOpError("has no gradient rule for `?` dims yet: concatenated along the `?` dim ")
            << axis << " of " << type;
+  for (Value input : getInputs()) // a piece's type must be its input's
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (d != axis && cast<RankedTensorType>(input.getType()).isDynamicDim(d) &&
+          !type.isDynamicDim(d))
+        return emitOpError("has no gradient rule yet where an input's `?` dim meets another's "
+                           "known size: ")
+               << input.getType() << " in " << type;
   for (Value input : getInputs()) {
     auto inputType = cast<RankedTensorType>(input.getType());
     SmallVector<int64_t> start(type.getRank(), 0), limit(type.getShape()), stride(type.getRank(), 1);
