@@ -296,6 +296,16 @@ Tensor ember::slice(const Tensor &x, const std::vector<int64_t> &start,
     int64_t step = stride.empty() ? 1 : stride[d];
     if (step == 0)
       throw_op_error(kSlice.name, "dim " + std::to_string(d) + ": slice step cannot be zero", loc);
+    if (size == kNone) { // known at the call only: taken whole (x[:]), or refused by name
+      if ((start[d] != kNone && start[d] != 0) || limit[d] != kNone || step != 1)
+        throw_op_error(kSlice.name,
+                       "dim " + std::to_string(d) + " of " + describe(x) +
+                           " is None (its size is known at the call only): it is sliced whole "
+                           "only (start 0 or None, limit None, step 1), not yet in part",
+                       loc);
+      starts.push_back(0), limits.push_back(kNone), strides.push_back(1);
+      continue;
+    }
     auto [first, count] = sliceIndices(start[d], limit[d], step, size);
     if (step > 0 || count == 0) {
       int64_t begin = count == 0 ? 0 : first;

@@ -250,6 +250,39 @@ TEST(TracedShapes, ASplitOfANoneDimMustComeOutWhole) {
   }
 }
 
+// Inside a trace a None dim is sliced whole (x[:, 1:3] on a None batch), and
+// a slice of part of it is refused by name at the user's line, not with
+// numbers made from the unknown size.
+TEST(TracedShapes, SlicesOfANoneDimAreWholeOrRefusedByName) {
+  auto columns = [](const Tensor &x) { return slice(x, {kNone, 1}, {kNone, 3}); };
+  auto f = function(columns, "columns", {.input_signature = {{{kNone, 4}}}});
+  std::mt19937 rng(11);
+  for (int64_t rows : {2, 5}) {
+    Tensor x = randomTensor(rng, {rows, 4});
+    expectClose(f(x), columns(x));
+  }
+  EXPECT_EQ(f.concrete_functions().size(), 1u);
+  auto g = function(
+      [](const Tensor &x) {
+        return slice(x, {1, 0}, {kNone, 4});
+      },
+      "rows", {.input_signature = {{{kNone, 4}}}});
+  try {
+    (void)g(ones({3, 4}));
+    FAIL() << "no error";
+  } catch (const OpError &e) {
+    std::string message = e.what();
+    EXPECT_NE(
+        message.find(
+            "'ember.slice' op dim 0 of float32 tensor of shape (None, 4) is None (its size is "
+            "known at the call only): it is sliced whole only"),
+        std::string::npos)
+        << message;
+    EXPECT_NE(message.find("TracedShapesTest.cpp:"), std::string::npos) << message;
+    EXPECT_EQ(message.find("9223372036854775808"), std::string::npos) << message;
+  }
+}
+
 // An argmax over a None axis that is empty at the call has no maximum: an
 // error naming the op and the line, as for a known empty axis.
 TEST(TracedShapes, ArgmaxOverAnEmptyNoneAxisRaises) {
