@@ -38,6 +38,7 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <pthread.h>
 #include <shared_mutex>
 #include <string>
@@ -239,36 +240,47 @@ public:
   }
 
 private:
-  /// A fork waits for the compile in flight (LLVM's locks are free then) and
-  /// holds both locks across it; the child, which has no worker, drops the
-  /// queue and starts a worker of its own when it queues a compile.
+  /// A fork waits for the compile in flight (LLVM's locks are free then; the
+  /// worker takes no next task meanwhile) and holds both locks across it.
+  /// The child, which has no worker, gets fresh locks and condition
+  /// variables (the parent's worker left a wait in them that nothing in the
+  /// child would end), drops the queue, and starts a worker of its own when
+  /// it queues a compile.
   BackgroundCompiler() {
     pthread_atfork(
         [] {
           BackgroundCompiler &self = instance();
           self.joinMutex_.lock();
           std::unique_lock<std::mutex> lock(self.mutex_);
+          self.forking_ = true;
           self.idle_.wait(lock, [&] { return !self.running_; });
           lock.release(); // held across the fork
         },
         [] {
           BackgroundCompiler &self = instance();
+          self.forking_ = false;
+          self.wake_.notify_all();
           self.mutex_.unlock();
           self.joinMutex_.unlock();
         },
         [] {
           BackgroundCompiler &self = instance();
+          // Not destroyed: the old ones are locked or waited on by a thread
+          // that is not in this process.
+          new (&self.mutex_) std::mutex();
+          new (&self.joinMutex_) std::mutex();
+          new (&self.wake_) std::condition_variable();
+          new (&self.idle_) std::condition_variable();
           (void)self.thread_.release(); // the parent's worker: not in this process
           self.unfinished_ = 0;
           self.tasks_.clear();
-          self.mutex_.unlock();
-          self.joinMutex_.unlock();
+          self.forking_ = false;
         });
   }
   void work() {
     std::unique_lock<std::mutex> lock(mutex_);
     while (true) {
-      wake_.wait(lock, [&] { return stopping_ || !tasks_.empty(); });
+      wake_.wait(lock, [&] { return stopping_ || (!tasks_.empty() && !forking_); });
       if (stopping_)
         return;
       std::function<void()> task = std::move(tasks_.front());
@@ -286,7 +298,7 @@ private:
   std::condition_variable wake_, idle_;
   std::deque<std::function<void()>> tasks_;
   size_t unfinished_ = 0;
-  bool stopping_ = false, running_ = false;
+  bool stopping_ = false, running_ = false, forking_ = false;
   std::unique_ptr<std::thread> thread_; // released, never joined, in a forked child
 };
 
@@ -300,7 +312,9 @@ struct MainThreadExit {
       mainThreadExitArmed.store(true);
   }
   ~MainThreadExit() {
-    if (thread == getpid())
+    // The main thread of this process (a forked child's is the thread that
+    // forked: its guard ends its exit too).
+    if (gettid() == getpid())
       BackgroundCompiler::instance().stop();
   }
   pid_t thread;

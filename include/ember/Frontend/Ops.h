@@ -257,7 +257,7 @@ KernelCacheStats kernel_cache_stats();
 /// first and queued ones are dropped (exit called from another thread waits
 /// for it too, but may still meet statics LLVM made during that compile:
 /// call finish_background_compiles() first there). A fork waits for the
-/// compile in flight; the child drops the queue.
+/// background compile in flight; the child drops the queue.
 void set_hot_shape_calls(uint32_t calls);
 /// The count set_hot_shape_calls set (or the default).
 uint32_t hot_shape_calls();
