@@ -43,13 +43,20 @@ static const char *const kCpuEpilogueSteps[] = {
     "ember-outline-blocked-matmuls",
 };
 
-// Stage 3: buffers (kBufferizeSteps), loops and the LLVM dialect.
+// Stage 3: buffers (kBufferizeSteps), parallel loops (parallelizeSteps),
+// then loops and the LLVM dialect (kToLLVMSteps).
+static std::string parallelizeSteps(bool splitDynamicSizes) {
+  // A matmul's passes over k ask for C's blocks before their k loops. Then
+  // work enough for several threads as parallel loops, before allocations
+  // are hoisted (which would share one temporary between iterations); with
+  // CompileOptions::splitDynamicSizes, `?` sizes too, split among threads
+  // when they turn out large enough at run time.
+  return std::string("func.func(ember-cpu-prefetch-matmul-blocks),"
+                     "func.func(ember-cpu-parallelize") +
+         (splitDynamicSizes ? "{split-dynamic-sizes})" : ")");
+}
+
 static const char *const kToLLVMSteps[] = {
-    // A matmul's passes over k ask for C's blocks before their k loops.
-    "func.func(ember-cpu-prefetch-matmul-blocks)",
-    // Work enough for several threads as parallel loops, before allocations
-    // are hoisted (which would share one temporary between iterations).
-    "func.func(ember-cpu-parallelize)",
     // Small temporaries live on the stack: no malloc/free per op inside a
     // function (e.g. 100 chained 10x10 matmuls).
     // Allocations are first hoisted out of loops where they can be, so that a
@@ -126,15 +133,9 @@ static std::string stageSteps(ember::LoweringStage stage, unsigned vectorBits,
            std::to_string(vectorBits) +
            "}),ember-outline-blocked-matmuls{keep-epilogue-candidates}," +
            joinSteps(ember::kToLinalgSteps) + "," + joinSteps(kCpuEpilogueSteps);
-  case ember::LoweringStage::LLVMDialect: {
-    std::string steps = joinSteps(kToLLVMSteps);
-    if (splitDynamicSizes) {
-      llvm::StringRef plain = "func.func(ember-cpu-parallelize)";
-      steps.replace(steps.find(plain.str()), plain.size(),
-                    "func.func(ember-cpu-parallelize{split-dynamic-sizes})");
-    }
-    return joinSteps(ember::kBufferizeSteps) + "," + steps;
-  }
+  case ember::LoweringStage::LLVMDialect:
+    return joinSteps(ember::kBufferizeSteps) + "," + parallelizeSteps(splitDynamicSizes) + "," +
+           joinSteps(kToLLVMSteps);
   }
   return "";
 }
