@@ -305,12 +305,8 @@ private:
 /// Stops the background compiler when the main thread ends (returning from
 /// main or calling exit), before anything else exit does; see
 /// BackgroundCompiler. Another thread's end does not stop it.
-std::atomic<bool> mainThreadExitArmed{false};
 struct MainThreadExit {
-  MainThreadExit() : thread(gettid()) {
-    if (thread == getpid())
-      mainThreadExitArmed.store(true);
-  }
+  MainThreadExit() : thread(gettid()) {}
   ~MainThreadExit() {
     // The main thread of this process (a forked child's is the thread that
     // forked: its guard ends its exit too).
@@ -329,7 +325,7 @@ MainThreadExit &mainThreadExit() {
 }
 /// Makes the main thread's MainThreadExit at start-up (static initialization
 /// runs on the main thread), whichever thread queues the compiles.
-[[maybe_unused]] const pid_t mainThreadExitMade = mainThreadExit().thread;
+const pid_t mainThreadExitMade = mainThreadExit().thread;
 
 /// Compiles `request` (a call of `op`) into `out` for a caller that waits for
 /// it, counting its time and disk loads; throws the compiler's error (a
@@ -837,7 +833,9 @@ KernelCacheStats ember::kernel_cache_stats() {
 
 void ember::finish_background_compiles() { BackgroundCompiler::instance().waitIdle(); }
 
-bool ember::detail::backgroundCompilesStopAtMainThreadExit() { return mainThreadExitArmed.load(); }
+bool ember::detail::backgroundCompilesStopAtMainThreadExit() {
+  return mainThreadExitMade == getpid(); // made at start-up, on the main thread
+}
 
 void ember::set_hot_shape_calls(uint32_t calls) {
   hotShapeCallsSetting().store(calls, std::memory_order_relaxed);
@@ -857,9 +855,7 @@ std::vector<trace::TensorSpec> ember::detail::sizeResults(std::string_view what,
         return std::to_string(term.size);
       return "dim " + std::to_string(term.dim) + " of argument " + std::to_string(term.argument);
     });
-    return source.argument < 0 && source.plus.empty()
-               ? text
-               : text + " (" + std::to_string(sizeOf(source)) + ")";
+    return isConstant(source) ? text : text + " (" + std::to_string(sizeOf(source)) + ")";
   };
   for (const DimCheck &check : compiled.dims.checks) {
     int64_t a = sizeOf(check.a), b = sizeOf(check.b);

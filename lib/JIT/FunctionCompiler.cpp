@@ -44,8 +44,8 @@ static_assert(static_cast<int32_t>(mlir::ember::FaultKind::IndexOutOfRange) ==
 static_assert(static_cast<int32_t>(mlir::ember::FaultKind::EmptyAxis) == EMBERRT_FAULT_EMPTY_AXIS);
 
 /// Numbers the ops of `module` that can fault at run time (integer
-/// division, gather, argmax over a `?` axis) with ember.fault_site, which the code they lower to
-/// reports faults with, and lists them in that order. The numbers depend on
+/// division, gather, argmax over a `?` axis) with ember.fault_site, which
+/// the code they lower to reports faults with, and lists them in that order. The numbers depend on
 /// the module's structure only, not on its source locations, so that code
 /// from the disk cache (keyed without locations) reports the same numbers.
 static std::vector<FaultSite> numberFaultSites(ModuleOp module) {

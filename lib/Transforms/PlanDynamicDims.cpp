@@ -36,6 +36,8 @@ using namespace mlir;
 using ::ember::DimCheck;
 using ::ember::DimPlan;
 using ::ember::DimSource;
+using ::ember::isConstant;
+using ::ember::isPlain;
 
 namespace {
 
@@ -91,8 +93,7 @@ private:
   /// `x` and `y` must be equal (two different constants cannot be: the
   /// verifiers refuse them).
   static void check(const DimSource &x, const DimSource &y, Operation *op, DimPlan &plan) {
-    auto constant = [](const DimSource &s) { return s.argument < 0 && s.plus.empty(); };
-    if (constant(x) && constant(y) && x.size == y.size)
+    if (isConstant(x) && isConstant(y) && x.size == y.size)
       return;
     plan.checks.push_back(
         DimCheck{x, y, op->getName().getStringRef().str(), mlir::ember::sourcePosition(op)});
@@ -120,10 +121,6 @@ int64_t firstDynamicDim(RankedTensorType type) {
     if (type.isDynamicDim(d))
       return d;
   return -1;
-}
-
-bool isPlain(const DimSource &source) {
-  return source.scale == 1 && source.divisor == 1 && source.plus.empty();
 }
 
 /// `source` times `scale` over `divisor` (a fraction in lowest terms), or
@@ -305,7 +302,7 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
         plan.checks.push_back(divides);
       }
       classes.derive(classes.classOf(result, firstDynamicDim(out)),
-                     *scaled(*size, inKnown / common, outKnown / common), op, plan);
+                     *scaled(*elements, 1, outKnown / common), op, plan);
       return WalkResult::advance();
     }
     if (isa<mlir::ember::ShapeOfOp>(op)) // reads sizes, constrains none

@@ -233,7 +233,7 @@ std::string cSize(const ember::DimSource &source) {
     return "arg" + std::to_string(term.argument) + "->sizes_and_strides[" +
            std::to_string(term.dim) + "]";
   });
-  return source.scale == 1 && source.divisor == 1 && source.plus.empty() ? text : "(" + text + ")";
+  return ember::isPlain(source) ? text : "(" + text + ")";
 }
 
 /// What `source` is, in a message.

@@ -35,10 +35,11 @@ using trace::TensorSpec;
 
 /// An op of a compiled function that can fault at run time: an integer
 /// division (by zero, or of the most negative integer by -1), a gather (an
-/// index out of range) or an argmax over a `?` axis (empty at run time). Compiled code reports a
-/// fault with the op's site, its index in the function's list of sites (emberrt_report_fault); the
-/// caller takes it (emberrt_take_fault) and raises an error naming the op and the line that made
-/// it.
+/// index out of range) or an argmax over a `?` axis (empty at run time).
+/// Compiled code reports a fault with the op's site, its index in the
+/// function's list of sites (emberrt_report_fault); the caller takes it
+/// (emberrt_take_fault) and raises an error naming the op and the line that
+/// made it.
 struct FaultSite {
   std::string opName;   ///< "ember.div"
   std::string location; ///< "file:line:col"

@@ -31,6 +31,17 @@ struct DimSource {
   std::vector<DimSource> plus;
 };
 
+/// Whether `source` is an argument's dim or a constant, as is (neither
+/// scaled nor a sum).
+inline bool isPlain(const DimSource &source) {
+  return source.scale == 1 && source.divisor == 1 && source.plus.empty();
+}
+
+/// Whether `source` is a constant (never scaled: see evaluate).
+inline bool isConstant(const DimSource &source) {
+  return source.argument < 0 && source.plus.empty();
+}
+
 /// The value of `source`, with `argumentSize(argument, dim)` an argument's
 /// size.
 template <typename ArgumentSize>
