@@ -48,24 +48,79 @@ DerivativeCache &derivatives() {
   static DerivativeCache *cache = new DerivativeCache();
   return *cache;
 }
-/// Derivatives compiled with `?` dims, by structure and generalized leaf
-/// types; null where the recording has an op that takes no `?` dims.
+/// Derivatives compiled with `?` dims, by structure and sizes (`?` ones
+/// kDynamic); null where the recording has an op that takes no such `?` dims.
 DerivativeCache &genericDerivatives() {
   static DerivativeCache *cache = new DerivativeCache();
   return *cache;
+}
+
+/// The sizes a recording's structure was first recorded with, and which of
+/// them have changed since (from one size above 1 to another): a derivative
+/// with those sizes `?` serves later recordings when one with every size
+/// above 1 `?` does not (a convolution's windows, a Flatten's reshape).
+struct SizesSeen {
+  std::vector<int64_t> first;
+  std::vector<bool> changed;
+};
+class SizesSeenByStructure {
+public:
+  /// Notes `sizes` for `structure`; returns them with the changed ones
+  /// kDynamic, or nothing if none has changed (the first recording).
+  std::vector<int64_t> relax(const std::vector<int64_t> &structure,
+                             const std::vector<int64_t> &sizes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto [it, first] = seen_.try_emplace(structure);
+    SizesSeen &seen = it->second;
+    if (first) {
+      seen.first = sizes;
+      seen.changed.assign(sizes.size(), false);
+      return {};
+    }
+    std::vector<int64_t> relaxed = sizes;
+    bool any = false;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      if (sizes[i] != seen.first[i] && sizes[i] > 1 && seen.first[i] > 1)
+        seen.changed[i] = true;
+      if (seen.changed[i] && sizes[i] > 1) { // sizes 0 and 1 decide broadcasting
+        relaxed[i] = trace::kDynamic;
+        any = true;
+      }
+    }
+    return any ? relaxed : std::vector<int64_t>();
+  }
+
+private:
+  std::mutex mutex_;
+  std::unordered_map<std::vector<int64_t>, SizesSeen, support::WordsHash> seen_;
+};
+SizesSeenByStructure &sizesSeen() {
+  static SizesSeenByStructure *seen = new SizesSeenByStructure();
+  return *seen;
 }
 
 void pushSpec(std::vector<int64_t> &key, DType dtype, const Shape &shape) {
   appendTypeWords(key, dtype, shape);
 }
 
-/// `shape` with every size above 1 None (sizes 0 and 1 decide broadcasting),
-/// as a tape's derivative with `?` dims takes it.
-Shape generalizedShape(const Shape &shape) {
+/// The shape of `rank` sizes from `sizes` at `next` (advanced past them),
+/// kDynamic ones None.
+Shape shapeFrom(const std::vector<int64_t> &sizes, size_t &next, int rank) {
   std::vector<int64_t> dims;
-  for (int64_t size : shape)
-    dims.push_back(jit::generalizedDim(size) == jit::kDynamic ? kNone : size);
+  for (int d = 0; d < rank; ++d, ++next)
+    dims.push_back(sizes[next] == trace::kDynamic ? kNone : sizes[next]);
   return Shape::with_unknown_dims(dims);
+}
+
+/// Whether a value replayed with None dims can be the recorded one: each
+/// size the recorded one, or None where that is above 1.
+bool replaysAs(const Shape &replayed, const Shape &recorded) {
+  if (replayed.rank() != recorded.rank())
+    return false;
+  for (int d = 0; d < recorded.rank(); ++d)
+    if (replayed[d] != recorded[d] && !(replayed[d] == kNone && recorded[d] > 1))
+      return false;
+  return true;
 }
 } // namespace
 
@@ -295,11 +350,11 @@ struct RecordedFunction {
   /// returns the traced value of each record. With `restore`, the bindings
   /// are undone afterwards (a replay inside another one).
   ///
-  /// `withNoneDims` (the leaves traced with the recording's sizes above 1 as
-  /// None): a broadcast_to, whose sizes are the recording's, is applied
-  /// where its result is used, its None dims sized by the user's other
-  /// operands; every value must have the recording's shape, generalized, or
-  /// the replay throws an OpError.
+  /// `withNoneDims` (leaves traced with some of the recording's sizes above
+  /// 1 as None): an operand broadcast, whose sizes are the recording's, is
+  /// applied where its result is used, None where the user's other operands
+  /// are; every value must have the recording's shape or None dims in its
+  /// place (replaysAs), or the replay throws an OpError.
   std::vector<Tensor> replay(Tracer &tracer, const std::vector<Tensor> &recordedLeaves,
                              const std::vector<Tensor> &leaves, bool restore,
                              bool withNoneDims = false) const {
@@ -339,9 +394,17 @@ struct RecordedFunction {
           if (ref & 1 || !isOperandBroadcast(ref >> 1))
             continue;
           const TapeRecord &broadcast = records[ref >> 1];
-          broadcasts[o] =
-              tracer.addBroadcast(*broadcast.op, *operands[o],
-                                  generalizedShape(broadcast.result.shape()), sized, broadcast.loc);
+          std::vector<int64_t> dims(broadcast.result.shape().begin(),
+                                    broadcast.result.shape().end());
+          for (size_t d = 0; d < dims.size(); ++d)
+            for (const Tensor *user : sized) {
+              int64_t aligned =
+                  static_cast<int64_t>(d) - (static_cast<int64_t>(dims.size()) - user->rank());
+              if (dims[d] > 1 && aligned >= 0 && user->shape()[aligned] == kNone)
+                dims[d] = kNone;
+            }
+          broadcasts[o] = tracer.addBroadcast(*broadcast.op, *operands[o],
+                                              Shape::with_unknown_dims(dims), sized, broadcast.loc);
           operands[o] = &broadcasts[o];
         }
       }
@@ -363,10 +426,10 @@ struct RecordedFunction {
         results[r] = tracer.addOp(*record.op, record.attrWords, operands,
                                   record.resultType ? &*record.resultType : nullptr, record.loc);
       }
-      if (withNoneDims && results[r].shape() != generalizedShape(record.result.shape()))
+      if (withNoneDims && !replaysAs(results[r].shape(), record.result.shape()))
         throw OpError("'" + std::string(record.op->name) + "' replayed with None dims has shape " +
-                      results[r].shape().str() + ", not " +
-                      generalizedShape(record.result.shape()).str());
+                      results[r].shape().str() + ", which cannot be the recorded " +
+                      record.result.shape().str());
       bind(record.result, results[r]);
       broadcasts.clear();
     }
@@ -555,10 +618,16 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
     if (function.leaves.size() > before && isFloatingPoint(source.dtype()))
       wrt.push_back(leaf);
   }
-  // The key of a derivative with `?` dims (below): the same words, every
-  // size above 1 generalized.
-  std::vector<int64_t> genericKey;
-  size_t keyed = 0; // function.key's words already in genericKey
+  // The recording's sizes, among function.key's words: the explicit result
+  // types' (a cast's, a reshape's), in order, then the leaves'. A derivative
+  // with `?` dims is keyed by the same words with its `?` sizes kDynamic.
+  std::vector<size_t> sizeWords;
+  auto pushType = [&](DType dtype, const Shape &shape) {
+    size_t first = function.key.size() + 1; // after the dtype and rank
+    pushSpec(function.key, dtype, shape);
+    for (size_t w = first; w < function.key.size(); ++w)
+      sizeWords.push_back(w);
+  };
   for (size_t r = 0; r < tape.records.size(); ++r) {
     if (!needed[r])
       continue;
@@ -571,71 +640,81 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
       recorded->operandRefs.back().push_back(reference(input, r));
       function.key.push_back(recorded->operandRefs.back().back());
     }
-    if (record.resultType) {
-      genericKey.insert(genericKey.end(), function.key.begin() + keyed, function.key.end());
-      pushSpec(function.key, record.resultType->dtype, shapeOf(*record.resultType));
-      pushSpec(genericKey, record.resultType->dtype, generalizedShape(shapeOf(*record.resultType)));
-      keyed = function.key.size();
-    }
+    if (record.resultType)
+      pushType(record.resultType->dtype, shapeOf(*record.resultType));
     function.key.push_back(-1);
   }
   recorded->targetRef = reference(target, tape.records.size());
   function.key.push_back(recorded->targetRef);
-  genericKey.insert(genericKey.end(), function.key.begin() + keyed, function.key.end());
-  for (const Tensor &leaf : function.leaves) {
-    pushSpec(function.key, leaf.dtype(), leaf.shape());
-    pushSpec(genericKey, leaf.dtype(), generalizedShape(leaf.shape()));
-  }
-  keyed = function.key.size();
+  for (const Tensor &leaf : function.leaves)
+    pushType(leaf.dtype(), leaf.shape());
   function.key.push_back(static_cast<int64_t>(wrt.size()));
   function.key.insert(function.key.end(), wrt.begin(), wrt.end());
   // The derivative runs where the target was computed.
   Device device = target.device();
   function.key.push_back(static_cast<int64_t>(device.type()));
-  genericKey.insert(genericKey.end(), function.key.begin() + keyed, function.key.end());
+  std::vector<int64_t> sizes;
+  for (size_t w : sizeWords)
+    sizes.push_back(function.key[w]);
+  auto keyWithSizes = [&](const std::vector<int64_t> &dims) {
+    std::vector<int64_t> key = function.key;
+    for (size_t i = 0; i < sizeWords.size(); ++i)
+      key[sizeWords[i]] = dims[i];
+    return key;
+  };
 
   // Recordings that differ only in sizes share one derivative compiled
   // with `?` dims (sizes 0 and 1 kept: they decide broadcasting), as eager
-  // ops share generic kernels: on the CPU, outside a trace, when no record
-  // takes its result's sizes as given (a reshape, a broadcast_to). Where an
-  // op cannot take `?` dims the compile fails, and is not tried again for
-  // that structure: the derivative is then compiled for these sizes.
-  bool generic = shapeGenericKernels() && device.is_cpu() && !currentTracer();
+  // ops share generic kernels: on the CPU, outside a trace. First one with
+  // every size above 1 `?`; where an op cannot take that (a convolution's
+  // windows) or a record takes its result's sizes as given (a reshape), one
+  // with `?` where this structure's recordings have changed sizes (from the
+  // second size on: the first is compiled for its own). A compile that fails
+  // is not tried again for that key; the derivative is then compiled for
+  // these sizes.
+  bool relaxable = shapeGenericKernels() && device.is_cpu() && !currentTracer();
+  bool generic = relaxable;
   for (size_t r : neededRecords) {
     const TapeRecord &record = tape.records[r];
     // Not: calls; custom gradients, whose backward may compute with the
-    // recording's sizes; a user's reshape or broadcast_to, whose sizes may be
-    // the user's own. (An elementwise op's operand broadcasts are applied
-    // where they are used: kOperandBroadcast.)
-    generic = generic && !record.call && !record.backward && record.op != &kBroadcastTo &&
-              record.op != &kReshape;
+    // recording's sizes; a user's broadcast_to, whose sizes may be the
+    // user's own. (An elementwise op's operand broadcasts are applied where
+    // they are used: kOperandBroadcast.)
+    relaxable = relaxable && !record.call && !record.backward && record.op != &kBroadcastTo;
+    generic = generic && relaxable && record.op != &kReshape;
   }
   for (const Tensor &leaf : function.leaves)
     for (int64_t size : leaf.shape())
       generic = generic && size != 0;
   // A broadcast is applied where it is used: the target cannot be one.
-  if (!(recorded->targetRef & 1))
-    generic =
-        generic && tape.records[neededRecords[recorded->targetRef >> 1]].op != &kOperandBroadcast;
-  auto compileDerivative = [&](bool withNoneDims) {
+  if (!(recorded->targetRef & 1) &&
+      tape.records[neededRecords[recorded->targetRef >> 1]].op == &kOperandBroadcast)
+    generic = relaxable = false;
+  // Compiles the derivative taking `dims` (`sizes`, or some of them kDynamic).
+  auto compileDerivative = [&](const std::vector<int64_t> &dims) {
     // Replay the needed records into a traced function, the recorded values
     // bound to its values (custom gradients trace their backward there).
     copyRecords();
+    bool withNoneDims = dims != sizes;
     RecordedFunction generalizedRecords;
     const RecordedFunction *replayed = recorded.get();
+    size_t next = 0;    // in dims
     if (withNoneDims) { // explicit result types (a cast's) with `?` dims too
       generalizedRecords = *recorded;
       for (TapeRecord &record : generalizedRecords.records)
         if (record.resultType)
           for (int d = 0; d < record.resultType->rank; ++d)
-            record.resultType->dims[d] = jit::generalizedDim(record.resultType->dims[d]);
+            record.resultType->dims[d] = dims[next++];
       replayed = &generalizedRecords;
+    } else {
+      for (const TapeRecord &record : recorded->records)
+        if (record.resultType)
+          next += static_cast<size_t>(record.resultType->rank);
     }
     Tracer tracer("ember_tape");
     std::vector<Tensor> leafValues;
     for (const Tensor &leaf : function.leaves)
-      leafValues.push_back(tracer.argument(
-          leaf.dtype(), withNoneDims ? generalizedShape(leaf.shape()) : leaf.shape()));
+      leafValues.push_back(tracer.argument(leaf.dtype(), shapeFrom(dims, next, leaf.rank())));
     std::vector<Tensor> resultValues =
         replayed->replay(tracer, function.leaves, leafValues, /*restore=*/false, withNoneDims);
     trace::FunctionBuilder &builder = tracer.builder();
@@ -659,27 +738,54 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
       throw OpError("GradientTape: the recorded computation failed to compile:\n" + error);
     return std::shared_ptr<const Derivative>(compiled);
   };
-  std::shared_ptr<const Derivative> derivative;
-  if (generic)
-    derivative =
-        genericDerivatives().getOrMake(genericKey, [&]() -> std::shared_ptr<const Derivative> {
+  auto genericDerivative = [&](const std::vector<int64_t> &dims) {
+    return genericDerivatives().getOrMake(
+        keyWithSizes(dims), [&]() -> std::shared_ptr<const Derivative> {
           try {
-            return compileDerivative(/*withNoneDims=*/true);
+            return compileDerivative(dims);
           } catch (const OpError &) {
-            return nullptr; // an op that does not take `?` dims: per size below
+            return nullptr; // an op that does not take these `?` dims
           }
         });
-  auto exactDerivative = [&] {
-    return derivatives().getOrMake(function.key, [&] { return compileDerivative(false); });
   };
-  if (!derivative)
-    derivative = exactDerivative();
+  // The derivatives to try, in order: every size above 1 `?`; the changed
+  // sizes `?`; these sizes. Returns the next one (never null: the last is).
+  std::vector<int64_t> allGeneric;
+  for (int64_t size : sizes)
+    allGeneric.push_back(jit::generalizedDim(size));
+  int stage = 0;
+  bool exact = false;
+  auto nextDerivative = [&]() -> std::shared_ptr<const Derivative> {
+    for (;;) {
+      std::shared_ptr<const Derivative> found;
+      switch (stage++) {
+      case 0:
+        if (generic)
+          found = genericDerivative(allGeneric);
+        break;
+      case 1:
+        if (relaxable)
+          if (std::vector<int64_t> dims =
+                  sizesSeen().relax(keyWithSizes(std::vector<int64_t>(sizes.size(), 0)), sizes);
+              !dims.empty() && !(generic && dims == allGeneric))
+            found = genericDerivative(dims);
+        break;
+      default:
+        exact = true;
+        return derivatives().getOrMake(function.key, [&] { return compileDerivative(sizes); });
+      }
+      if (found)
+        return found;
+    }
+  };
+  std::shared_ptr<const Derivative> derivative = nextDerivative();
 
   // Run: leaves, the cotangent (ones), the recorded forward values; out come
   // the target and the sources' gradients.
   Tensor cotangent = ones(target.shape(), target.dtype()).to(device);
   std::vector<const Tensor *> inputs;
   std::vector<trace::TensorSpec> sizedResults;
+  std::vector<Tensor> outputs;
   for (;;) {
     inputs.clear();
     for (const Tensor &leaf : function.leaves)
@@ -687,23 +793,22 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
     inputs.push_back(&cotangent);
     for (size_t r : derivative->givenRecords)
       inputs.push_back(&tape.records[neededRecords[r]].result);
-    if (derivative->compiled.dims.resultDims.empty())
-      break;
-    // A generic derivative: its size checks hold (the recorded ops ran on
-    // these sizes), or, should one not, this recording's exact one serves.
+    const jit::CompiledFunction &compiled = derivative->compiled;
+    std::span<const trace::TensorSpec> results = compiled.results;
+    // A derivative with `?` dims: its size checks hold (the recorded ops ran
+    // on these sizes) and it runs without a fault, or the next one serves
+    // (a `?` size that is 1 in this recording where it broadcasts).
     try {
-      sizedResults = sizeResults("GradientTape", derivative->compiled, inputs);
+      if (!compiled.dims.resultDims.empty())
+        results = sizedResults = sizeResults("GradientTape", compiled, inputs);
+      outputs = runCompiled(compiled.entry, inputs, results, compiled.faultSites, device);
       break;
     } catch (const OpError &) {
-      derivative = exactDerivative();
+      if (exact)
+        throw;
+      derivative = nextDerivative();
     }
   }
-  const jit::CompiledFunction &compiled = derivative->compiled;
-  std::span<const trace::TensorSpec> results = compiled.results;
-  if (!compiled.dims.resultDims.empty())
-    results = sizedResults;
-  std::vector<Tensor> outputs =
-      runCompiled(compiled.entry, inputs, results, compiled.faultSites, device);
 
   // The gradient of each source: its leaf's, after the target's value.
   std::vector<Tensor> gradients;

@@ -682,10 +682,11 @@ TEST(GradientTape, BroadcastsOnATapeAgreeWithTracedGradients) {
 }
 
 // Concatenations on a tape, along the features and along the batch, over
-// several batch sizes, agree with value_and_grad traced per shape. (A
-// tape's generic derivative makes every dim above 1 `?`, so both
-// concatenate along a `?` dim, which the DimPlan cannot size yet: each size
-// gets its own derivative.)
+// several batch sizes, agree with value_and_grad traced per shape. A
+// derivative with every dim above 1 `?` concatenates along a `?` dim, whose
+// gradient is not taken: along the features, the recordings share one with
+// the batch alone `?` from the second size on; along the batch, each size
+// gets its own.
 TEST(GradientTape, ConcatenationsOnATapeAgreeWithTracedGradients) {
   auto features = [](const Tensor &x, const Tensor &y) {
     return reduce_sum(tanh(concat({x, x * y}, 1)) * concat({y, x}, 1));
@@ -695,14 +696,62 @@ TEST(GradientTape, ConcatenationsOnATapeAgreeWithTracedGradients) {
   };
   auto tracedFeatures = value_and_grad(features, Argnums{0, 1}, "concat_features");
   auto tracedRows = value_and_grad(rows, Argnums{0, 1}, "concat_rows");
-  for (int64_t n : {3, 4, 6}) {
+  uint64_t compiles = 0;
+  for (int64_t n : {3, 4, 6, 9}) {
     Tensor x = random_uniform({n, 2}, static_cast<uint64_t>(n), -1, 1);
     Tensor y = random_uniform({n, 2}, static_cast<uint64_t>(n + 1), -1, 1);
     expectTapeAgrees(features, tracedFeatures, x, y, n);
+    if (n == 4)
+      compiles = kernel_cache_stats().tape_compiles;
   }
+  EXPECT_EQ(kernel_cache_stats().tape_compiles, compiles) << "sizes 6 and 9 compiled nothing";
   for (int64_t n : {3, 4, 6}) {
     Tensor x = random_uniform({n, 2}, static_cast<uint64_t>(n + 2), -1, 1);
     Tensor y = random_uniform({n, 2}, static_cast<uint64_t>(n + 3), -1, 1);
     expectTapeAgrees(rows, tracedRows, x, y, n);
   }
+}
+
+// A convolutional network on a tape (convolution, max pooling, Flatten's
+// reshape, a dense layer) over changing batch sizes: every dim above 1 `?`
+// is more than a convolution's windows take, so the first size gets its own
+// derivative and the second one with the batch `?`, which every later size
+// shares. The gradients agree with value_and_grad traced per shape.
+TEST(GradientTape, AConvolutionalNetworkOnATapeSharesOneDerivativeAcrossBatches) {
+  Tensor filters = random_uniform({3, 3, 2, 4}, 21, -0.5, 0.5);
+  Tensor dense = random_uniform({4 * 4 * 4, 3}, 22, -0.5, 0.5);
+  auto loss = [](const Tensor &f, const Tensor &w, const Tensor &x) {
+    Tensor h = relu(nn::conv2d(x, f, {1, 1}, "SAME"));
+    h = nn::max_pool2d(h, {2, 2}, {2, 2});
+    h = reshape(h, {-1, 4 * 4 * 4});
+    return reduce_mean(square(tanh(matmul(h, w))));
+  };
+  auto perShape = value_and_grad(loss, Argnums{0, 1, 2}, "tape_cnn_reference");
+  KernelCacheStats before = kernel_cache_stats();
+  uint64_t afterSecond = 0;
+  int64_t seen = 0;
+  for (int64_t batch : {4, 6, 3, 9, 6, 1}) {
+    Tensor x = random_uniform({batch, 8, 8, 2}, static_cast<uint64_t>(30 + batch), -1, 1);
+    GradientTape tape;
+    tape.watch(filters);
+    tape.watch(dense);
+    tape.watch(x);
+    Tensor value = loss(filters, dense, x);
+    std::vector<Tensor> got = tape.gradient(value, {filters, dense, x}, UnconnectedGradients::Zero);
+    auto [expectedValue, expected] = perShape(filters, dense, x);
+    EXPECT_NEAR(value.item<float>(), expectedValue.item<float>(), 1e-5) << "batch " << batch;
+    for (size_t i = 0; i < 3; ++i) {
+      ASSERT_EQ(got[i].shape(), expected[i].shape()) << "batch " << batch;
+      std::vector<float> g = got[i].to_vector<float>(), e = expected[i].to_vector<float>();
+      for (size_t k = 0; k < g.size(); ++k)
+        ASSERT_NEAR(g[k], e[k], 1e-5 * (1 + std::abs(e[k])))
+            << "batch " << batch << " gradient " << i;
+    }
+    if (++seen == 2)
+      afterSecond = kernel_cache_stats().tape_compiles;
+  }
+  EXPECT_EQ(afterSecond, before.tape_compiles + 2) << "one per size for the first two";
+  // Batch 1 is a size of its own (sizes 0 and 1 decide broadcasting).
+  EXPECT_EQ(kernel_cache_stats().tape_compiles, afterSecond + 1)
+      << "sizes 3 and 9 and 6 again compiled nothing";
 }
