@@ -94,7 +94,8 @@ ember::DimPlan ember::compiler::dimPlanOf(Operation *function) {
     plan.checks.push_back({sourceOf(check.getAs<DenseI64ArrayAttr>("a").asArrayRef()),
                            sourceOf(check.getAs<DenseI64ArrayAttr>("b").asArrayRef()),
                            check.getAs<StringAttr>("op").str(),
-                           check.getAs<StringAttr>("loc").str(), check.contains("divisible")});
+                           check.getAs<StringAttr>("loc").str(), check.contains("divisible"),
+                           check.contains("at_least")});
   for (auto dims : results.getAsRange<DenseI64ArrayAttr>()) {
     plan.resultDims.emplace_back();
     for (ArrayRef<int64_t> words = dims.asArrayRef(); !words.empty();)

@@ -859,12 +859,11 @@ std::vector<trace::TensorSpec> ember::detail::sizeResults(std::string_view what,
   };
   for (const DimCheck &check : compiled.dims.checks) {
     int64_t a = sizeOf(check.a), b = sizeOf(check.b);
-    if (check.divisible ? a % b == 0 : a == b)
+    if (check.holds(a, b))
       continue;
     throw OpError((check.location.empty() ? "" : check.location + ": ") + "error: '" +
                   check.opName + "' op in " + std::string(what) + ": " + describe(check.a) +
-                  (check.divisible ? " must be a multiple of " : " and ") + describe(check.b) +
-                  (check.divisible ? "" : " must be equal") +
+                  check.relation() + describe(check.b) + check.tail() +
                   " (the function was traced with None dims)");
   }
   std::vector<trace::TensorSpec> results = compiled.results;

@@ -233,21 +233,29 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
             same(out, d, input, d, op);
       if (!concat.getType().isDynamicDim(axis))
         return WalkResult::advance();
+      // One input's size may be scaled or a sum itself (a slice's, n - 1):
+      // the others' are added to it.
       std::optional<DimSource> sum;
+      std::vector<DimSource> plain;
       for (Value input : concat.getInputs()) {
         std::optional<DimSource> size = classes.sourceOf(input, axis);
-        if (!size || !isPlain(*size)) {
+        if (size && isPlain(*size)) {
+          plain.push_back(*size);
+        } else if (size && !sum) {
+          sum = *size;
+        } else {
           failing = op;
-          error = "concatenates along a None (`?`) dim an input whose size is not an "
-                  "argument's or a constant (a scaled or summed size, or a cotangent's in a "
-                  "custom gradient): not yet";
+          error = "concatenates along a None (`?`) dim inputs whose sizes are not an "
+                  "argument's or a constant but for one (scaled or summed sizes, or a "
+                  "cotangent's in a custom gradient): not yet";
           return WalkResult::interrupt();
         }
-        if (!sum)
-          sum = *size;
-        else
-          sum->plus.push_back(*size);
       }
+      if (!sum) {
+        sum = plain.front();
+        plain.erase(plain.begin());
+      }
+      sum->plus.insert(sum->plus.end(), plain.begin(), plain.end());
       classes.derive(classes.classOf(out, axis), *sum, op, plan);
       return WalkResult::advance();
     }
@@ -375,9 +383,42 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
       return WalkResult::advance();
     }
     if (auto slice = dyn_cast<mlir::ember::SliceOp>(op)) {
-      for (int64_t d = 0; d < rankOf(slice.getResult()); ++d)
-        if (slice.getType().isDynamicDim(d)) // sliced whole
-          same(slice.getResult(), d, slice.getOperand(), d, op);
+      // Along a `?` dim of size n: n must hold the bounds; a `?` result is
+      // n plus a constant (see dynamicSliceBounds).
+      Value in = slice.getOperand(), out = slice.getResult();
+      for (int64_t d = 0; d < rankOf(out); ++d) {
+        if (!slice.getOperand().getType().isDynamicDim(d))
+          continue;
+        std::string why;
+        std::optional<mlir::ember::DynamicSliceBounds> bounds = mlir::ember::dynamicSliceBounds(
+            slice.getStart()[d], slice.getLimit()[d], slice.getStride()[d], why);
+        if (!bounds) {
+          error = "internal error: a slice the verifier refuses: " + why;
+          return WalkResult::interrupt();
+        }
+        if (bounds->whole()) {
+          same(out, d, in, d, op); // sliced whole
+          continue;
+        }
+        std::optional<DimSource> size = classes.sourceOf(in, d);
+        if (!size) {
+          failing = op;
+          error = "slices in part a None (`?`) dim whose size is not known here (a cotangent's "
+                  "in a custom gradient): not yet";
+          return WalkResult::interrupt();
+        }
+        if (bounds->leastSize > 0) {
+          DimCheck holds{*size, DimSource{-1, 0, bounds->leastSize}, "ember.slice",
+                         mlir::ember::sourcePosition(op)};
+          holds.atLeast = true;
+          plan.checks.push_back(holds);
+        }
+        if (bounds->sizeFromDim) {
+          DimSource sum = *size;
+          sum.plus.push_back(DimSource{-1, 0, bounds->size});
+          classes.derive(classes.classOf(out, d), sum, op, plan);
+        }
+      }
       return WalkResult::advance();
     }
     if (!dynamic)
@@ -385,7 +426,7 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
     failing = op;
     error = "does not take None (`?`) dims yet: only elementwise ops, broadcasts, reductions, "
             "argmax, matmuls, transposes, reshapes, gathers, concatenations, convolutions, "
-            "poolings and whole slices do";
+            "poolings and slices do";
     return WalkResult::interrupt();
   });
   if (walk.wasInterrupted())
@@ -453,6 +494,8 @@ struct PlanDynamicDimsPass : mlir::ember::impl::PlanDynamicDimsPassBase<PlanDyna
                                             b.getNamedAttr("loc", b.getStringAttr(check.location))};
       if (check.divisible)
         fields.push_back(b.getNamedAttr("divisible", b.getUnitAttr()));
+      if (check.atLeast)
+        fields.push_back(b.getNamedAttr("at_least", b.getUnitAttr()));
       checks.push_back(b.getDictionaryAttr(fields));
     }
     for (const std::vector<DimSource> &dims : plan.resultDims) {

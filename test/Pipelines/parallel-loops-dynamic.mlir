@@ -5,11 +5,12 @@
 // A shape-generic op splits its rows when the code runs: with at least two
 // rows and 65536 iterations into at most 64 blocks of ceil(rows / blocks)
 // rows, else into one block of all rows. One copy of the loop either way.
+// No division by 0 where there are no rows: the blocks are at least 1.
 // CHECK-LABEL: func.func @f(
 // CHECK:         %[[ENOUGH:.*]] = arith.andi
-// CHECK:         %[[BLOCKS:.*]] = arith.minui %[[ROWS:.*]], %{{.*}} : index
+// CHECK:         %[[WHOLE:.*]] = arith.maxui %[[ROWS:.*]], %{{.*}} : index
+// CHECK:         %[[BLOCKS:.*]] = arith.minui %[[WHOLE]], %{{.*}} : index
 // CHECK:         %[[SPLIT:.*]] = arith.ceildivui %[[ROWS]], %[[BLOCKS]] : index
-// CHECK:         %[[WHOLE:.*]] = arith.maxui %[[ROWS]], %{{.*}} : index
 // CHECK:         %[[TILE:.*]] = arith.select %[[ENOUGH]], %[[SPLIT]], %[[WHOLE]] : index
 // CHECK:         scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step (%[[TILE]]) {
 // CHECK:           linalg.generic

@@ -315,13 +315,34 @@ func.func @pools(%x: tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32> attributes {emb
 
 // -----
 
-// A slice of part of a static dim beside a `?` dim has no gradient rule yet
-// (its zero slab and concatenation take static shapes): refused at the op.
-func.func @slice_beside_dynamic(%x: tensor<?x4xf32>) -> tensor<?x2xf32> attributes {ember.differentiate} {
-  // expected-error @+2 {{'ember.slice' op has no gradient rule for `?` dims yet: 'tensor<?x4xf32>' sliced to 'tensor<?x2xf32>'}}
-  // expected-error @+1 {{'ember.slice' op failed to build its vector-Jacobian product}}
+// Slices beside and of a `?` dim. Along the known dim the cotangent is
+// spread as for static shapes (its zero slab broadcast to the `?` rows);
+// along the `?` dim it goes between zeros: x[1:-1] between one zero row
+// before and one after; x[:2] before zeros as many as x[2:] has rows; x[-3:]
+// after zeros as many as x[:-3] has.
+// CHECK-LABEL: func.func @dynamic_slices_vjp(
+// CHECK-SAME:      %[[X:.*]]: tensor<?x4xf32>, %[[G0:.*]]: tensor<?x2xf32>, %[[G1:.*]]: tensor<?x4xf32>, %[[G2:.*]]: tensor<2x4xf32>, %[[G3:.*]]: tensor<3x4xf32>)
+// CHECK:         %[[FRONT:.*]] = ember.slice %[[X]] start = [0, 0] limit = [-3, 4] stride = [1, 1]
+// CHECK:         %[[N3:.*]] = tensor.dim %[[FRONT]], %c0
+// CHECK:         %[[BEFORE:.*]] = ember.broadcast_to %{{.*}} [%[[N3]]] : tensor<f32> -> tensor<?x4xf32>
+// CHECK:         ember.concat %[[BEFORE]], %[[G3]] axis = 0 : tensor<?x4xf32>, tensor<3x4xf32> -> tensor<?x4xf32>
+// CHECK:         %[[REST:.*]] = ember.slice %[[X]] start = [2, 0] limit = [-9223372036854775808, 4] stride = [1, 1]
+// CHECK:         %[[N2:.*]] = tensor.dim %[[REST]], %{{.*}}
+// CHECK:         %[[AFTER:.*]] = ember.broadcast_to %{{.*}} [%[[N2]]] : tensor<f32> -> tensor<?x4xf32>
+// CHECK:         ember.concat %[[G2]], %[[AFTER]] axis = 0 : tensor<2x4xf32>, tensor<?x4xf32> -> tensor<?x4xf32>
+// CHECK:         %[[ROW0:.*]] = ember.constant dense<0.000000e+00> : tensor<1x4xf32>
+// CHECK:         %[[ROW1:.*]] = ember.constant dense<0.000000e+00> : tensor<1x4xf32>
+// CHECK:         ember.concat %[[ROW0]], %[[G1]], %[[ROW1]] axis = 0 : tensor<1x4xf32>, tensor<?x4xf32>, tensor<1x4xf32> -> tensor<?x4xf32>
+// CHECK:         %[[ROWS:.*]] = tensor.dim %[[G0]], %{{.*}}
+// CHECK:         %[[SLAB:.*]] = ember.broadcast_to %{{.*}} [%[[ROWS]]] : tensor<f32> -> tensor<?x1xf32>
+// CHECK:         %[[PAD:.*]] = ember.concat %[[G0]], %[[SLAB]] axis = 1
+// CHECK:         ember.gather %[[PAD]], %{{.*}} axis = 1 : tensor<?x3xf32>, tensor<4xi64> -> tensor<?x4xf32>
+func.func @dynamic_slices(%x: tensor<?x4xf32>) -> (tensor<?x2xf32>, tensor<?x4xf32>, tensor<2x4xf32>, tensor<3x4xf32>) attributes {ember.differentiate} {
   %0 = ember.slice %x start = [0, 1] limit = [-9223372036854775808, 3] stride = [1, 1] : tensor<?x4xf32> -> tensor<?x2xf32>
-  return %0 : tensor<?x2xf32>
+  %1 = ember.slice %x start = [1, 0] limit = [-1, 4] stride = [1, 1] : tensor<?x4xf32> -> tensor<?x4xf32>
+  %2 = ember.slice %x start = [0, 0] limit = [2, 4] stride = [1, 1] : tensor<?x4xf32> -> tensor<2x4xf32>
+  %3 = ember.slice %x start = [-3, 0] limit = [-9223372036854775808, 4] stride = [1, 1] : tensor<?x4xf32> -> tensor<3x4xf32>
+  return %0, %1, %2, %3 : tensor<?x2xf32>, tensor<?x4xf32>, tensor<2x4xf32>, tensor<3x4xf32>
 }
 
 // -----

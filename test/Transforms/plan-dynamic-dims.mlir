@@ -62,7 +62,7 @@ func.func @transpose(%x: tensor<?x3xf32>) -> tensor<3x?xf32> {
 
 // A `?` dim meeting an op whose sizes cannot be followed yet is an error.
 func.func @print(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
-  // expected-error @+1 {{'ember.print' op does not take None (`?`) dims yet: only elementwise ops, broadcasts, reductions, argmax, matmuls, transposes, reshapes, gathers, concatenations, convolutions, poolings and whole slices do}}
+  // expected-error @+1 {{'ember.print' op does not take None (`?`) dims yet: only elementwise ops, broadcasts, reductions, argmax, matmuls, transposes, reshapes, gathers, concatenations, convolutions, poolings and slices do}}
   ember.print %x message = "x" : tensor<?x3xf32>
   return %x : tensor<?x3xf32>
 }
@@ -170,4 +170,20 @@ func.func @windows(%x: tensor<?x4x4x?xf32>, %w: tensor<3x3x?x?xf32>) -> tensor<?
   %0 = ember.conv2d %x, %w strides = [1, 1] dilations = [1, 1] input_dilations = [1, 1] padding = [1, 1, 1, 1] : tensor<?x4x4x?xf32>, tensor<3x3x?x?xf32> -> tensor<?x4x4x?xf32>
   %1 = ember.avg_pool2d %0 window = [2, 2] strides = [2, 2] padding = [0, 0, 0, 0] : tensor<?x4x4x?xf32> -> tensor<?x2x2x?xf32>
   return %1 : tensor<?x2x2x?xf32>
+}
+
+// -----
+
+// Slices of part of a `?` dim: n must hold their bounds (checks the slices
+// name), and x[1:-1] has n - 2 rows (n plus the constant -2); concatenated
+// with two rows it has n again, whatever rows x[2:] has.
+// CHECK-LABEL: func.func @slices_in_part(
+// CHECK-SAME:      ember.dim_checks = [{a = array<i64: 0, 0, 0>, at_least, b = array<i64: -1, 0, 2>, loc = "{{.*}}", op = "ember.slice"}, {a = array<i64: 0, 0, 0>, at_least, b = array<i64: -1, 0, 3>, loc = "{{.*}}", op = "ember.slice"}, {a = array<i64: 0, 0, 0>, at_least, b = array<i64: -1, 0, 2>, loc = "{{.*}}", op = "ember.slice"}]
+// CHECK-SAME:      ember.result_dims = [array<i64: -2, 1, 1, 1, 0, 0, 0, -1, 0, -2, -1, 0, 4>, array<i64: -1, 0, 3, -1, 0, 4>, array<i64: -2, 1, 1, 2, 0, 0, 0, -1, 0, -2, -1, 0, 2, -1, 0, 4>]
+func.func @slices_in_part(%x: tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<3x4xf32>, tensor<?x4xf32>) {
+  %0 = ember.slice %x start = [1, 0] limit = [-1, 4] stride = [1, 1] : tensor<?x4xf32> -> tensor<?x4xf32>
+  %1 = ember.slice %x start = [-3, 0] limit = [-9223372036854775808, 4] stride = [1, 1] : tensor<?x4xf32> -> tensor<3x4xf32>
+  %2 = ember.slice %x start = [0, 0] limit = [2, 4] stride = [1, 1] : tensor<?x4xf32> -> tensor<2x4xf32>
+  %3 = ember.concat %0, %2 axis = 0 : tensor<?x4xf32>, tensor<2x4xf32> -> tensor<?x4xf32>
+  return %0, %1, %3 : tensor<?x4xf32>, tensor<3x4xf32>, tensor<?x4xf32>
 }

@@ -275,12 +275,14 @@ void writeDynamicWrappers(llvm::raw_ostream &os, const std::string &name, Functi
            << ";\n";
   }
   for (const ember::DimCheck &check : plan.checks)
-    os << "  if (" << cSize(check.a) << (check.divisible ? " % " : " != ") << cSize(check.b)
-       << (check.divisible ? " != 0" : "") << ")\n    return "
+    os << "  if (" << cSize(check.a)
+       << (check.divisible ? " % "
+           : check.atLeast ? " < "
+                           : " != ")
+       << cSize(check.b) << (check.divisible ? " != 0" : "") << ")\n    return "
        << cString((check.location.empty() ? "" : check.location + ": ") + "'" + check.opName +
-                  "' op in " + name + ": " + sizeText(check.a) +
-                  (check.divisible ? " must be a multiple of " + sizeText(check.b)
-                                   : " and " + sizeText(check.b) + " must be equal"))
+                  "' op in " + name + ": " + sizeText(check.a) + check.relation() +
+                  sizeText(check.b) + check.tail())
        << ";\n";
   for (size_t r = 0; r < results; ++r)
     for (size_t d = 0; d < plan.resultDims[r].size(); ++d)

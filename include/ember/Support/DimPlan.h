@@ -55,7 +55,7 @@ int64_t evaluate(const DimSource &source, ArgumentSize &&argumentSize) {
 }
 
 /// `source` as text, each plain size (an argument's dim or a constant)
-/// written by `plain`: "x", "3 * x / 2", "x + y + 2".
+/// written by `plain`: "x", "3 * x / 2", "x + y + 2", "x - 1".
 template <typename Plain> std::string formatSize(const DimSource &source, Plain &&plain) {
   std::string text = plain(source);
   if (source.argument >= 0 && source.scale != 1) // a constant is never scaled (see evaluate)
@@ -63,19 +63,33 @@ template <typename Plain> std::string formatSize(const DimSource &source, Plain 
   if (source.argument >= 0 && source.divisor != 1)
     text += " / " + std::to_string(source.divisor);
   for (const DimSource &term : source.plus)
-    text += " + " + plain(term);
+    text += term.argument < 0 && term.size < 0 ? " - " + std::to_string(-term.size)
+                                               : " + " + plain(term);
   return text;
 }
 
 /// Two sizes that must be equal for a call to be valid (an elementwise op's
 /// operands, a matmul's contracting dims), or with `divisible` the first a
-/// multiple of the second (a reshape that splits a `?` dim); `opName` at
-/// `location` is the op that needs them so.
+/// multiple of the second (a reshape that splits a `?` dim), or with
+/// `atLeast` the first at least the second (a slice's bounds inside a `?`
+/// dim); `opName` at `location` is the op that needs them so.
 struct DimCheck {
   DimSource a, b;
   std::string opName;   ///< "ember.matmul"
   std::string location; ///< "file:line:col", or empty
   bool divisible = false;
+  bool atLeast = false;
+
+  /// Whether sizes `x` (a's) and `y` (b's) pass.
+  bool holds(int64_t x, int64_t y) const {
+    return divisible ? y != 0 && x % y == 0 : atLeast ? x >= y : x == y;
+  }
+  /// What the check needs, between the two sizes' text: " must be a multiple
+  /// of ", " must be at least ", " and ... must be equal" (`tail`).
+  const char *relation() const {
+    return divisible ? " must be a multiple of " : atLeast ? " must be at least " : " and ";
+  }
+  const char *tail() const { return divisible || atLeast ? "" : " must be equal"; }
 };
 
 /// The checks to make before a call, and each result dim's size (a

@@ -142,9 +142,11 @@ struct ParallelizePass : ember::impl::ParallelizePassBase<ParallelizePass> {
         arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge, rows, index(2)),
         arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge, iterations,
                               index(minElements)));
-    Value blocks = arith::MinUIOp::create(rewriter, loc, rows, index(maxBlocks));
+    // Neither a divisor nor a step may be 0 (rows are 0 in an empty batch):
+    // the division runs whichever tile is selected.
+    Value whole = arith::MaxUIOp::create(rewriter, loc, rows, index(1));
+    Value blocks = arith::MinUIOp::create(rewriter, loc, whole, index(maxBlocks));
     Value split = arith::CeilDivUIOp::create(rewriter, loc, rows, blocks);
-    Value whole = arith::MaxUIOp::create(rewriter, loc, rows, index(1)); // a step, never 0
     Value tile = arith::SelectOp::create(rewriter, loc, enough, split, whole);
     linalg::LinalgTilingOptions options;
     options.setLoopType(linalg::LinalgTilingLoopType::ParallelLoops);

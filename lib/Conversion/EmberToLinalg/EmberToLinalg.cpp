@@ -710,26 +710,49 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     // An empty slice reads nothing; extract_slice would reject its offsets
     // (even 0 in an empty dim is out of bounds there).
-    // A `?` dim is sliced whole: its size is the operand's.
+    // Along a `?` dim of size n, bounds counted from the end are n plus
+    // them (the caller has checked that n holds the bounds: see
+    // dynamicSliceBounds).
     Location loc = op.getLoc();
+    Value operand = adaptor.getOperand();
+    RankedTensorType in = op.getOperand().getType();
+    auto plusDim = [&](int64_t d, int64_t value) -> OpFoldResult {
+      Value n = tensor::DimOp::create(rewriter, loc, operand, d);
+      if (value == 0)
+        return n;
+      return arith::AddIOp::create(rewriter, loc, n,
+                                   arith::ConstantIndexOp::create(rewriter, loc, value))
+          .getResult();
+    };
     if (llvm::is_contained(op.getType().getShape(), 0)) {
-      rewriter.replaceOp(op, emptyTensor(rewriter, loc, op.getType(),
-                                         dynamicSizesOf(rewriter, loc, adaptor.getOperand())));
+      SmallVector<Value> dynamicSizes;
+      for (int64_t d = 0; d < in.getRank(); ++d) {
+        std::string error;
+        if (op.getType().isDynamicDim(d)) // n plus the bounds' size
+          dynamicSizes.push_back(getValueOrCreateConstantIndexOp(
+              rewriter, loc,
+              plusDim(d, dynamicSliceBounds(op.getStart()[d], op.getLimit()[d], op.getStride()[d],
+                                            error)
+                             ->size)));
+      }
+      rewriter.replaceOp(op, emptyTensor(rewriter, loc, op.getType(), dynamicSizes));
       return success();
     }
     SmallVector<OpFoldResult> offsets, sizes, strides;
     for (auto [d, start, size, stride] :
          llvm::enumerate(op.getStart(), op.getType().getShape(), op.getStride())) {
-      offsets.push_back(rewriter.getIndexAttr(start));
-      sizes.push_back(
-          ShapedType::isDynamic(size)
-              ? OpFoldResult(
-                    tensor::DimOp::create(rewriter, loc, adaptor.getOperand(), d).getResult())
-              : rewriter.getIndexAttr(size));
+      std::string error;
+      std::optional<DynamicSliceBounds> bounds;
+      if (in.isDynamicDim(d))
+        bounds = dynamicSliceBounds(start, op.getLimit()[d], stride, error);
+      offsets.push_back(bounds && bounds->startFromEnd ? plusDim(d, start)
+                                                       : rewriter.getIndexAttr(start));
+      sizes.push_back(bounds && bounds->sizeFromDim ? plusDim(d, bounds->size)
+                                                    : rewriter.getIndexAttr(size));
       strides.push_back(rewriter.getIndexAttr(stride));
     }
-    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, op.getType(), adaptor.getOperand(),
-                                                        offsets, sizes, strides);
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, op.getType(), operand, offsets, sizes,
+                                                        strides);
     return success();
   }
 };

@@ -219,3 +219,21 @@ func.func @slice_dynamic_batch(%x: tensor<?x4xf32>) -> tensor<?x2xf32> {
   %0 = ember.slice %x start = [0, 1] limit = [-9223372036854775808, 3] stride = [1, 1] : tensor<?x4xf32> -> tensor<?x2xf32>
   return %0 : tensor<?x2xf32>
 }
+
+// -----
+
+// Bounds counted from the end of a `?` dim are its size plus them: x[1:-1]
+// starts at 1 and takes n - 2 rows; x[-3:] starts at n - 3 and takes 3.
+// CHECK-LABEL: func.func @slice_dynamic_dim_in_part(
+// CHECK-SAME:      %[[X:.*]]: tensor<?x4xf32>
+// CHECK:         %[[N:.*]] = tensor.dim %[[X]], %c0
+// CHECK:         %[[ROWS:.*]] = arith.addi %[[N]], %c-2
+// CHECK:         tensor.extract_slice %[[X]][1, 0] [%[[ROWS]], 4] [1, 1] : tensor<?x4xf32> to tensor<?x4xf32>
+// CHECK:         %[[M:.*]] = tensor.dim %[[X]], %c0
+// CHECK:         %[[START:.*]] = arith.addi %[[M]], %c-3
+// CHECK:         tensor.extract_slice %[[X]][%[[START]], 0] [3, 4] [1, 1] : tensor<?x4xf32> to tensor<3x4xf32>
+func.func @slice_dynamic_dim_in_part(%x: tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<3x4xf32>) {
+  %0 = ember.slice %x start = [1, 0] limit = [-1, 4] stride = [1, 1] : tensor<?x4xf32> -> tensor<?x4xf32>
+  %1 = ember.slice %x start = [-3, 0] limit = [-9223372036854775808, 4] stride = [1, 1] : tensor<?x4xf32> -> tensor<3x4xf32>
+  return %0, %1 : tensor<?x4xf32>, tensor<3x4xf32>
+}

@@ -1115,3 +1115,16 @@ func.func @shape_of_fold(%x: tensor<4x3xf32>, %y: tensor<?x3xf32>) -> (tensor<2x
   %1 = ember.shape_of %y : tensor<?x3xf32> -> tensor<2xi64>
   return %0, %1 : tensor<2xi64>, tensor<2xi64>
 }
+
+// -----
+
+// A `?` dim from 0 to the end is all of it; from 1 it is not.
+// CHECK-LABEL: func.func @slice_dynamic_dim(
+// CHECK-SAME:      %[[X:.*]]: tensor<?x4xf32>
+// CHECK:         %[[PART:.*]] = ember.slice %[[X]] start = [1, 0]
+// CHECK:         return %[[X]], %[[PART]]
+func.func @slice_dynamic_dim(%x: tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>) {
+  %0 = ember.slice %x start = [0, 0] limit = [-9223372036854775808, 4] stride = [1, 1] : tensor<?x4xf32> -> tensor<?x4xf32>
+  %1 = ember.slice %x start = [1, 0] limit = [-9223372036854775808, 4] stride = [1, 1] : tensor<?x4xf32> -> tensor<?x4xf32>
+  return %0, %1 : tensor<?x4xf32>, tensor<?x4xf32>
+}

@@ -706,9 +706,33 @@ func.func @max_pool2d_dynamic_width(%x: tensor<1x4x?x3xf32>) {
 
 // -----
 
-func.func @slice_dynamic_dim_in_part(%x: tensor<?x3xf32>) {
-  // expected-error @+1 {{'ember.slice' op dim 0 of 'tensor<?x3xf32>': a `?` dim is sliced whole only (start 0, limit -9223372036854775808, stride 1)}}
-  %0 = "ember.slice"(%x) {start = array<i64: 1, 0>, limit = array<i64: -9223372036854775808, 3>, stride = array<i64: 1, 1>} : (tensor<?x3xf32>) -> tensor<?x3xf32>
+func.func @slice_dynamic_dim_start_from_end_limit_from_start(%x: tensor<?x3xf32>) {
+  // expected-error @+1 {{'ember.slice' op dim 0 of 'tensor<?x3xf32>': a start counted from the end (-2) needs a limit counted from the end too}}
+  %0 = "ember.slice"(%x) {start = array<i64: -2, 0>, limit = array<i64: 4, 3>, stride = array<i64: 1, 1>} : (tensor<?x3xf32>) -> tensor<?x3xf32>
+  return
+}
+
+// -----
+
+func.func @slice_dynamic_dim_strided_to_the_end(%x: tensor<?x3xf32>) {
+  // expected-error @+1 {{'ember.slice' op dim 0 of 'tensor<?x3xf32>': a slice to a limit counted from the end takes stride 1, not 2}}
+  %0 = "ember.slice"(%x) {start = array<i64: 1, 0>, limit = array<i64: -9223372036854775808, 3>, stride = array<i64: 2, 1>} : (tensor<?x3xf32>) -> tensor<?x3xf32>
+  return
+}
+
+// -----
+
+func.func @slice_dynamic_dim_start_after_limit(%x: tensor<?x3xf32>) {
+  // expected-error @+1 {{'ember.slice' op dim 0 of 'tensor<?x3xf32>': start -1 is after limit -3}}
+  %0 = "ember.slice"(%x) {start = array<i64: -1, 0>, limit = array<i64: -3, 3>, stride = array<i64: 1, 1>} : (tensor<?x3xf32>) -> tensor<?x3xf32>
+  return
+}
+
+// -----
+
+func.func @slice_static_dim_to_the_end(%x: tensor<?x3xf32>) {
+  // expected-error @+1 {{'ember.slice' op dim 1 of 'tensor<?x3xf32>': a limit of -9223372036854775808 (the end) is for `?` dims only}}
+  %0 = "ember.slice"(%x) {start = array<i64: 0, 1>, limit = array<i64: -9223372036854775808, -9223372036854775808>, stride = array<i64: 1, 1>} : (tensor<?x3xf32>) -> tensor<?x2xf32>
   return
 }
 

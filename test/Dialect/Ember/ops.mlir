@@ -281,6 +281,20 @@ func.func @slice(%x: tensor<5x6xf64>) -> (tensor<2x2xf64>, tensor<0x3xf64>) {
   return %0, %1 : tensor<2x2xf64>, tensor<0x3xf64>
 }
 
+// Along a `?` dim, bounds may count from the end: x[1:-1], x[-3:], x[:2:2].
+// CHECK-LABEL: func.func @slice_dynamic_dim(
+// CHECK-SAME:      %[[X:.*]]: tensor<?x6xf64>)
+// CHECK-NEXT:    %[[A:.*]] = ember.slice %[[X]] start = [1, 0] limit = [-1, 6] stride = [1, 1] : tensor<?x6xf64> -> tensor<?x6xf64>
+// CHECK-NEXT:    %[[B:.*]] = ember.slice %[[X]] start = [-3, 0] limit = [-9223372036854775808, 6] stride = [1, 1] : tensor<?x6xf64> -> tensor<3x6xf64>
+// CHECK-NEXT:    %[[C:.*]] = ember.slice %[[X]] start = [0, 0] limit = [2, 6] stride = [2, 1] : tensor<?x6xf64> -> tensor<1x6xf64>
+// CHECK-NEXT:    return %[[A]], %[[B]], %[[C]]
+func.func @slice_dynamic_dim(%x: tensor<?x6xf64>) -> (tensor<?x6xf64>, tensor<3x6xf64>, tensor<1x6xf64>) {
+  %0 = ember.slice %x start = [1, 0] limit = [-1, 6] stride = [1, 1] : tensor<?x6xf64> -> tensor<?x6xf64>
+  %1 = ember.slice %x start = [-3, 0] limit = [-9223372036854775808, 6] stride = [1, 1] : tensor<?x6xf64> -> tensor<3x6xf64>
+  %2 = ember.slice %x start = [0, 0] limit = [2, 6] stride = [2, 1] : tensor<?x6xf64> -> tensor<1x6xf64>
+  return %0, %1, %2 : tensor<?x6xf64>, tensor<3x6xf64>, tensor<1x6xf64>
+}
+
 // CHECK-LABEL: func.func @concat(
 // CHECK-SAME:      %[[A:.*]]: tensor<2x3xi32>, %[[B:.*]]: tensor<2x1xi32>, %[[C:.*]]: tensor<2x2xi32>)
 // CHECK-NEXT:    %[[R:.*]] = ember.concat %[[A]], %[[B]], %[[C]] axis = 1 : tensor<2x3xi32>, tensor<2x1xi32>, tensor<2x2xi32> -> tensor<2x6xi32>

@@ -597,7 +597,12 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
 
 // Pattern: slice covering all of x -> x; slice of a constant -> constant.
 OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
-  if (getOperand().getType() == getType())
+  // All of x: every dim from 0 to its size (`?`: to the end), stride 1.
+  RankedTensorType in = getOperand().getType();
+  bool whole = true;
+  for (int64_t d = 0; d < in.getRank(); ++d)
+    whole = whole && getStart()[d] == 0 && getStride()[d] == 1 && getLimit()[d] == in.getDimSize(d);
+  if (whole)
     return getOperand();
   if (!foldableConstant(adaptor.getOperand())) // strides below need its static shape
     return {};

@@ -305,6 +305,40 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
   return success();
 }
 
+std::optional<DynamicSliceBounds>
+mlir::ember::dynamicSliceBounds(int64_t start, int64_t limit, int64_t stride, std::string &error) {
+  DynamicSliceBounds bounds;
+  bounds.stride = stride;
+  bounds.start = start;
+  bounds.startFromEnd = start < 0;
+  bounds.limitFromEnd = limit < 0;
+  bounds.limit = ShapedType::isDynamic(limit) ? 0 : limit;
+  auto fail = [&](std::string why) {
+    error = std::move(why);
+    return std::nullopt;
+  };
+  if (stride < 1)
+    return fail("stride " + std::to_string(stride) + " is invalid (need stride >= 1)");
+  if (bounds.startFromEnd && !bounds.limitFromEnd)
+    return fail("a start counted from the end (" + std::to_string(start) +
+                ") needs a limit counted from the end too");
+  if (bounds.startFromEnd == bounds.limitFromEnd) { // a known size
+    if (bounds.start > bounds.limit)
+      return fail("start " + std::to_string(start) + " is after limit " + std::to_string(limit));
+    bounds.size = (bounds.limit - bounds.start + stride - 1) / stride;
+    bounds.leastSize = bounds.startFromEnd ? -bounds.start : bounds.limit;
+    return bounds;
+  }
+  // From a start to a limit counted from the end: n + limit - start.
+  if (stride != 1)
+    return fail("a slice to a limit counted from the end takes stride 1, not " +
+                std::to_string(stride));
+  bounds.sizeFromDim = true;
+  bounds.size = bounds.limit - bounds.start;
+  bounds.leastSize = -bounds.size;
+  return bounds;
+}
+
 LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                         Adaptor adaptor, SmallVectorImpl<Type> &out) {
   StringRef name = getOperationName();
@@ -319,17 +353,18 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
                              limit.size(), " and ", stride.size());
   SmallVector<int64_t> shape;
   for (int64_t i = 0; i < rank; ++i) {
-    // A `?` dim is taken whole (a convolution's gradient crops only
-    // heights and widths of a `?` batch): start 0, stride 1, limit `?`.
-    if (in.isDynamicDim(i) || ShapedType::isDynamic(limit[i])) {
-      if (!in.isDynamicDim(i) || start[i] != 0 || !ShapedType::isDynamic(limit[i]) ||
-          stride[i] != 1)
-        return emitOptionalError(loc, "'", name, "' op dim ", i, " of ", in,
-                                 ": a `?` dim is sliced whole only (start 0, limit ",
-                                 ShapedType::kDynamic, ", stride 1)");
-      shape.push_back(ShapedType::kDynamic);
+    if (in.isDynamicDim(i)) {
+      std::string error;
+      std::optional<DynamicSliceBounds> bounds =
+          dynamicSliceBounds(start[i], limit[i], stride[i], error);
+      if (!bounds)
+        return emitOptionalError(loc, "'", name, "' op dim ", i, " of ", in, ": ", error);
+      shape.push_back(bounds->sizeFromDim ? ShapedType::kDynamic : bounds->size);
       continue;
     }
+    if (ShapedType::isDynamic(limit[i]))
+      return emitOptionalError(loc, "'", name, "' op dim ", i, " of ", in, ": a limit of ",
+                               ShapedType::kDynamic, " (the end) is for `?` dims only");
     if (start[i] < 0 || start[i] > limit[i] || limit[i] > in.getDimSize(i) || stride[i] < 1)
       return emitOptionalError(loc, "'", name, "' op dim ", i, ": slice ", start[i], ":",
                                limit[i], ":", stride[i], " is invalid for size ",

@@ -303,35 +303,85 @@ EMBER_VJP(TransposeOp) {
   return success();
 }
 
-// The slice's cotangent scattered back into zeros: per sliced dim, a zero
-// slab is appended and a gather puts each row where it came from (rows that
-// were not taken read the zero slab).
+// The slice's cotangent scattered back into zeros, a dim at a time. Along a
+// known dim a zero slab is appended and a gather puts each row where it came
+// from (rows that were not taken read the zero slab). Along a `?` dim the
+// rows between the bounds (spread so by their stride) go between zeros
+// before and after them, of known sizes or of the operand's rows there
+// (x[:-3] before x[-3:], x[4:] after x[:4]).
 EMBER_VJP(SliceOp) {
   if (!isFloatTensor(getResult()))
     return noGradients(*this, out);
   Location loc = getLoc();
+  Value operand = getOperand();
   RankedTensorType in = getOperand().getType();
+  Type element = in.getElementType();
   Value grad = cotangents[0];
-  for (int64_t d = 0; d < in.getRank(); ++d) {
+  // Zeros of grad's shape but along `d`: `rows` of them, or with `like` as
+  // many as it has along `d`.
+  auto zeros = [&](int64_t d, int64_t rows, Value like) -> Value {
     auto type = cast<RankedTensorType>(grad.getType());
-    int64_t taken = type.getDimSize(d), size = in.getDimSize(d);
-    if (taken == size)
-      continue;
-    // The zero slab and the concatenation below take static shapes.
-    if (!type.hasStaticShape())
-      return emitOpError("has no gradient rule for `?` dims yet: ")
-             << in << " sliced to " << getType();
-    SmallVector<int64_t> slabShape(type.getShape());
-    slabShape[d] = 1;
-    auto slabType = RankedTensorType::get(slabShape, type.getElementType());
-    Value slab = ConstantOp::create(builder, loc, DenseElementsAttr::get(slabType, builder.getFloatAttr(type.getElementType(), 0)));
-    Value padded = ConcatOp::create(builder, loc, ValueRange{grad, slab}, d);
+    SmallVector<int64_t> shape(type.getShape());
+    shape[d] = like ? ShapedType::kDynamic : rows;
+    auto zerosType = RankedTensorType::get(shape, element);
+    Attribute zero = builder.getFloatAttr(element, 0);
+    if (zerosType.hasStaticShape())
+      return ConstantOp::create(builder, loc, DenseElementsAttr::get(zerosType, zero));
+    SmallVector<Value> sizes;
+    for (int64_t k = 0; k < zerosType.getRank(); ++k)
+      if (zerosType.isDynamicDim(k))
+        sizes.push_back(tensor::DimOp::create(builder, loc, k == d ? like : grad, k));
+    Value scalar = ConstantOp::create(
+        builder, loc, DenseElementsAttr::get(RankedTensorType::get({}, element), zero));
+    return BroadcastToOp::create(builder, loc, zerosType, scalar, sizes);
+  };
+  // grad's rows along `d` put at start + k * stride among `size` rows.
+  auto spread = [&](int64_t d, int64_t start, int64_t stride, int64_t size) {
+    int64_t taken = cast<RankedTensorType>(grad.getType()).getDimSize(d);
+    Value padded = ConcatOp::create(builder, loc, ValueRange{grad, zeros(d, 1, nullptr)}, d);
     SmallVector<int64_t> rows(size, taken); // the zero slab
     for (int64_t k = 0; k < taken; ++k)
-      rows[getStart()[d] + k * getStride()[d]] = k;
+      rows[start + k * stride] = k;
     auto indexType = RankedTensorType::get({size}, builder.getI64Type());
-    Value indices = ConstantOp::create(builder, loc, DenseElementsAttr::get(indexType, ArrayRef<int64_t>(rows)));
+    Value indices = ConstantOp::create(builder, loc,
+                                       DenseElementsAttr::get(indexType, ArrayRef<int64_t>(rows)));
     grad = GatherOp::create(builder, loc, padded, indices, d);
+  };
+  // The operand's rows start:limit along `d` (whole along the others).
+  auto operandRows = [&](int64_t d, int64_t start, int64_t limit) -> Value {
+    SmallVector<int64_t> starts(in.getRank(), 0), limits(in.getShape()), strides(in.getRank(), 1);
+    starts[d] = start;
+    limits[d] = limit;
+    return SliceOp::create(builder, loc, operand, starts, limits, strides);
+  };
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    int64_t start = getStart()[d], limit = getLimit()[d], stride = getStride()[d];
+    int64_t taken = cast<RankedTensorType>(grad.getType()).getDimSize(d);
+    if (!in.isDynamicDim(d)) {
+      if (taken != in.getDimSize(d))
+        spread(d, start, stride, in.getDimSize(d));
+      continue;
+    }
+    std::string error;
+    std::optional<DynamicSliceBounds> bounds = dynamicSliceBounds(start, limit, stride, error);
+    if (!bounds)
+      return emitOpError(error);
+    if (bounds->whole())
+      continue;
+    if (!bounds->sizeFromDim && taken != bounds->limit - bounds->start)
+      spread(d, 0, stride, bounds->limit - bounds->start);
+    SmallVector<Value> pieces;
+    if (bounds->startFromEnd)
+      pieces.push_back(zeros(d, 0, operandRows(d, 0, start)));
+    else if (start > 0)
+      pieces.push_back(zeros(d, start, nullptr));
+    pieces.push_back(grad);
+    if (!bounds->limitFromEnd)
+      pieces.push_back(zeros(d, 0, operandRows(d, limit, ShapedType::kDynamic)));
+    else if (bounds->limit < 0)
+      pieces.push_back(zeros(d, -bounds->limit, nullptr));
+    if (pieces.size() > 1)
+      grad = ConcatOp::create(builder, loc, pieces, d);
   }
   out.push_back(grad);
   return success();

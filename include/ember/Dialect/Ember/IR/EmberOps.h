@@ -42,6 +42,25 @@ Value splatLike(OpBuilder &b, Location loc, Value like, double value);
 /// `x` broadcast to `type`, whose `?` dims take `like`'s run-time sizes
 /// (`like` has `type`'s shape).
 Value broadcastLike(OpBuilder &b, Location loc, Value x, RankedTensorType type, Value like);
+/// A slice's bounds along a `?` dim of size n (see SliceOp): the start and
+/// the limit each counted from the beginning or (`...FromEnd`, then <= 0)
+/// from the end; the result's size is `size`, or with `sizeFromDim` n plus
+/// `size`; the slice needs n >= `leastSize`.
+struct DynamicSliceBounds {
+  int64_t start = 0, limit = 0, stride = 1;
+  bool startFromEnd = false, limitFromEnd = false;
+  int64_t size = 0;
+  bool sizeFromDim = false;
+  int64_t leastSize = 0;
+  /// The whole dim (start 0, to the end, stride 1).
+  bool whole() const {
+    return !startFromEnd && start == 0 && limitFromEnd && limit == 0 && stride == 1;
+  }
+};
+/// The bounds of a slice `start:limit:stride` along a `?` dim, or an error
+/// message (bounds it cannot take) in `error`.
+std::optional<DynamicSliceBounds> dynamicSliceBounds(int64_t start, int64_t limit, int64_t stride,
+                                                     std::string &error);
 /// Where `op` was written, as an error message starts: "file:line:col"
 /// (empty when its location is not a file position).
 std::string sourcePosition(Operation *op);

@@ -242,6 +242,13 @@ def Ember_SliceOp : Ember_Op<"slice", [Pure, InferTypeOpAdaptor, DeclareOpInterf
     numpy `x[start:limit:stride]` per dimension, with `0 <= start <= limit <=
     dim` and `stride >= 1`. Result dim `i` is `ceil((limit - start) / stride)`.
 
+    Along a `?` dim of size n, a negative start or limit counts from the end
+    (n + start; -9223372036854775808, `?`, is the end itself): `1:?` is
+    numpy's `x[1:]` and gives `?` (n - 1), `0:-1` is `x[:-1]`, `-3:?` is
+    `x[-3:]` and gives 3, `0:4` gives 4. Bounds are not clamped: the caller
+    checks that n holds them (n >= 4 for `0:4`). A start counted from the end
+    needs a limit counted from the end; a `?` result takes stride 1.
+
     ```mlir
     %r = ember.slice %x start = [0, 1] limit = [2, 3] stride = [1, 1]
         : tensor<2x3xf32> -> tensor<2x2xf32>
