@@ -267,6 +267,37 @@ std::pair<int64_t, int64_t> sliceIndices(int64_t start, int64_t stop, int64_t st
   int64_t count = step > 0 ? (last - first + step - 1) / step : (first - last - step - 1) / -step;
   return {first, std::max<int64_t>(count, 0)};
 }
+
+/// The bounds of a slice of x's None dim `d` as ember.slice takes them: a
+/// negative one counts from the end, kNone (ember.slice's `?`) is the end.
+/// The size is known at the call only, so bounds are not clamped (the call
+/// checks that the size holds them); a start from the end needs a limit
+/// from the end, a slice to a limit from the end step 1, and no step is
+/// negative.
+std::pair<int64_t, int64_t> noneDimBounds(const Tensor &x, int d, int64_t start, int64_t limit,
+                                          int64_t step, const SourceLoc &loc) {
+  auto refuse = [&](const std::string &why) {
+    throw_op_error(kSlice.name,
+                   "dim " + std::to_string(d) + " of " + describe(x) +
+                       " is None (its size is known at the call only): " + why,
+                   loc);
+  };
+  if (step < 0)
+    refuse("it is not sliced with a negative step yet");
+  if (start == kNone)
+    start = 0;
+  bool startFromEnd = start < 0, limitFromEnd = limit < 0; // kNone: the end
+  if (startFromEnd && !limitFromEnd)
+    refuse("a start counted from the end (" + std::to_string(start) +
+           ") needs a limit counted from the end (negative or None)");
+  if (!startFromEnd && limitFromEnd && step != 1)
+    refuse("a slice from a start to a limit counted from the end (or None) takes step 1 only, "
+           "not " +
+           std::to_string(step));
+  if (startFromEnd == limitFromEnd && limit != kNone && limit < start)
+    limit = start; // empty, as in Python
+  return {start, limit};
+}
 } // namespace
 
 Tensor ember::slice(const Tensor &x, const std::vector<int64_t> &start,
@@ -296,14 +327,9 @@ Tensor ember::slice(const Tensor &x, const std::vector<int64_t> &start,
     int64_t step = stride.empty() ? 1 : stride[d];
     if (step == 0)
       throw_op_error(kSlice.name, "dim " + std::to_string(d) + ": slice step cannot be zero", loc);
-    if (size == kNone) { // known at the call only: taken whole (x[:]), or refused by name
-      if ((start[d] != kNone && start[d] != 0) || limit[d] != kNone || step != 1)
-        throw_op_error(kSlice.name,
-                       "dim " + std::to_string(d) + " of " + describe(x) +
-                           " is None (its size is known at the call only): it is sliced whole "
-                           "only (start 0 or None, limit None, step 1), not yet in part",
-                       loc);
-      starts.push_back(0), limits.push_back(kNone), strides.push_back(1);
+    if (size == kNone) { // known at the call only: see noneDimBounds
+      auto [first, last] = noneDimBounds(x, d, start[d], limit[d], step, loc);
+      starts.push_back(first), limits.push_back(last), strides.push_back(step);
       continue;
     }
     auto [first, count] = sliceIndices(start[d], limit[d], step, size);

@@ -109,13 +109,20 @@ TEST(TracedShapes, ReduceRetracingGeneralizesAfterTheFirstSizeChange) {
 }
 
 TEST(TracedShapes, ReduceRetracingFallsBackPerShapeForOpsWithoutNoneDims) {
-  // A slice of part of a None dim takes no `?` dims yet: each shape keeps
-  // its own trace.
-  auto body = [](const Tensor &x) { return slice(x * 2.0, {1, 0}, {2, 2}); };
+  // A pooling's window takes no `?` height yet: each height keeps its own
+  // trace.
+  auto body = [](const Tensor &x) { return nn::max_pool2d(x * 2.0, {2, 2}, {2, 2}); };
   auto f = function(body, "per_shape", {.reduce_retracing = true});
-  for (int64_t rows : {3, 4, 5})
-    EXPECT_EQ(f(ones({rows, 2})).to_vector<float>(), body(ones({rows, 2})).to_vector<float>());
+  for (int64_t height : {4, 6, 8})
+    EXPECT_EQ(f(ones({1, height, 4, 1})).to_vector<float>(),
+              body(ones({1, height, 4, 1})).to_vector<float>());
   EXPECT_EQ(f.concrete_functions().size(), 3u);
+  // A slice of part of the relaxed dim takes it: [3, 2], then [?, 2].
+  auto rows = [](const Tensor &x) { return slice(x * 2.0, {1, 0}, {2, 2}); };
+  auto g = function(rows, "relaxed_slice", {.reduce_retracing = true});
+  for (int64_t n : {3, 4, 5})
+    EXPECT_EQ(g(ones({n, 2})).to_vector<float>(), rows(ones({n, 2})).to_vector<float>());
+  EXPECT_EQ(g.concrete_functions().size(), 2u);
 }
 
 // argmax and concatenations along a known axis take a None batch; their
@@ -250,36 +257,85 @@ TEST(TracedShapes, ASplitOfANoneDimMustComeOutWhole) {
   }
 }
 
-// Inside a trace a None dim is sliced whole (x[:, 1:3] on a None batch), and
-// a slice of part of it is refused by name at the user's line, not with
-// numbers made from the unknown size.
-TEST(TracedShapes, SlicesOfANoneDimAreWholeOrRefusedByName) {
-  auto columns = [](const Tensor &x) { return slice(x, {kNone, 1}, {kNone, 3}); };
-  auto f = function(columns, "columns", {.input_signature = {{{kNone, 4}}}});
+// Slices of a None dim, whole or in part, as a sequence model takes them
+// (x[1:] against x[:-1], the last rows x[-2:], the first x[:3:2]): one trace
+// serves every size and agrees with the per-shape traces, values and
+// gradients. A size that cannot hold the bounds raises at the call, naming
+// the slice and the line; forms a None dim does not take are refused by name.
+TEST(TracedShapes, SlicesOfANoneDimWholeOrInPart) {
+  auto loss = [](const Tensor &x) {
+    Tensor next = slice(x, {1}, {kNone}), previous = slice(x, {kNone}, {-1});
+    Tensor middle = slice(x, {1}, {-1}), last = slice(x, {-2}, {kNone});
+    Tensor first = slice(x, {0}, {3}, {2}), columns = slice(x, {kNone, 1}, {kNone, 3});
+    return reduce_sum(square(next - previous)) + reduce_sum(tanh(middle) * 0.5f) +
+           reduce_sum(last * last * last) + reduce_sum(exp(first)) + reduce_mean(columns);
+  };
+  auto generic = value_and_grad(loss, "slices_none", {.input_signature = {{{kNone, 4}}}});
   std::mt19937 rng(11);
-  for (int64_t rows : {2, 5}) {
+  for (int64_t rows : {3, 5, 8}) {
     Tensor x = randomTensor(rng, {rows, 4});
-    expectClose(f(x), columns(x));
+    auto [value, gradients] = generic(x);
+    auto [expectedValue, expected] = value_and_grad(loss, "slices_static")(x);
+    EXPECT_NEAR(value.item<float>(), expectedValue.item<float>(), 1e-4) << "rows " << rows;
+    expectClose(gradients, expected, 1e-4f);
   }
-  EXPECT_EQ(f.concrete_functions().size(), 1u);
-  auto g = function(
-      [](const Tensor &x) {
-        return slice(x, {1, 0}, {kNone, 4});
-      },
-      "rows", {.input_signature = {{{kNone, 4}}}});
+  EXPECT_EQ(generic.concrete_functions().size(), 1u);
   try {
-    (void)g(ones({3, 4}));
+    (void)generic(ones({2, 4})); // x[0:3:2] needs 3 rows
     FAIL() << "no error";
   } catch (const OpError &e) {
     std::string message = e.what();
-    EXPECT_NE(
-        message.find(
-            "'ember.slice' op dim 0 of float32 tensor of shape (None, 4) is None (its size is "
-            "known at the call only): it is sliced whole only"),
-        std::string::npos)
+    EXPECT_NE(message.find("'ember.slice' op in "), std::string::npos) << message;
+    EXPECT_NE(message.find("dim 0 of argument 0 (2) must be at least 3"), std::string::npos)
         << message;
     EXPECT_NE(message.find("TracedShapesTest.cpp:"), std::string::npos) << message;
-    EXPECT_EQ(message.find("9223372036854775808"), std::string::npos) << message;
+  }
+  auto refused = [](std::vector<int64_t> start, std::vector<int64_t> limit,
+                    std::vector<int64_t> stride, const std::string &why) {
+    auto f = function([&](const Tensor &x) { return slice(x, start, limit, stride); }, "refused",
+                      {.input_signature = {{{kNone, 4}}}});
+    try {
+      (void)f(ones({3, 4}));
+      ADD_FAILURE() << "no error for " << why;
+    } catch (const OpError &e) {
+      std::string message = e.what();
+      EXPECT_NE(message.find("'ember.slice' op dim 0 of float32 tensor of shape (None, 4) is "
+                             "None (its size is known at the call only): " +
+                             why),
+                std::string::npos)
+          << message;
+      EXPECT_NE(message.find("TracedShapesTest.cpp:"), std::string::npos) << message;
+      EXPECT_EQ(message.find("9223372036854775808"), std::string::npos) << message;
+    }
+  };
+  refused({-2}, {1}, {1}, "a start counted from the end (-2) needs a limit counted from the end");
+  refused({1}, {kNone}, {2},
+          "a slice from a start to a limit counted from the end (or None) "
+          "takes step 1 only, not 2");
+  refused({kNone}, {kNone}, {-1}, "it is not sliced with a negative step yet");
+}
+
+// A None batch may be empty at the call: every kernel runs on no rows
+// (before, a parallel loop divided its rows among zero blocks: SIGFPE), the
+// gradient of the weights is zeros.
+TEST(TracedShapes, AnEmptyNoneBatch) {
+  std::mt19937 rng(12);
+  Tensor w = randomTensor(rng, {256, 300});
+  auto loss = [](const Tensor &weights, const Tensor &x) {
+    return reduce_sum(exp(tanh(matmul(x, weights)))) + reduce_sum(x * x);
+  };
+  auto generic = value_and_grad(loss, Argnums{0, 1}, "empty_batch",
+                                {.input_signature = {{{256, 300}}, {{kNone, 256}}}});
+  for (int64_t rows : {300, 0}) {
+    Tensor x = randomTensor(rng, {rows, 256});
+    auto [value, gradients] = generic(w, x);
+    auto [expectedValue, expected] = value_and_grad(loss, Argnums{0, 1}, "empty_static")(w, x);
+    EXPECT_NEAR(value.item<float>(), expectedValue.item<float>(),
+                1e-4 * std::abs(expectedValue.item<float>()))
+        << "rows " << rows;
+    ASSERT_EQ(gradients.size(), 2u);
+    expectClose(gradients[0], expected[0], 1e-3f);
+    EXPECT_EQ(gradients[1].shape(), (Shape{rows, 256}));
   }
 }
 

@@ -133,6 +133,10 @@ Tensor transpose(const Tensor &x, const std::vector<int64_t> &perm = {}, EMBER_L
 /// count from the end, bounds out of range clamp (an empty range is an empty
 /// dim), a negative stride walks backwards (stride defaults to 1; 0 is an
 /// error). Fewer entries than dims slice the leading dims and keep the rest.
+/// A None dim (traced with an input signature) is not clamped: its size at
+/// the call must hold the bounds (else the call raises, naming the slice),
+/// a start counted from the end needs a limit counted from the end (x[-3:],
+/// x[-3:-1]), a slice to a limit from the end (x[1:], x[1:-1]) takes step 1.
 Tensor slice(const Tensor &x, const std::vector<int64_t> &start,
              const std::vector<int64_t> &limit, const std::vector<int64_t> &stride = {},
              EMBER_LOC);
