@@ -19,6 +19,12 @@
 //    with an input signature of a None batch: the step at 32 with each (the
 //    generic against the specialized), then an epoch's last partial batch,
 //    and the model's predictions on batch sizes 1 to 100 (a None batch).
+//  - `tape`: story C2's training step run eagerly on a GradientTape (no
+//    ember::function) over 10 batch sizes in a fresh process, then at 32
+//    again, before and after the eager ops' hot shapes are specialized, and
+//    at 16 (a size served by the derivative with a `?` batch): the compiled
+//    derivatives and the times (with EMBER_SHAPE_GENERIC=0, a derivative per
+//    size, as before issue 25).
 //  - `kernels`: an elementwise chain, a broadcast and reductions on 16M f32,
 //    SGEMM 1024 and 4096 (M, N, K all `?` in the generic kernel),
 //    in the mode the argument names: `generic` (the default: generic kernels),
@@ -207,6 +213,48 @@ static void c2() {
                 "traces");
 }
 
+static void tape() {
+  auto net = c2Model();
+  auto adam = std::make_shared<optimizers::Adam>(1e-3);
+  losses::SparseCategoricalCrossentropy lossFn(/*from_logits=*/true);
+  auto step = [&](const Tensor &x, const Tensor &y) {
+    GradientTape tape;
+    Tensor loss = lossFn(y, (*net)(x, true));
+    std::vector<Variable> vars = net->trainable_variables();
+    adam->apply_gradients(tape.gradient(loss, vars), vars);
+    return loss;
+  };
+  auto batch = [](int64_t n) {
+    return std::pair{random_uniform({n, 28, 28, 1}, static_cast<uint64_t>(n)),
+                     cast(arange(0, n) % 10, DType::Int64)};
+  };
+  const int64_t sizes[] = {32, 16, 24, 8, 31, 17, 5, 12, 20, 27};
+  std::vector<std::pair<Tensor, Tensor>> batches;
+  for (int64_t n : sizes)
+    batches.push_back(batch(n));
+  KernelCacheStats before = kernel_cache_stats();
+  double start = bench::now();
+  for (auto &[x, y] : batches)
+    (void)step(x, y).data();
+  double first = bench::now() - start;
+  KernelCacheStats after = kernel_cache_stats();
+  bench::report("ember.tape_c2_10_sizes_ms", first * 1e3, "ms");
+  bench::report("ember.tape_c2_10_sizes_derivatives",
+                static_cast<double>(after.tape_compiles - before.tape_compiles), "compiles");
+  auto [x, y] = batch(32);
+  double seconds = bench::medianSeconds(7, 5, [&] { return step(x, y).data(); });
+  bench::report("ember.tape_c2_step32_ms", seconds * 1e3, "ms");
+  // The eager ops' hot shapes specialized (after 100 calls of a shape).
+  for (int i = 0; i < 100; ++i)
+    (void)step(x, y).data();
+  finish_background_compiles();
+  seconds = bench::medianSeconds(7, 5, [&] { return step(x, y).data(); });
+  bench::report("ember.tape_c2_step32_hot_ms", seconds * 1e3, "ms");
+  auto [x16, y16] = batch(16); // a size that shares the derivative with `?` dims
+  seconds = bench::medianSeconds(7, 5, [&] { return step(x16, y16).data(); });
+  bench::report("ember.tape_c2_step16_ms", seconds * 1e3, "ms");
+}
+
 static void kernels(const std::string &mode) {
   const int64_t rows = 4096, cols = 4096; // 16M
   Tensor x = random_uniform({rows, cols}, 3), y = random_uniform({rows, cols}, 4);
@@ -249,6 +297,8 @@ int main(int argc, char **argv) {
     traced();
   else if (what == "c2")
     c2();
+  else if (what == "tape")
+    tape();
   else
     kernels(what);
   return 0;

@@ -352,8 +352,8 @@ struct RecordedFunction {
   ///
   /// `withNoneDims` (leaves traced with some of the recording's sizes above
   /// 1 as None): an operand broadcast, whose sizes are the recording's, is
-  /// applied where its result is used, None where the user's other operands
-  /// are; every value must have the recording's shape or None dims in its
+  /// applied where its result is used, None where the user's operands are;
+  /// every value must have the recording's shape or None dims in its
   /// place (replaysAs), or the replay throws an OpError.
   std::vector<Tensor> replay(Tracer &tracer, const std::vector<Tensor> &recordedLeaves,
                              const std::vector<Tensor> &leaves, bool restore,
@@ -385,10 +385,11 @@ struct RecordedFunction {
           bind(record.result, results[r]);
           continue;
         }
-        std::vector<const Tensor *> sized; // the operands no pending broadcast gives
-        for (size_t o = 0; o < operands.size(); ++o)
-          if (operandRefs[r][o] & 1 || !isOperandBroadcast(operandRefs[r][o] >> 1))
-            sized.push_back(operands[o]);
+        // Each None dim of a broadcast is an operand's: one that is None
+        // there is not broadcast along it (its size was above 1), even one
+        // that is broadcast along others (x[:, None] == classes: [n, 1]
+        // gives the rows, [10] the columns).
+        const std::vector<const Tensor *> sized = operands;
         for (size_t o = 0; o < operands.size(); ++o) {
           int64_t ref = operandRefs[r][o];
           if (ref & 1 || !isOperandBroadcast(ref >> 1))
@@ -764,6 +765,12 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
           found = genericDerivative(allGeneric);
         break;
       case 1:
+        // The first size's own derivative, compiled before any size
+        // changed, serves it still (a training loop's batch size).
+        if (auto [key, published] = derivatives().findPublished(function.key); published) {
+          exact = true;
+          return *published;
+        }
         if (relaxable)
           if (std::vector<int64_t> dims =
                   sizesSeen().relax(keyWithSizes(std::vector<int64_t>(sizes.size(), 0)), sizes);

@@ -716,18 +716,20 @@ TEST(GradientTape, ConcatenationsOnATapeAgreeWithTracedGradients) {
 }
 
 // A convolutional network on a tape (convolution, max pooling, Flatten's
-// reshape, a dense layer) over changing batch sizes: every dim above 1 `?`
+// reshape, a dense layer, a cross-entropy) over changing batch sizes: every dim above 1 `?`
 // is more than a convolution's windows take, so the first size gets its own
 // derivative and the second one with the batch `?`, which every later size
 // shares. The gradients agree with value_and_grad traced per shape.
 TEST(GradientTape, AConvolutionalNetworkOnATapeSharesOneDerivativeAcrossBatches) {
   Tensor filters = random_uniform({3, 3, 2, 4}, 21, -0.5, 0.5);
   Tensor dense = random_uniform({4 * 4 * 4, 3}, 22, -0.5, 0.5);
+  // The labels' one-hot rows broadcast both ways ([n, 1] == [3]).
   auto loss = [](const Tensor &f, const Tensor &w, const Tensor &x) {
     Tensor h = relu(nn::conv2d(x, f, {1, 1}, "SAME"));
     h = nn::max_pool2d(h, {2, 2}, {2, 2});
     h = reshape(h, {-1, 4 * 4 * 4});
-    return reduce_mean(square(tanh(matmul(h, w))));
+    Tensor labels = cast(arange(0, x.shape()[0]) % 3, DType::Int64);
+    return reduce_mean(nn::sparse_softmax_cross_entropy_with_logits(labels, matmul(h, w)));
   };
   auto perShape = value_and_grad(loss, Argnums{0, 1, 2}, "tape_cnn_reference");
   KernelCacheStats before = kernel_cache_stats();
