@@ -360,9 +360,24 @@ func.func @concat_features(%x: tensor<?x3xf32>, %y: tensor<?x2xf32>) -> tensor<?
 
 // -----
 
-// Along a `?` dim the offsets are run-time sizes: no gradient rule yet.
-func.func @concat_along_dynamic(%x: tensor<?x3xf32>) -> tensor<?x3xf32> attributes {ember.differentiate} {
-  // expected-error @+2 {{'ember.concat' op has no gradient rule for `?` dims yet: concatenated along the `?` dim 0 of 'tensor<?x3xf32>'}}
+// Along a `?` dim one input may be `?`: the pieces before it are at known
+// offsets, those after it counted from the end, and it between them. Two `?`
+// inputs there (their offsets sums of run-time sizes): no gradient rule yet.
+// CHECK-LABEL: func.func @concat_along_dynamic_vjp(
+// CHECK-SAME:      %[[X:.*]]: tensor<2x3xf32>, %[[Y:.*]]: tensor<?x3xf32>, %[[Z:.*]]: tensor<1x3xf32>, %[[W:.*]]: tensor<4x3xf32>, %[[G:.*]]: tensor<?x3xf32>)
+// CHECK-DAG:     ember.slice %[[G]] start = [0, 0] limit = [2, 3] stride = [1, 1] : tensor<?x3xf32> -> tensor<2x3xf32>
+// CHECK-DAG:     ember.slice %[[G]] start = [2, 0] limit = [-5, 3] stride = [1, 1] : tensor<?x3xf32> -> tensor<?x3xf32>
+// CHECK-DAG:     ember.slice %[[G]] start = [-5, 0] limit = [-4, 3] stride = [1, 1] : tensor<?x3xf32> -> tensor<1x3xf32>
+// CHECK-DAG:     ember.slice %[[G]] start = [-4, 0] limit = [-9223372036854775808, 3] stride = [1, 1] : tensor<?x3xf32> -> tensor<4x3xf32>
+func.func @concat_along_dynamic(%x: tensor<2x3xf32>, %y: tensor<?x3xf32>, %z: tensor<1x3xf32>, %w: tensor<4x3xf32>) -> tensor<?x3xf32> attributes {ember.differentiate} {
+  %0 = ember.concat %x, %y, %z, %w axis = 0 : tensor<2x3xf32>, tensor<?x3xf32>, tensor<1x3xf32>, tensor<4x3xf32> -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
+
+// -----
+
+func.func @concat_along_two_dynamic(%x: tensor<?x3xf32>) -> tensor<?x3xf32> attributes {ember.differentiate} {
+  // expected-error @+2 {{'ember.concat' op has no gradient rule for `?` dims yet: concatenated along the `?` dim 0 of 'tensor<?x3xf32>' inputs of which 2 are `?` there (their offsets are sums of run-time sizes)}}
   // expected-error @+1 {{'ember.concat' op failed to build its vector-Jacobian product}}
   %0 = ember.concat %x, %x axis = 0 : tensor<?x3xf32>, tensor<?x3xf32> -> tensor<?x3xf32>
   return %0 : tensor<?x3xf32>

@@ -198,6 +198,31 @@ TEST(TracedShapes, ReshapesAcrossAndConcatenationsAlongANoneBatch) {
             "rows(arg0: float32[?, 3], arg1: float32[?, 3]) -> float32[?, 3]");
 }
 
+// A None sequence between known rows (a start token and padding, learned):
+// the gradient of each piece of the concatenation along the None dim is a
+// slice at offsets counted from the start and from the end.
+TEST(TracedShapes, AConcatenationsGradientAlongANoneDim) {
+  std::mt19937 rng(13);
+  Tensor start = randomTensor(rng, {1, 3}), pad = randomTensor(rng, {2, 3});
+  auto loss = [](const Tensor &s, const Tensor &x, const Tensor &p) {
+    Tensor rows = concat({s, tanh(x), p * 3.0}, 0);
+    return reduce_sum(rows * rows * rows);
+  };
+  auto generic = value_and_grad(loss, Argnums{0, 1, 2}, "padded",
+                                {.input_signature = {{{1, 3}}, {{kNone, 3}}, {{2, 3}}}});
+  for (int64_t rows : {4, 1, 7}) {
+    Tensor x = randomTensor(rng, {rows, 3});
+    auto [value, gradients] = generic(start, x, pad);
+    auto [expectedValue, expected] =
+        value_and_grad(loss, Argnums{0, 1, 2}, "padded_static")(start, x, pad);
+    EXPECT_NEAR(value.item<float>(), expectedValue.item<float>(), 1e-4) << rows;
+    ASSERT_EQ(gradients.size(), 3u);
+    for (size_t i = 0; i < 3; ++i)
+      expectClose(gradients[i], expected[i], 1e-5f);
+  }
+  EXPECT_EQ(generic.concrete_functions().size(), 1u);
+}
+
 // An embedding's lookups on a None batch of token ids: the table's gradient
 // (a scatter-add of the rows' cotangents) is traced once for every batch and
 // agrees with per-shape traces and finite differences.

@@ -394,10 +394,20 @@ EMBER_VJP(ConcatOp) {
   int64_t axis = getAxis(), offset = 0;
   RankedTensorType type = getType();
   // The pieces are slices at static offsets; a `?` dim elsewhere is sliced
-  // whole.
-  if (type.isDynamicDim(axis))
+  // whole. Along a `?` axis one input may be `?` there: the pieces after it
+  // are at offsets counted from the end, it from its offset to theirs.
+  int64_t dynamicInputs = 0, after = 0; // the known sizes after the `?` input
+  for (Value input : getInputs()) {
+    int64_t size = cast<RankedTensorType>(input.getType()).getDimSize(axis);
+    if (ShapedType::isDynamic(size))
+      ++dynamicInputs;
+    else if (dynamicInputs)
+      after += size;
+  }
+  if (dynamicInputs > 1)
     return emitOpError("has no gradient rule for `?` dims yet: concatenated along the `?` dim ")
-           << axis << " of " << type;
+           << axis << " of " << type << " inputs of which " << dynamicInputs
+           << " are `?` there (their offsets are sums of run-time sizes)";
   for (Value input : getInputs()) // a piece's type must be its input's
     for (int64_t d = 0; d < type.getRank(); ++d)
       if (d != axis && cast<RankedTensorType>(input.getType()).isDynamicDim(d) &&
@@ -405,13 +415,24 @@ EMBER_VJP(ConcatOp) {
         return emitOpError("has no gradient rule yet where an input's `?` dim meets another's "
                            "known size: ")
                << input.getType() << " in " << type;
+  bool pastDynamic = false;
   for (Value input : getInputs()) {
-    auto inputType = cast<RankedTensorType>(input.getType());
+    int64_t size = cast<RankedTensorType>(input.getType()).getDimSize(axis);
     SmallVector<int64_t> start(type.getRank(), 0), limit(type.getShape()), stride(type.getRank(), 1);
-    start[axis] = offset;
-    limit[axis] = offset + inputType.getDimSize(axis);
+    if (ShapedType::isDynamic(size)) { // from its offset to the pieces after it
+      start[axis] = offset;
+      limit[axis] = after ? -after : ShapedType::kDynamic;
+      pastDynamic = true;
+    } else if (pastDynamic) { // counted from the end
+      start[axis] = -after;
+      after -= size;
+      limit[axis] = after ? -after : ShapedType::kDynamic;
+    } else {
+      start[axis] = offset;
+      limit[axis] = offset + size;
+      offset += size;
+    }
     out.push_back(SliceOp::create(builder, getLoc(), cotangents[0], start, limit, stride));
-    offset += inputType.getDimSize(axis);
   }
   return success();
 }
