@@ -442,12 +442,22 @@ Tensor ember::reduce_mean(const Tensor &x, const std::vector<int64_t> &axes, boo
   // (ember.reduce_mean itself is for floats).
   Tensor sum = reduce(kReduceSum, x, axes, keepdims, loc);
   int64_t count = 1;
+  std::vector<int64_t> reducedDims;
   for (int d = 0; d < x.rank(); ++d) {
     bool reduced = axes.empty();
     for (int64_t axis : axes)
       reduced = reduced || normalizeAxis(kReduceMean.name, axis, x.rank(), x, loc) == d;
     if (reduced)
+      reducedDims.push_back(d);
+    if (reduced && x.shape()[d] != kNone)
       count *= x.shape()[d];
+  }
+  // A None dim's count is read when the function runs (an empty one gives
+  // what integer division by 0 gives: see ember.div).
+  if (reducedDims.size() != 0 && !x.shape().is_fully_defined()) {
+    Tensor indices = Tensor::from_vector(reducedDims, Shape{int64_t(reducedDims.size())});
+    Tensor counts = reduce(kReduceProd, gather(shape(x, loc), indices, 0, loc), {}, false, loc);
+    return div(sum, cast(counts, x.dtype(), loc), loc);
   }
   if (count == 0) // named here, not as the division it would be
     throw_op_error(kReduceMean.name,

@@ -199,6 +199,9 @@ Tensor Dense::call(const Tensor &x, bool training) {
   // last axis ([batch, steps, features] -> [batch, steps, units]).
   checkRank(name(), x, 2, call_site(), /*orMore=*/true);
   int64_t in = x.shape()[x.shape().rank() - 1];
+  if (in == kNone)
+    throwLayerError(name(), "needs its inputs' features (the last dim) known, got " + describe(x),
+                    call_site());
   if (!kernel_) {
     DType dtype = floatDType(x);
     kernel_ = add_weight("kernel", glorotUniform({in, units_}, in, units_, seed_, dtype));
@@ -214,10 +217,11 @@ Tensor Dense::call(const Tensor &x, bool training) {
   if (x.rank() == 2) {
     y = matmul(x, weightFor(x, *kernel_, call_site()), call_site());
   } else {
+    // A None dim (a batch traced with an input signature) makes the rows -1.
     std::vector<int64_t> shape = x.shape().vec();
     int64_t rows = 1;
     for (size_t d = 0; d + 1 < shape.size(); ++d)
-      rows *= shape[d];
+      rows = shape[d] == kNone || rows < 0 ? -1 : rows * shape[d];
     shape.back() = units_;
     y = reshape(matmul(reshape(x, {rows, in}, call_site()), weightFor(x, *kernel_, call_site()),
                        call_site()),
@@ -269,8 +273,14 @@ Flatten::Flatten(const std::string &name) : Layer(name, "flatten") {}
 Tensor Flatten::call(const Tensor &x, bool training) {
   checkRank(name(), x, 1, call_site(), /*orMore=*/true);
   int64_t rest = 1; // the product of the other dims, also when the batch is empty
-  for (int d = 1; d < x.rank(); ++d)
+  for (int d = 1; d < x.rank(); ++d) {
+    if (x.shape()[d] == kNone)
+      throwLayerError(name(),
+                      "flattens the dims after the batch, which must be known: dim " +
+                          std::to_string(d) + " of " + describe(x) + " is None",
+                      call_site());
     rest *= x.shape()[d];
+  }
   return reshape(x, {x.shape()[0], rest}, call_site());
 }
 
@@ -334,6 +344,12 @@ Tensor Dropout::call(const Tensor &x, bool training) {
                     call_site());
   if (!training || rate_ == 0)
     return x;
+  // The mask hashes each element's index, which needs the element count.
+  if (!x.shape().is_fully_defined())
+    throwLayerError(name(),
+                    "draws its training mask for a known shape, and " + describe(x) +
+                        " has a None dim: not yet (trace the training step per shape)",
+                    call_site());
   Tensor step = state_.value();
   state_.assign_add(Tensor(int64_t{1}, DType::Int64));
   Tensor keep = hashedUniform(x.shape(), seed_, step, x.dtype()) >= Tensor(rate_, x.dtype());

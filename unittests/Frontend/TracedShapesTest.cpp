@@ -340,6 +340,24 @@ TEST(TracedShapes, SlicesOfANoneDimWholeOrInPart) {
   refused({kNone}, {kNone}, {-1}, "it is not sliced with a negative step yet");
 }
 
+// The integer mean over a None dim divides by its size read at the call
+// (before, by the None marker's product: a wrong answer).
+TEST(TracedShapes, AnIntegerMeanOverANoneDim) {
+  auto mean = [](const Tensor &x) { return reduce_mean(x, {0}); };
+  auto f = function(mean, "int_mean", {.input_signature = {{{kNone, 2}, DType::Int32}}});
+  for (int64_t rows : {3, 4}) {
+    std::vector<int32_t> values;
+    for (int64_t i = 0; i < rows * 2; ++i)
+      values.push_back(static_cast<int32_t>(7 * i + 1));
+    Tensor x = Tensor::from_vector(values, {rows, 2}, DType::Int32);
+    EXPECT_EQ(f(x).to_vector<int32_t>(), mean(x).to_vector<int32_t>()) << rows;
+  }
+  auto all = function([](const Tensor &x) { return reduce_mean(x); }, "int_mean_all",
+                      {.input_signature = {{{kNone, 2}, DType::Int64}}});
+  Tensor x = Tensor::from_vector(std::vector<int64_t>{1, 2, 3, 4, 5, 9}, {3, 2}, DType::Int64);
+  EXPECT_EQ(all(x).item<int64_t>(), 4);
+}
+
 // A None batch may be empty at the call: every kernel runs on no rows
 // (before, a parallel loop divided its rows among zero blocks: SIGFPE), the
 // gradient of the weights is zeros.

@@ -299,6 +299,61 @@ TEST(Layers, FlattenAndDenseOnANoneBatch) {
   expectOneTraceServesEveryBatch(model, "predict", {4, 3}, 2, {3, 10, 1});
 }
 
+// Dense on a sequence [None, steps, features]: its rows are the batch times
+// the steps, -1 for the reshape (before, the None batch multiplied by an
+// even number of steps overflowed to 0 rows). Flatten refuses a None dim
+// after the batch by name.
+TEST(Layers, DenseOnASequenceWithANoneBatch) {
+  for (int64_t steps : {4, 3}) {
+    auto dense = std::make_shared<ember::layers::Dense>(5);
+    (void)(*dense)(ember::zeros({1, steps, 6}));
+    auto predict =
+        ember::function([&](const ember::Tensor &x) { return (*dense)(x); }, "dense_sequence",
+                        {.input_signature = {{{ember::kNone, steps, 6}}}});
+    for (int64_t batch : {2, 5}) {
+      ember::Tensor x = ember::random_uniform({batch, steps, 6}, static_cast<uint64_t>(batch));
+      ember::Tensor traced = predict(x), eager = (*dense)(x);
+      ASSERT_EQ(traced.shape(), ember::Shape({batch, steps, 5}));
+      std::vector<float> a = traced.to_vector<float>(), b = eager.to_vector<float>();
+      for (size_t i = 0; i < a.size(); ++i)
+        EXPECT_NEAR(a[i], b[i], 1e-5) << "steps " << steps << " batch " << batch;
+    }
+    EXPECT_EQ(predict.concrete_functions().size(), 1u);
+  }
+  auto flatten = std::make_shared<ember::layers::Flatten>();
+  auto f = ember::function([&](const ember::Tensor &x) { return (*flatten)(x); }, "flatten_none",
+                           {.input_signature = {{{2, ember::kNone, 3}}}});
+  try {
+    (void)f(ember::zeros({2, 4, 3}));
+    FAIL() << "no error";
+  } catch (const ember::OpError &e) {
+    std::string message = e.what();
+    EXPECT_NE(message.find("flattens the dims after the batch, which must be known: dim 1 of "
+                           "float32 tensor of shape (2, None, 3) is None"),
+              std::string::npos)
+        << message;
+  }
+}
+
+// Dropout's training mask hashes each element's index: with a None batch it
+// is refused by name (before: a reshape to a None marker's size).
+TEST(Layers, DropoutInTrainingOnANoneBatchIsRefusedByName) {
+  auto dropout = std::make_shared<ember::layers::Dropout>(0.5);
+  auto f = ember::function([&](const ember::Tensor &x) { return (*dropout)(x, true); },
+                           "dropout_none", {.input_signature = {{{ember::kNone, 3}}}});
+  try {
+    (void)f(ember::ones({2, 3}));
+    FAIL() << "no error";
+  } catch (const ember::OpError &e) {
+    std::string message = e.what();
+    EXPECT_NE(message.find("draws its training mask for a known shape, and float32 tensor of "
+                           "shape (None, 3) has a None dim"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("LayersTest.cpp:"), std::string::npos) << message;
+  }
+}
+
 // A convolutional classifier (Conv2D, pooling, Flatten, Dense) on a None
 // batch: one trace, agreeing with the eager model at each batch size.
 TEST(Layers, ConvolutionsAndPoolingOnANoneBatch) {
