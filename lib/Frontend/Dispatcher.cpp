@@ -867,7 +867,7 @@ std::vector<trace::TensorSpec> ember::detail::sizeResults(std::string_view what,
                   " (the function was traced with None dims)");
   }
   std::vector<trace::TensorSpec> results = compiled.results;
-  for (size_t r = 0; r < results.size(); ++r)
+  for (size_t r = 0; r < results.size() && r < compiled.dims.resultDims.size(); ++r)
     for (size_t d = 0; d < compiled.dims.resultDims[r].size(); ++d)
       results[r].dims[d] = sizeOf(compiled.dims.resultDims[r][d]);
   return results;

@@ -55,6 +55,9 @@ struct Concrete {
   std::vector<int64_t> hostWords; ///< the call's host words, then the device type
   Device device;
   bool generic = false; ///< traced with None dims: serves every size of them
+  /// Generalized by reduce_retracing (not an input signature): a call whose
+  /// sizes break its checks (a slice's bounds) is traced for its own.
+  bool relaxed = false;
   /// The tensor arguments' shapes as traced: kNone for a dim traced as
   /// None (any size; compiled.dims checks and sizes the call).
   std::vector<Shape> argumentShapes;
@@ -420,7 +423,8 @@ struct FunctionCore::Impl {
     {
       std::shared_lock<std::shared_mutex> lock(mutex);
       for (const std::shared_ptr<Concrete> &concrete : order)
-        if (concrete->generic && serves(*concrete, key, device, hostWords))
+        if (concrete->generic && serves(*concrete, key, device, hostWords) &&
+            (!concrete->relaxed || sizesFit(*concrete, key)))
           return concrete;
       if (options.input_signature.empty() && options.reduce_retracing)
         for (const std::shared_ptr<Concrete> &concrete : order)
@@ -437,6 +441,9 @@ struct FunctionCore::Impl {
     } else if (!relaxed.empty()) {
       try {
         concrete = traceAndCompile(key, trace, device, relaxed);
+        concrete->relaxed = true;
+        if (!sizesFit(*concrete, key)) // e.g. a slice's bounds past this call's size
+          concrete = traceAndCompile(key, trace, device, shapesOf(key));
       } catch (const Error &) {
         // An op that takes no None dims yet: traced for the call's shapes.
         concrete = traceAndCompile(key, trace, device, shapesOf(key));
@@ -446,11 +453,26 @@ struct FunctionCore::Impl {
     }
     concrete->hostWords = std::move(hostWords);
     concrete->device = device;
-    concrete->generic = !concrete->compiled.dims.resultDims.empty();
+    concrete->generic =
+        std::any_of(concrete->argumentShapes.begin(), concrete->argumentShapes.end(),
+                    [](const Shape &shape) { return !shape.is_fully_defined(); });
     traced = true;
     std::unique_lock<std::shared_mutex> lock(mutex);
     order.push_back(concrete);
     return concrete;
+  }
+
+  /// Whether the call `key`'s sizes pass `concrete`'s checks.
+  static bool sizesFit(const Concrete &concrete, const CallKey &key) {
+    std::vector<const Tensor *> inputs(key.tensors.begin(), key.tensors.end());
+    for (const auto &variable : concrete.variableInputs)
+      inputs.push_back(&variable->value);
+    try {
+      (void)sizeResults("", concrete.compiled, inputs);
+      return true;
+    } catch (const OpError &) {
+      return false;
+    }
   }
 
   /// The shapes that generalize `concrete`'s and the call's (dims that
@@ -523,7 +545,7 @@ std::vector<Tensor> FunctionCore::call(const CallKey &key, const Trace &trace,
   // results sized, from the call's tensors.
   std::vector<trace::TensorSpec> sizedResults;
   std::span<const trace::TensorSpec> results = compiled.results;
-  if (!compiled.dims.resultDims.empty()) {
+  if (concrete->generic) { // (its checks too where it has no results)
     sizedResults = sizeResults("ember::function '" + impl.name + "'", compiled, inputs);
     results = sizedResults;
   }

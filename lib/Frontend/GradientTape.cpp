@@ -56,7 +56,7 @@ DerivativeCache &genericDerivatives() {
 }
 
 /// The sizes a recording's structure was first recorded with, and which of
-/// them have changed since (from one size above 1 to another): a derivative
+/// them have changed since (to a size above 1): a derivative
 /// with those sizes `?` serves later recordings when one with every size
 /// above 1 `?` does not (a convolution's windows, a Flatten's reshape).
 struct SizesSeen {
@@ -80,7 +80,7 @@ public:
     std::vector<int64_t> relaxed = sizes;
     bool any = false;
     for (size_t i = 0; i < sizes.size(); ++i) {
-      if (sizes[i] != seen.first[i] && sizes[i] > 1 && seen.first[i] > 1)
+      if (sizes[i] != seen.first[i] && sizes[i] > 1) // (a first 1 is its own size)
         seen.changed[i] = true;
       if (seen.changed[i] && sizes[i] > 1) { // sizes 0 and 1 decide broadcasting
         relaxed[i] = trace::kDynamic;

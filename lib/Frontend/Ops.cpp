@@ -295,7 +295,7 @@ std::pair<int64_t, int64_t> noneDimBounds(const Tensor &x, int d, int64_t start,
            "not " +
            std::to_string(step));
   if (startFromEnd == limitFromEnd && limit != kNone && limit < start)
-    limit = start; // empty, as in Python
+    return {0, 0}; // empty for any size, as in Python
   return {start, limit};
 }
 } // namespace

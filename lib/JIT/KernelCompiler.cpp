@@ -108,9 +108,10 @@ bool checkKernel(const KernelRequest &request, KernelCheck &out, std::string &er
   // would need as run-time sizes too.
   if (request.opName == "ember.reshape")
     out.shapeGeneric = false;
-  // A slice lowers a `?` dim only sliced whole, which an eager kernel's
-  // generic signature (every dim `?`) does not give; windows lower a `?`
-  // batch, which theirs then generalizes alone.
+  // A slice stays per shape: its bounds (attributes, the call's own) must
+  // lie inside its `?` dims, which a caller checks from the DimPlan, and an
+  // eager kernel has none. Windows lower a `?` batch, which theirs then
+  // generalizes alone.
   function.function.walk([&](mlir::Operation *op) {
     if (!llvm::isa<mlir::ember::EmberDialect>(op->getDialect()))
       return;

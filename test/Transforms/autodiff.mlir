@@ -364,13 +364,14 @@ func.func @concat_features(%x: tensor<?x3xf32>, %y: tensor<?x2xf32>) -> tensor<?
 // offsets, those after it counted from the end, and it between them. Two `?`
 // inputs there (their offsets sums of run-time sizes): no gradient rule yet.
 // CHECK-LABEL: func.func @concat_along_dynamic_vjp(
-// CHECK-SAME:      %[[X:.*]]: tensor<2x3xf32>, %[[Y:.*]]: tensor<?x3xf32>, %[[Z:.*]]: tensor<1x3xf32>, %[[W:.*]]: tensor<4x3xf32>, %[[G:.*]]: tensor<?x3xf32>)
+// CHECK-SAME:      %[[X:.*]]: tensor<2x3xf32>, %[[Y:.*]]: tensor<?x3xf32>, %[[Z:.*]]: tensor<1x3xf32>, %[[W:.*]]: tensor<4x3xf32>, %[[E:.*]]: tensor<0x3xf32>, %[[G:.*]]: tensor<?x3xf32>)
 // CHECK-DAG:     ember.slice %[[G]] start = [0, 0] limit = [2, 3] stride = [1, 1] : tensor<?x3xf32> -> tensor<2x3xf32>
 // CHECK-DAG:     ember.slice %[[G]] start = [2, 0] limit = [-5, 3] stride = [1, 1] : tensor<?x3xf32> -> tensor<?x3xf32>
 // CHECK-DAG:     ember.slice %[[G]] start = [-5, 0] limit = [-4, 3] stride = [1, 1] : tensor<?x3xf32> -> tensor<1x3xf32>
 // CHECK-DAG:     ember.slice %[[G]] start = [-4, 0] limit = [-9223372036854775808, 3] stride = [1, 1] : tensor<?x3xf32> -> tensor<4x3xf32>
-func.func @concat_along_dynamic(%x: tensor<2x3xf32>, %y: tensor<?x3xf32>, %z: tensor<1x3xf32>, %w: tensor<4x3xf32>) -> tensor<?x3xf32> attributes {ember.differentiate} {
-  %0 = ember.concat %x, %y, %z, %w axis = 0 : tensor<2x3xf32>, tensor<?x3xf32>, tensor<1x3xf32>, tensor<4x3xf32> -> tensor<?x3xf32>
+// CHECK-DAG:     ember.slice %[[G]] start = [0, 0] limit = [0, 3] stride = [1, 1] : tensor<?x3xf32> -> tensor<0x3xf32>
+func.func @concat_along_dynamic(%x: tensor<2x3xf32>, %y: tensor<?x3xf32>, %z: tensor<1x3xf32>, %w: tensor<4x3xf32>, %e: tensor<0x3xf32>) -> tensor<?x3xf32> attributes {ember.differentiate} {
+  %0 = ember.concat %x, %y, %z, %w, %e axis = 0 : tensor<2x3xf32>, tensor<?x3xf32>, tensor<1x3xf32>, tensor<4x3xf32>, tensor<0x3xf32> -> tensor<?x3xf32>
   return %0 : tensor<?x3xf32>
 }
 

@@ -1470,8 +1470,9 @@ struct MaxPool2DGatherLowering : OpConversionPattern<MaxPool2DGatherOp> {
 } // namespace
 
 bool mlir::ember::lowersDynamicShapes(Operation *op) {
-  // Windows (their verifiers keep heights and widths static) and slices
-  // (whole along a `?` dim) take `?` batches and channels.
+  // Windows (their verifiers keep heights and widths static) take `?`
+  // batches and channels; slices take bounds inside `?` dims (counted from
+  // either end: see dynamicSliceBounds).
   return op->hasTrait<ember::Elementwise>() ||
          isa<BroadcastToOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceMeanOp,
              MatmulOp, TransposeOp, ReshapeOp, ShapeOfOp, SliceOp, ConcatOp, GatherOp, ArgMaxOp,

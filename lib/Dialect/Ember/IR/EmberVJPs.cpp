@@ -423,6 +423,8 @@ EMBER_VJP(ConcatOp) {
       start[axis] = offset;
       limit[axis] = after ? -after : ShapedType::kDynamic;
       pastDynamic = true;
+    } else if (pastDynamic && size == 0) { // empty (0 counted from the end is the start)
+      start[axis] = limit[axis] = 0;
     } else if (pastDynamic) { // counted from the end
       start[axis] = -after;
       after -= size;
