@@ -91,6 +91,9 @@ Tensor nn::checked_class_labels(std::string_view what, const Tensor &labels,
     throw_op_error(what, "needs int32 or int64 labels, got " + describe(labels), loc);
   check_class_label_shape(what, "scores", labels, scores, loc);
   int64_t classes = scores.shape()[scores.rank() - 1];
+  if (classes == kNone)
+    throw_op_error(
+        what, "needs the class axis (the last) of the scores known, got " + describe(scores), loc);
   // A label outside [0, classes) is an error (TensorFlow raises on the CPU).
   // Eagerly it is checked here, with TensorFlow's message.
   if (executing_eagerly()) {

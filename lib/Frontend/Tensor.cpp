@@ -129,9 +129,9 @@ void TensorImpl::operator delete(void *pointer) {
 
 void ember::detail::throwUnknownDims(const Shape &shape) {
   throw Error("a tensor of values cannot have the shape " + shape.str() +
-              ": a None dim is known only when the traced function is called; make the tensor "
-              "from one that has it (zeros_like(x), broadcast_to), or read the size with "
-              "ember::shape(x)");
+              ": a None dim is known only when the traced function is called; compute the "
+              "tensor from one that has it (x * 0.f for zeros shaped as x), or read the sizes "
+              "with ember::shape(x)");
 }
 
 Tensor ember::detail::newTensor(const Shape &shape, DType dtype) {
@@ -553,6 +553,8 @@ Tensor ember::random_uniform(const Shape &shape, uint64_t seed, double minval, d
   }
   double top = integer ? maxval - 1 : minval < maxval ? largestBelow(maxval, dtype) : maxval;
   std::mt19937_64 engine(seed);
+  if (!shape.is_fully_defined())
+    detail::throwUnknownDims(shape);
   std::vector<double> values(static_cast<size_t>(shape.numel()));
   // 53 random bits -> [0, 1): the same values on every platform.
   for (double &v : values) {
@@ -575,6 +577,8 @@ Tensor ember::random_normal(const Shape &shape, uint64_t seed, double mean, doub
                   "float32 and float64)");
   std::mt19937_64 engine(seed);
   auto uniform = [&] { return (static_cast<double>(engine() >> 11) + 0.5) * 0x1p-53; };
+  if (!shape.is_fully_defined())
+    detail::throwUnknownDims(shape);
   std::vector<double> values(static_cast<size_t>(shape.numel()));
   // Box-Muller, written out so results do not depend on the standard library.
   for (size_t i = 0; i < values.size(); i += 2) {

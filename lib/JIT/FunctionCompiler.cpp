@@ -55,8 +55,10 @@ static std::vector<FaultSite> numberFaultSites(ModuleOp module) {
     if (auto gather = dyn_cast<mlir::ember::GatherOp>(op)) {
       RankedTensorType type = gather.getOperand().getType();
       llvm::raw_string_ostream os(detail);
-      os << "for axis " << gather.getAxis() << " of size " << type.getDimSize(gather.getAxis())
-         << " (" << type << ")";
+      os << "for axis " << gather.getAxis();
+      if (!type.isDynamicDim(gather.getAxis())) // a `?` size is known at the call only
+        os << " of size " << type.getDimSize(gather.getAxis());
+      os << " (" << type << ")";
     } else if (auto argmax = dyn_cast<mlir::ember::ArgMaxOp>(op)) {
       RankedTensorType type = argmax.getOperand().getType();
       if (!type.isDynamicDim(argmax.getAxis()))

@@ -246,6 +246,9 @@ Conv2D::Conv2D(int64_t filters, std::array<int64_t, 2> kernel_size, std::string 
 Tensor Conv2D::call(const Tensor &x, bool training) {
   checkRank(name(), x, 4, call_site());
   int64_t channels = x.shape()[3];
+  if (channels == kNone)
+    throwLayerError(name(), "needs its inputs' channels (the last dim) known, got " + describe(x),
+                    call_site());
   if (!kernel_) {
     DType dtype = floatDType(x);
     int64_t window = kernelSize_[0] * kernelSize_[1];

@@ -14,7 +14,12 @@ Mean::Mean(std::string name)
 
 void Mean::update_state(const Tensor &values, SourceLoc loc) {
   total_.assign_add(reduce_sum(cast(values, DType::Float64, loc), {}, false, loc), loc);
-  count_.assign_add(f64(static_cast<double>(values.numel())), loc);
+  // A None dim (a batch traced with an input signature): the count is
+  // read when the function runs.
+  Tensor count = values.shape().is_fully_defined()
+                     ? f64(static_cast<double>(values.numel()))
+                     : cast(reduce_prod(shape(values, loc), {}, false, loc), DType::Float64, loc);
+  count_.assign_add(count, loc);
 }
 
 void Mean::update_state(double value, SourceLoc loc) { update_state(f64(value), loc); }

@@ -386,6 +386,22 @@ TEST(TracedShapes, AnIntegerMeanOverANoneDim) {
   EXPECT_EQ(all(x).item<int64_t>(), 4);
 }
 
+// A None batch broadcast against a known one (checked equal at the call):
+// the gradient summed back to the None operand's type (before, its reshape
+// from [5, 3] to [?, 3] failed to compile).
+TEST(TracedShapes, AGradientFromAKnownSizeBackToANoneDim) {
+  std::mt19937 rng(14);
+  Tensor target = randomTensor(rng, {5, 3});
+  auto loss = [&](const Tensor &x) { return reduce_sum(square(x - target)); };
+  auto generic = value_and_grad(loss, "none_against_known", {.input_signature = {{{kNone, 3}}}});
+  Tensor x = randomTensor(rng, {5, 3});
+  auto [value, gradient] = generic(x);
+  auto [expectedValue, expected] = value_and_grad(loss, "known_against_known")(x);
+  EXPECT_NEAR(value.item<float>(), expectedValue.item<float>(), 1e-4);
+  expectClose(gradient, expected, 1e-5f);
+  EXPECT_THROW((void)generic(randomTensor(rng, {4, 3})), OpError);
+}
+
 // A None batch may be empty at the call: every kernel runs on no rows
 // (before, a parallel loop divided its rows among zero blocks: SIGFPE), the
 // gradient of the weights is zeros.

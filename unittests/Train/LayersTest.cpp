@@ -352,6 +352,18 @@ TEST(Layers, DropoutInTrainingOnANoneBatchIsRefusedByName) {
         << message;
     EXPECT_NE(message.find("LayersTest.cpp:"), std::string::npos) << message;
   }
+  // Conv2D builds its kernel from the channels: a None there is refused.
+  auto conv = std::make_shared<ember::layers::Conv2D>(2, std::array<int64_t, 2>{3, 3});
+  auto g = ember::function([&](const ember::Tensor &x) { return (*conv)(x); }, "conv_none",
+                           {.input_signature = {{{1, 5, 5, ember::kNone}}}});
+  try {
+    (void)g(ember::ones({1, 5, 5, 2}));
+    FAIL() << "no error";
+  } catch (const ember::OpError &e) {
+    EXPECT_NE(std::string(e.what()).find("needs its inputs' channels (the last dim) known"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 // A convolutional classifier (Conv2D, pooling, Flatten, Dense) on a None

@@ -112,6 +112,37 @@ TEST(Metrics, UpdatesInsideACompiledStepCount) {
   EXPECT_EQ(accuracy.result().item<double>(), 0);
 }
 
+// The same step with a None batch: the metrics count each call's elements
+// at run time (before, a None dim's element count was -1 and the results
+// stayed 0). A None class axis is refused by name.
+TEST(Metrics, UpdatesInsideAStepWithANoneBatchCount) {
+  metrics::Mean mean;
+  metrics::SparseCategoricalAccuracy accuracy;
+  auto step = function(
+      [&](const Tensor &labels, const Tensor &logits) {
+        mean.update_state(reduce_max(logits, {1}));
+        accuracy.update_state(labels, logits);
+        return reduce_sum(logits);
+      },
+      "metrics_none_step", {.input_signature = {{{kNone}, DType::Int32}, {{kNone, 2}}}});
+  step(Tensor({1, 1, 1}), Tensor({{0.1f, 0.9f}, {0.8f, 0.2f}, {0.3f, 0.7f}})); // 2 of 3
+  step(Tensor({0}), Tensor({{0.6f, 0.4f}}));                                   // 1 of 1
+  EXPECT_NEAR(accuracy.result().item<double>(), 3.0 / 4, 1e-12);
+  EXPECT_NEAR(mean.result().item<double>(), (0.9 + 0.8 + 0.7 + 0.6) / 4, 1e-6);
+  EXPECT_EQ(step.concrete_functions().size(), 1u);
+  losses::SparseCategoricalCrossentropy loss(/*from_logits=*/true);
+  auto classes = function([&](const Tensor &y, const Tensor &x) { return loss(y, x); },
+                          "none_classes", {.input_signature = {{{2}, DType::Int32}, {{2, kNone}}}});
+  try {
+    (void)classes(Tensor({0, 1}), Tensor({{0.f, 1.f}, {1.f, 0.f}}));
+    FAIL() << "no error";
+  } catch (const OpError &e) {
+    EXPECT_NE(std::string(e.what()).find("needs the class axis (the last) of the scores known"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // Labels [batch, 1] count once each, as Keras squeezes them (compared as
 // they were, they broadcast against every prediction: 0.5 here, not 1);
 // labels of another shape are an error naming the metric.

@@ -456,6 +456,22 @@ static Value reshapeTo(OpBuilder &b, Location loc, Value value, RankedTensorType
   auto source = cast<RankedTensorType>(value.getType());
   if (source == type)
     return value;
+  // One size turns `?` or known, every other dim known and the same: a cast
+  // ([5, 3] -> [?, 3]: a gradient summed back to a `?` operand broadcast
+  // against a known size). (Not [?, 4] -> [4, ?]: that regroups.)
+  if (source.getRank() == type.getRank()) {
+    int64_t differing = 0;
+    bool known = true;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      int64_t from = source.getDimSize(d), to = type.getDimSize(d);
+      if (from != to)
+        ++differing;
+      else
+        known = known && !ShapedType::isDynamic(from);
+    }
+    if (differing == 1 && known)
+      return tensor::CastOp::create(b, loc, type, value);
+  }
   if (source.getRank() > type.getRank()) {
     if (auto reassociation = getReassociationIndicesForReshape(source, type))
       return tensor::CollapseShapeOp::create(b, loc, type, value, *reassociation);

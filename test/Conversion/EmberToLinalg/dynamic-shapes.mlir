@@ -237,3 +237,13 @@ func.func @slice_dynamic_dim_in_part(%x: tensor<?x4xf32>) -> (tensor<?x4xf32>, t
   %1 = ember.slice %x start = [-3, 0] limit = [-9223372036854775808, 4] stride = [1, 1] : tensor<?x4xf32> -> tensor<3x4xf32>
   return %0, %1 : tensor<?x4xf32>, tensor<3x4xf32>
 }
+
+// -----
+
+// A reshape that only trades a known size for `?` is a cast.
+// CHECK-LABEL: func.func @reshape_known_to_dynamic(
+// CHECK:         tensor.cast %{{.*}} : tensor<5x3xf32> to tensor<?x3xf32>
+func.func @reshape_known_to_dynamic(%x: tensor<5x3xf32>) -> tensor<?x3xf32> {
+  %0 = ember.reshape %x : tensor<5x3xf32> -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
