@@ -461,15 +461,17 @@ static Value reshapeTo(OpBuilder &b, Location loc, Value value, RankedTensorType
   // against a known size). (Not [?, 4] -> [4, ?]: that regroups.)
   if (source.getRank() == type.getRank()) {
     int64_t differing = 0;
-    bool known = true;
+    bool known = true, oneDynamic = false;
     for (int64_t d = 0; d < type.getRank(); ++d) {
       int64_t from = source.getDimSize(d), to = type.getDimSize(d);
-      if (from != to)
+      if (from != to) {
         ++differing;
-      else
-        known = known && !ShapedType::isDynamic(from);
+        oneDynamic = ShapedType::isDynamic(from) != ShapedType::isDynamic(to);
+      } else {
+        known = known && !ShapedType::isDynamic(from) && from != 0; // a 0 leaves `?` free
+      }
     }
-    if (differing == 1 && known)
+    if (differing == 1 && oneDynamic && known)
       return tensor::CastOp::create(b, loc, type, value);
   }
   if (source.getRank() > type.getRank()) {

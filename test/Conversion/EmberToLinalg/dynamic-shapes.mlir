@@ -247,3 +247,14 @@ func.func @reshape_known_to_dynamic(%x: tensor<5x3xf32>) -> tensor<?x3xf32> {
   %0 = ember.reshape %x : tensor<5x3xf32> -> tensor<?x3xf32>
   return %0 : tensor<?x3xf32>
 }
+
+// -----
+
+// Two known sizes that differ are no cast, even with no elements.
+// CHECK-LABEL: func.func @reshape_empty(
+// CHECK-NOT:     tensor.cast
+// CHECK:         return
+func.func @reshape_empty(%x: tensor<5x0xf32>) -> tensor<4x0xf32> {
+  %0 = ember.reshape %x : tensor<5x0xf32> -> tensor<4x0xf32>
+  return %0 : tensor<4x0xf32>
+}

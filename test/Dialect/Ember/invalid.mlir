@@ -747,7 +747,15 @@ func.func @max_pool2d_grad_dynamic_cotangent_height(%x: tensor<?x4x4x3xf32>, %g:
 // -----
 
 func.func @slice_dynamic_dim_start_is_the_end_marker(%x: tensor<?x3xf32>) {
-  // expected-error @+1 {{'ember.slice' op dim 0 of 'tensor<?x3xf32>': bounds -9223372036854775808:-9223372036854775808 are out of range (need |bound| <= 2^62; the end is limit -9223372036854775808)}}
+  // expected-error @+1 {{'ember.slice' op dim 0 of 'tensor<?x3xf32>': bounds -9223372036854775808:-9223372036854775808 are out of range (need |bound| <= 2^61; the end is limit -9223372036854775808)}}
   %0 = "ember.slice"(%x) {start = array<i64: -9223372036854775808, 0>, limit = array<i64: -9223372036854775808, 3>, stride = array<i64: 1, 1>} : (tensor<?x3xf32>) -> tensor<?x3xf32>
+  return
+}
+
+// -----
+
+func.func @slice_dynamic_dim_bounds_too_far(%x: tensor<?x3xf32>) {
+  // expected-error @+1 {{'ember.slice' op dim 0 of 'tensor<?x3xf32>': bounds 4611686018427387904:-4611686018427387904 are out of range (need |bound| <= 2^61; the end is limit -9223372036854775808)}}
+  %0 = "ember.slice"(%x) {start = array<i64: 4611686018427387904, 0>, limit = array<i64: -4611686018427387904, 3>, stride = array<i64: 1, 1>} : (tensor<?x3xf32>) -> tensor<?x3xf32>
   return
 }

@@ -319,13 +319,13 @@ mlir::ember::dynamicSliceBounds(int64_t start, int64_t limit, int64_t stride, st
   };
   // Bounds far from any size (and the end marker as a start) would overflow
   // the size arithmetic below and in the callers' checks.
-  constexpr int64_t kFar = int64_t{1} << 62;
+  constexpr int64_t kFar = int64_t{1} << 61; // (limit - start and its negation fit)
   if (stride < 1 || stride > kFar)
-    return fail("stride " + std::to_string(stride) + " is invalid (need 1 <= stride <= 2^62)");
+    return fail("stride " + std::to_string(stride) + " is invalid (need 1 <= stride <= 2^61)");
   if (start < -kFar || start > kFar ||
       (!ShapedType::isDynamic(limit) && (limit < -kFar || limit > kFar)))
     return fail("bounds " + std::to_string(start) + ":" + std::to_string(limit) +
-                " are out of range (need |bound| <= 2^62; the end is limit " +
+                " are out of range (need |bound| <= 2^61; the end is limit " +
                 std::to_string(ShapedType::kDynamic) + ")");
   if (bounds.startFromEnd && !bounds.limitFromEnd)
     return fail("a start counted from the end (" + std::to_string(start) +
