@@ -62,6 +62,10 @@ Shape Shape::with_unknown_dims(std::span<const int64_t> dims) {
 void Shape::push_back(int64_t dim) {
   if (rank_ == kMaxRank)
     throw Error("ember supports tensors of rank at most " + std::to_string(kMaxRank));
+  if (dim == kNone) // x.shape()[d] of a None dim, inside a trace
+    throw Error("a None dim cannot size a new tensor: it is known only when the traced "
+                "function is called; compute the tensor from one that has it (x * 0.f for "
+                "zeros shaped as x), or read the sizes with ember::shape(x)");
   if (dim < 0)
     throw Error("negative dimension " + std::to_string(dim) + " in a shape");
   // Element counts and byte offsets are int64: at most 2^60 elements (of 8

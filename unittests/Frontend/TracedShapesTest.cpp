@@ -402,6 +402,24 @@ TEST(TracedShapes, AGradientFromAKnownSizeBackToANoneDim) {
   EXPECT_THROW((void)generic(randomTensor(rng, {4, 3})), OpError);
 }
 
+// A None dim read from x.shape() cannot size a new tensor: the message says
+// why and what to do (before: "negative dimension -9223372036854775808").
+TEST(TracedShapes, ANoneDimCannotSizeANewTensor) {
+  auto f = function(
+      [](const Tensor &x) {
+        return x + zeros({x.shape()[0], 2});
+      },
+      "zeros_none", {.input_signature = {{{kNone, 2}}}});
+  try {
+    (void)f(ones({3, 2}));
+    FAIL() << "no error";
+  } catch (const Error &e) {
+    std::string message = e.what();
+    EXPECT_NE(message.find("a None dim cannot size a new tensor"), std::string::npos) << message;
+    EXPECT_EQ(message.find("9223372036854775808"), std::string::npos) << message;
+  }
+}
+
 // A None batch may be empty at the call: every kernel runs on no rows
 // (before, a parallel loop divided its rows among zero blocks: SIGFPE), the
 // gradient of the weights is zeros.
