@@ -94,8 +94,10 @@ ember::DimPlan ember::compiler::dimPlanOf(Operation *function) {
     plan.checks.push_back({sourceOf(check.getAs<DenseI64ArrayAttr>("a").asArrayRef()),
                            sourceOf(check.getAs<DenseI64ArrayAttr>("b").asArrayRef()),
                            check.getAs<StringAttr>("op").str(),
-                           check.getAs<StringAttr>("loc").str(), check.contains("divisible"),
-                           check.contains("at_least")});
+                           check.getAs<StringAttr>("loc").str(),
+                           check.contains("divisible")  ? ember::DimCheck::Kind::Divisible
+                           : check.contains("at_least") ? ember::DimCheck::Kind::AtLeast
+                                                        : ember::DimCheck::Kind::Equal});
   for (auto dims : results.getAsRange<DenseI64ArrayAttr>()) {
     plan.resultDims.emplace_back();
     for (ArrayRef<int64_t> words = dims.asArrayRef(); !words.empty();)

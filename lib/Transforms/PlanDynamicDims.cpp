@@ -306,7 +306,7 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
       if (int64_t divisor = outKnown / common; divisor > 1) {
         DimCheck divides{*elements, DimSource{-1, 0, divisor}, "ember.reshape",
                          mlir::ember::sourcePosition(op)};
-        divides.divisible = true;
+        divides.kind = DimCheck::Kind::Divisible;
         plan.checks.push_back(divides);
       }
       classes.derive(classes.classOf(result, firstDynamicDim(out)),
@@ -410,7 +410,7 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
         if (bounds->leastSize > 0) {
           DimCheck holds{*size, DimSource{-1, 0, bounds->leastSize}, "ember.slice",
                          mlir::ember::sourcePosition(op)};
-          holds.atLeast = true;
+          holds.kind = DimCheck::Kind::AtLeast;
           plan.checks.push_back(holds);
         }
         if (bounds->sizeFromDim) {
@@ -492,9 +492,9 @@ struct PlanDynamicDimsPass : mlir::ember::impl::PlanDynamicDimsPassBase<PlanDyna
                                             b.getNamedAttr("b", sourceAttr(b, check.b)),
                                             b.getNamedAttr("op", b.getStringAttr(check.opName)),
                                             b.getNamedAttr("loc", b.getStringAttr(check.location))};
-      if (check.divisible)
+      if (check.kind == DimCheck::Kind::Divisible)
         fields.push_back(b.getNamedAttr("divisible", b.getUnitAttr()));
-      if (check.atLeast)
+      if (check.kind == DimCheck::Kind::AtLeast)
         fields.push_back(b.getNamedAttr("at_least", b.getUnitAttr()));
       checks.push_back(b.getDictionaryAttr(fields));
     }

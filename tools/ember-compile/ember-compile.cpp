@@ -276,10 +276,11 @@ void writeDynamicWrappers(llvm::raw_ostream &os, const std::string &name, Functi
   }
   for (const ember::DimCheck &check : plan.checks)
     os << "  if (" << cSize(check.a)
-       << (check.divisible ? " % "
-           : check.atLeast ? " < "
-                           : " != ")
-       << cSize(check.b) << (check.divisible ? " != 0" : "") << ")\n    return "
+       << (check.kind == ember::DimCheck::Kind::Divisible ? " % "
+           : check.kind == ember::DimCheck::Kind::AtLeast ? " < "
+                                                          : " != ")
+       << cSize(check.b) << (check.kind == ember::DimCheck::Kind::Divisible ? " != 0" : "")
+       << ")\n    return "
        << cString((check.location.empty() ? "" : check.location + ": ") + "'" + check.opName +
                   "' op in " + name + ": " + sizeText(check.a) + check.relation() +
                   sizeText(check.b) + check.tail())

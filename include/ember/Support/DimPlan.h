@@ -28,7 +28,7 @@ struct DimSource {
   int dim = 0;
   int64_t size = 0;
   int64_t scale = 1, divisor = 1;
-  std::vector<DimSource> plus;
+  std::vector<DimSource> plus = {};
 };
 
 /// Whether `source` is an argument's dim or a constant, as is (neither
@@ -68,28 +68,38 @@ template <typename Plain> std::string formatSize(const DimSource &source, Plain 
   return text;
 }
 
-/// Two sizes that must be equal for a call to be valid (an elementwise op's
-/// operands, a matmul's contracting dims), or with `divisible` the first a
-/// multiple of the second (a reshape that splits a `?` dim), or with
-/// `atLeast` the first at least the second (a slice's bounds inside a `?`
-/// dim); `opName` at `location` is the op that needs them so.
+/// Two sizes a call needs related: equal (an elementwise op's operands, a
+/// matmul's contracting dims), the first a multiple of the second (a
+/// reshape that splits a `?` dim), or the first at least the second (a
+/// slice's bounds inside a `?` dim); `opName` at `location` is the op that
+/// needs them so.
 struct DimCheck {
+  enum class Kind { Equal, Divisible, AtLeast };
   DimSource a, b;
   std::string opName;   ///< "ember.matmul"
   std::string location; ///< "file:line:col", or empty
-  bool divisible = false;
-  bool atLeast = false;
+  Kind kind = Kind::Equal;
 
   /// Whether sizes `x` (a's) and `y` (b's) pass.
   bool holds(int64_t x, int64_t y) const {
-    return divisible ? y != 0 && x % y == 0 : atLeast ? x >= y : x == y;
+    switch (kind) {
+    case Kind::Divisible:
+      return y != 0 && x % y == 0;
+    case Kind::AtLeast:
+      return x >= y;
+    case Kind::Equal:
+      break;
+    }
+    return x == y;
   }
   /// What the check needs, between the two sizes' text: " must be a multiple
   /// of ", " must be at least ", " and ... must be equal" (`tail`).
   const char *relation() const {
-    return divisible ? " must be a multiple of " : atLeast ? " must be at least " : " and ";
+    return kind == Kind::Divisible ? " must be a multiple of "
+           : kind == Kind::AtLeast ? " must be at least "
+                                   : " and ";
   }
-  const char *tail() const { return divisible || atLeast ? "" : " must be equal"; }
+  const char *tail() const { return kind == Kind::Equal ? " must be equal" : ""; }
 };
 
 /// The checks to make before a call, and each result dim's size (a
