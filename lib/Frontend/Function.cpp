@@ -462,13 +462,19 @@ struct FunctionCore::Impl {
     return concrete;
   }
 
-  /// Whether the call `key`'s sizes pass `concrete`'s checks.
-  static bool sizesFit(const Concrete &concrete, const CallKey &key) {
+  /// What `concrete` takes for the call `key`: its tensors, then the values
+  /// of the variables the function reads.
+  static std::vector<const Tensor *> inputsOf(const Concrete &concrete, const CallKey &key) {
     std::vector<const Tensor *> inputs(key.tensors.begin(), key.tensors.end());
     for (const auto &variable : concrete.variableInputs)
       inputs.push_back(&variable->value);
+    return inputs;
+  }
+
+  /// Whether the call `key`'s sizes pass `concrete`'s checks.
+  static bool sizesFit(const Concrete &concrete, const CallKey &key) {
     try {
-      (void)sizeResults("", concrete.compiled, inputs);
+      (void)sizeResults("", concrete.compiled, inputsOf(concrete, key));
       return true;
     } catch (const OpError &) {
       return false;
@@ -528,9 +534,7 @@ std::vector<Tensor> FunctionCore::call(const CallKey &key, const Trace &trace,
   // cotangent per result: ones for the function's results, the gradient of
   // their sum, and zeros for variables), then fresh outputs.
   const jit::CompiledFunction &compiled = concrete->compiled;
-  std::vector<const Tensor *> inputs(key.tensors.begin(), key.tensors.end());
-  for (const auto &variable : concrete->variableInputs)
-    inputs.push_back(&variable->value);
+  std::vector<const Tensor *> inputs = Impl::inputsOf(*concrete, key);
   // Under an eager GradientTape: the values the call reads, noted before
   // the call assigns any variable.
   bool taped = keepTrace && activeTape();
