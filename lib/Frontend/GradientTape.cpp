@@ -647,6 +647,7 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
   }
   recorded->targetRef = reference(target, tape.records.size());
   function.key.push_back(recorded->targetRef);
+  const size_t leafSizes = sizeWords.size(); // where the leaves' sizes start
   for (const Tensor &leaf : function.leaves)
     pushType(leaf.dtype(), leaf.shape());
   function.key.push_back(static_cast<int64_t>(wrt.size()));
@@ -699,19 +700,16 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
     bool withNoneDims = dims != sizes;
     RecordedFunction generalizedRecords;
     const RecordedFunction *replayed = recorded.get();
-    size_t next = 0;    // in dims
     if (withNoneDims) { // explicit result types (a cast's) with `?` dims too
       generalizedRecords = *recorded;
+      size_t next = 0;
       for (TapeRecord &record : generalizedRecords.records)
         if (record.resultType)
           for (int d = 0; d < record.resultType->rank; ++d)
             record.resultType->dims[d] = dims[next++];
       replayed = &generalizedRecords;
-    } else {
-      for (const TapeRecord &record : recorded->records)
-        if (record.resultType)
-          next += static_cast<size_t>(record.resultType->rank);
     }
+    size_t next = leafSizes;
     Tracer tracer("ember_tape");
     std::vector<Tensor> leafValues;
     for (const Tensor &leaf : function.leaves)
