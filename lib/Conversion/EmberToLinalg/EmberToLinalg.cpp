@@ -742,21 +742,8 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
                                    arith::ConstantIndexOp::create(rewriter, loc, value))
           .getResult();
     };
-    if (llvm::is_contained(op.getType().getShape(), 0)) {
-      SmallVector<Value> dynamicSizes;
-      for (int64_t d = 0; d < in.getRank(); ++d) {
-        std::string error;
-        if (op.getType().isDynamicDim(d)) // n plus the bounds' size
-          dynamicSizes.push_back(getValueOrCreateConstantIndexOp(
-              rewriter, loc,
-              plusDim(d, dynamicSliceBounds(op.getStart()[d], op.getLimit()[d], op.getStride()[d],
-                                            error)
-                             ->size)));
-      }
-      rewriter.replaceOp(op, emptyTensor(rewriter, loc, op.getType(), dynamicSizes));
-      return success();
-    }
     SmallVector<OpFoldResult> offsets, sizes, strides;
+    SmallVector<Value> dynamicSizes; // the result's `?` sizes
     for (auto [d, start, size, stride] :
          llvm::enumerate(op.getStart(), op.getType().getShape(), op.getStride())) {
       std::string error;
@@ -768,6 +755,12 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
       sizes.push_back(bounds && bounds->sizeFromDim ? plusDim(d, bounds->size)
                                                     : rewriter.getIndexAttr(size));
       strides.push_back(rewriter.getIndexAttr(stride));
+      if (ShapedType::isDynamic(size))
+        dynamicSizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, sizes.back()));
+    }
+    if (llvm::is_contained(op.getType().getShape(), 0)) {
+      rewriter.replaceOp(op, emptyTensor(rewriter, loc, op.getType(), dynamicSizes));
+      return success();
     }
     rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, op.getType(), operand, offsets, sizes,
                                                         strides);
