@@ -16,6 +16,8 @@ packages=(
   # training stack: checkpoint headers (JSON), IDX data (zlib), the
   # Fashion-MNIST data set, and protoc (tests decode TensorBoard events with it)
   nlohmann-json3-dev dataset-fashion-mnist protobuf-compiler
+  # collectives across processes (ember::distributed)
+  libgloo-dev
   # tests and benchmarks; valgrind checks what MLIR's uninstrumented code frees;
   # numpy prints the text the tensor printer must match
   libgtest-dev libbenchmark-dev valgrind python3-numpy

@@ -29,6 +29,8 @@
 
 #include "ember/Data/Data.h"
 
+#include "ember/Distributed/Distributed.h"
+
 #include "ember/Train/Checkpoint.h"
 #include "ember/Train/Layers.h"
 #include "ember/Train/Losses.h"

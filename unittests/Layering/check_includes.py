@@ -65,8 +65,11 @@ RULES = [
     (["include/ember/Data", "lib/Data"], ["ember/Data/", "ember/Frontend/", "ember/Support/"]),
     (["include/ember/Train", "lib/Train"],
      ["ember/Train/", "ember/IO/", "ember/Frontend/", "ember/Support/"]),
+    (["include/ember/Distributed", "lib/Distributed"],
+     ["ember/Distributed/", "ember/Frontend/", "ember/Support/"]),
     (["include/ember/ember.h", "lib/SharedLibrary.cpp"],
-     ["ember/Frontend/", "ember/Support/", "ember/IO/", "ember/Data/", "ember/Train/"]),
+     ["ember/Frontend/", "ember/Support/", "ember/IO/", "ember/Data/", "ember/Train/",
+      "ember/Distributed/"]),
     (["tools"], ["ember/Compiler/", "ember/Init/", "ember/Support/"] + COMPILER),
 ]
 

@@ -1,0 +1,62 @@
+//===- TcpStore.h - the rendezvous store over TCP ---------------*- C++ -*-===//
+//
+// Gloo's Store (keys and values the ranks exchange while connecting) served
+// by rank 0 at MASTER_ADDR:MASTER_PORT, as PyTorch's TCPStore: Debian's Gloo
+// has a file store and a Redis store, no TCP one. Each rank keeps one
+// connection open for the whole run, which tells the server when a rank's
+// process is gone (its connection closes without a goodbye): that is how
+// ember names the rank a failed collective lost, which Gloo does not.
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_LIB_DISTRIBUTED_TCPSTORE_H
+#define EMBER_LIB_DISTRIBUTED_TCPSTORE_H
+
+#include <gloo/rendezvous/store.h>
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace ember::distributed::detail {
+
+class TcpStoreServer;
+
+/// A rank's connection to the store. Rank 0 also runs the server (in a
+/// thread of its process) at `host`:`port`; port 0 lets the system choose
+/// one (tests; see port()). Every call waits at most `timeout`, then throws
+/// ember::distributed::DistributedError.
+class TcpStore : public gloo::rendezvous::Store {
+public:
+  TcpStore(const std::string &host, int port, int rank, int worldSize,
+           std::chrono::milliseconds timeout);
+  ~TcpStore() override;
+
+  void set(const std::string &key, const std::vector<char> &data) override;
+  /// Waits until the key is set.
+  std::vector<char> get(const std::string &key) override;
+  void wait(const std::vector<std::string> &keys) override { wait(keys, timeout_); }
+  void wait(const std::vector<std::string> &keys,
+            const std::chrono::milliseconds &timeout) override;
+
+  /// The ranks whose connection closed without a goodbye, ascending.
+  std::vector<int> lostRanks();
+  /// Says goodbye: this rank leaves on purpose (destroy_process_group).
+  void close();
+  int port() const { return port_; }
+
+private:
+  std::vector<char> request(char command, const std::string &key, const std::vector<char> &value,
+                            std::chrono::milliseconds timeout);
+
+  std::unique_ptr<TcpStoreServer> server_;
+  std::string where_; // "host:port", for messages
+  int socket_ = -1, port_ = 0;
+  std::chrono::milliseconds timeout_;
+  std::mutex mutex_; // one request at a time on the connection
+};
+
+} // namespace ember::distributed::detail
+
+#endif // EMBER_LIB_DISTRIBUTED_TCPSTORE_H

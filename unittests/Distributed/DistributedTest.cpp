@@ -1,0 +1,181 @@
+//===- DistributedTest.cpp - collectives, rendezvous and faults -----------===//
+//
+// Several ranks are several processes: these tests start DistributedWorker
+// through ember-run and read what the ranks print. The API's behaviour in
+// one process (a group of one, errors before init) is checked in place.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ErrorTestUtil.h"
+
+#include "ember/ember.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include <sys/wait.h>
+
+using namespace ember;
+using namespace ember::test;
+namespace dist = ember::distributed;
+
+namespace {
+
+struct RunResult {
+  std::string output;
+  int status = -1; // the exit status, or 128 + signal
+  double seconds = 0;
+};
+
+/// Runs `command` in a shell, its stderr with its stdout.
+RunResult run(const std::string &command) {
+  auto start = std::chrono::steady_clock::now();
+  RunResult result;
+  FILE *pipe = ::popen((command + " 2>&1").c_str(), "r");
+  char buffer[4096];
+  size_t got;
+  while ((got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0)
+    result.output.append(buffer, got);
+  int status = ::pclose(pipe);
+  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+std::string launch(int ranks, const std::string &scenario, const std::string &environment = "") {
+  return environment + " " EMBER_RUN " --grace-period 2 -n " + std::to_string(ranks) +
+         " " EMBER_DISTRIBUTED_WORKER " " + scenario;
+}
+
+TEST(Distributed, EveryCollectiveAgreesAcrossTwoAndThreeRanks) {
+  for (int ranks : {2, 3}) {
+    RunResult r = run(launch(ranks, "collectives"));
+    EXPECT_EQ(r.status, 0) << r.output;
+    for (int rank = 0; rank < ranks; ++rank)
+      expectContains(r.output, "[rank" + std::to_string(rank) + "]: rank " + std::to_string(rank) +
+                                   " of " + std::to_string(ranks) + ": collectives agree");
+  }
+}
+
+TEST(Distributed, AFileStoreServesTheRendezvousToo) {
+  std::string store =
+      std::filesystem::temp_directory_path() / ("ember-store-" + std::to_string(::getpid()));
+  RunResult r = run(launch(2, "collectives", "EMBER_TEST_FILE_STORE=" + store));
+  std::filesystem::remove_all(store);
+  EXPECT_EQ(r.status, 0) << r.output;
+  expectContains(r.output, "[rank1]: rank 1 of 2: collectives agree");
+}
+
+TEST(Distributed, ARankKilledMidRunIsNamedByTheOthers) {
+  // Through the TCP store and through the file store (process ids); rank 1,
+  // then rank 0, which serves the TCP store.
+  std::string store =
+      std::filesystem::temp_directory_path() / ("ember-store-kill-" + std::to_string(::getpid()));
+  for (std::string environment :
+       {std::string(""), "EMBER_TEST_FILE_STORE=" + store, std::string("EMBER_TEST_VICTIM=0")}) {
+    std::filesystem::remove_all(store);
+    std::string victim = environment.find("VICTIM=0") != std::string::npos ? "0" : "1";
+    RunResult r = run(launch(3, "lost-rank", environment));
+    EXPECT_NE(r.status, 0) << r.output;
+    expectContains(r.output, "ember-run: rank " + victim + " (pid");
+    expectContains(r.output, "was killed by signal 9");
+    for (std::string rank : {"0", "1", "2"}) {
+      if (rank == victim)
+        continue;
+      expectContains(r.output, "[rank" + rank + "]: rank " + rank + " raised after under 5 s: ");
+      expectContains(r.output, "DistributedWorker.cpp:");
+    }
+    expectContains(r.output, "ember::distributed::all_reduce: rank " + victim + " of 3 was lost");
+    expectContains(r.output, "then: ");
+    expectContains(r.output, "ember::distributed::barrier: the process group is broken");
+    EXPECT_LT(r.seconds, 20) << r.output;
+  }
+  std::filesystem::remove_all(store);
+}
+
+TEST(Distributed, ARankThatStopsAnsweringIsReportedAfterTheTimeout) {
+  RunResult r = run(launch(2, "lost-rank", "EMBER_TEST_HANG=1 EMBER_DISTRIBUTED_TIMEOUT=1"));
+  EXPECT_EQ(r.status, 3) << r.output;
+  expectContains(r.output, "[rank0]: rank 0 raised after under 5 s: ");
+  expectContains(r.output, "ember::distributed::all_reduce: a rank did not answer within the "
+                           "timeout (1 s; none is known to have exited");
+}
+
+TEST(Distributed, ARankThatNeverArrivesTimesOutTheRendezvous) {
+  RunResult r = run(launch(2, "late-rank", "EMBER_DISTRIBUTED_TIMEOUT=1"));
+  EXPECT_NE(r.status, 0) << r.output;
+  expectContains(r.output, "[rank0]: error: ");
+  expectContains(r.output, "ember::distributed::init_process_group: the rendezvous at "
+                           "127.0.0.1:");
+  expectContains(r.output, "timed out after 1 s: rank 1 of 2 has not arrived");
+}
+
+TEST(Distributed, VariablesThatDifferAreRefusedBeforeAnyValueMoves) {
+  RunResult r = run(launch(2, "different-variables"));
+  EXPECT_EQ(r.status, 3) << r.output;
+  for (std::string rank : {"0", "1"})
+    expectContains(r.output, "[rank" + rank + "]: error: ");
+  expectContains(r.output, "DistributedWorker.cpp:");
+  expectContains(r.output, "ember::distributed::broadcast_variables: rank 1's variables differ "
+                           "from root 0's: rank 1 has 'dense/kernel: float32 tensor of shape "
+                           "(2, 3)', rank 0 'dense/kernel: float32 tensor of shape (2, 2)'");
+}
+
+TEST(Distributed, AGroupOfOneInThisProcess) {
+  EXPECT_FALSE(dist::is_initialized());
+  std::string message = errorOf([] { dist::all_reduce(Tensor({1.f})); });
+  expectContains(message, fileLine(__FILE__, __LINE__ - 1));
+  expectContains(message, "ember::distributed::all_reduce: the process group is not "
+                          "initialized: call ember::distributed::init_process_group() first");
+
+  dist::ProcessGroupOptions options;
+  options.init_method = "tcp://127.0.0.1:0"; // rank 0 alone: any free port
+  options.rank = 0;
+  options.world_size = 1;
+  dist::init_process_group(options);
+  EXPECT_TRUE(dist::is_initialized());
+  EXPECT_EQ(dist::rank(), 0);
+  EXPECT_EQ(dist::world_size(), 1);
+  EXPECT_EQ(dist::all_reduce(Tensor({1.5f, 2.f}), dist::ReduceOp::Mean).to_vector<float>(),
+            std::vector<float>({1.5f, 2.f}));
+  EXPECT_EQ(dist::all_gather(Tensor({{1, 2}})).shape(), Shape({1, 2}));
+  expectContains(errorOf([&] { dist::init_process_group(options); }),
+                 "the process group is already initialized (rank 0 of 1)");
+  expectContains(errorOf([] { dist::all_reduce(Tensor({true})); }),
+                 "all_reduce: cannot reduce bool tensor of shape (1,)");
+  expectContains(errorOf([] {
+                   dist::all_reduce(Tensor({1, 2}), dist::ReduceOp::Mean);
+                 }),
+                 "ReduceOp::Mean needs a floating-point tensor, not int32 tensor of shape (2,)");
+  expectContains(errorOf([] { dist::reduce_scatter(Tensor(1.f)); }),
+                 "dim 0 of float32 tensor of shape () must be a multiple of the world size (1)");
+  expectContains(errorOf([] { dist::broadcast(Tensor(1.f), 1); }),
+                 "root 1 is not a rank of a world of size 1");
+  auto traced = function([](const Tensor &x) { return dist::all_reduce(x); });
+  expectContains(errorOf([&] { traced(Tensor({1.f})); }),
+                 "cannot take a symbolic tensor (inside ember::function) yet");
+  dist::destroy_process_group();
+  EXPECT_FALSE(dist::is_initialized());
+  dist::destroy_process_group(); // nothing to do
+}
+
+TEST(Distributed, AnIncompleteEnvironmentIsNamed) {
+  ::unsetenv("RANK");
+  expectContains(errorOf([] { dist::init_process_group(); }),
+                 "the environment variable RANK is not set (start the program with ember-run");
+  dist::ProcessGroupOptions options;
+  options.init_method = "udp://x";
+  options.rank = 0;
+  options.world_size = 1;
+  expectContains(errorOf([&] { dist::init_process_group(options); }),
+                 "init_method 'udp://x' is not env://, tcp://host:port or file:///path");
+  options.rank = 2;
+  expectContains(errorOf([&] { dist::init_process_group(options); }),
+                 "rank 2 is not in a world of size 1");
+}
+
+} // namespace

@@ -1,0 +1,167 @@
+//===- DistributedWorker.cpp - one rank of the distributed tests ----------===//
+//
+// Started by DistributedTest through ember-run (or with RANK and the rest set
+// by hand); argv[1] names the scenario. Each rank checks its own results and
+// prints what the test reads; a wrong value exits 1, an ember error prints
+// its message and exits 3.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ember/ember.h"
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <thread>
+
+#include <unistd.h>
+
+using namespace ember;
+namespace dist = ember::distributed;
+
+namespace {
+
+void expect(bool ok, const std::string &what) {
+  if (!ok) {
+    std::cout << "rank " << dist::rank() << ": WRONG " << what << std::endl;
+    std::exit(1);
+  }
+}
+
+template <typename T>
+void expectValues(const Tensor &t, const std::vector<T> &expected, const std::string &what) {
+  std::vector<T> got = t.to_vector<T>();
+  bool same = got.size() == expected.size();
+  for (size_t i = 0; same && i < got.size(); ++i)
+    same = std::abs(double(got[i]) - double(expected[i])) <= 1e-6 * (1 + std::abs(double(got[i])));
+  expect(same, what + ": got " + t.values_string());
+}
+
+/// Every collective, checked against values computed here for every rank.
+void collectives() {
+  int r = dist::rank(), n = dist::world_size();
+  double rankSum = n * (n - 1) / 2.0;
+  Tensor x = Tensor({1.f, 2.f, 3.f}) * float(r + 1);
+  expectValues<float>(dist::all_reduce(x),
+                      {float(rankSum + n), float(2 * (rankSum + n)), float(3 * (rankSum + n))},
+                      "all_reduce sum");
+  expectValues<float>(
+      dist::all_reduce(x, dist::ReduceOp::Mean),
+      {float((rankSum + n) / n), float(2 * (rankSum + n) / n), float(3 * (rankSum + n) / n)},
+      "all_reduce mean");
+  expectValues<float>(dist::all_reduce(x, dist::ReduceOp::Max), {float(n), 2.f * n, 3.f * n},
+                      "all_reduce max");
+  expectValues<float>(dist::all_reduce(x, dist::ReduceOp::Min), {1.f, 2.f, 3.f}, "all_reduce min");
+  Tensor big = Tensor(int64_t(1) << 40) + Tensor(int64_t(r));
+  expectValues<int64_t>(dist::all_reduce(reshape(big, {1})),
+                        {n * (int64_t(1) << 40) + int64_t(rankSum)}, "all_reduce int64");
+  Tensor half = cast(x, DType::BFloat16);
+  Tensor halfSum = dist::all_reduce(half);
+  expect(halfSum.dtype() == DType::BFloat16, "bfloat16 all_reduce keeps its dtype");
+  expectValues<float>(halfSum,
+                      {float(rankSum + n), float(2 * (rankSum + n)), float(3 * (rankSum + n))},
+                      "all_reduce bfloat16");
+  // Broadcast from the last rank.
+  Tensor mine = Tensor({{1, 2}, {3, 4}}) + Tensor(10 * r);
+  expectValues<int32_t>(dist::broadcast(mine, n - 1),
+                        {1 + 10 * (n - 1), 2 + 10 * (n - 1), 3 + 10 * (n - 1), 4 + 10 * (n - 1)},
+                        "broadcast from the last rank");
+  // all_gather: rank r gives r + 1 rows of [r, r].
+  Tensor rows = full({r + 1, 2}, double(r), DType::Float64);
+  Tensor gathered = dist::all_gather(rows);
+  std::vector<double> expected;
+  for (int k = 0; k < n; ++k)
+    for (int i = 0; i < 2 * (k + 1); ++i)
+      expected.push_back(k);
+  expect(gathered.shape() == Shape({int64_t(expected.size() / 2), 2}), "all_gather's shape");
+  expectValues<double>(gathered, expected, "all_gather");
+  // reduce_scatter: 2n rows of ones * (r + 1); each rank gets 2 rows of the sum.
+  Tensor ones = full({2 * n, 3}, double(r + 1), DType::Float32);
+  Tensor part = dist::reduce_scatter(ones);
+  expect(part.shape() == Shape({2, 3}), "reduce_scatter's shape");
+  expectValues<float>(part, std::vector<float>(6, float(rankSum + n)), "reduce_scatter");
+  // Empty tensors pass through.
+  expect(dist::all_reduce(zeros({0, 3}, DType::Float32)).shape() == Shape({0, 3}),
+         "an empty all_reduce");
+  dist::barrier();
+  // Variables from rank 0.
+  Variable w(full({2, 2}, double(r), DType::Float32), "w"), b(Tensor(int64_t(7 + r)), "b");
+  dist::broadcast_variables({w, b});
+  expectValues<float>(w.value(), {0, 0, 0, 0}, "broadcast_variables w");
+  expectValues<int64_t>(b.value(), {7}, "broadcast_variables b");
+  std::cout << "rank " << r << " of " << n << ": collectives agree" << std::endl;
+}
+
+/// Rank EMBER_TEST_VICTIM (default 1) dies (SIGKILL) after the first
+/// step, or with EMBER_TEST_HANG stops answering for 6 s; the others' next
+/// collective must raise naming it, or the timeout.
+void lostRank() {
+  const char *victimText = std::getenv("EMBER_TEST_VICTIM");
+  int victim = victimText ? std::atoi(victimText) : 1;
+  Tensor x = Tensor({1.f, 2.f});
+  dist::all_reduce(x);
+  if (dist::rank() == victim) {
+    if (!std::getenv("EMBER_TEST_HANG"))
+      ::kill(::getpid(), SIGKILL);
+    std::this_thread::sleep_for(std::chrono::seconds(6));
+    std::exit(0);
+  }
+  auto start = std::chrono::steady_clock::now();
+  try {
+    for (int step = 0; step < 1000; ++step)
+      dist::all_reduce(x);
+    std::cout << "rank " << dist::rank() << ": no error" << std::endl;
+    std::exit(1);
+  } catch (const dist::DistributedError &error) {
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cout << "rank " << dist::rank() << " raised after " << (seconds < 5 ? "under" : "over")
+              << " 5 s: " << error.what() << std::endl;
+  }
+  // The group is broken from then on.
+  try {
+    dist::barrier();
+  } catch (const dist::DistributedError &error) {
+    std::cout << "then: " << error.what() << std::endl;
+  }
+  std::exit(3);
+}
+
+/// Rank 1 arrives after the others' timeout (EMBER_DISTRIBUTED_TIMEOUT).
+void lateRank() {
+  // (init_process_group is called by main for the others.)
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string scenario = argc > 1 ? argv[1] : "";
+  try {
+    if (scenario == "late-rank" && std::getenv("RANK") && std::string(std::getenv("RANK")) == "1")
+      std::this_thread::sleep_for(std::chrono::seconds(4));
+    dist::ProcessGroupOptions options;
+    if (const char *store = std::getenv("EMBER_TEST_FILE_STORE"))
+      options.init_method = std::string("file://") + store;
+    dist::init_process_group(options);
+    if (scenario == "collectives")
+      collectives();
+    else if (scenario == "lost-rank")
+      lostRank();
+    else if (scenario == "late-rank")
+      lateRank();
+    else if (scenario == "different-variables") {
+      Variable w(zeros({2, dist::rank() == 1 ? 3 : 2}, DType::Float32), "dense/kernel");
+      dist::broadcast_variables({w});
+    } else {
+      std::cerr << "unknown scenario '" << scenario << "'\n";
+      return 2;
+    }
+    dist::destroy_process_group();
+  } catch (const Error &error) {
+    std::cout << "error: " << error.what() << std::endl;
+    return 3;
+  }
+  return 0;
+}
