@@ -73,6 +73,7 @@ tool_dirs = [config.ember_tools_dir, config.llvm_tools_dir]
 tools = [
     ToolSubst("ember-opt", unresolved="fatal"),
     ToolSubst("ember-compile", unresolved="fatal"),
+    ToolSubst("ember-run", unresolved="fatal"),
     ToolSubst("mlir-runner", unresolved="fatal"),
     # The user-story examples (examples/), whose output the Examples tests check.
     ToolSubst("a1_eager_matmul", unresolved="fatal"),
