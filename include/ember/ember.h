@@ -10,6 +10,7 @@
 
 #include "ember/Support/DType.h"
 
+#include "ember/Frontend/Collectives.h"
 #include "ember/Frontend/ControlFlow.h"
 #include "ember/Frontend/CustomGradient.h"
 #include "ember/Frontend/Device.h"

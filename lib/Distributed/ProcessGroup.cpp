@@ -13,6 +13,7 @@
 
 #include "TcpStore.h"
 
+#include "ember/Frontend/Collectives.h"
 #include "ember/Frontend/Ops.h"
 
 #include <gloo/allgatherv.h>
@@ -35,6 +36,7 @@
 #include <numeric>
 #include <span>
 #include <thread>
+#include <type_traits>
 
 #include <signal.h>
 #include <unistd.h>
@@ -206,31 +208,40 @@ std::vector<int> lostRanks(Group &g) {
   return {};
 }
 
+const char *const kNotInitialized =
+    "the process group is not initialized: call ember::distributed::init_process_group() first";
+
 /// The group, or an error if there is none.
 Group &initialized(const char *what, const SourceLoc &loc) {
   if (!group)
-    fail(loc, what,
-         "the process group is not initialized: call ember::distributed::init_process_group() "
-         "first");
+    fail(loc, what, kNotInitialized);
   return *group;
+}
+
+/// Why the group cannot run a collective ("" if it can).
+std::string unusableBecause() {
+  if (!group)
+    return kNotInitialized;
+  if (!group->broken.empty())
+    return "the process group is broken since an earlier failure (" + group->broken +
+           "); destroy it and start again";
+  return "";
 }
 
 /// The group, or an error if there is none or it is broken.
 Group &usable(const char *what, const SourceLoc &loc) {
-  initialized(what, loc);
-  if (!group->broken.empty())
-    fail(loc, what,
-         "the process group is broken since an earlier failure (" + group->broken +
-             "); destroy it and start again");
+  if (std::string why = unusableBecause(); !why.empty())
+    fail(loc, what, why);
   return *group;
 }
 
-/// Runs a Gloo collective, turning its failures into DistributedError
-/// naming the lost ranks; the group is broken after one.
+/// Runs a Gloo collective; returns "" or, if it failed, why, naming the
+/// lost ranks. The group is broken after a failure.
 template <typename Body>
-void collective(Group &g, const char *what, const SourceLoc &loc, Body &&body) {
+std::string tryCollective(Group &g, Body &&body) {
   try {
     body(g.nextTag++);
+    return "";
   } catch (const gloo::Exception &error) {
     std::vector<int> lost = lostRanks(g);
     std::string message =
@@ -244,8 +255,15 @@ void collective(Group &g, const char *what, const SourceLoc &loc, Body &&body) {
     if (!gloo.empty() && gloo[0] == '[' && gloo.find("] ") != std::string::npos)
       gloo = gloo.substr(gloo.find("] ") + 2);
     g.broken = message;
-    fail(loc, what, message + " [rank " + std::to_string(g.rank) + "; Gloo: " + gloo + "]");
+    return message + " [rank " + std::to_string(g.rank) + "; Gloo: " + gloo + "]";
   }
+}
+
+/// tryCollective, raising DistributedError at `loc` for `what`.
+template <typename Body>
+void collective(Group &g, const char *what, const SourceLoc &loc, Body &&body) {
+  if (std::string why = tryCollective(g, std::forward<Body>(body)); !why.empty())
+    fail(loc, what, why);
 }
 
 /// `tensor` as a host tensor of its own that a collective may write.
@@ -281,23 +299,27 @@ template <typename T> ReduceFunction reduceFunctionOf(ReduceOp op) {
   return nullptr;
 }
 
-/// Reduces `buffer` (a host tensor of float32, float64, int32 or int64) in
-/// place over every rank.
-void allReduceInPlace(Group &g, Tensor &buffer, ReduceOp op, const char *what,
-                      const SourceLoc &loc) {
-  if (buffer.numel() == 0)
-    return; // every rank's is empty (shapes agree)
+/// Reduces `count` elements of `dtype` (float32, float64, int32 or int64)
+/// at `data` in place over every rank; returns "" or why it failed.
+std::string allReduceInPlace(Group &g, void *data, int64_t count, DType dtype, ReduceOp op) {
+  if (count == 0)
+    return ""; // every rank's is empty (shapes agree)
   auto run = [&](auto zero) {
     using T = decltype(zero);
-    collective(g, what, loc, [&](uint32_t tag) {
+    std::string why = tryCollective(g, [&](uint32_t tag) {
       gloo::AllreduceOptions options(g.context);
-      options.setOutput(static_cast<T *>(buffer.data()), static_cast<size_t>(buffer.numel()));
+      options.setOutput(static_cast<T *>(data), static_cast<size_t>(count));
       options.setReduceFunction(reduceFunctionOf<T>(op));
       options.setTag(tag);
       gloo::allreduce(options);
     });
+    if (why.empty() && op == ReduceOp::Mean)
+      if constexpr (std::is_floating_point_v<T>)
+        for (T *at = static_cast<T *>(data), *end = at + count; at != end; ++at)
+          *at /= static_cast<T>(g.size);
+    return why;
   };
-  switch (buffer.dtype()) {
+  switch (dtype) {
   case DType::Float32:
     return run(float());
   case DType::Float64:
@@ -307,8 +329,20 @@ void allReduceInPlace(Group &g, Tensor &buffer, ReduceOp op, const char *what,
   case DType::Int64:
     return run(int64_t());
   default:
-    fail(loc, what, "cannot reduce " + describe(buffer));
+    return "cannot reduce " + std::string(dtypeName(dtype)) + " elements";
   }
+}
+
+static_assert(static_cast<int>(ReduceOp::Mean) == static_cast<int>(collectives::Reduction::Mean) &&
+              static_cast<int>(ReduceOp::Min) == static_cast<int>(collectives::Reduction::Min));
+
+/// What compiled code's ember.all_reduce calls while a group exists.
+std::string allReduceEngine(void *data, int64_t count, DType dtype,
+                            collectives::Reduction reduction) {
+  std::lock_guard<std::mutex> lock(groupMutex);
+  if (std::string why = unusableBecause(); !why.empty())
+    return why;
+  return allReduceInPlace(*group, data, count, dtype, static_cast<ReduceOp>(reduction));
 }
 
 } // namespace
@@ -408,6 +442,7 @@ void distributed::init_process_group(const ProcessGroupOptions &options, SourceL
          "rank " + std::to_string(g->rank) + " could not connect to the other ranks: " + message);
   }
   group = std::move(g);
+  collectives::set_all_reduce_engine(&allReduceEngine);
 }
 
 bool distributed::is_initialized() {
@@ -419,6 +454,7 @@ void distributed::destroy_process_group() {
   std::lock_guard<std::mutex> lock(groupMutex);
   if (!group)
     return;
+  collectives::set_all_reduce_engine(nullptr);
   if (group->tcpStore)
     group->tcpStore->close();
   group.reset();
@@ -454,11 +490,9 @@ void distributed::barrier(SourceLoc loc) {
 }
 
 Tensor distributed::all_reduce(const Tensor &tensor, ReduceOp op, SourceLoc loc) {
-  std::lock_guard<std::mutex> lock(groupMutex);
-  Group &g = usable("all_reduce", loc);
   DType dtype = tensor.defined() ? tensor.dtype() : DType::Float32;
-  bool floating = dtype == DType::Float32 || dtype == DType::Float64 || dtype == DType::Float16 ||
-                  dtype == DType::BFloat16;
+  bool floating = dtype == DType::Float32 || dtype == DType::Float64 ||
+                  dtype == DType::Float16 || dtype == DType::BFloat16;
   if (tensor.defined() && !floating && dtype != DType::Int32 && dtype != DType::Int64)
     fail(loc, "all_reduce", "cannot reduce " + describe(tensor) + " (it takes float or int)");
   if (op == ReduceOp::Mean && !floating)
@@ -467,11 +501,20 @@ Tensor distributed::all_reduce(const Tensor &tensor, ReduceOp op, SourceLoc loc)
              " (reduce with Sum and divide, choosing the rounding)");
   // Half precision is reduced in float32 (Gloo's float16 sum widens too).
   bool half = dtype == DType::Float16 || dtype == DType::BFloat16;
-  Tensor buffer = hostCopy(half ? cast(tensor, DType::Float32, loc) : tensor, "all_reduce", loc);
-  allReduceInPlace(g, buffer, op, "all_reduce", loc);
-  if (op == ReduceOp::Mean)
-    buffer = buffer / Tensor(static_cast<double>(g.size), buffer.dtype());
-  return half ? cast(buffer, dtype, loc) : buffer;
+  Tensor wide = half ? cast(tensor, DType::Float32, loc) : tensor;
+  Tensor reduced;
+  if (tensor.defined() && tensor.is_symbolic()) {
+    // Traced: the op runs when the compiled function does.
+    reduced = collectives::all_reduce(wide, static_cast<collectives::Reduction>(op), loc);
+  } else {
+    std::lock_guard<std::mutex> lock(groupMutex);
+    Group &g = usable("all_reduce", loc);
+    reduced = hostCopy(wide, "all_reduce", loc);
+    if (std::string why = allReduceInPlace(g, reduced.data(), reduced.numel(), reduced.dtype(), op);
+        !why.empty())
+      fail(loc, "all_reduce", why);
+  }
+  return half ? cast(reduced, dtype, loc) : reduced;
 }
 
 Tensor distributed::broadcast(const Tensor &tensor, int root, SourceLoc loc) {

@@ -683,9 +683,13 @@ void ember::detail::throwIfFaulted(std::span<const jit::FaultSite> sites) {
   const jit::FaultSite *site = faultingSite(fault, sites);
   std::string message = jit::faultMessage(fault.kind, site);
   if (!site) // an op the compiler made itself, which has no number
-    throw OpError("error: compiled code: " + message);
-  throw OpError((site->location.empty() ? "" : site->location + ": ") + "error: '" +
-                site->opName + "' op " + message);
+    message = "error: compiled code: " + message;
+  else
+    message = (site->location.empty() ? "" : site->location + ": ") + "error: '" +
+              site->opName + "' op " + message;
+  if (fault.kind == EMBERRT_FAULT_COLLECTIVE)
+    throw distributed::DistributedError(message);
+  throw OpError(message);
 }
 
 trace::TensorSpec ember::detail::specOf(DType dtype, const Shape &shape) {
@@ -756,10 +760,13 @@ Tensor run(const OpDef &op, std::span<const int64_t> attrWords,
   // computed a guarded result and reported the fault; raise it at the
   // caller's line (a cached kernel serves every caller).
   if (!entry.kernel.faultSites.empty())
-    if (emberrt_fault_t fault = emberrt_take_fault(); fault.kind != EMBERRT_FAULT_NONE)
-      throw_op_error(op.name,
-                     jit::faultMessage(fault.kind, faultingSite(fault, entry.kernel.faultSites)),
-                     loc);
+    if (emberrt_fault_t fault = emberrt_take_fault(); fault.kind != EMBERRT_FAULT_NONE) {
+      std::string message =
+          jit::faultMessage(fault.kind, faultingSite(fault, entry.kernel.faultSites));
+      if (fault.kind == EMBERRT_FAULT_COLLECTIVE)
+        throw distributed::DistributedError(error_at(loc) + "'" + std::string(op.name) + "' op " + message);
+      throw_op_error(op.name, message, loc);
+    }
   if (activeTape())
     recordOnTapes(op, attrWords, inputs, resultType, result, loc);
   return result;

@@ -36,6 +36,7 @@ inline constexpr trace::AttrSchema kPool2DAttrs[] = {{"window", trace::AttrKind:
                                                      {"strides", trace::AttrKind::Int64Array},
                                                      {"padding", trace::AttrKind::Int64Array}};
 inline constexpr trace::AttrSchema kPrintAttrs[] = {{"message", trace::AttrKind::String}};
+inline constexpr trace::AttrSchema kAllReduceAttrs[] = {{"reduction", trace::AttrKind::Enum32}};
 
 /// X(variable, op name, attribute schema) for every op of the table.
 #define EMBER_FRONTEND_OPS(X)                                                                      \
@@ -85,7 +86,8 @@ inline constexpr trace::AttrSchema kPrintAttrs[] = {{"message", trace::AttrKind:
   X(kConv2D, "ember.conv2d", kConv2DAttrs)                                                         \
   X(kMaxPool2D, "ember.max_pool2d", kPool2DAttrs)                                                  \
   X(kAvgPool2D, "ember.avg_pool2d", kPool2DAttrs)                                                  \
-  X(kPrint, "ember.print", kPrintAttrs)
+  X(kPrint, "ember.print", kPrintAttrs)                                                            \
+  X(kAllReduce, "ember.all_reduce", kAllReduceAttrs)
 
 #define EMBER_DEFINE_OP(VAR, NAME, ATTRS) inline constexpr OpDef VAR{NAME, ATTRS};
 EMBER_FRONTEND_OPS(EMBER_DEFINE_OP)

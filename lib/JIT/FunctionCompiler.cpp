@@ -44,7 +44,7 @@ static_assert(static_cast<int32_t>(mlir::ember::FaultKind::IndexOutOfRange) ==
 static_assert(static_cast<int32_t>(mlir::ember::FaultKind::EmptyAxis) == EMBERRT_FAULT_EMPTY_AXIS);
 
 /// Numbers the ops of `module` that can fault at run time (integer
-/// division, gather, argmax over a `?` axis) with ember.fault_site, which
+/// division, gather, argmax over a `?` axis, collectives) with ember.fault_site, which
 /// the code they lower to reports faults with, and lists them in that order. The numbers depend on
 /// the module's structure only, not on its source locations, so that code
 /// from the disk cache (keyed without locations) reports the same numbers.
@@ -65,6 +65,8 @@ static std::vector<FaultSite> numberFaultSites(ModuleOp module) {
         return;
       llvm::raw_string_ostream os(detail);
       os << "axis " << argmax.getAxis() << " of " << type;
+    } else if (isa<mlir::ember::AllReduceOp>(op)) {
+      // A collective's failure (a lost process) is a fault of its own.
     } else if (!isa<mlir::ember::DivOp, mlir::ember::FloorDivOp, mlir::ember::ModOp>(op) ||
                !isa<IntegerType>(getElementTypeOrSelf(op->getResult(0).getType()))) {
       return;

@@ -157,6 +157,8 @@ std::string faultMessage(int32_t kind, const FaultSite *site) {
   case EMBERRT_FAULT_INDEX_OUT_OF_RANGE:
     return "index out of range" +
            (site && !site->detail.empty() ? " " + site->detail : std::string());
+  case EMBERRT_FAULT_COLLECTIVE:
+    return emberrt_fault_message();
   default:
     return "fault " + std::to_string(kind) + " in compiled code";
   }

@@ -61,6 +61,17 @@ TEST(Distributed, EveryCollectiveAgreesAcrossTwoAndThreeRanks) {
   }
 }
 
+TEST(Distributed, ATracedStepAllReducesItsGradientsLikeOneProcessOnTheWholeBatch) {
+  for (int ranks : {2, 3}) {
+    RunResult r = run(launch(ranks, "traced-training"));
+    EXPECT_EQ(r.status, 0) << r.output;
+    for (int rank = 0; rank < ranks; ++rank)
+      expectContains(r.output, "[rank" + std::to_string(rank) + "]: rank " +
+                                   std::to_string(rank) +
+                                   ": traced training matches one process");
+  }
+}
+
 TEST(Distributed, AFileStoreServesTheRendezvousToo) {
   std::string store =
       std::filesystem::temp_directory_path() / ("ember-store-" + std::to_string(::getpid()));
@@ -155,11 +166,27 @@ TEST(Distributed, AGroupOfOneInThisProcess) {
                  "dim 0 of float32 tensor of shape () must be a multiple of the world size (1)");
   expectContains(errorOf([] { dist::broadcast(Tensor(1.f), 1); }),
                  "root 1 is not a rank of a world of size 1");
-  auto traced = function([](const Tensor &x) { return dist::all_reduce(x); });
-  expectContains(errorOf([&] { traced(Tensor({1.f})); }),
-                 "cannot take a symbolic tensor (inside ember::function) yet");
+  // Inside a traced function: ember.all_reduce in the compiled code.
+  auto traced = function([](const Tensor &x) {
+    return dist::all_reduce(x * 2.f, dist::ReduceOp::Mean); // the line named below
+  });
+  int tracedLine = __LINE__ - 2;
+  EXPECT_EQ(traced(Tensor({1.f, 3.f})).to_vector<float>(), std::vector<float>({2.f, 6.f}));
+  auto broadcastTraced = function([](const Tensor &x) { return dist::broadcast(x); });
+  expectContains(errorOf([&] { broadcastTraced(Tensor({1.f})); }),
+                 "ember::distributed::broadcast: cannot take a symbolic tensor (inside "
+                 "ember::function) yet");
   dist::destroy_process_group();
   EXPECT_FALSE(dist::is_initialized());
+  // Without a group the compiled all_reduce faults, raised at its line.
+  try {
+    traced(Tensor({1.f, 3.f}));
+    ADD_FAILURE() << "expected a DistributedError";
+  } catch (const dist::DistributedError &error) {
+    expectContains(error.what(), fileLine(__FILE__, tracedLine));
+    expectContains(error.what(), "'ember.all_reduce' op ran without a process group: call "
+                                 "ember::distributed::init_process_group() first");
+  }
   dist::destroy_process_group(); // nothing to do
 }
 

@@ -53,8 +53,9 @@ def ConvertEmberToLinalgPass : Pass<"convert-ember-to-linalg"> {
            "kernels, which cannot call the host runtime)">
   ];
   let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect", "::mlir::linalg::LinalgDialect",
-    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"
+    "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect", "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::tensor::TensorDialect"
   ];
 }
 

@@ -37,13 +37,7 @@
 
 namespace ember::distributed {
 
-/// A collective that cannot complete (a rank lost, a timeout, ranks that
-/// disagree on shapes), a rendezvous that fails, or a call made before
-/// init_process_group.
-class DistributedError : public Error {
-public:
-  using Error::Error;
-};
+// DistributedError (ember/Frontend/Error.h): what every failure here raises.
 
 /// How all_reduce and reduce_scatter combine the ranks' values (PyTorch's
 /// ReduceOp; Mean is its AVG, Horovod's Average, floating-point only).

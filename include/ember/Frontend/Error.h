@@ -42,6 +42,16 @@ public:
   using Error::Error;
 };
 
+namespace distributed {
+/// A collective across processes that cannot complete (a rank lost, a
+/// timeout, ranks that disagree on shapes), a rendezvous that fails, or a
+/// collective called without a process group (see ember/Distributed).
+class DistributedError : public Error {
+public:
+  using Error::Error;
+};
+} // namespace distributed
+
 /// "file:line:column: error: ", where ember's errors start: `loc`, or the
 /// user's line while a UserCallSite marks one and `loc` is ember's own.
 std::string error_at(const SourceLoc &loc);

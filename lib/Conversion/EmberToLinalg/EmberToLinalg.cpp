@@ -13,9 +13,11 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -597,6 +599,56 @@ struct PrintLowering : OpConversionPattern<PrintOp> {
     rewriter.replaceOpWithNewOp<func::CallOp>(op, callee, TypeRange{}, ValueRange{value, message});
     return success();
   }
+};
+
+/// all_reduce -> the operand copied into a new buffer, which the runtime's
+/// emberrt_all_reduce_<type>(buffer, reduction, site) reduces in place over
+/// the processes (a contiguous buffer of the engine's own, never the
+/// operand's, which other ops may still read), then that buffer as the
+/// result.
+struct AllReduceLowering : OpConversionPattern<AllReduceOp> {
+  AllReduceLowering(MLIRContext *context, bool reportFaults)
+      : OpConversionPattern(context), reportFaults(reportFaults) {}
+  LogicalResult matchAndRewrite(AllReduceOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto module = op->getParentOfType<ModuleOp>();
+    if (!module)
+      return rewriter.notifyMatchFailure(op, "not inside a module");
+    RankedTensorType type = op.getType();
+    Type element = type.getElementType();
+    std::string suffix;
+    llvm::raw_string_ostream(suffix) << element;
+    std::string callee = "emberrt_all_reduce_" + suffix;
+    auto unranked = UnrankedMemRefType::get(element, 0);
+    Type i32 = rewriter.getI32Type();
+    if (!module.lookupSymbol(callee)) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(module.getBody());
+      func::FuncOp::create(rewriter, loc, callee,
+                           rewriter.getFunctionType({unranked, i32, i32}, {}))
+          .setPrivate();
+    }
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        sizes.push_back(tensor::DimOp::create(rewriter, loc, adaptor.getOperand(), d));
+    auto bufferType = MemRefType::get(type.getShape(), element);
+    Value buffer = memref::AllocOp::create(rewriter, loc, bufferType, sizes);
+    bufferization::MaterializeInDestinationOp::create(rewriter, loc, adaptor.getOperand(), buffer)
+        .setWritable(true);
+    int32_t site = faultReporter(op, reportFaults).site;
+    Value reduction = arith::ConstantIntOp::create(
+        rewriter, loc, static_cast<int64_t>(op.getReduction()), 32);
+    Value siteValue = arith::ConstantIntOp::create(rewriter, loc, site, 32);
+    func::CallOp::create(rewriter, loc, callee, TypeRange{},
+                         ValueRange{memref::CastOp::create(rewriter, loc, unranked, buffer),
+                                    reduction, siteValue});
+    rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(op, type, buffer, /*restrict=*/true,
+                                                           /*writable=*/true);
+    return success();
+  }
+  bool reportFaults;
 };
 
 /// A custom gradient only matters to ember-autodiff; its value is the operand.
@@ -1488,7 +1540,7 @@ bool mlir::ember::lowersDynamicShapes(Operation *op) {
          isa<BroadcastToOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceMeanOp,
              MatmulOp, TransposeOp, ReshapeOp, ShapeOfOp, SliceOp, ConcatOp, GatherOp, ArgMaxOp,
              CustomGradientOp, YieldOp, Conv2DOp, MaxPool2DOp, AvgPool2DOp, MaxPool2DGradOp,
-             AvgPool2DGradOp, MaxPool2DGatherOp>(op);
+             AvgPool2DGradOp, MaxPool2DGatherOp, AllReduceOp>(op);
 }
 
 namespace {
@@ -1530,7 +1582,7 @@ void mlir::ember::populateEmberToLinalgPatterns(RewritePatternSet &patterns,
                                                 bool reportFaults) {
   MLIRContext *context = patterns.getContext();
   patterns.add<ElementwiseToGeneric>(context, reportFaults);
-  patterns.add<GatherLowering, ArgMaxLowering>(context, reportFaults);
+  patterns.add<GatherLowering, ArgMaxLowering, AllReduceLowering>(context, reportFaults);
   patterns.add<ConstantLowering, CustomGradientLowering, PrintLowering, BroadcastToLowering,
                ReshapeLowering, TransposeLowering, ShapeOfLowering, SliceLowering, ConcatLowering,
                ReduceLowering<ReduceSumOp>, ReduceLowering<ReduceMaxOp>,

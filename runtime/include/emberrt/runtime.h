@@ -140,6 +140,7 @@ typedef enum emberrt_fault_kind {
   EMBERRT_FAULT_INTEGER_DIVISION_OVERFLOW = 2, /* INT_MIN / -1 */
   EMBERRT_FAULT_INDEX_OUT_OF_RANGE = 3,        /* a gather index */
   EMBERRT_FAULT_EMPTY_AXIS = 4,                /* argmax over an empty `?` axis */
+  EMBERRT_FAULT_COLLECTIVE = 5, /* a collective failed; see emberrt_fault_message */
 } emberrt_fault_kind_t;
 
 typedef struct emberrt_fault {
@@ -152,6 +153,27 @@ void emberrt_report_fault(int32_t kind, int32_t site);
 /* The calling thread's pending fault, which is cleared; kind is
  * EMBERRT_FAULT_NONE when there is none. */
 emberrt_fault_t emberrt_take_fault(void);
+/* A fault with a message of its own (a collective's failure), kept with it. */
+void emberrt_report_fault_message(int32_t kind, int32_t site, const char *message);
+/* The message of the fault the calling thread took last ("" if none). */
+const char *emberrt_fault_message(void);
+
+/* Collectives of compiled code (ember.all_reduce). Compiled code calls
+ * emberrt_all_reduce with a contiguous buffer (an unranked memref) that it
+ * reduces in place over every process, through the hook that the program's
+ * collective engine installed (ember::distributed, on Gloo); the runtime
+ * itself links no collective library. The hook returns 0, or non-zero after
+ * writing why into `error`; a failure, or a call without a hook, reports
+ * EMBERRT_FAULT_COLLECTIVE at `site` with the message. reduction: 0 sum,
+ * 1 mean, 2 max, 3 min. */
+typedef int32_t (*emberrt_all_reduce_hook_t)(void *data, int64_t count, emberrt_dtype_t dtype,
+                                             int32_t reduction, char *error,
+                                             size_t error_capacity);
+void emberrt_set_all_reduce_hook(emberrt_all_reduce_hook_t hook);
+void emberrt_all_reduce_f32(int64_t rank, void *descriptor, int32_t reduction, int32_t site);
+void emberrt_all_reduce_f64(int64_t rank, void *descriptor, int32_t reduction, int32_t site);
+void emberrt_all_reduce_i32(int64_t rank, void *descriptor, int32_t reduction, int32_t site);
+void emberrt_all_reduce_i64(int64_t rank, void *descriptor, int32_t reduction, int32_t site);
 
 /* Threads of compiled code. Loops with enough work run on a team of
  * threads of LLVM's OpenMP runtime (libomp); compiled code asks

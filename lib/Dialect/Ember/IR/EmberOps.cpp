@@ -204,6 +204,16 @@ LogicalResult SelectOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   return success();
 }
 
+LogicalResult AllReduceOp::verify() {
+  Type element = getOperand().getType().getElementType();
+  bool floating = element.isF32() || element.isF64();
+  if (!floating && !element.isInteger(32) && !element.isInteger(64))
+    return emitOpError("reduces f32, f64, i32 or i64 elements, not ") << element;
+  if (getReduction() == CollectiveReduction::mean && !floating)
+    return emitOpError("mean needs floating-point elements, not ") << element;
+  return success();
+}
+
 LogicalResult CastOp::verify() {
   auto in = getOperand().getType(), out = getResult().getType();
   if (in.getShape() != out.getShape())

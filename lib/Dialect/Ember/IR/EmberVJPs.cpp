@@ -139,6 +139,16 @@ LogicalResult noGradients(Operation *op, SmallVectorImpl<Value> &out) {
   LogicalResult OP::buildVJP(OpBuilder &builder, ValueRange cotangents,                      \
                              SmallVectorImpl<Value> &out)
 
+// Over the processes: d(sum) = the sum of the cotangents, d(mean) their mean.
+EMBER_VJP(AllReduceOp) {
+  if (getReduction() != CollectiveReduction::sum && getReduction() != CollectiveReduction::mean)
+    return emitOpError("has no gradient for ") << stringifyCollectiveReduction(getReduction());
+  if (!isFloatTensor(getResult()))
+    return noGradients(*this, out);
+  out.push_back(AllReduceOp::create(builder, getLoc(), getReduction(), cotangents[0]));
+  return success();
+}
+
 // d(a+b) = (g, g)
 EMBER_VJP(AddOp) {
   if (!isFloatTensor(getResult()))

@@ -66,4 +66,11 @@ def Ember_ComparisonDirection : I32EnumAttr<"ComparisonDirection",
   let cppNamespace = "::mlir::ember";
 }
 
+def Ember_CollectiveReduction : I32EnumAttr<"CollectiveReduction",
+    "how a collective combines the processes' values", [
+      I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"mean", 1>,
+      I32EnumAttrCase<"max", 2>, I32EnumAttrCase<"min", 3>]> {
+  let cppNamespace = "::mlir::ember";
+}
+
 #endif // EMBER_DIALECT_EMBER_IR_EMBERDIALECT_TD

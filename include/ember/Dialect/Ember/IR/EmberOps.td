@@ -430,6 +430,33 @@ def Ember_PrintOp : Ember_Op<"print", [MemoryEffects<[MemWrite]>]> {
   let assemblyFormat = "$operand `message` `=` $message attr-dict `:` type($operand)";
 }
 
+def Ember_AllReduceOp : Ember_Op<"all_reduce", [MemoryEffects<[MemWrite]>,
+    AllTypesMatch<["operand", "result"]>, DeclareOpInterfaceMethods<Ember_VJPOpInterface>]> {
+  let summary = "the element-wise sum, mean, max or min of a tensor over every process";
+  let description = [{
+    Data parallelism: every process of the group (ember::distributed) runs
+    the same function on its own data, and each all_reduce combines the
+    operand element-wise over the processes, returning the same result on
+    every one. The runtime calls the collective engine the program set up
+    (Gloo, through ember::distributed); without one the call faults. Every
+    process must run the same all_reduces in the same order with operands of
+    the same shape, so the op has a side effect: it is never pruned, merged
+    or reordered with other effects. f32, f64, i32 and i64 (mean: floats).
+
+    The gradient of a sum is the sum of the cotangents over the processes
+    (each process's loss depends on every process's operand), of a mean
+    their mean; max and min have none.
+
+    ```mlir
+    %g = ember.all_reduce sum, %grad : tensor<?x10xf32>
+    ```
+  }];
+  let arguments = (ins Ember_CollectiveReduction:$reduction, Ember_Tensor:$operand);
+  let results = (outs Ember_Tensor:$result);
+  let assemblyFormat = "$reduction `,` $operand attr-dict `:` type($operand)";
+  let hasVerifier = 1;
+}
+
 def Ember_FaultIfOp : Ember_Op<"fault_if", [NoMemoryEffect, AllTypesMatch<["value", "result"]>]> {
   let summary = "a run-time fault of compiled code, reported when a condition holds";
   let description = [{
