@@ -759,3 +759,35 @@ func.func @slice_dynamic_dim_bounds_too_far(%x: tensor<?x3xf32>) {
   %0 = "ember.slice"(%x) {start = array<i64: 4611686018427387904, 0>, limit = array<i64: -4611686018427387904, 3>, stride = array<i64: 1, 1>} : (tensor<?x3xf32>) -> tensor<?x3xf32>
   return
 }
+
+// -----
+
+func.func @all_reduce_bool(%x: tensor<2xi1>) -> tensor<2xi1> {
+  // expected-error @+1 {{'ember.all_reduce' op reduces f32, f64, i32 or i64 elements, not 'i1'}}
+  %0 = ember.all_reduce sum, %x : tensor<2xi1>
+  return %0 : tensor<2xi1>
+}
+
+// -----
+
+func.func @all_reduce_integer_mean(%x: tensor<2xi32>) -> tensor<2xi32> {
+  // expected-error @+1 {{'ember.all_reduce' op mean needs floating-point elements, not 'i32'}}
+  %0 = ember.all_reduce mean, %x : tensor<2xi32>
+  return %0 : tensor<2xi32>
+}
+
+// -----
+
+func.func @all_reduce_result_type(%x: tensor<2xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'ember.all_reduce' op failed to verify that all of {operand, result} have same type}}
+  %0 = "ember.all_reduce"(%x) <{reduction = 0 : i32}> : (tensor<2xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func @all_reduce_unknown_reduction(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'reduction' [sum, mean, max, min]}}
+  %0 = ember.all_reduce prod, %x : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}

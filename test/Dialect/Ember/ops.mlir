@@ -500,6 +500,16 @@ func.func @effects(%x: tensor<2xf32>, %zero: i1, %q: i32) -> i32 {
   return %r : i32
 }
 
+// A collective over the processes (an effect too).
+// CHECK-LABEL: func.func @collectives(
+// CHECK:         ember.all_reduce sum, %{{.*}} : tensor<?x2xf32>
+// CHECK:         ember.all_reduce min, %{{.*}} : tensor<3xi32>
+func.func @collectives(%x: tensor<?x2xf32>, %i: tensor<3xi32>) -> (tensor<?x2xf32>, tensor<3xi32>) {
+  %0 = ember.all_reduce sum, %x : tensor<?x2xf32>
+  %1 = ember.all_reduce min, %i : tensor<3xi32>
+  return %0, %1 : tensor<?x2xf32>, tensor<3xi32>
+}
+
 // The adjoint of max_pool2d_grad (second derivatives through max pooling).
 // CHECK-LABEL: func.func @pool_gather(
 // CHECK:         ember.max_pool2d_gather %{{.*}}, %{{.*}} window = [2, 2] strides = [2, 2] padding = [0, 0, 0, 0] : tensor<1x4x4x1xf32>, tensor<1x4x4x1xf32> -> tensor<1x2x2x1xf32>

@@ -1,0 +1,46 @@
+// RUN: ember-opt %s | ember-opt | FileCheck %s --check-prefix=ROUNDTRIP
+// RUN: ember-opt %s --convert-ember-to-linalg | FileCheck %s --check-prefix=LOWER
+// RUN: ember-opt %s --ember-optimize | FileCheck %s --check-prefix=KEPT
+// RUN: ember-opt %s --ember-lower-to-llvm | FileCheck %s --check-prefix=LLVM
+
+// ROUNDTRIP-LABEL: func.func @reduce_twice(
+// ROUNDTRIP:         ember.all_reduce sum, %{{.*}} : tensor<?x3xf32>
+// ROUNDTRIP:         ember.all_reduce mean, %{{.*}} : tensor<?x3xf32>
+// ROUNDTRIP:         ember.all_reduce max, %{{.*}} : tensor<2xi64>
+
+// The operand is copied into a buffer of its own, which the runtime reduces
+// in place (reduction 0: sum, 1: mean; site -1: no fault site numbered).
+// LOWER-DAG:   func.func private @emberrt_all_reduce_f32(memref<*xf32>, i32, i32)
+// LOWER-DAG:   func.func private @emberrt_all_reduce_i64(memref<*xi64>, i32, i32)
+// LOWER-LABEL: func.func @reduce_twice(
+// LOWER:         %[[N:.*]] = tensor.dim %[[X:.*]], %{{.*}} : tensor<?x3xf32>
+// LOWER:         %[[BUF:.*]] = memref.alloc(%[[N]]) : memref<?x3xf32>
+// LOWER:         bufferization.materialize_in_destination %[[X]] in writable %[[BUF]]
+// LOWER-DAG:     %[[SUM:.*]] = arith.constant 0 : i32
+// LOWER-DAG:     %[[SITE:.*]] = arith.constant -1 : i32
+// LOWER:         %[[U:.*]] = memref.cast %[[BUF]] : memref<?x3xf32> to memref<*xf32>
+// LOWER:         call @emberrt_all_reduce_f32(%[[U]], %[[SUM]], %[[SITE]])
+// LOWER:         bufferization.to_tensor %[[BUF]] restrict writable
+// LOWER:         arith.constant 1 : i32
+// LOWER:         call @emberrt_all_reduce_f32(
+// LOWER:         arith.constant 2 : i32
+// LOWER:         call @emberrt_all_reduce_i64(
+
+// A collective has an effect: two equal all_reduces are not merged, and an
+// unused one is not pruned (every process must run the same ones).
+// KEPT-LABEL: func.func @reduce_twice(
+// KEPT-COUNT-2: ember.all_reduce sum,
+// KEPT:         ember.all_reduce mean,
+// KEPT:         ember.all_reduce max,
+
+// LLVM-LABEL: llvm.func @reduce_twice(
+// LLVM-COUNT-3: llvm.call @emberrt_all_reduce_f32(
+// LLVM:         llvm.call @emberrt_all_reduce_i64(
+func.func @reduce_twice(%x: tensor<?x3xf32>, %i: tensor<2xi64>) -> (tensor<?x3xf32>, tensor<2xi64>) {
+  %0 = ember.all_reduce sum, %x : tensor<?x3xf32>
+  %unused = ember.all_reduce sum, %x : tensor<?x3xf32>
+  %1 = ember.mul %0, %x : tensor<?x3xf32>
+  %2 = ember.all_reduce mean, %1 : tensor<?x3xf32>
+  %3 = ember.all_reduce max, %i : tensor<2xi64>
+  return %2, %3 : tensor<?x3xf32>, tensor<2xi64>
+}
