@@ -502,18 +502,15 @@ Tensor distributed::all_reduce(const Tensor &tensor, ReduceOp op, SourceLoc loc)
   // Half precision is reduced in float32 (Gloo's float16 sum widens too).
   bool half = dtype == DType::Float16 || dtype == DType::BFloat16;
   Tensor wide = half ? cast(tensor, DType::Float32, loc) : tensor;
-  Tensor reduced;
-  if (tensor.defined() && tensor.is_symbolic()) {
-    // Traced: the op runs when the compiled function does.
-    reduced = collectives::all_reduce(wide, static_cast<collectives::Reduction>(op), loc);
-  } else {
+  if (!tensor.defined())
+    fail(loc, "all_reduce", "the tensor is undefined");
+  if (!tensor.is_symbolic()) {
     std::lock_guard<std::mutex> lock(groupMutex);
-    Group &g = usable("all_reduce", loc);
-    reduced = hostCopy(wide, "all_reduce", loc);
-    if (std::string why = allReduceInPlace(g, reduced.data(), reduced.numel(), reduced.dtype(), op);
-        !why.empty())
-      fail(loc, "all_reduce", why);
+    usable("all_reduce", loc);
   }
+  // The ember.all_reduce op, traced or eagerly a one-op kernel (which a
+  // GradientTape records like any op): the engine runs it when the code does.
+  Tensor reduced = collectives::all_reduce(wide, static_cast<collectives::Reduction>(op), loc);
   return half ? cast(reduced, dtype, loc) : reduced;
 }
 

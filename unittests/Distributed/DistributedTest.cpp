@@ -72,6 +72,14 @@ TEST(Distributed, ATracedStepAllReducesItsGradientsLikeOneProcessOnTheWholeBatch
   }
 }
 
+TEST(Distributed, AllReducesGradientAgreesWithFiniteDifferencesByEveryRoad) {
+  RunResult r = run(launch(2, "gradients"));
+  EXPECT_EQ(r.status, 0) << r.output;
+  for (std::string rank : {"0", "1"})
+    expectContains(r.output, "[rank" + rank + "]: rank " + rank +
+                                 ": gradients agree with finite differences");
+}
+
 TEST(Distributed, AFileStoreServesTheRendezvousToo) {
   std::string store =
       std::filesystem::temp_directory_path() / ("ember-store-" + std::to_string(::getpid()));
@@ -100,7 +108,7 @@ TEST(Distributed, ARankKilledMidRunIsNamedByTheOthers) {
       expectContains(r.output, "[rank" + rank + "]: rank " + rank + " raised after under 5 s: ");
       expectContains(r.output, "DistributedWorker.cpp:");
     }
-    expectContains(r.output, "ember::distributed::all_reduce: rank " + victim + " of 3 was lost");
+    expectContains(r.output, "'ember.all_reduce' op rank " + victim + " of 3 was lost");
     expectContains(r.output, "then: ");
     expectContains(r.output, "ember::distributed::barrier: the process group is broken");
     EXPECT_LT(r.seconds, 20) << r.output;
@@ -112,7 +120,7 @@ TEST(Distributed, ARankThatStopsAnsweringIsReportedAfterTheTimeout) {
   RunResult r = run(launch(2, "lost-rank", "EMBER_TEST_HANG=1 EMBER_DISTRIBUTED_TIMEOUT=1"));
   EXPECT_EQ(r.status, 3) << r.output;
   expectContains(r.output, "[rank0]: rank 0 raised after under 5 s: ");
-  expectContains(r.output, "ember::distributed::all_reduce: a rank did not answer within the "
+  expectContains(r.output, "'ember.all_reduce' op a rank did not answer within the "
                            "timeout (1 s; none is known to have exited");
 }
 
