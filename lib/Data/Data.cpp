@@ -498,6 +498,40 @@ private:
   int64_t count_;
 };
 
+/// Every num_shards-th element, from the index-th on.
+class ShardNode final : public Node {
+public:
+  ShardNode(std::shared_ptr<const Node> input, int64_t numShards, int64_t index)
+      : input_(std::move(input)), numShards_(numShards), index_(index) {}
+
+  std::unique_ptr<Cursor> open() const override {
+    struct ShardCursor final : Cursor {
+      std::unique_ptr<Cursor> input;
+      int64_t numShards, skip; // skip: inputs to pass before the next output
+      bool next(Element &out) override {
+        for (; skip > 0; --skip)
+          if (!input->next(out))
+            return false;
+        skip = numShards - 1;
+        return input->next(out);
+      }
+    };
+    auto cursor = std::make_unique<ShardCursor>();
+    cursor->input = input_->open();
+    cursor->numShards = numShards_;
+    cursor->skip = index_;
+    return cursor;
+  }
+  int64_t cardinality() const override {
+    int64_t n = input_->cardinality();
+    return n < 0 ? n : (n - index_ + numShards_ - 1) / numShards_;
+  }
+
+private:
+  std::shared_ptr<const Node> input_;
+  int64_t numShards_, index_;
+};
+
 class TakeNode final : public Node {
 public:
   TakeNode(std::shared_ptr<const Node> input, int64_t count)
@@ -768,6 +802,15 @@ Dataset Dataset::skip(int64_t count) const {
   if (count < -1)
     fail("skip", "count must be -1 (all) or more, got " + std::to_string(count));
   return Dataset(std::make_shared<SkipNode>(node_, count));
+}
+
+Dataset Dataset::shard(int64_t num_shards, int64_t index) const {
+  if (num_shards < 1)
+    fail("shard", "num_shards must be positive, got " + std::to_string(num_shards));
+  if (index < 0 || index >= num_shards)
+    fail("shard", "index must be in [0, num_shards), got " + std::to_string(index) +
+                      " with num_shards " + std::to_string(num_shards));
+  return Dataset(std::make_shared<ShardNode>(node_, num_shards, index));
 }
 
 Dataset Dataset::take(int64_t count) const {

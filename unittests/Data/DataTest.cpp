@@ -469,6 +469,25 @@ TEST(Dataset, FilterAndSkip) {
   EXPECT_THROW(ds.filter(nullptr), Error);
 }
 
+TEST(Dataset, ShardsAreDisjointAndCoverTheInput) {
+  Dataset ds = Dataset::range(10);
+  EXPECT_EQ(scalars(ds.shard(3, 0)), (std::vector<int64_t>{0, 3, 6, 9}));
+  EXPECT_EQ(scalars(ds.shard(3, 1)), (std::vector<int64_t>{1, 4, 7}));
+  EXPECT_EQ(scalars(ds.shard(3, 2)), (std::vector<int64_t>{2, 5, 8}));
+  EXPECT_EQ(ds.shard(3, 0).cardinality(), 4);
+  EXPECT_EQ(ds.shard(3, 2).cardinality(), 3);
+  EXPECT_EQ(scalars(ds.shard(1, 0)), iota(10));
+  EXPECT_TRUE(scalars(Dataset::range(2).shard(4, 3)).empty());
+  EXPECT_EQ(Dataset::range(2).shard(4, 3).cardinality(), 0);
+  EXPECT_EQ(ds.repeat().shard(2, 1).cardinality(), INFINITE_CARDINALITY);
+  EXPECT_EQ(scalars(ds.repeat(2).shard(4, 1)), (std::vector<int64_t>{1, 5, 9, 3, 7}));
+  // Each shard batches its own elements.
+  EXPECT_EQ(ds.shard(2, 1).batch(2).cardinality(), 3);
+  expectContains(errorOf([&] { ds.shard(0, 0); }), "num_shards must be positive, got 0");
+  expectContains(errorOf([&] { ds.shard(2, 2); }),
+                 "index must be in [0, num_shards), got 2 with num_shards 2");
+}
+
 TEST(Dataset, MapTransformsEachElement) {
   Tensor x = Tensor::from_vector(std::vector<float>{0, 51, 255}, {3});
   Tensor y = Tensor::from_vector(std::vector<int64_t>{1, 2, 3}, {3});

@@ -104,6 +104,12 @@ public:
   Dataset skip(int64_t count) const;
   /// The first `count` elements (all of them for count = -1).
   Dataset take(int64_t count) const;
+  /// Elements index, index + num_shards, index + 2 num_shards, ...
+  /// (tf.data's shard): in data-parallel training, each process reads its
+  /// own part of the data with shard(world_size(), rank()). Shard before
+  /// shuffling or batching, as tf.data advises, so that the shards are
+  /// disjoint and cover the input.
+  Dataset shard(int64_t num_shards, int64_t index) const;
   /// The dataset `count` times over; -1 repeats it forever. Each repetition is
   /// a new epoch of the input (a shuffle inside it reshuffles).
   Dataset repeat(int64_t count = -1) const;
