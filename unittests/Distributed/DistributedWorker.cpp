@@ -16,6 +16,7 @@
 #include <iostream>
 #include <string>
 #include <thread>
+#include <tuple>
 
 #include <unistd.h>
 
@@ -116,23 +117,32 @@ void tracedTraining() {
     ys.push_back(target + 0.1f * std::cos(float(i)));
   }
   Tensor x = Tensor::from_vector(xs, {examples, features}), y = Tensor::from_vector(ys, {examples, 1});
-  auto train = [&](const Tensor &xb, const Tensor &yb, bool distributed) {
+  // How the gradients are reduced: not at all (the reference, on the whole
+  // batch), by all_reduce calls in the step, or by a DistributedGradientTape
+  // (traced, or eagerly when `eager`).
+  enum Road { Reference, AllReduceCalls, DistributedTape };
+  auto train = [&](const Tensor &xb, const Tensor &yb, Road road, bool eager) {
     Variable w(zeros({features, 1}), "w"), b(zeros({1}), "b");
     optimizers::SGD sgd(0.05);
-    auto step = function([&](const Tensor &xs, const Tensor &ys) {
-      GradientTape tape;
+    auto body = [&](const Tensor &xs, const Tensor &ys) {
+      std::unique_ptr<GradientTape> tape =
+          road == DistributedTape ? std::make_unique<dist::DistributedGradientTape>()
+                                  : std::make_unique<GradientTape>();
       Tensor loss = reduce_mean(square(matmul(xs, w) + b - ys));
       std::vector<Variable> weights = {w, b};
-      auto grads = tape.gradient(loss, weights);
-      if (distributed)
+      auto grads = road == DistributedTape
+                       ? static_cast<dist::DistributedGradientTape &>(*tape).gradient(loss, weights)
+                       : tape->gradient(loss, weights);
+      if (road == AllReduceCalls)
         for (std::optional<Tensor> &g : grads)
           g = dist::all_reduce(*g, dist::ReduceOp::Mean);
       sgd.apply_gradients(grads, weights);
       return loss;
-    });
+    };
+    auto step = function(body);
     for (int i = 0; i < 15; ++i)
-      step(xb, yb);
-    expect(step.concrete_functions().size() == 1, "one trace");
+      eager ? body(xb, yb) : step(xb, yb);
+    expect(eager || step.concrete_functions().size() == 1, "one trace");
     return std::make_pair(w.value(), b.value());
   };
   // This rank's shard: rows r, r + n, ...
@@ -140,21 +150,27 @@ void tracedTraining() {
   for (int64_t i = r; i < examples; i += n)
     rows.push_back(i);
   Tensor index = Tensor::from_vector(rows, {int64_t(rows.size())});
-  auto [w, b] = train(gather(x, index), gather(y, index), true);
-  auto [wRef, bRef] = train(x, y, false);
-  Tensor everyW = dist::all_gather(reshape(w, {1, features}));
-  for (int k = 1; k < n; ++k)
-    expect(everyW.to_vector<float>()[k * features] == everyW.to_vector<float>()[0] &&
-               everyW.to_vector<float>()[k * features + 2] == everyW.to_vector<float>()[2],
-           "the same weights on every rank");
-  std::vector<float> got = w.to_vector<float>(), want = wRef.to_vector<float>();
-  for (int64_t j = 0; j < features; ++j)
-    expect(std::abs(got[j] - want[j]) < 1e-5f, "weight " + std::to_string(j) + " " +
-                                                    std::to_string(got[j]) + " vs " +
-                                                    std::to_string(want[j]));
-  expect(std::abs(b.item<float>() - bRef.item<float>()) < 1e-5f, "bias");
-  std::cout << "rank " << r << ": traced training matches one process: w = " << w.values_string()
-            << std::endl;
+  auto [wRef, bRef] = train(x, y, Reference, false);
+  for (auto [road, eager, name] :
+       {std::tuple(AllReduceCalls, false, "all_reduce calls in a traced step"),
+        std::tuple(DistributedTape, false, "a DistributedGradientTape in a traced step"),
+        std::tuple(DistributedTape, true, "an eager DistributedGradientTape")}) {
+    auto [w, b] = train(gather(x, index), gather(y, index), road, eager);
+    Tensor everyW = dist::all_gather(reshape(w, {1, features}));
+    std::vector<float> all = everyW.to_vector<float>();
+    for (int k = 1; k < n; ++k)
+      for (int64_t j = 0; j < features; ++j)
+        expect(all[k * features + j] == all[j], std::string(name) + ": the same weights on every rank");
+    std::vector<float> got = w.to_vector<float>(), want = wRef.to_vector<float>();
+    for (int64_t j = 0; j < features; ++j)
+      expect(std::abs(got[j] - want[j]) < 1e-5f, std::string(name) + ": weight " +
+                                                      std::to_string(j) + " " +
+                                                      std::to_string(got[j]) + " vs " +
+                                                      std::to_string(want[j]));
+    expect(std::abs(b.item<float>() - bRef.item<float>()) < 1e-5f, std::string(name) + ": bias");
+  }
+  std::cout << "rank " << r << ": traced training matches one process: w = "
+            << wRef.values_string() << std::endl;
 }
 
 /// all_reduce's gradient against finite differences of the objective over

@@ -28,6 +28,7 @@
 #define EMBER_DISTRIBUTED_DISTRIBUTED_H
 
 #include "ember/Frontend/Error.h"
+#include "ember/Frontend/GradientTape.h"
 #include "ember/Frontend/Tensor.h"
 #include "ember/Frontend/Variable.h"
 
@@ -92,6 +93,34 @@ Tensor reduce_scatter(const Tensor &tensor, ReduceOp op = ReduceOp::Sum, EMBER_L
 /// holds the same number of variables with the same names, dtypes and
 /// shapes, raising DistributedError naming the first that differs.
 void broadcast_variables(const std::vector<Variable> &variables, int root = 0, EMBER_LOC);
+
+/// Horovod's DistributedGradientTape: a GradientTape whose gradient()
+/// returns every gradient reduced over the ranks (their mean by default,
+/// as Horovod and PyTorch's DDP), so that each rank applies the same update.
+/// Eagerly or inside an ember::function (where the all-reduces are ops of
+/// the compiled step). Gradients are sent in buckets of at most
+/// `bucket_cap_mb` megabytes (PyTorch DDP's 25 by default), filled in
+/// reverse order of the sources (the order the backward pass produces them:
+/// the last layer's first), each bucket one all-reduce of its gradients
+/// laid end to end; a gradient with a None dim goes alone.
+///
+///   ember::distributed::DistributedGradientTape tape;
+///   ember::Tensor loss = lossFn(labels, model(images, true));
+///   optimizer.apply_gradients(tape.gradient(loss, weights), weights);
+class DistributedGradientTape : public GradientTape {
+public:
+  explicit DistributedGradientTape(bool persistent = false, ReduceOp op = ReduceOp::Mean,
+                                   double bucket_cap_mb = 25);
+
+  std::vector<std::optional<Tensor>> gradient(const Tensor &target, const GradientSources &sources,
+                                              UnconnectedGradients::NoneChoice = {}, EMBER_LOC);
+  std::vector<Tensor> gradient(const Tensor &target, const GradientSources &sources,
+                               UnconnectedGradients::ZeroChoice, EMBER_LOC);
+
+private:
+  ReduceOp op_;
+  double bucketBytes_;
+};
 
 } // namespace ember::distributed
 
