@@ -20,9 +20,24 @@
 // compiled step runs there; the printed lines are the same.
 // --train / --test take the first N examples (the test in test/Examples
 // trains on a small subset; scripts/train-c2.sh runs the full 3 epochs).
+// --batch N sets the global batch (default 32).
+//
+// Data parallel: started by ember-run (WORLD_SIZE set), e.g.
+//   ember-run -n 2 c2_image_classifier --batch 64
+// each of the N processes takes every N-th batch of batch/N images of the
+// same shuffled stream (Dataset::shard), so that a step's N batches make the
+// global batch one process would take; rank 0's weights are broadcast at the
+// start, the step's gradients are averaged over the ranks
+// (DistributedGradientTape, inside the compiled step), and the metrics are
+// summed over them. Rank 0 alone prints, plots, logs and writes the
+// checkpoint; every rank restores it. The printed lines are the same, with
+// one more: whether every rank ended with the same weights.
 #include "ember/ember.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <memory>
+#include <optional>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -39,6 +54,7 @@ struct Options {
   uint64_t seed = 1;
   std::string device = "cpu";
   std::string exportPath; // none
+  int64_t batch = 32;
 };
 
 Options parse(int argc, char **argv) {
@@ -61,10 +77,12 @@ Options parse(int argc, char **argv) {
       options.exportPath = value;
     else if (flag == "--device")
       options.device = value;
+    else if (flag == "--batch")
+      options.batch = std::stoll(value);
     else
       throw Error("unknown option " + flag +
                   " (--data DIR, --epochs N, --train N, --test N, --out DIR, --seed N, --device D, "
-                  "--export FILE)");
+                  "--export FILE, --batch N)");
   }
   return options;
 }
@@ -125,28 +143,48 @@ void exportClassifier(layers::Sequential &model, const Tensor &images, const std
 } // namespace
 
 int main(int argc, char **argv) try {
+  namespace dist = ember::distributed;
   Options options = parse(argc, argv);
   const Device device(options.device);
   if (device.is_cuda() && !cuda_is_available())
     throw Error("--device " + options.device + ": " + cuda_status());
-  const int64_t batchSize = 32;
-  std::filesystem::create_directories(options.out);
+  const bool distributed = std::getenv("WORLD_SIZE") != nullptr; // started by ember-run
+  if (distributed)
+    dist::init_process_group();
+  const int rank = distributed ? dist::rank() : 0, world = distributed ? dist::world_size() : 1;
+  const bool chief = rank == 0; // prints, plots, logs and checkpoints
+  if (options.batch < 1 || options.batch % world != 0)
+    throw Error("--batch " + std::to_string(options.batch) + " must be a positive multiple of " +
+                "the number of processes (" + std::to_string(world) + ")");
+  const int64_t batchSize = options.batch / world; // this process's part of a step
+  if (chief)
+    std::filesystem::create_directories(options.out);
 
   auto [x_train, y_train, x_test, y_test] = data::fashion_mnist::load_data(options.data);
   x_train = firstRows(x_train, options.train);
   y_train = firstRows(y_train, options.train);
   x_test = firstRows(x_test, options.test);
   y_test = firstRows(y_test, options.test);
-  std::printf("Training on %lld images, testing on %lld\n", (long long)x_train.size(0),
-              (long long)x_test.size(0));
+  if (chief)
+    std::printf("Training on %lld images, testing on %lld\n", (long long)x_train.size(0),
+                (long long)x_test.size(0));
 
   auto model = makeModel(options.seed);
   Tensor one = firstRows(x_train, 1).to(device); // the weights are made where it is
-  std::printf("Logits of one untrained image: shape %s\n", (*model)(one).shape().str().c_str());
+  Shape untrained = (*model)(one).shape();
+  if (chief)
+    std::printf("Logits of one untrained image: shape %s\n", untrained.str().c_str());
+  if (distributed) // every rank starts from rank 0's weights
+    dist::broadcast_variables(model->variables());
 
+  // Steps of the global batch; with several processes, step k's batches are
+  // the k-th `world` consecutive ones of the same shuffled stream, one each.
+  int64_t steps = x_train.size(0) / options.batch;
   data::Dataset train = data::Dataset::from_tensor_slices({x_train, y_train})
                             .shuffle(1000, options.seed)
                             .batch(batchSize, /*drop_remainder=*/true)
+                            .take(steps * world)
+                            .shard(world, rank)
                             .prefetch_to_device(device); // prefetch(AUTOTUNE) on the CPU
   losses::SparseCategoricalCrossentropy lossFn(/*from_logits=*/true);
   optimizers::Adam adam(1e-3);
@@ -155,56 +193,90 @@ int main(int argc, char **argv) try {
 
   auto trainStep = function(
       [&](const Tensor &images, const Tensor &labels) {
-        GradientTape tape;
+        // With several processes the gradients are averaged over them.
+        std::unique_ptr<GradientTape> tape =
+            distributed ? std::make_unique<dist::DistributedGradientTape>()
+                        : std::make_unique<GradientTape>();
         Tensor logits = (*model)(images, /*training=*/true);
         if (logits.shape() != Shape({batchSize, 10}))
-          throw Error("logits of shape " + logits.shape().str() + ", expected (32, 10)");
+          throw Error("logits of shape " + logits.shape().str() + ", expected (" +
+                      std::to_string(batchSize) + ", 10)");
         Tensor loss = lossFn(labels, logits);
         std::vector<Variable> weights = model->trainable_variables();
-        adam.apply_gradients(tape.gradient(loss, weights), weights);
+        adam.apply_gradients(tape->gradient(loss, weights), weights);
         trainLoss.update_state(loss);
         trainAccuracy.update_state(labels, logits);
         return loss;
       },
       "train_step");
 
-  summary::SummaryWriter writer = summary::create_file_writer(options.out + "/logs");
+  std::optional<summary::SummaryWriter> writer;
+  if (chief)
+    writer = summary::create_file_writer(options.out + "/logs");
   std::vector<double> lossHistory;
-  int64_t steps = x_train.size(0) / batchSize;
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
     trainLoss.reset_state();
     trainAccuracy.reset_state();
-    std::printf("Epoch %d/%d\n", epoch, options.epochs);
-    utils::Progbar progress(steps);
+    if (chief)
+      std::printf("Epoch %d/%d\n", epoch, options.epochs);
+    std::optional<utils::Progbar> progress;
+    if (chief)
+      progress.emplace(steps);
     int64_t step = 0;
     for (const data::Element &batch : train) {
       double loss = trainStep(batch[0], batch[1]).item<float>();
       lossHistory.push_back(loss);
       ++step;
       int64_t global = static_cast<int64_t>(lossHistory.size());
+      if (step == steps && distributed) // the epoch's metrics over every rank's batches
+        for (const std::vector<Variable> &state :
+             {trainLoss.variables(), trainAccuracy.variables()})
+          dist::all_reduce_variables(state);
+      if (!chief)
+        continue;
       if (global % 100 == 0)
-        writer.scalar("loss", loss, global);
-      progress.update(step, {{"loss", loss},
-                             {"accuracy", trainAccuracy.result().item<double>()}});
+        writer->scalar("loss", loss, global);
+      progress->update(step, {{"loss", loss},
+                              {"accuracy", trainAccuracy.result().item<double>()}});
     }
-    writer.scalar("epoch_accuracy", trainAccuracy.result().item<double>(), epoch);
-    std::printf("Epoch %d finished\n", epoch);
+    if (chief) {
+      writer->scalar("epoch_accuracy", trainAccuracy.result().item<double>(), epoch);
+      std::printf("Epoch %d finished\n", epoch);
+    }
   }
-  writer.flush();
-  std::printf("Compiled training steps: %zu\n", trainStep.concrete_functions().size());
+  if (chief) {
+    writer->flush();
+    std::printf("Compiled training steps: %zu\n", trainStep.concrete_functions().size());
+  }
 
   double accuracy = evaluate(*model, x_test, y_test, device);
-  std::printf("Test accuracy: %.4f\n", accuracy);
-
-  std::string plot = options.out + "/loss.svg";
-  // Smoothed as TensorBoard draws scalars: the loss of one batch of 32 is noisy.
-  plot::save_line_plot(plot, lossHistory, "Training loss per batch", "batch", "loss",
-                       /*smoothing=*/0.9);
-  std::printf("Loss plot: %s\n", plot.c_str());
+  if (chief)
+    std::printf("Test accuracy: %.4f\n", accuracy);
 
   Checkpoint checkpoint({{"model", *model}, {"optimizer", adam}});
-  std::string saved = checkpoint.save(options.out + "/checkpoints/ckpt");
-  std::printf("Checkpoint saved: %s\n", saved.c_str());
+  if (chief) {
+    std::string plot = options.out + "/loss.svg";
+    // Smoothed as TensorBoard draws scalars: the loss of one batch of 32 is noisy.
+    plot::save_line_plot(plot, lossHistory, "Training loss per batch", "batch", "loss",
+                         /*smoothing=*/0.9);
+    std::printf("Loss plot: %s\n", plot.c_str());
+    std::string saved = checkpoint.save(options.out + "/checkpoints/ckpt");
+    std::printf("Checkpoint saved: %s\n", saved.c_str());
+  }
+  if (distributed) {
+    dist::barrier(); // the checkpoint is written: every rank restores it
+    // Every rank's weights, laid end to end, against rank 0's.
+    std::vector<Tensor> flat;
+    for (const Variable &w : model->trainable_variables())
+      flat.push_back(reshape(w.value(), {1, -1}));
+    std::vector<float> every = dist::all_gather(concat(flat, 1)).to_vector<float>();
+    size_t count = every.size() / world;
+    bool same = true;
+    for (size_t i = count; i < every.size(); ++i)
+      same &= every[i] == every[i % count];
+    if (chief)
+      std::printf("Weights identical on every rank: %s\n", same ? "yes" : "NO");
+  }
 
   auto restored = makeModel(options.seed + 1000); // other weights, then loaded
   (*restored)(one); // weights made, then loaded
@@ -212,11 +284,15 @@ int main(int argc, char **argv) try {
   Checkpoint({{"model", *restored}, {"optimizer", restoredAdam}})
       .restore(*train::latest_checkpoint(options.out + "/checkpoints"));
   double again = evaluate(*restored, x_test, y_test, device);
-  std::printf("Restored model's test accuracy: %.4f (%s)\n", again,
-              again == accuracy ? "the same" : "DIFFERENT");
-  std::printf("TensorBoard logs: %s\n", writer.path().c_str());
-  if (!options.exportPath.empty())
-    exportClassifier(*model, x_test, options.exportPath, device);
+  if (chief) {
+    std::printf("Restored model's test accuracy: %.4f (%s)\n", again,
+                again == accuracy ? "the same" : "DIFFERENT");
+    std::printf("TensorBoard logs: %s\n", writer->path().c_str());
+    if (!options.exportPath.empty())
+      exportClassifier(*model, x_test, options.exportPath, device);
+  }
+  if (distributed)
+    dist::destroy_process_group();
   return again == accuracy ? 0 : 1;
 } catch (const std::exception &error) {
   std::fprintf(stderr, "c2_image_classifier: %s\n", error.what());

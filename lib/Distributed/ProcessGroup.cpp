@@ -698,3 +698,11 @@ void distributed::broadcast_variables(const std::vector<Variable> &variables, in
     }
   }
 }
+
+void distributed::all_reduce_variables(const std::vector<Variable> &variables, ReduceOp op,
+                                       SourceLoc loc) {
+  for (const Variable &variable : variables) {
+    Variable shared = variable; // copies share the state
+    shared.assign(all_reduce(variable.value(), op, loc), loc);
+  }
+}

@@ -94,6 +94,13 @@ Tensor reduce_scatter(const Tensor &tensor, ReduceOp op = ReduceOp::Sum, EMBER_L
 /// shapes, raising DistributedError naming the first that differs.
 void broadcast_variables(const std::vector<Variable> &variables, int root = 0, EMBER_LOC);
 
+/// Replaces every rank's value of each variable by its reduction over the
+/// ranks: metrics' states (metrics::Mean::variables(): total and count)
+/// summed before reading a result over every rank's data, as Horovod's
+/// MetricAverageCallback. Every rank must pass the same variables.
+void all_reduce_variables(const std::vector<Variable> &variables, ReduceOp op = ReduceOp::Sum,
+                          EMBER_LOC);
+
 /// Horovod's DistributedGradientTape: a GradientTape whose gradient()
 /// returns every gradient reduced over the ranks (their mean by default,
 /// as Horovod and PyTorch's DDP), so that each rank applies the same update.
@@ -104,7 +111,7 @@ void broadcast_variables(const std::vector<Variable> &variables, int root = 0, E
 /// the last layer's first), each bucket one all-reduce of its gradients
 /// laid end to end; a gradient with a None dim goes alone.
 ///
-///   ember::distributed::DistributedGradientTape tape;
+///   ember::distributed::DistributedGradientTape tape; // or through a GradientTape &
 ///   ember::Tensor loss = lossFn(labels, model(images, true));
 ///   optimizer.apply_gradients(tape.gradient(loss, weights), weights);
 class DistributedGradientTape : public GradientTape {
@@ -113,9 +120,10 @@ public:
                                    double bucket_cap_mb = 25);
 
   std::vector<std::optional<Tensor>> gradient(const Tensor &target, const GradientSources &sources,
-                                              UnconnectedGradients::NoneChoice = {}, EMBER_LOC);
+                                              UnconnectedGradients::NoneChoice = {},
+                                              EMBER_LOC) override;
   std::vector<Tensor> gradient(const Tensor &target, const GradientSources &sources,
-                               UnconnectedGradients::ZeroChoice, EMBER_LOC);
+                               UnconnectedGradients::ZeroChoice, EMBER_LOC) override;
 
 private:
   ReduceOp op_;

@@ -91,7 +91,7 @@ class GradientTape {
 public:
   /// A non-persistent tape answers one gradient() call; a persistent one, many.
   explicit GradientTape(bool persistent = false);
-  ~GradientTape();
+  virtual ~GradientTape();
   GradientTape(const GradientTape &) = delete;
   GradientTape &operator=(const GradientTape &) = delete;
 
@@ -102,12 +102,16 @@ public:
   /// two reads gets the sum of both values' gradients, as in TensorFlow);
   /// plain tensors are sources as they are (watch() is accepted for symmetry
   /// with TensorFlow).
-  std::vector<std::optional<Tensor>> gradient(const Tensor &target, const GradientSources &sources,
-                                              UnconnectedGradients::NoneChoice = {}, EMBER_LOC);
+  /// (Virtual, as Horovod's DistributedGradientTape overrides TensorFlow's:
+  /// ember::distributed::DistributedGradientTape reduces them over processes.)
+  virtual std::vector<std::optional<Tensor>> gradient(const Tensor &target,
+                                                      const GradientSources &sources,
+                                                      UnconnectedGradients::NoneChoice = {},
+                                                      EMBER_LOC);
   /// The same, with zeros (of the source's shape and dtype) where there is
   /// no gradient: every entry is a Tensor.
-  std::vector<Tensor> gradient(const Tensor &target, const GradientSources &sources,
-                               UnconnectedGradients::ZeroChoice, EMBER_LOC);
+  virtual std::vector<Tensor> gradient(const Tensor &target, const GradientSources &sources,
+                                       UnconnectedGradients::ZeroChoice, EMBER_LOC);
   void watch(const Tensor &tensor);
   void watch(const Variable &variable);
   /// Stops recording (ops after this are not on the tape).
