@@ -16,10 +16,10 @@ namespace {
 std::atomic<collectives::AllReduceEngine> engine{nullptr};
 
 /// The runtime's hook: the engine, with its message copied out.
-int32_t callEngine(void *data, int64_t count, emberrt_dtype_t dtype, int32_t reduction,
-                   char *error, size_t capacity) {
+int32_t callEngine(const void *input, void *output, int64_t count, emberrt_dtype_t dtype,
+                   int32_t reduction, char *error, size_t capacity) {
   collectives::AllReduceEngine installed = engine.load();
-  std::string why = installed ? installed(data, count, static_cast<DType>(dtype),
+  std::string why = installed ? installed(input, output, count, static_cast<DType>(dtype),
                                           static_cast<collectives::Reduction>(reduction))
                               : "ran without a process group: call "
                                 "ember::distributed::init_process_group() first";

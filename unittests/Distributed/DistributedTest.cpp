@@ -170,6 +170,18 @@ TEST(Distributed, AGroupOfOneInThisProcess) {
                    dist::all_reduce(Tensor({1, 2}), dist::ReduceOp::Mean);
                  }),
                  "ReduceOp::Mean needs a floating-point tensor, not int32 tensor of shape (2,)");
+  Tensor halfPrecision = cast(Tensor({1.f}), DType::Float16);
+  expectContains(errorOf([&] { dist::all_reduce_(halfPrecision); }),
+                 "all_reduce_: reduces float32, float64, int32 or int64 tensors in place, not "
+                 "float16 tensor of shape (1,)");
+  auto inPlaceTraced = function([](const Tensor &x) {
+    Tensor y = x;
+    dist::all_reduce_(y);
+    return y;
+  });
+  expectContains(errorOf([&] { inPlaceTraced(Tensor({1.f})); }),
+                 "all_reduce_: reduces a tensor's buffer in place: inside ember::function, use "
+                 "all_reduce");
   expectContains(errorOf([] { dist::reduce_scatter(Tensor(1.f)); }),
                  "dim 0 of float32 tensor of shape () must be a multiple of the world size (1)");
   expectContains(errorOf([] { dist::broadcast(Tensor(1.f), 1); }),
@@ -180,6 +192,12 @@ TEST(Distributed, AGroupOfOneInThisProcess) {
   });
   int tracedLine = __LINE__ - 2;
   EXPECT_EQ(traced(Tensor({1.f, 3.f})).to_vector<float>(), std::vector<float>({2.f, 6.f}));
+  // A strided operand (a column slice, a view of its input's buffer).
+  auto columns = function([](const Tensor &x) {
+    return dist::all_reduce(slice(x, {0, 1}, {3, 3}), dist::ReduceOp::Max);
+  });
+  EXPECT_EQ(columns(Tensor({{1, 2, 3}, {4, 5, 6}, {7, 8, 9}})).to_vector<int32_t>(),
+            std::vector<int32_t>({2, 3, 5, 6, 8, 9}));
   auto broadcastTraced = function([](const Tensor &x) { return dist::broadcast(x); });
   expectContains(errorOf([&] { broadcastTraced(Tensor({1.f})); }),
                  "ember::distributed::broadcast: cannot take a symbolic tensor (inside "

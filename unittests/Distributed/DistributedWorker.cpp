@@ -58,6 +58,12 @@ void everyCollective() {
   expectValues<float>(dist::all_reduce(x, dist::ReduceOp::Max), {float(n), 2.f * n, 3.f * n},
                       "all_reduce max");
   expectValues<float>(dist::all_reduce(x, dist::ReduceOp::Min), {1.f, 2.f, 3.f}, "all_reduce min");
+  // In place: every handle to the buffer sees the sum.
+  Tensor inPlace = Tensor({1.f, 2.f, 3.f}) * float(r + 1), alias = inPlace;
+  dist::all_reduce_(inPlace);
+  expectValues<float>(alias, {float(rankSum + n), float(2 * (rankSum + n)),
+                              float(3 * (rankSum + n))},
+                      "all_reduce_ in place");
   Tensor big = Tensor(int64_t(1) << 40) + Tensor(int64_t(r));
   expectValues<int64_t>(dist::all_reduce(reshape(big, {1})),
                         {n * (int64_t(1) << 40) + int64_t(rankSum)}, "all_reduce int64");

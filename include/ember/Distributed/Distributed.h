@@ -77,6 +77,12 @@ void barrier(EMBER_LOC);
 
 /// The element-wise combination of `tensor` over every rank, on every rank.
 Tensor all_reduce(const Tensor &tensor, ReduceOp op = ReduceOp::Sum, EMBER_LOC);
+/// all_reduce in place, as PyTorch's dist.all_reduce and Horovod's
+/// allreduce_: the reduction is written into `tensor`'s own buffer (every
+/// handle to it sees the new values), saving the copy a new tensor costs
+/// (on a machine that moves 6 GB/s, 4 ms of a 25 MB all-reduce's 30).
+/// Eager CPU tensors only; float32, float64, int32 or int64.
+void all_reduce_(Tensor &tensor, ReduceOp op = ReduceOp::Sum, EMBER_LOC);
 /// `root`'s tensor on every rank (the others' values are ignored; shapes
 /// and dtypes must agree).
 Tensor broadcast(const Tensor &tensor, int root = 0, EMBER_LOC);

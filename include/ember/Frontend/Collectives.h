@@ -29,11 +29,11 @@ enum class Reduction : int32_t { Sum = 0, Mean = 1, Max = 2, Min = 3 };
 /// ember::distributed::DistributedError at this line.
 Tensor all_reduce(const Tensor &x, Reduction reduction, EMBER_LOC);
 
-/// Reduces `count` elements at `data` in place over every process; returns
-/// "" or why it could not. Compiled code calls it on its caller's thread;
-/// it must not throw.
-using AllReduceEngine = std::string (*)(void *data, int64_t count, DType dtype,
-                                        Reduction reduction);
+/// Reduces the `count` elements at `input` over every process into
+/// `output` (which may be `input`: in place); returns "" or why it could
+/// not. Compiled code calls it on its caller's thread; it must not throw.
+using AllReduceEngine = std::string (*)(const void *input, void *output, int64_t count,
+                                        DType dtype, Reduction reduction);
 /// Installs the engine (nullptr: none, and compiled all_reduces fault).
 void set_all_reduce_engine(AllReduceEngine engine);
 

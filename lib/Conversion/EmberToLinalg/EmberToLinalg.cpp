@@ -601,11 +601,10 @@ struct PrintLowering : OpConversionPattern<PrintOp> {
   }
 };
 
-/// all_reduce -> the operand copied into a new buffer, which the runtime's
-/// emberrt_all_reduce_<type>(buffer, reduction, site) reduces in place over
-/// the processes (a contiguous buffer of the engine's own, never the
-/// operand's, which other ops may still read), then that buffer as the
-/// result.
+/// all_reduce -> a call of the runtime's emberrt_all_reduce_<type>(operand,
+/// result, reduction, site), which reduces the operand's buffer (read only:
+/// other ops may still read it) over the processes into a new contiguous
+/// buffer, the result: no copy before the engine's own transfers.
 struct AllReduceLowering : OpConversionPattern<AllReduceOp> {
   AllReduceLowering(MLIRContext *context, bool reportFaults)
       : OpConversionPattern(context), reportFaults(reportFaults) {}
@@ -626,23 +625,29 @@ struct AllReduceLowering : OpConversionPattern<AllReduceOp> {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(module.getBody());
       func::FuncOp::create(rewriter, loc, callee,
-                           rewriter.getFunctionType({unranked, i32, i32}, {}))
+                           rewriter.getFunctionType({unranked, unranked, i32, i32}, {}))
           .setPrivate();
     }
     SmallVector<Value> sizes;
     for (int64_t d = 0; d < type.getRank(); ++d)
       if (type.isDynamicDim(d))
         sizes.push_back(tensor::DimOp::create(rewriter, loc, adaptor.getOperand(), d));
+    // The operand's buffer as it is (any layout), read by the engine.
+    auto operandType = MemRefType::get(
+        type.getShape(), element,
+        StridedLayoutAttr::get(rewriter.getContext(), ShapedType::kDynamic,
+                               SmallVector<int64_t>(type.getRank(), ShapedType::kDynamic)));
+    Value operand = bufferization::ToBufferOp::create(rewriter, loc, operandType,
+                                                      adaptor.getOperand(), /*readOnly=*/true);
     auto bufferType = MemRefType::get(type.getShape(), element);
     Value buffer = memref::AllocOp::create(rewriter, loc, bufferType, sizes);
-    bufferization::MaterializeInDestinationOp::create(rewriter, loc, adaptor.getOperand(), buffer)
-        .setWritable(true);
     int32_t site = faultReporter(op, reportFaults).site;
     Value reduction = arith::ConstantIntOp::create(
         rewriter, loc, static_cast<int64_t>(op.getReduction()), 32);
     Value siteValue = arith::ConstantIntOp::create(rewriter, loc, site, 32);
     func::CallOp::create(rewriter, loc, callee, TypeRange{},
-                         ValueRange{memref::CastOp::create(rewriter, loc, unranked, buffer),
+                         ValueRange{memref::CastOp::create(rewriter, loc, unranked, operand),
+                                    memref::CastOp::create(rewriter, loc, unranked, buffer),
                                     reduction, siteValue});
     rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(op, type, buffer, /*restrict=*/true,
                                                            /*writable=*/true);

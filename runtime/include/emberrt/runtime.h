@@ -159,21 +159,29 @@ void emberrt_report_fault_message(int32_t kind, int32_t site, const char *messag
 const char *emberrt_fault_message(void);
 
 /* Collectives of compiled code (ember.all_reduce). Compiled code calls
- * emberrt_all_reduce with a contiguous buffer (an unranked memref) that it
- * reduces in place over every process, through the hook that the program's
+ * emberrt_all_reduce_<type>(operand, result, reduction, site) with two
+ * unranked memrefs: the operand (any strides, only read) and the result (a
+ * new contiguous buffer of the same shape), which receives the operand
+ * reduced over every process, through the hook that the program's
  * collective engine installed (ember::distributed, on Gloo); the runtime
- * itself links no collective library. The hook returns 0, or non-zero after
- * writing why into `error`; a failure, or a call without a hook, reports
+ * itself links no collective library. The hook reads `count` contiguous
+ * elements at `input` (which may be `output`: in place) and writes them
+ * reduced at `output`; it returns 0, or non-zero after writing why into
+ * `error`. A failure, or a call without a hook, reports
  * EMBERRT_FAULT_COLLECTIVE at `site` with the message. reduction: 0 sum,
  * 1 mean, 2 max, 3 min. */
-typedef int32_t (*emberrt_all_reduce_hook_t)(void *data, int64_t count, emberrt_dtype_t dtype,
-                                             int32_t reduction, char *error,
-                                             size_t error_capacity);
+typedef int32_t (*emberrt_all_reduce_hook_t)(const void *input, void *output, int64_t count,
+                                             emberrt_dtype_t dtype, int32_t reduction,
+                                             char *error, size_t error_capacity);
 void emberrt_set_all_reduce_hook(emberrt_all_reduce_hook_t hook);
-void emberrt_all_reduce_f32(int64_t rank, void *descriptor, int32_t reduction, int32_t site);
-void emberrt_all_reduce_f64(int64_t rank, void *descriptor, int32_t reduction, int32_t site);
-void emberrt_all_reduce_i32(int64_t rank, void *descriptor, int32_t reduction, int32_t site);
-void emberrt_all_reduce_i64(int64_t rank, void *descriptor, int32_t reduction, int32_t site);
+void emberrt_all_reduce_f32(int64_t rank, void *operand, int64_t result_rank, void *result,
+                            int32_t reduction, int32_t site);
+void emberrt_all_reduce_f64(int64_t rank, void *operand, int64_t result_rank, void *result,
+                            int32_t reduction, int32_t site);
+void emberrt_all_reduce_i32(int64_t rank, void *operand, int64_t result_rank, void *result,
+                            int32_t reduction, int32_t site);
+void emberrt_all_reduce_i64(int64_t rank, void *operand, int64_t result_rank, void *result,
+                            int32_t reduction, int32_t site);
 
 /* Threads of compiled code. Loops with enough work run on a team of
  * threads of LLVM's OpenMP runtime (libomp); compiled code asks

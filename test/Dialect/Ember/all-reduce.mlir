@@ -8,18 +8,20 @@
 // ROUNDTRIP:         ember.all_reduce mean, %{{.*}} : tensor<?x3xf32>
 // ROUNDTRIP:         ember.all_reduce max, %{{.*}} : tensor<2xi64>
 
-// The operand is copied into a buffer of its own, which the runtime reduces
-// in place (reduction 0: sum, 1: mean; site -1: no fault site numbered).
-// LOWER-DAG:   func.func private @emberrt_all_reduce_f32(memref<*xf32>, i32, i32)
-// LOWER-DAG:   func.func private @emberrt_all_reduce_i64(memref<*xi64>, i32, i32)
+// The runtime reads the operand's buffer (any layout) and writes the
+// result into a new one (reduction 0: sum, 1: mean; site -1: no fault site
+// numbered).
+// LOWER-DAG:   func.func private @emberrt_all_reduce_f32(memref<*xf32>, memref<*xf32>, i32, i32)
+// LOWER-DAG:   func.func private @emberrt_all_reduce_i64(memref<*xi64>, memref<*xi64>, i32, i32)
 // LOWER-LABEL: func.func @reduce_twice(
 // LOWER:         %[[N:.*]] = tensor.dim %[[X:.*]], %{{.*}} : tensor<?x3xf32>
+// LOWER:         %[[IN:.*]] = bufferization.to_buffer %[[X]] read_only : tensor<?x3xf32> to memref<?x3xf32, strided<[?, ?], offset: ?>>
 // LOWER:         %[[BUF:.*]] = memref.alloc(%[[N]]) : memref<?x3xf32>
-// LOWER:         bufferization.materialize_in_destination %[[X]] in writable %[[BUF]]
 // LOWER-DAG:     %[[SUM:.*]] = arith.constant 0 : i32
 // LOWER-DAG:     %[[SITE:.*]] = arith.constant -1 : i32
-// LOWER:         %[[U:.*]] = memref.cast %[[BUF]] : memref<?x3xf32> to memref<*xf32>
-// LOWER:         call @emberrt_all_reduce_f32(%[[U]], %[[SUM]], %[[SITE]])
+// LOWER:         %[[UIN:.*]] = memref.cast %[[IN]] : memref<?x3xf32, strided<[?, ?], offset: ?>> to memref<*xf32>
+// LOWER:         %[[UOUT:.*]] = memref.cast %[[BUF]] : memref<?x3xf32> to memref<*xf32>
+// LOWER:         call @emberrt_all_reduce_f32(%[[UIN]], %[[UOUT]], %[[SUM]], %[[SITE]])
 // LOWER:         bufferization.to_tensor %[[BUF]] restrict writable
 // LOWER:         arith.constant 1 : i32
 // LOWER:         call @emberrt_all_reduce_f32(
