@@ -59,7 +59,10 @@ void reduceInBuckets(std::vector<std::optional<Tensor>> &grads, ReduceOp op, dou
     bytes = 0;
   };
   for (size_t i = grads.size(); i-- > 0;) {
-    if (!grads[i])
+    // An integer source's gradient (zeros, with UnconnectedGradients::Zero)
+    // is the same everywhere: nothing to send.
+    if (!grads[i] || !(grads[i]->dtype() == DType::Float32 || grads[i]->dtype() == DType::Float64 ||
+                       grads[i]->dtype() == DType::Float16 || grads[i]->dtype() == DType::BFloat16))
       continue;
     const Tensor &g = *grads[i];
     if (!g.shape().is_fully_defined()) { // a None dim: its size is known at run time only

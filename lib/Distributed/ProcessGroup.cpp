@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -137,16 +138,23 @@ void arrive(Group &g, const std::string &where, const SourceLoc &loc) {
   std::vector<int> missing;
   for (int rank = 0; rank < g.size; ++rank) {
     std::string key = "ember/arrived/" + std::to_string(rank);
-    auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
     try {
-      g.store->wait({key}, std::max(milliseconds(1), left));
+      if (g.tcpStore) {
+        // Asked, not waited for, so that a timeout leaves the connection in
+        // use and every missing rank is named.
+        while (!g.tcpStore->check(key) && Clock::now() < deadline)
+          std::this_thread::sleep_for(milliseconds(10));
+        if (!g.tcpStore->check(key))
+          throw DistributedError("missing");
+      } else {
+        auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
+        g.store->wait({key}, std::max(milliseconds(1), left));
+      }
       std::vector<char> value = g.store->get(key);
       g.processes[rank].assign(value.begin(), value.end());
     } catch (const std::exception &) {
       missing.push_back(rank);
       deadline = Clock::now(); // the rest are checked, not waited for
-      if (g.tcpStore)
-        break; // the connection is closed after a timeout
     }
   }
   if (!missing.empty())
@@ -174,12 +182,15 @@ bool processGone(pid_t pid) {
   return got && paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
 }
 
-/// The ranks whose processes are gone: from the TCP store, else (the file
-/// store) the ranks on this machine whose processes have exited.
-std::vector<int> lostRanksNow(Group &g) {
+/// The ranks whose processes are gone (`lost`), and those that left the
+/// group on purpose (`left`: destroy_process_group; the TCP store knows
+/// them): from the TCP store, else (the file store) the ranks on this
+/// machine whose processes have exited.
+void departedRanksNow(Group &g, std::vector<int> &lost, std::vector<int> &left) {
   if (g.tcpStore)
-    return g.tcpStore->lostRanks(); // throws if rank 0, its server, has gone
-  std::vector<int> lost;
+    return g.tcpStore->departedRanks(lost, left); // throws if rank 0, its server, has gone
+  lost.clear();
+  left.clear();
   std::string host = hostName();
   for (int rank = 0; rank < g.size; ++rank) {
     const std::string &process = g.processes[rank];
@@ -188,24 +199,34 @@ std::vector<int> lostRanksNow(Group &g) {
         processGone(static_cast<pid_t>(std::atol(process.c_str() + space + 1))))
       lost.push_back(rank);
   }
-  return lost;
 }
 
-/// The ranks lost, asked for a moment: the store may see a connection close
-/// a little after Gloo does.
-std::vector<int> lostRanks(Group &g) {
+/// Why a collective failed: the ranks lost or gone, asked for a moment
+/// (the store may see a connection close a little after Gloo does), else
+/// what Gloo's error says.
+std::string whyCollectiveFailed(Group &g, const std::string &gloo) {
+  std::vector<int> lost, left;
   auto deadline = Clock::now() + std::chrono::seconds(2);
   do {
     try {
-      std::vector<int> lost = lostRanksNow(g);
-      if (!lost.empty())
-        return lost;
+      departedRanksNow(g, lost, left);
     } catch (const DistributedError &) {
-      return {0}; // rank 0 serves the store
+      lost = {0}; // rank 0 serves the store
     }
+    if (!lost.empty())
+      return ranksText(lost, g.size) + (lost.size() == 1 ? " was" : " were") +
+             " lost (its process exited or its connection closed)";
     std::this_thread::sleep_for(milliseconds(20));
   } while (Clock::now() < deadline);
-  return {};
+  if (!left.empty())
+    return ranksText(left, g.size) + (left.size() == 1 ? " has" : " have") +
+           " left the group (destroy_process_group) while this rank still ran collectives: "
+           "the ranks ran different numbers of collectives";
+  if (gloo.find("Timed out") != std::string::npos || gloo.find("timed out") != std::string::npos)
+    return "a rank did not answer within the timeout (" + secondsText(g.timeout) +
+           "; none is known to have exited: one may be hung, busy elsewhere or unreachable)";
+  return "a connection to another rank failed (none of the ranks is known to have exited: it "
+         "may be on another machine)";
 }
 
 const char *const kNotInitialized =
@@ -239,24 +260,21 @@ Group &usable(const char *what, const SourceLoc &loc) {
 /// lost ranks. The group is broken after a failure.
 template <typename Body>
 std::string tryCollective(Group &g, Body &&body) {
+  std::string gloo;
   try {
     body(g.nextTag++);
     return "";
-  } catch (const gloo::Exception &error) {
-    std::vector<int> lost = lostRanks(g);
-    std::string message =
-        lost.empty() ? "a rank did not answer within the timeout (" + secondsText(g.timeout) +
-                           "; none is known to have exited: one may be hung, busy elsewhere or "
-                           "unreachable)"
-                     : ranksText(lost, g.size) + (lost.size() == 1 ? " was" : " were") +
-                           " lost (its process exited or its connection closed)";
-    std::string gloo = error.what();
-    // Gloo's messages start with its source position: "[file.cc:589] Read error ...".
-    if (!gloo.empty() && gloo[0] == '[' && gloo.find("] ") != std::string::npos)
-      gloo = gloo.substr(gloo.find("] ") + 2);
-    g.broken = message;
-    return message + " [rank " + std::to_string(g.rank) + "; Gloo: " + gloo + "]";
+  } catch (const std::exception &error) { // gloo::Exception, and its EnforceNotMet
+    gloo = error.what();
+  } catch (...) {
+    gloo = "an unknown exception";
   }
+  // Gloo's messages start with its source position: "[file.cc:589] Read error ...".
+  if (!gloo.empty() && gloo[0] == '[' && gloo.find("] ") != std::string::npos)
+    gloo = gloo.substr(gloo.find("] ") + 2);
+  std::string message = whyCollectiveFailed(g, gloo);
+  g.broken = message;
+  return message + " [rank " + std::to_string(g.rank) + "; Gloo: " + gloo + "]";
 }
 
 /// tryCollective, raising DistributedError at `loc` for `what`.
@@ -302,11 +320,55 @@ template <typename T> ReduceFunction reduceFunctionOf(ReduceOp op) {
   return nullptr;
 }
 
+/// Whether every collective first checks that the ranks agree on it
+/// (EMBER_DISTRIBUTED_DEBUG=DETAIL, as PyTorch's TORCH_DISTRIBUTED_DEBUG):
+/// one more small all-gather each, so off by default.
+bool checkingAgreement() {
+  static const bool checking = environment("EMBER_DISTRIBUTED_DEBUG") == "DETAIL";
+  return checking;
+}
+
+/// With checkingAgreement(): "" if every rank calls `what` on `count`
+/// elements of `dtype` (and the same `detail`: a reduction, a root), else
+/// the first difference. Ranks that disagree would otherwise hang, fail
+/// deep in Gloo, or get a wrong result.
+std::string disagreement(Group &g, const char *what, int64_t count, DType dtype, int64_t detail) {
+  if (!checkingAgreement())
+    return "";
+  std::vector<int64_t> mine = {count, static_cast<int64_t>(dtype), detail}, all(3 * g.size);
+  std::string why = tryCollective(g, [&](uint32_t tag) {
+    gloo::AllgathervOptions options(g.context);
+    options.setInput(mine.data(), 3);
+    options.setOutput(all.data(), std::vector<size_t>(g.size, 3));
+    options.setTag(tag);
+    gloo::allgatherv(options);
+  });
+  if (!why.empty())
+    return why;
+  auto text = [&](int rank) {
+    return std::to_string(all[3 * rank]) + " " +
+           std::string(dtypeName(static_cast<DType>(all[3 * rank + 1]))) + " elements (" +
+           std::to_string(all[3 * rank + 2]) + ")";
+  };
+  for (int rank = 0; rank < g.size; ++rank)
+    if (!std::equal(all.begin() + 3 * rank, all.begin() + 3 * rank + 3, all.begin())) {
+      std::string message = std::string("the ranks disagree on ") + what + ": rank " +
+                            std::to_string(rank) + " gives " + text(rank) + ", rank 0 " + text(0) +
+                            " (EMBER_DISTRIBUTED_DEBUG=DETAIL)";
+      g.broken = message;
+      return message;
+    }
+  return "";
+}
+
 /// Reduces `count` elements of `dtype` (float32, float64, int32 or int64)
 /// at `input` over every rank into `data` (which may be `input`); returns ""
 /// or why it failed.
 std::string allReduceInto(Group &g, const void *input, void *data, int64_t count, DType dtype,
                           ReduceOp op) {
+  if (std::string why = disagreement(g, "all_reduce", count, dtype, static_cast<int64_t>(op));
+      !why.empty())
+    return why;
   if (count == 0)
     return ""; // every rank's is empty (shapes agree)
   auto run = [&](auto zero) {
@@ -355,10 +417,16 @@ static_assert(static_cast<int>(ReduceOp::Mean) == static_cast<int>(collectives::
 /// What compiled code's ember.all_reduce calls while a group exists.
 std::string allReduceEngine(const void *input, void *output, int64_t count, DType dtype,
                             collectives::Reduction reduction) {
-  std::lock_guard<std::mutex> lock(groupMutex);
-  if (std::string why = unusableBecause(); !why.empty())
-    return why;
-  return allReduceInto(*group, input, output, count, dtype, static_cast<ReduceOp>(reduction));
+  try { // compiled code calls this: nothing may unwind through it
+    std::lock_guard<std::mutex> lock(groupMutex);
+    if (std::string why = unusableBecause(); !why.empty())
+      return why;
+    return allReduceInto(*group, input, output, count, dtype, static_cast<ReduceOp>(reduction));
+  } catch (const std::exception &error) {
+    return error.what();
+  } catch (...) {
+    return "an unknown exception";
+  }
 }
 
 } // namespace
@@ -373,6 +441,11 @@ void distributed::init_process_group(const ProcessGroupOptions &options, SourceL
     fail(loc, "init_process_group",
          "the process group is already initialized (rank " + std::to_string(group->rank) + " of " +
              std::to_string(group->size) + "): call destroy_process_group() first");
+  // Gloo expects EPIPE from a write to a peer that died, not the signal
+  // that would end this process (its own tests ignore it too).
+  struct sigaction pipe {};
+  if (::sigaction(SIGPIPE, nullptr, &pipe) == 0 && pipe.sa_handler == SIG_DFL)
+    std::signal(SIGPIPE, SIG_IGN);
   auto g = std::make_unique<Group>();
   g->rank = options.rank >= 0 ? options.rank : integerFrom(required("RANK", loc), "RANK", loc);
   g->size = options.world_size >= 0 ? options.world_size
@@ -439,13 +512,19 @@ void distributed::init_process_group(const ProcessGroupOptions &options, SourceL
 
   // Gloo's transport: this rank listens on the interface GLOO_SOCKET_IFNAME
   // names (PyTorch's variable), else the loopback when the store is there,
-  // else this machine's name.
+  // else the address this machine reached the store from (its name may
+  // resolve to 127.0.1.1, which other machines cannot reach), else (a file
+  // store) this machine's name.
   gloo::transport::tcp::attr attr;
   std::string interface = environment("GLOO_SOCKET_IFNAME");
   if (!interface.empty())
     attr.iface = interface;
+  else if (loopback)
+    attr.hostname = "127.0.0.1";
+  else if (g->tcpStore && !g->tcpStore->localAddress().empty())
+    attr.hostname = g->tcpStore->localAddress();
   else
-    attr.hostname = loopback ? "127.0.0.1" : hostName();
+    attr.hostname = hostName();
   try {
     auto device = gloo::transport::tcp::CreateDevice(attr);
     g->context = std::make_shared<gloo::rendezvous::Context>(g->rank, g->size);
@@ -471,8 +550,8 @@ void distributed::destroy_process_group() {
   if (!group)
     return;
   collectives::set_all_reduce_engine(nullptr);
-  if (group->tcpStore)
-    group->tcpStore->close();
+  if (group->tcpStore) // a broken group's ranks may never leave: rank 0 does not wait
+    group->tcpStore->close(/*waitForTheOthers=*/group->broken.empty());
   group.reset();
 }
 
@@ -564,6 +643,9 @@ Tensor distributed::broadcast(const Tensor &tensor, int root, SourceLoc loc) {
          "root " + std::to_string(root) + " is not a rank of a world of size " +
              std::to_string(g.size));
   Tensor buffer = hostCopy(tensor, "broadcast", loc);
+  if (std::string why = disagreement(g, "broadcast", buffer.numel(), buffer.dtype(), root);
+      !why.empty())
+    fail(loc, "broadcast", why);
   if (buffer.nbytes() == 0)
     return buffer;
   collective(g, "broadcast", loc, [&](uint32_t tag) {
@@ -656,6 +738,10 @@ Tensor distributed::reduce_scatter(const Tensor &tensor, ReduceOp op, SourceLoc 
     size = g.size;
     me = g.rank;
   }
+  if (tensor.defined() && tensor.rank() > 0 && tensor.shape()[0] == kNone)
+    fail(loc, "reduce_scatter",
+         "dim 0 of " + describe(tensor) +
+             " is None: reduce_scatter splits a known dim 0 (trace with its size)");
   if (tensor.defined() && (tensor.rank() == 0 || tensor.size(0) % size != 0))
     fail(loc, "reduce_scatter",
          "dim 0 of " + describe(tensor) + " must be a multiple of the world size (" +
@@ -724,7 +810,9 @@ void distributed::broadcast_variables(const std::vector<Variable> &variables, in
              " '" + (line < roots.size() ? roots[line] : "nothing") + "'");
   }
   for (const Variable &variable : variables) {
-    Tensor buffer = hostCopy(variable.value(), "broadcast_variables", loc);
+    Tensor value = variable.value();
+    Tensor buffer =
+        hostCopy(value.device().is_cpu() ? value : value.cpu(), "broadcast_variables", loc);
     if (buffer.nbytes() == 0)
       continue;
     collective(g, "broadcast_variables", loc, [&](uint32_t tag) {

@@ -40,7 +40,8 @@ enum Command : char {
   Hello = 'H', // key: the rank
   Set = 'S',
   Get = 'G',
-  Lost = 'L',
+  Check = 'C',
+  Lost = 'L', // reply: "lost ranks;left ranks", each "r,r,"
   Bye = 'B',
 };
 
@@ -109,8 +110,11 @@ public:
     socklen_t length = sizeof address;
     ::getsockname(listener_, reinterpret_cast<sockaddr *>(&address), &length);
     port_ = ntohs(address.sin_port);
-    if (::pipe2(wake_, O_CLOEXEC) < 0)
-      throw DistributedError("the store cannot open a pipe: " + errnoText());
+    if (::pipe2(wake_, O_CLOEXEC) < 0) {
+      std::string why = errnoText();
+      ::close(listener_);
+      throw DistributedError("the store cannot open a pipe: " + why);
+    }
     thread_ = std::thread([this] { serve(); });
   }
 
@@ -220,15 +224,22 @@ private:
       client.waitingFor = key;
       return true;
     }
+    case Check:
+      return reply(socket, values_.count(key) ? "1" : "0");
     case Lost: {
       std::string ranks;
       for (int rank : lost_)
         ranks += std::to_string(rank) + ",";
+      ranks += ";";
+      for (int rank : saidBye_)
+        ranks += std::to_string(rank) + ",";
       return reply(socket, ranks);
     }
     case Bye:
-      if (!client.saidBye && client.rank >= 0)
+      if (!client.saidBye && client.rank >= 0) {
         ++left_;
+        saidBye_.insert(client.rank);
+      }
       client.saidBye = true;
       return reply(socket, "");
     default:
@@ -257,7 +268,7 @@ private:
   std::atomic<int> left_{0};
   std::map<int, Client> clients_;
   std::map<std::string, std::string> values_;
-  std::set<int> lost_;
+  std::set<int> lost_, saidBye_;
   std::thread thread_;
 };
 
@@ -320,6 +331,17 @@ TcpStore::TcpStore(const std::string &host, int port, int rank, int worldSize,
   port_ = port;
   where_ = host + ":" + std::to_string(port);
   socket_ = connectBy(host, port, Clock::now() + timeout);
+  sockaddr_storage local{};
+  socklen_t length = sizeof local;
+  char text[INET6_ADDRSTRLEN] = {};
+  if (::getsockname(socket_, reinterpret_cast<sockaddr *>(&local), &length) == 0) {
+    if (local.ss_family == AF_INET)
+      ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in *>(&local)->sin_addr, text, sizeof text);
+    else if (local.ss_family == AF_INET6)
+      ::inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6 *>(&local)->sin6_addr, text,
+                  sizeof text);
+  }
+  localAddress_ = text;
   request(Hello, std::to_string(rank), {}, timeout);
 }
 
@@ -385,22 +407,31 @@ void TcpStore::wait(const std::vector<std::string> &keys,
                  std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now())));
 }
 
-std::vector<int> TcpStore::lostRanks() {
-  std::vector<char> reply = request(Lost, "", {}, std::chrono::seconds(5));
-  std::vector<int> ranks;
-  std::string text(reply.begin(), reply.end());
-  for (size_t at = 0, comma; (comma = text.find(',', at)) != std::string::npos; at = comma + 1)
-    ranks.push_back(std::atoi(text.c_str() + at));
-  return ranks;
+bool TcpStore::check(const std::string &key) {
+  std::vector<char> reply = request(Check, key, {}, timeout_);
+  return reply.size() == 1 && reply[0] == '1';
 }
 
-void TcpStore::close() {
+void TcpStore::departedRanks(std::vector<int> &lost, std::vector<int> &left) {
+  std::vector<char> reply = request(Lost, "", {}, std::chrono::seconds(5));
+  std::string text(reply.begin(), reply.end());
+  size_t semicolon = text.find(';');
+  auto parse = [](const std::string &list, std::vector<int> &ranks) {
+    ranks.clear();
+    for (size_t at = 0, comma; (comma = list.find(',', at)) != std::string::npos; at = comma + 1)
+      ranks.push_back(std::atoi(list.c_str() + at));
+  };
+  parse(text.substr(0, semicolon), lost);
+  parse(semicolon == std::string::npos ? "" : text.substr(semicolon + 1), left);
+}
+
+void TcpStore::close(bool waitForTheOthers) {
   try {
     request(Bye, "", {}, std::chrono::seconds(5));
   } catch (const DistributedError &) {
     // Rank 0 has gone: there is nobody to tell.
   }
-  if (server_)
+  if (server_ && waitForTheOthers)
     server_->waitForEveryRankToLeave(timeout_);
   server_.reset();
 }

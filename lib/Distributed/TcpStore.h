@@ -40,10 +40,18 @@ public:
   void wait(const std::vector<std::string> &keys,
             const std::chrono::milliseconds &timeout) override;
 
-  /// The ranks whose connection closed without a goodbye, ascending.
-  std::vector<int> lostRanks();
+  /// Whether the key is set (at once, without waiting).
+  bool check(const std::string &key);
+  /// The ranks whose connection closed without a goodbye, and those that
+  /// said goodbye (left the group), ascending.
+  void departedRanks(std::vector<int> &lost, std::vector<int> &left);
+  /// This end's address of the connection to the store: the interface
+  /// through which the other ranks reach this machine.
+  const std::string &localAddress() const { return localAddress_; }
   /// Says goodbye: this rank leaves on purpose (destroy_process_group).
-  void close();
+  /// Rank 0 then serves the others until they have left too (at most the
+  /// timeout) if `waitForTheOthers`.
+  void close(bool waitForTheOthers);
   int port() const { return port_; }
 
 private:
@@ -52,6 +60,7 @@ private:
 
   std::unique_ptr<TcpStoreServer> server_;
   std::string where_; // "host:port", for messages
+  std::string localAddress_;
   int socket_ = -1, port_ = 0;
   std::chrono::milliseconds timeout_;
   std::mutex mutex_; // one request at a time on the connection

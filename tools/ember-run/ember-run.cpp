@@ -181,19 +181,25 @@ int main(int argc, char **argv) {
   std::signal(SIGPIPE, SIG_IGN);
 
   std::vector<Rank> ranks(processes);
+  // A launch that fails half way stops the ranks already started.
+  auto abandon = [&](const char *what) {
+    std::perror(what);
+    for (Rank &r : ranks)
+      if (r.pid > 0) {
+        ::kill(-r.pid, SIGKILL);
+        ::waitpid(r.pid, nullptr, 0);
+      }
+    return 2;
+  };
   for (int local = 0; local < processes; ++local) {
     Rank &r = ranks[local];
     r.rank = nodeRank * processes + local;
     int out[2], err[2];
-    if (::pipe2(out, O_CLOEXEC) < 0 || ::pipe2(err, O_CLOEXEC) < 0) {
-      std::perror("ember-run: pipe");
-      return 2;
-    }
+    if (::pipe2(out, O_CLOEXEC) < 0 || ::pipe2(err, O_CLOEXEC) < 0)
+      return abandon("ember-run: pipe");
     r.pid = ::fork();
-    if (r.pid < 0) {
-      std::perror("ember-run: fork");
-      return 2;
-    }
+    if (r.pid < 0)
+      return abandon("ember-run: fork");
     if (r.pid == 0) {
       ::setpgid(0, 0); // its own process group: signals reach its children too
       ::dup2(out[1], 1);
@@ -224,9 +230,11 @@ int main(int argc, char **argv) {
   int firstFailure = -1; // index into ranks
   double failedAt = 0;
   int termSent = 0; // 0, then SIGTERM, then SIGKILL
+  // A rank's process group, while it runs or something it started still
+  // holds its output.
   auto signalAll = [&](int signal) {
     for (Rank &r : ranks)
-      if (!r.exited)
+      if (!r.exited || r.out >= 0 || r.err >= 0)
         ::kill(-r.pid, signal);
   };
   while (true) {
@@ -266,24 +274,36 @@ int main(int argc, char **argv) {
         flushLines(pending, isErr ? stderr : stdout, label, false);
       }
     }
-    // Exits.
-    bool running = false;
-    for (Rank &r : ranks) {
-      if (!r.exited && ::waitpid(r.pid, &r.status, WNOHANG) == r.pid) {
-        r.exited = true;
-        if (failed(r.status) && firstFailure < 0) {
-          firstFailure = static_cast<int>(&r - ranks.data());
-          failedAt = now();
-          std::fprintf(stderr, "ember-run: rank %d (pid %d) %s\n", r.rank, r.pid,
-                       describeStatus(r.status).c_str());
+    // Exits, in the order they happened (the first failure is the cause).
+    int status;
+    for (pid_t pid; (pid = ::waitpid(-1, &status, WNOHANG)) > 0;)
+      for (Rank &r : ranks)
+        if (r.pid == pid && !r.exited) {
+          r.exited = true;
+          r.status = status;
+          if (failed(status) && firstFailure < 0) {
+            firstFailure = static_cast<int>(&r - ranks.data());
+            failedAt = now();
+            std::fprintf(stderr, "ember-run: rank %d (pid %d) %s\n", r.rank, r.pid,
+                         describeStatus(status).c_str());
+          }
         }
-      }
+    bool running = false;
+    for (Rank &r : ranks)
       running |= !r.exited || r.out >= 0 || r.err >= 0;
-    }
     if (!running)
       break;
-    if (firstFailure >= 0 && termSent < 2 && now() - failedAt > grace * (termSent + 1)) {
-      signalAll(termSent == 0 ? SIGTERM : SIGKILL);
+    if (firstFailure >= 0 && termSent < 3 && now() - failedAt > grace * (termSent + 1)) {
+      if (termSent < 2) {
+        signalAll(termSent == 0 ? SIGTERM : SIGKILL);
+      } else { // a grace period after SIGKILL: stop waiting for output nobody may close
+        for (Rank &r : ranks)
+          for (int *fd : {&r.out, &r.err})
+            if (*fd >= 0) {
+              ::close(*fd);
+              *fd = -1;
+            }
+      }
       ++termSent;
     }
   }

@@ -95,7 +95,8 @@ TEST(Distributed, ARankKilledMidRunIsNamedByTheOthers) {
   std::string store =
       std::filesystem::temp_directory_path() / ("ember-store-kill-" + std::to_string(::getpid()));
   for (std::string environment :
-       {std::string(""), "EMBER_TEST_FILE_STORE=" + store, std::string("EMBER_TEST_VICTIM=0")}) {
+       {std::string(""), "EMBER_TEST_FILE_STORE=" + store, std::string("EMBER_TEST_VICTIM=0"),
+        std::string("EMBER_TEST_BIG=1")}) {
     std::filesystem::remove_all(store);
     std::string victim = environment.find("VICTIM=0") != std::string::npos ? "0" : "1";
     RunResult r = run(launch(3, "lost-rank", environment));
@@ -124,13 +125,31 @@ TEST(Distributed, ARankThatStopsAnsweringIsReportedAfterTheTimeout) {
                            "timeout (1 s; none is known to have exited");
 }
 
-TEST(Distributed, ARankThatNeverArrivesTimesOutTheRendezvous) {
-  RunResult r = run(launch(2, "late-rank", "EMBER_DISTRIBUTED_TIMEOUT=1"));
+TEST(Distributed, RanksThatNeverArriveTimeOutTheRendezvous) {
+  RunResult r = run(launch(3, "late-rank", "EMBER_DISTRIBUTED_TIMEOUT=1"));
   EXPECT_NE(r.status, 0) << r.output;
   expectContains(r.output, "[rank0]: error: ");
   expectContains(r.output, "ember::distributed::init_process_group: the rendezvous at "
                            "127.0.0.1:");
-  expectContains(r.output, "timed out after 1 s: rank 1 of 2 has not arrived");
+  expectContains(r.output, "timed out after 1 s: ranks 1, 2 of 3 have not arrived");
+}
+
+TEST(Distributed, ARankThatLeftTheGroupIsNamed) {
+  RunResult r = run(launch(2, "early-leave"));
+  EXPECT_EQ(r.status, 3) << r.output;
+  expectContains(r.output, "[rank0]: error: ");
+  expectContains(r.output, "'ember.all_reduce' op rank 1 of 2 has left the group "
+                           "(destroy_process_group) while this rank still ran collectives: the "
+                           "ranks ran different numbers of collectives");
+}
+
+TEST(Distributed, RanksThatDisagreeAreNamedUnderDebugDetail) {
+  RunResult r = run(launch(3, "mismatch", "EMBER_DISTRIBUTED_DEBUG=DETAIL"));
+  EXPECT_EQ(r.status, 3) << r.output;
+  for (std::string rank : {"0", "1", "2"})
+    expectContains(r.output, "[rank" + rank + "]: error: ");
+  expectContains(r.output, "'ember.all_reduce' op the ranks disagree on all_reduce: rank 1 gives "
+                           "4 float32 elements (0), rank 0 3 float32 elements (0)");
 }
 
 TEST(Distributed, VariablesThatDifferAreRefusedBeforeAnyValueMoves) {

@@ -246,7 +246,9 @@ void gradients() {
 void lostRank() {
   const char *victimText = std::getenv("EMBER_TEST_VICTIM");
   int victim = victimText ? std::atoi(victimText) : 1;
-  Tensor x = Tensor({1.f, 2.f});
+  // EMBER_TEST_BIG: 4 MB, which Gloo's ring sends in pieces (a write to the
+  // dead peer must raise, not end the process with SIGPIPE).
+  Tensor x = std::getenv("EMBER_TEST_BIG") ? full({1 << 20}, 1.0) : Tensor({1.f, 2.f});
   dist::all_reduce(x);
   if (dist::rank() == victim) {
     if (!std::getenv("EMBER_TEST_HANG"))
@@ -275,6 +277,25 @@ void lostRank() {
   std::exit(3);
 }
 
+/// Rank 1 leaves the group after one all-reduce; rank 0 goes on to a second.
+void earlyLeave() {
+  dist::all_reduce(Tensor({1.f}));
+  if (dist::rank() == 1) {
+    dist::destroy_process_group();
+    std::exit(0);
+  }
+  dist::all_reduce(Tensor({1.f}));
+  std::cout << "rank 0: no error" << std::endl;
+  std::exit(1);
+}
+
+/// Rank 1 reduces 4 elements, the others 3 (under EMBER_DISTRIBUTED_DEBUG=DETAIL).
+void mismatch() {
+  dist::all_reduce(dist::rank() == 1 ? Tensor({1.f, 2.f, 3.f, 4.f}) : Tensor({1.f, 2.f, 3.f}));
+  std::cout << "rank " << dist::rank() << ": no error" << std::endl;
+  std::exit(1);
+}
+
 /// Rank 1 arrives after the others' timeout (EMBER_DISTRIBUTED_TIMEOUT).
 void lateRank() {
   // (init_process_group is called by main for the others.)
@@ -285,7 +306,8 @@ void lateRank() {
 int main(int argc, char **argv) {
   std::string scenario = argc > 1 ? argv[1] : "";
   try {
-    if (scenario == "late-rank" && std::getenv("RANK") && std::string(std::getenv("RANK")) == "1")
+    // Every rank but 0 arrives late.
+    if (scenario == "late-rank" && std::getenv("RANK") && std::string(std::getenv("RANK")) != "0")
       std::this_thread::sleep_for(std::chrono::seconds(4));
     dist::ProcessGroupOptions options;
     if (const char *store = std::getenv("EMBER_TEST_FILE_STORE"))
@@ -297,6 +319,10 @@ int main(int argc, char **argv) {
       tracedTraining();
     else if (scenario == "gradients")
       gradients();
+    else if (scenario == "early-leave")
+      earlyLeave();
+    else if (scenario == "mismatch")
+      mismatch();
     else if (scenario == "lost-rank")
       lostRank();
     else if (scenario == "late-rank")

@@ -21,7 +21,11 @@
 // reported after the timeout: ProcessGroupOptions::timeout, else
 // EMBER_DISTRIBUTED_TIMEOUT (seconds), else 30 minutes (PyTorch's default).
 // A rank that never arrives makes init_process_group raise after the same
-// timeout, naming the ranks missing.
+// timeout, naming the ranks missing. Ranks that call different collectives
+// (other sizes, dtypes, reductions or roots) may hang or fail inside Gloo:
+// EMBER_DISTRIBUTED_DEBUG=DETAIL (PyTorch's TORCH_DISTRIBUTED_DEBUG) checks
+// every all-reduce and broadcast first, raising DistributedError naming the
+// first rank that differs, at the cost of one more small collective each.
 //
 //===----------------------------------------------------------------------===//
 #ifndef EMBER_DISTRIBUTED_DISTRIBUTED_H
