@@ -16,8 +16,8 @@
 #include <gloo/transport/tcp/device.h>
 
 #include <cstring>
-#include <memory>
 #include <filesystem>
+#include <memory>
 #include <string>
 
 using namespace ember;
@@ -96,9 +96,9 @@ void c2Bench(bool reduce) {
   dist::broadcast_variables(net->variables());
   auto step = function(
       [&](const Tensor &x, const Tensor &y) {
-        std::unique_ptr<GradientTape> tape =
-            reduce ? std::make_unique<dist::DistributedGradientTape>()
-                   : std::make_unique<GradientTape>();
+        std::unique_ptr<GradientTape> tape = reduce
+                                                 ? std::make_unique<dist::DistributedGradientTape>()
+                                                 : std::make_unique<GradientTape>();
         Tensor loss = lossFn(y, (*net)(x, true));
         std::vector<Variable> vars = net->trainable_variables();
         adam.apply_gradients(tape->gradient(loss, vars), vars);
@@ -112,8 +112,8 @@ void c2Bench(bool reduce) {
     std::string prefix =
         "ranks" + std::to_string(dist::world_size()) + (reduce ? "." : ".no_all_reduce.");
     bench::report((prefix + "ember.c2_step").c_str(), seconds * 1e3, "ms");
-    bench::report((prefix + "ember.c2_images_per_s").c_str(),
-                  32.0 * dist::world_size() / seconds, "images/s");
+    bench::report((prefix + "ember.c2_images_per_s").c_str(), 32.0 * dist::world_size() / seconds,
+                  "images/s");
   }
 }
 

@@ -55,10 +55,8 @@ int main() {
   if (rank == 0) {
     std::string prefix = "ranks" + std::to_string(size) + ".";
     bench::report((prefix + "torch.c2_step").c_str(), seconds * 1e3, "ms");
-    bench::report((prefix + "torch.c2_images_per_s").c_str(), 32.0 * size / seconds,
-                  "images/s");
+    bench::report((prefix + "torch.c2_images_per_s").c_str(), 32.0 * size / seconds, "images/s");
   }
-  std::vector<at::Tensor> none;
   group->barrier()->wait();
   if (rank == 0)
     std::remove(path.c_str());

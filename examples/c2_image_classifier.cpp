@@ -36,11 +36,11 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <memory>
-#include <optional>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <string>
 
 using namespace ember;
@@ -194,9 +194,9 @@ int main(int argc, char **argv) try {
   auto trainStep = function(
       [&](const Tensor &images, const Tensor &labels) {
         // With several processes the gradients are averaged over them.
-        std::unique_ptr<GradientTape> tape =
-            distributed ? std::make_unique<dist::DistributedGradientTape>()
-                        : std::make_unique<GradientTape>();
+        std::unique_ptr<GradientTape> tape = distributed
+                                                 ? std::make_unique<dist::DistributedGradientTape>()
+                                                 : std::make_unique<GradientTape>();
         Tensor logits = (*model)(images, /*training=*/true);
         if (logits.shape() != Shape({batchSize, 10}))
           throw Error("logits of shape " + logits.shape().str() + ", expected (" +
@@ -236,8 +236,7 @@ int main(int argc, char **argv) try {
         continue;
       if (global % 100 == 0)
         writer->scalar("loss", loss, global);
-      progress->update(step, {{"loss", loss},
-                              {"accuracy", trainAccuracy.result().item<double>()}});
+      progress->update(step, {{"loss", loss}, {"accuracy", trainAccuracy.result().item<double>()}});
     }
     if (chief) {
       writer->scalar("epoch_accuracy", trainAccuracy.result().item<double>(), epoch);

@@ -82,8 +82,7 @@ void reduceInBuckets(std::vector<std::optional<Tensor>> &grads, ReduceOp op, dou
 } // namespace
 
 std::vector<std::optional<Tensor>>
-distributed::DistributedGradientTape::gradient(const Tensor &target,
-                                               const GradientSources &sources,
+distributed::DistributedGradientTape::gradient(const Tensor &target, const GradientSources &sources,
                                                UnconnectedGradients::NoneChoice none,
                                                SourceLoc loc) {
   std::vector<std::optional<Tensor>> grads = GradientTape::gradient(target, sources, none, loc);
@@ -91,9 +90,10 @@ distributed::DistributedGradientTape::gradient(const Tensor &target,
   return grads;
 }
 
-std::vector<Tensor> distributed::DistributedGradientTape::gradient(
-    const Tensor &target, const GradientSources &sources, UnconnectedGradients::ZeroChoice zero,
-    SourceLoc loc) {
+std::vector<Tensor>
+distributed::DistributedGradientTape::gradient(const Tensor &target, const GradientSources &sources,
+                                               UnconnectedGradients::ZeroChoice zero,
+                                               SourceLoc loc) {
   std::vector<Tensor> zeroFilled = GradientTape::gradient(target, sources, zero, loc);
   std::vector<std::optional<Tensor>> grads(zeroFilled.begin(), zeroFilled.end());
   reduceInBuckets(grads, op_, bucketBytes_, loc);

@@ -258,8 +258,7 @@ Group &usable(const char *what, const SourceLoc &loc) {
 
 /// Runs a Gloo collective; returns "" or, if it failed, why, naming the
 /// lost ranks. The group is broken after a failure.
-template <typename Body>
-std::string tryCollective(Group &g, Body &&body) {
+template <typename Body> std::string tryCollective(Group &g, Body &&body) {
   std::string gloo;
   try {
     body(g.nextTag++);
@@ -586,8 +585,8 @@ void distributed::barrier(SourceLoc loc) {
 
 Tensor distributed::all_reduce(const Tensor &tensor, ReduceOp op, SourceLoc loc) {
   DType dtype = tensor.defined() ? tensor.dtype() : DType::Float32;
-  bool floating = dtype == DType::Float32 || dtype == DType::Float64 ||
-                  dtype == DType::Float16 || dtype == DType::BFloat16;
+  bool floating = dtype == DType::Float32 || dtype == DType::Float64 || dtype == DType::Float16 ||
+                  dtype == DType::BFloat16;
   if (tensor.defined() && !floating && dtype != DType::Int32 && dtype != DType::Int64)
     fail(loc, "all_reduce", "cannot reduce " + describe(tensor) + " (it takes float or int)");
   if (op == ReduceOp::Mean && !floating)
@@ -629,8 +628,7 @@ void distributed::all_reduce_(Tensor &tensor, ReduceOp op, SourceLoc loc) {
          "ReduceOp::Mean needs a floating-point tensor, not " + describe(tensor));
   std::lock_guard<std::mutex> lock(groupMutex);
   Group &g = usable("all_reduce_", loc);
-  if (std::string why =
-          allReduceInto(g, tensor.data(), tensor.data(), tensor.numel(), dtype, op);
+  if (std::string why = allReduceInto(g, tensor.data(), tensor.data(), tensor.numel(), dtype, op);
       !why.empty())
     fail(loc, "all_reduce_", why);
 }

@@ -44,8 +44,7 @@ Tensor collectives::all_reduce(const Tensor &x, Reduction reduction, SourceLoc l
     throw_op_error(kAllReduce.name,
                    "reduces float32, float64, int32 or int64 tensors, not " + describe(x), loc);
   if (reduction == Reduction::Mean && !floating)
-    throw_op_error(kAllReduce.name, "mean needs a floating-point tensor, not " + describe(x),
-                   loc);
+    throw_op_error(kAllReduce.name, "mean needs a floating-point tensor, not " + describe(x), loc);
   if (!x.device().is_cpu())
     throw_op_error(kAllReduce.name,
                    "runs on CPU tensors (NCCL, for " + x.device().str() +

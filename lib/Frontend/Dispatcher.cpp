@@ -685,8 +685,8 @@ void ember::detail::throwIfFaulted(std::span<const jit::FaultSite> sites) {
   if (!site) // an op the compiler made itself, which has no number
     message = "error: compiled code: " + message;
   else
-    message = (site->location.empty() ? "" : site->location + ": ") + "error: '" +
-              site->opName + "' op " + message;
+    message = (site->location.empty() ? "" : site->location + ": ") + "error: '" + site->opName +
+              "' op " + message;
   if (fault.kind == EMBERRT_FAULT_COLLECTIVE)
     throw distributed::DistributedError(message);
   throw OpError(message);
@@ -764,7 +764,8 @@ Tensor run(const OpDef &op, std::span<const int64_t> attrWords,
       std::string message =
           jit::faultMessage(fault.kind, faultingSite(fault, entry.kernel.faultSites));
       if (fault.kind == EMBERRT_FAULT_COLLECTIVE)
-        throw distributed::DistributedError(error_at(loc) + "'" + std::string(op.name) + "' op " + message);
+        throw distributed::DistributedError(error_at(loc) + "'" + std::string(op.name) + "' op " +
+                                            message);
       throw_op_error(op.name, message, loc);
     }
   if (activeTape())

@@ -66,8 +66,7 @@ TEST(Distributed, ATracedStepAllReducesItsGradientsLikeOneProcessOnTheWholeBatch
     RunResult r = run(launch(ranks, "traced-training"));
     EXPECT_EQ(r.status, 0) << r.output;
     for (int rank = 0; rank < ranks; ++rank)
-      expectContains(r.output, "[rank" + std::to_string(rank) + "]: rank " +
-                                   std::to_string(rank) +
+      expectContains(r.output, "[rank" + std::to_string(rank) + "]: rank " + std::to_string(rank) +
                                    ": traced training matches one process");
   }
 }

@@ -61,8 +61,8 @@ void everyCollective() {
   // In place: every handle to the buffer sees the sum.
   Tensor inPlace = Tensor({1.f, 2.f, 3.f}) * float(r + 1), alias = inPlace;
   dist::all_reduce_(inPlace);
-  expectValues<float>(alias, {float(rankSum + n), float(2 * (rankSum + n)),
-                              float(3 * (rankSum + n))},
+  expectValues<float>(alias,
+                      {float(rankSum + n), float(2 * (rankSum + n)), float(3 * (rankSum + n))},
                       "all_reduce_ in place");
   Tensor big = Tensor(int64_t(1) << 40) + Tensor(int64_t(r));
   expectValues<int64_t>(dist::all_reduce(reshape(big, {1})),
@@ -122,7 +122,8 @@ void tracedTraining() {
     }
     ys.push_back(target + 0.1f * std::cos(float(i)));
   }
-  Tensor x = Tensor::from_vector(xs, {examples, features}), y = Tensor::from_vector(ys, {examples, 1});
+  Tensor x = Tensor::from_vector(xs, {examples, features}),
+         y = Tensor::from_vector(ys, {examples, 1});
   // How the gradients are reduced: not at all (the reference, on the whole
   // batch), by all_reduce calls in the step, or by a DistributedGradientTape
   // (traced, or eagerly when `eager`).
@@ -131,9 +132,9 @@ void tracedTraining() {
     Variable w(zeros({features, 1}), "w"), b(zeros({1}), "b");
     optimizers::SGD sgd(0.05);
     auto body = [&](const Tensor &xs, const Tensor &ys) {
-      std::unique_ptr<GradientTape> tape =
-          road == DistributedTape ? std::make_unique<dist::DistributedGradientTape>()
-                                  : std::make_unique<GradientTape>();
+      std::unique_ptr<GradientTape> tape = road == DistributedTape
+                                               ? std::make_unique<dist::DistributedGradientTape>()
+                                               : std::make_unique<GradientTape>();
       Tensor loss = reduce_mean(square(matmul(xs, w) + b - ys));
       std::vector<Variable> weights = {w, b};
       auto grads = tape->gradient(loss, weights); // virtual: reduced by a distributed tape
@@ -164,17 +165,17 @@ void tracedTraining() {
     std::vector<float> all = everyW.to_vector<float>();
     for (int k = 1; k < n; ++k)
       for (int64_t j = 0; j < features; ++j)
-        expect(all[k * features + j] == all[j], std::string(name) + ": the same weights on every rank");
+        expect(all[k * features + j] == all[j],
+               std::string(name) + ": the same weights on every rank");
     std::vector<float> got = w.to_vector<float>(), want = wRef.to_vector<float>();
     for (int64_t j = 0; j < features; ++j)
-      expect(std::abs(got[j] - want[j]) < 1e-5f, std::string(name) + ": weight " +
-                                                      std::to_string(j) + " " +
-                                                      std::to_string(got[j]) + " vs " +
-                                                      std::to_string(want[j]));
+      expect(std::abs(got[j] - want[j]) < 1e-5f,
+             std::string(name) + ": weight " + std::to_string(j) + " " + std::to_string(got[j]) +
+                 " vs " + std::to_string(want[j]));
     expect(std::abs(b.item<float>() - bRef.item<float>()) < 1e-5f, std::string(name) + ": bias");
   }
-  std::cout << "rank " << r << ": traced training matches one process: w = "
-            << wRef.values_string() << std::endl;
+  std::cout << "rank " << r << ": traced training matches one process: w = " << wRef.values_string()
+            << std::endl;
 }
 
 /// all_reduce's gradient against finite differences of the objective over
@@ -183,8 +184,8 @@ void tracedTraining() {
 /// function, and nested tapes (the second derivative's diagonal).
 void gradients() {
   int r = dist::rank(), n = dist::world_size();
-  Tensor x = Tensor::from_vector(std::vector<double>{0.3 + 0.1 * r, -0.2 * r, 0.5}, {3},
-                                 DType::Float64);
+  Tensor x =
+      Tensor::from_vector(std::vector<double>{0.3 + 0.1 * r, -0.2 * r, 0.5}, {3}, DType::Float64);
   auto local = [&](const Tensor &v) {
     return reduce_sum(Tensor(double(r + 1), DType::Float64) * tanh(dist::all_reduce(v) * v));
   };

@@ -32,8 +32,8 @@ Tensor all_reduce(const Tensor &x, Reduction reduction, EMBER_LOC);
 /// Reduces the `count` elements at `input` over every process into
 /// `output` (which may be `input`: in place); returns "" or why it could
 /// not. Compiled code calls it on its caller's thread; it must not throw.
-using AllReduceEngine = std::string (*)(const void *input, void *output, int64_t count,
-                                        DType dtype, Reduction reduction);
+using AllReduceEngine = std::string (*)(const void *input, void *output, int64_t count, DType dtype,
+                                        Reduction reduction);
 /// Installs the engine (nullptr: none, and compiled all_reduces fault).
 void set_all_reduce_engine(AllReduceEngine engine);
 

@@ -642,8 +642,8 @@ struct AllReduceLowering : OpConversionPattern<AllReduceOp> {
     auto bufferType = MemRefType::get(type.getShape(), element);
     Value buffer = memref::AllocOp::create(rewriter, loc, bufferType, sizes);
     int32_t site = faultReporter(op, reportFaults).site;
-    Value reduction = arith::ConstantIntOp::create(
-        rewriter, loc, static_cast<int64_t>(op.getReduction()), 32);
+    Value reduction =
+        arith::ConstantIntOp::create(rewriter, loc, static_cast<int64_t>(op.getReduction()), 32);
     Value siteValue = arith::ConstantIntOp::create(rewriter, loc, site, 32);
     func::CallOp::create(rewriter, loc, callee, TypeRange{},
                          ValueRange{memref::CastOp::create(rewriter, loc, unranked, operand),

@@ -140,7 +140,7 @@ typedef enum emberrt_fault_kind {
   EMBERRT_FAULT_INTEGER_DIVISION_OVERFLOW = 2, /* INT_MIN / -1 */
   EMBERRT_FAULT_INDEX_OUT_OF_RANGE = 3,        /* a gather index */
   EMBERRT_FAULT_EMPTY_AXIS = 4,                /* argmax over an empty `?` axis */
-  EMBERRT_FAULT_COLLECTIVE = 5, /* a collective failed; see emberrt_fault_message */
+  EMBERRT_FAULT_COLLECTIVE = 5,                /* a collective failed; see emberrt_fault_message */
 } emberrt_fault_kind_t;
 
 typedef struct emberrt_fault {
@@ -171,8 +171,8 @@ const char *emberrt_fault_message(void);
  * EMBERRT_FAULT_COLLECTIVE at `site` with the message. reduction: 0 sum,
  * 1 mean, 2 max, 3 min. */
 typedef int32_t (*emberrt_all_reduce_hook_t)(const void *input, void *output, int64_t count,
-                                             emberrt_dtype_t dtype, int32_t reduction,
-                                             char *error, size_t error_capacity);
+                                             emberrt_dtype_t dtype, int32_t reduction, char *error,
+                                             size_t error_capacity);
 void emberrt_set_all_reduce_hook(emberrt_all_reduce_hook_t hook);
 void emberrt_all_reduce_f32(int64_t rank, void *operand, int64_t result_rank, void *result,
                             int32_t reduction, int32_t site);
