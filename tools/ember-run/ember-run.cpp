@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -57,6 +58,24 @@ struct Rank {
 
 volatile sig_atomic_t pendingSignal = 0;
 void onSignal(int signal) { pendingSignal = signal; }
+
+// Ranks reaped the moment they end (SIGCHLD), in the order they ended: the
+// first failure is the cause, the others' failures its consequence (a rank
+// that exits after reporting a lost peer must not be blamed for it).
+constexpr int kMaxReaped = 1 << 16;
+pid_t reapedPids[kMaxReaped];
+int reapedStatuses[kMaxReaped];
+std::atomic<int> reapedCount{0};
+void onChild(int) {
+  int saved = errno, status;
+  for (pid_t pid; reapedCount.load() < kMaxReaped && (pid = ::waitpid(-1, &status, WNOHANG)) > 0;) {
+    int at = reapedCount.load();
+    reapedPids[at] = pid;
+    reapedStatuses[at] = status;
+    reapedCount.store(at + 1);
+  }
+  errno = saved;
+}
 
 double now() {
   timespec time;
@@ -178,6 +197,11 @@ int main(int argc, char **argv) {
   sigemptyset(&action.sa_mask);
   for (int signal : {SIGINT, SIGTERM, SIGHUP})
     sigaction(signal, &action, nullptr);
+  struct sigaction child {};
+  child.sa_handler = onChild;
+  sigemptyset(&child.sa_mask);
+  child.sa_flags = SA_NOCLDSTOP;
+  sigaction(SIGCHLD, &child, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
 
   std::vector<Rank> ranks(processes);
@@ -185,9 +209,10 @@ int main(int argc, char **argv) {
   auto abandon = [&](const char *what) {
     std::perror(what);
     for (Rank &r : ranks)
-      if (r.pid > 0) {
+      if (r.pid > 0)
         ::kill(-r.pid, SIGKILL);
-        ::waitpid(r.pid, nullptr, 0);
+    for (Rank &r : ranks) // reaped here or by onChild
+      while (r.pid > 0 && ::waitpid(r.pid, nullptr, 0) < 0 && errno == EINTR) {
       }
     return 2;
   };
@@ -230,6 +255,7 @@ int main(int argc, char **argv) {
   int firstFailure = -1; // index into ranks
   double failedAt = 0;
   int termSent = 0; // 0, then SIGTERM, then SIGKILL
+  int handled = 0;  // entries of reapedPids seen
   // A rank's process group, while it runs or something it started still
   // holds its output.
   auto signalAll = [&](int signal) {
@@ -274,11 +300,11 @@ int main(int argc, char **argv) {
         flushLines(pending, isErr ? stderr : stdout, label, false);
       }
     }
-    // Exits, in the order they happened (the first failure is the cause).
-    int status;
-    for (pid_t pid; (pid = ::waitpid(-1, &status, WNOHANG)) > 0;)
+    // Exits, in the order they happened.
+    for (int count = reapedCount.load(); handled < count; ++handled)
       for (Rank &r : ranks)
-        if (r.pid == pid && !r.exited) {
+        if (r.pid == reapedPids[handled] && !r.exited) {
+          int status = reapedStatuses[handled];
           r.exited = true;
           r.status = status;
           if (failed(status) && firstFailure < 0) {
