@@ -276,11 +276,32 @@ template <typename Body> std::string tryCollective(Group &g, Body &&body) {
   return message + " [rank " + std::to_string(g.rank) + "; Gloo: " + gloo + "]";
 }
 
+/// usable(), for a collective from rank `root`.
+Group &usableFrom(int root, const char *what, const SourceLoc &loc) {
+  Group &g = usable(what, loc);
+  if (root < 0 || root >= g.size)
+    fail(loc, what,
+         "root " + std::to_string(root) + " is not a rank of a world of size " +
+             std::to_string(g.size));
+  return g;
+}
+
 /// tryCollective, raising DistributedError at `loc` for `what`.
 template <typename Body>
 void collective(Group &g, const char *what, const SourceLoc &loc, Body &&body) {
   if (std::string why = tryCollective(g, std::forward<Body>(body)); !why.empty())
     fail(loc, what, why);
+}
+
+/// Root's values of `buffer` (a host tensor) written into every rank's.
+void broadcastInPlace(Group &g, Tensor &buffer, int root, const char *what, const SourceLoc &loc) {
+  collective(g, what, loc, [&](uint32_t tag) {
+    gloo::BroadcastOptions options(g.context);
+    options.setOutput(static_cast<char *>(buffer.data()), buffer.nbytes());
+    options.setRoot(root);
+    options.setTag(tag);
+    gloo::broadcast(options);
+  });
 }
 
 /// `tensor` as a host tensor of its own that a collective may write.
@@ -635,24 +656,14 @@ void distributed::all_reduce_(Tensor &tensor, ReduceOp op, SourceLoc loc) {
 
 Tensor distributed::broadcast(const Tensor &tensor, int root, SourceLoc loc) {
   std::lock_guard<std::mutex> lock(groupMutex);
-  Group &g = usable("broadcast", loc);
-  if (root < 0 || root >= g.size)
-    fail(loc, "broadcast",
-         "root " + std::to_string(root) + " is not a rank of a world of size " +
-             std::to_string(g.size));
+  Group &g = usableFrom(root, "broadcast", loc);
   Tensor buffer = hostCopy(tensor, "broadcast", loc);
   if (std::string why = disagreement(g, "broadcast", buffer.numel(), buffer.dtype(), root);
       !why.empty())
     fail(loc, "broadcast", why);
   if (buffer.nbytes() == 0)
     return buffer;
-  collective(g, "broadcast", loc, [&](uint32_t tag) {
-    gloo::BroadcastOptions options(g.context);
-    options.setOutput(static_cast<char *>(buffer.data()), buffer.nbytes());
-    options.setRoot(root);
-    options.setTag(tag);
-    gloo::broadcast(options);
-  });
+  broadcastInPlace(g, buffer, root, "broadcast", loc);
   return buffer;
 }
 
@@ -758,11 +769,7 @@ Tensor distributed::reduce_scatter(const Tensor &tensor, ReduceOp op, SourceLoc 
 void distributed::broadcast_variables(const std::vector<Variable> &variables, int root,
                                       SourceLoc loc) {
   std::lock_guard<std::mutex> lock(groupMutex);
-  Group &g = usable("broadcast_variables", loc);
-  if (root < 0 || root >= g.size)
-    fail(loc, "broadcast_variables",
-         "root " + std::to_string(root) + " is not a rank of a world of size " +
-             std::to_string(g.size));
+  Group &g = usableFrom(root, "broadcast_variables", loc);
   // Every rank's list, as text, compared with root's before any value moves.
   std::string mine = std::to_string(variables.size()) + " variables\n";
   for (const Variable &variable : variables)
@@ -813,13 +820,7 @@ void distributed::broadcast_variables(const std::vector<Variable> &variables, in
         hostCopy(value.device().is_cpu() ? value : value.cpu(), "broadcast_variables", loc);
     if (buffer.nbytes() == 0)
       continue;
-    collective(g, "broadcast_variables", loc, [&](uint32_t tag) {
-      gloo::BroadcastOptions options(g.context);
-      options.setOutput(static_cast<char *>(buffer.data()), buffer.nbytes());
-      options.setRoot(root);
-      options.setTag(tag);
-      gloo::broadcast(options);
-    });
+    broadcastInPlace(g, buffer, root, "broadcast_variables", loc);
     if (g.rank != root) {
       Variable shared = variable; // copies share the state
       shared.assign(buffer.to(variable.device()), loc);

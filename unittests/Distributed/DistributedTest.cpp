@@ -51,24 +51,27 @@ std::string launch(int ranks, const std::string &scenario, const std::string &en
          " " EMBER_DISTRIBUTED_WORKER " " + scenario;
 }
 
-TEST(Distributed, EveryCollectiveAgreesAcrossTwoAndThreeRanks) {
+/// Runs `scenario` on 2 and on 3 ranks: each must succeed and print
+/// "rank R<what>" (what may hold "{n}", the number of ranks).
+void expectEveryRankSays(const std::string &scenario, const std::string &what) {
   for (int ranks : {2, 3}) {
-    RunResult r = run(launch(ranks, "collectives"));
+    RunResult r = run(launch(ranks, scenario));
     EXPECT_EQ(r.status, 0) << r.output;
+    std::string said = what;
+    if (size_t at = said.find("{n}"); at != std::string::npos)
+      said.replace(at, 3, std::to_string(ranks));
     for (int rank = 0; rank < ranks; ++rank)
-      expectContains(r.output, "[rank" + std::to_string(rank) + "]: rank " + std::to_string(rank) +
-                                   " of " + std::to_string(ranks) + ": collectives agree");
+      expectContains(r.output,
+                     "[rank" + std::to_string(rank) + "]: rank " + std::to_string(rank) + said);
   }
 }
 
+TEST(Distributed, EveryCollectiveAgreesAcrossTwoAndThreeRanks) {
+  expectEveryRankSays("collectives", " of {n}: collectives agree");
+}
+
 TEST(Distributed, ATracedStepAllReducesItsGradientsLikeOneProcessOnTheWholeBatch) {
-  for (int ranks : {2, 3}) {
-    RunResult r = run(launch(ranks, "traced-training"));
-    EXPECT_EQ(r.status, 0) << r.output;
-    for (int rank = 0; rank < ranks; ++rank)
-      expectContains(r.output, "[rank" + std::to_string(rank) + "]: rank " + std::to_string(rank) +
-                                   ": traced training matches one process");
-  }
+  expectEveryRankSays("traced-training", ": traced training matches one process");
 }
 
 TEST(Distributed, AllReducesGradientAgreesWithFiniteDifferencesByEveryRoad) {

@@ -562,6 +562,25 @@ struct ElementwiseToGeneric : ConversionPattern {
   }
 };
 
+/// The runtime function `prefix`<element type> (emberrt_print_f32), declared
+/// in `module` as `type` if it is not yet; its name.
+static std::string declareRuntimeFunction(ConversionPatternRewriter &rewriter, ModuleOp module,
+                                          Location loc, llvm::StringRef prefix, Type element,
+                                          FunctionType type,
+                                          llvm::function_ref<void(func::FuncOp)> annotate = {}) {
+  std::string name = prefix.str();
+  llvm::raw_string_ostream(name) << element;
+  if (!module.lookupSymbol(name)) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(module.getBody());
+    auto declaration = func::FuncOp::create(rewriter, loc, name, type);
+    declaration.setPrivate();
+    if (annotate)
+      annotate(declaration);
+  }
+  return name;
+}
+
 /// print -> a call to the runtime's emberrt_print_<type>(value, message),
 /// both passed as unranked tensors (the message as i8 bytes).
 struct PrintLowering : OpConversionPattern<PrintOp> {
@@ -573,22 +592,16 @@ struct PrintLowering : OpConversionPattern<PrintOp> {
     if (!module)
       return rewriter.notifyMatchFailure(op, "not inside a module");
     Type element = op.getOperand().getType().getElementType();
-    std::string suffix;
-    llvm::raw_string_ostream(suffix) << element;
-    std::string callee = "emberrt_print_" + suffix;
     auto valueType = UnrankedTensorType::get(element);
     auto messageType = UnrankedTensorType::get(rewriter.getI8Type());
-    if (!module.lookupSymbol(callee)) {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(module.getBody());
-      auto declaration = func::FuncOp::create(
-          rewriter, loc, callee, rewriter.getFunctionType({valueType, messageType}, {}));
-      declaration.setPrivate();
-      // The runtime only reads its arguments: bufferization then passes the
-      // tensors' buffers without copies or conflicts.
-      for (unsigned i = 0; i < 2; ++i)
-        declaration.setArgAttr(i, "bufferization.access", rewriter.getStringAttr("read"));
-    }
+    std::string callee = declareRuntimeFunction(
+        rewriter, module, loc, "emberrt_print_", element,
+        rewriter.getFunctionType({valueType, messageType}, {}), [&](func::FuncOp declaration) {
+          // The runtime only reads its arguments: bufferization then passes
+          // the tensors' buffers without copies or conflicts.
+          for (unsigned i = 0; i < 2; ++i)
+            declaration.setArgAttr(i, "bufferization.access", rewriter.getStringAttr("read"));
+        });
     StringRef text = op.getMessage();
     SmallVector<int8_t> bytes(text.begin(), text.end());
     auto bytesType = RankedTensorType::get({static_cast<int64_t>(bytes.size())}, rewriter.getI8Type());
@@ -616,18 +629,11 @@ struct AllReduceLowering : OpConversionPattern<AllReduceOp> {
       return rewriter.notifyMatchFailure(op, "not inside a module");
     RankedTensorType type = op.getType();
     Type element = type.getElementType();
-    std::string suffix;
-    llvm::raw_string_ostream(suffix) << element;
-    std::string callee = "emberrt_all_reduce_" + suffix;
     auto unranked = UnrankedMemRefType::get(element, 0);
     Type i32 = rewriter.getI32Type();
-    if (!module.lookupSymbol(callee)) {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(module.getBody());
-      func::FuncOp::create(rewriter, loc, callee,
-                           rewriter.getFunctionType({unranked, unranked, i32, i32}, {}))
-          .setPrivate();
-    }
+    std::string callee =
+        declareRuntimeFunction(rewriter, module, loc, "emberrt_all_reduce_", element,
+                               rewriter.getFunctionType({unranked, unranked, i32, i32}, {}));
     SmallVector<Value> sizes;
     for (int64_t d = 0; d < type.getRank(); ++d)
       if (type.isDynamicDim(d))
