@@ -36,7 +36,9 @@ void allReduce(int64_t rank, void *operand, int64_t resultRank, void *result, in
   if (!hook) {
     emberrt_report_fault_message(EMBERRT_FAULT_COLLECTIVE, site,
                                  "ran without a process group: call "
-                                 "ember::distributed::init_process_group() first");
+                                 "ember::distributed::init_process_group() first (a C "
+                                 "program installs its engine with "
+                                 "emberrt_set_all_reduce_hook)");
     return;
   }
   int64_t count, outCount;
