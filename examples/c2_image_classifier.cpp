@@ -217,11 +217,11 @@ int main(int argc, char **argv) try {
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
     trainLoss.reset_state();
     trainAccuracy.reset_state();
-    if (chief)
-      std::printf("Epoch %d/%d\n", epoch, options.epochs);
     std::optional<utils::Progbar> progress;
-    if (chief)
+    if (chief) {
+      std::printf("Epoch %d/%d\n", epoch, options.epochs);
       progress.emplace(steps);
+    }
     int64_t step = 0;
     for (const data::Element &batch : train) {
       double loss = trainStep(batch[0], batch[1]).item<float>();

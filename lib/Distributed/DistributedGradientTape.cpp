@@ -61,8 +61,7 @@ void reduceInBuckets(std::vector<std::optional<Tensor>> &grads, ReduceOp op, dou
   for (size_t i = grads.size(); i-- > 0;) {
     // An integer source's gradient (zeros, with UnconnectedGradients::Zero)
     // is the same everywhere: nothing to send.
-    if (!grads[i] || !(grads[i]->dtype() == DType::Float32 || grads[i]->dtype() == DType::Float64 ||
-                       grads[i]->dtype() == DType::Float16 || grads[i]->dtype() == DType::BFloat16))
+    if (!grads[i] || !isFloatingPoint(grads[i]->dtype()))
       continue;
     const Tensor &g = *grads[i];
     if (!g.shape().is_fully_defined()) { // a None dim: its size is known at run time only

@@ -45,6 +45,7 @@
 using namespace ember;
 using namespace ember::distributed;
 using Clock = std::chrono::steady_clock;
+using distributed::detail::secondsText;
 using std::chrono::milliseconds;
 
 namespace {
@@ -113,12 +114,6 @@ milliseconds timeoutOf(const ProcessGroupOptions &options, const SourceLoc &loc)
     fail(loc, "init_process_group",
          "EMBER_DISTRIBUTED_TIMEOUT must be a positive number of seconds, not '" + text + "'");
   return milliseconds(static_cast<int64_t>(seconds * 1000));
-}
-
-std::string secondsText(milliseconds timeout) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g s", timeout.count() / 1000.0);
-  return text;
 }
 
 std::string ranksText(const std::vector<int> &ranks, int size) {
@@ -276,6 +271,20 @@ template <typename Body> std::string tryCollective(Group &g, Body &&body) {
   return message + " [rank " + std::to_string(g.rank) + "; Gloo: " + gloo + "]";
 }
 
+/// The body of a collective (for tryCollective or collective) gathering
+/// every rank's `counts[r]` elements of T into `out` in rank order, this
+/// rank's from `in` (`count` of them).
+template <typename T>
+auto allGather(Group &g, const T *in, size_t count, T *out, std::vector<size_t> counts) {
+  return [&g, in, count, out, counts = std::move(counts)](uint32_t tag) {
+    gloo::AllgathervOptions options(g.context);
+    options.setInput(const_cast<T *>(in), count);
+    options.setOutput(out, counts);
+    options.setTag(tag);
+    gloo::allgatherv(options);
+  };
+}
+
 /// usable(), for a collective from rank `root`.
 Group &usableFrom(int root, const char *what, const SourceLoc &loc) {
   Group &g = usable(what, loc);
@@ -304,18 +313,26 @@ void broadcastInPlace(Group &g, Tensor &buffer, int root, const char *what, cons
   });
 }
 
-/// `tensor` as a host tensor of its own that a collective may write.
-Tensor hostCopy(const Tensor &tensor, const char *what, const SourceLoc &loc) {
+/// Refuses a tensor whose buffer a collective cannot use now: undefined,
+/// symbolic (`whySymbolic` says what to do instead) or off the CPU.
+void requireEagerCpuTensor(const Tensor &tensor, const char *what, const char *whySymbolic,
+                           const SourceLoc &loc) {
   if (!tensor.defined())
     fail(loc, what, "the tensor is undefined");
   if (tensor.is_symbolic())
-    fail(loc, what,
-         "cannot take a symbolic tensor (inside ember::function) yet: call it eagerly, outside "
-         "the traced function");
+    fail(loc, what, whySymbolic);
   if (!tensor.device().is_cpu())
     fail(loc, what,
          "takes CPU tensors (NCCL, for tensors on " + tensor.device().str() +
              ", is not supported yet): " + describe(tensor));
+}
+
+/// `tensor` as a host tensor of its own that a collective may write.
+Tensor hostCopy(const Tensor &tensor, const char *what, const SourceLoc &loc) {
+  requireEagerCpuTensor(tensor, what,
+                        "cannot take a symbolic tensor (inside ember::function) yet: call it "
+                        "eagerly, outside the traced function",
+                        loc);
   Tensor copy = Tensor::empty(tensor.shape(), tensor.dtype(), Device());
   if (tensor.nbytes())
     std::memcpy(copy.data(), tensor.data(), tensor.nbytes());
@@ -359,13 +376,8 @@ std::string disagreement(Group &g, const char *what, int64_t count, DType dtype,
   if (!checkingAgreement())
     return "";
   std::vector<int64_t> mine = {count, static_cast<int64_t>(dtype), detail}, all(3 * g.size);
-  std::string why = tryCollective(g, [&](uint32_t tag) {
-    gloo::AllgathervOptions options(g.context);
-    options.setInput(mine.data(), 3);
-    options.setOutput(all.data(), std::vector<size_t>(g.size, 3));
-    options.setTag(tag);
-    gloo::allgatherv(options);
-  });
+  std::string why =
+      tryCollective(g, allGather(g, mine.data(), 3, all.data(), std::vector<size_t>(g.size, 3)));
   if (!why.empty())
     return why;
   auto text = [&](int rank) {
@@ -404,14 +416,9 @@ std::string allReduceInto(Group &g, const void *input, void *data, int64_t count
       // every rank (12 KB between two processes on this 2-vCPU VM: 0.1 ms,
       // against 0.17-0.7 ms with bcube).
       std::vector<T> every(static_cast<size_t>(count) * g.size);
-      why = tryCollective(g, [&](uint32_t tag) {
-        gloo::AllgathervOptions options(g.context);
-        options.setInput(const_cast<T *>(static_cast<const T *>(input)),
-                         static_cast<size_t>(count));
-        options.setOutput(every.data(), std::vector<size_t>(g.size, static_cast<size_t>(count)));
-        options.setTag(tag);
-        gloo::allgatherv(options);
-      });
+      why = tryCollective(g, allGather(g, static_cast<const T *>(input), static_cast<size_t>(count),
+                                       every.data(),
+                                       std::vector<size_t>(g.size, static_cast<size_t>(count))));
       if (why.empty()) {
         ReduceFunction combine = reduceFunctionOf<T>(op);
         std::memcpy(data, every.data(), bytes);
@@ -507,52 +514,51 @@ void distributed::init_process_group(const ProcessGroupOptions &options, SourceL
 
   // The store.
   std::string method = options.init_method.empty() ? "env://" : options.init_method;
-  std::string host, where;
+  std::string where;
   bool loopback = false;
-  try {
-    if (method.rfind("file://", 0) == 0) {
-      std::string path = method.substr(strlen("file://"));
-      if (path.empty())
-        fail(loc, "init_process_group", "init_method 'file://' names no directory");
-      std::error_code error;
-      std::filesystem::create_directories(path, error);
-      if (error)
-        fail(loc, "init_process_group",
-             "cannot create the store's directory '" + path + "': " + error.message());
-      g->store = std::make_unique<gloo::rendezvous::FileStore>(path);
-      where = "'" + path + "'";
-      host = hostName();
+  if (method.rfind("file://", 0) == 0) {
+    std::string path = method.substr(strlen("file://"));
+    if (path.empty())
+      fail(loc, "init_process_group", "init_method 'file://' names no directory");
+    std::error_code error;
+    std::filesystem::create_directories(path, error);
+    if (error)
+      fail(loc, "init_process_group",
+           "cannot create the store's directory '" + path + "': " + error.message());
+    g->store = std::make_unique<gloo::rendezvous::FileStore>(path);
+    where = "'" + path + "'";
+  } else {
+    std::string host;
+    int port;
+    if (method == "env://") {
+      host = required("MASTER_ADDR", loc);
+      port = integerFrom(required("MASTER_PORT", loc), "MASTER_PORT", loc);
+    } else if (method.rfind("tcp://", 0) == 0) {
+      std::string address = method.substr(strlen("tcp://"));
+      size_t colon = address.rfind(':');
+      if (colon == std::string::npos || colon == 0)
+        fail(loc, "init_process_group", "init_method '" + method + "' must be tcp://host:port");
+      host = address.substr(0, colon);
+      if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+        host = host.substr(1, host.size() - 2);
+      port = integerFrom(address.substr(colon + 1), "the port", loc);
     } else {
-      int port;
-      if (method == "env://") {
-        host = required("MASTER_ADDR", loc);
-        port = integerFrom(required("MASTER_PORT", loc), "MASTER_PORT", loc);
-      } else if (method.rfind("tcp://", 0) == 0) {
-        std::string address = method.substr(strlen("tcp://"));
-        size_t colon = address.rfind(':');
-        if (colon == std::string::npos || colon == 0)
-          fail(loc, "init_process_group", "init_method '" + method + "' must be tcp://host:port");
-        host = address.substr(0, colon);
-        if (host.size() > 2 && host.front() == '[' && host.back() == ']')
-          host = host.substr(1, host.size() - 2);
-        port = integerFrom(address.substr(colon + 1), "the port", loc);
-      } else {
-        fail(loc, "init_process_group",
-             "init_method '" + method + "' is not env://, tcp://host:port or file:///path");
-      }
-      if (port > 65535)
-        fail(loc, "init_process_group", "port " + std::to_string(port) + " is out of range");
-      auto store =
-          std::make_unique<distributed::detail::TcpStore>(host, port, g->rank, g->size, g->timeout);
-      g->tcpStore = store.get();
-      g->store = std::move(store);
-      where = host + ":" + std::to_string(port);
-      loopback = host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
+      fail(loc, "init_process_group",
+           "init_method '" + method + "' is not env://, tcp://host:port or file:///path");
     }
-  } catch (const DistributedError &error) {
-    if (std::string(error.what()).find("ember::distributed::") != std::string::npos)
-      throw;
-    fail(loc, "init_process_group", error.what());
+    if (port > 65535)
+      fail(loc, "init_process_group", "port " + std::to_string(port) + " is out of range");
+    std::unique_ptr<distributed::detail::TcpStore> store;
+    try { // the store's errors come unprefixed
+      store =
+          std::make_unique<distributed::detail::TcpStore>(host, port, g->rank, g->size, g->timeout);
+    } catch (const DistributedError &error) {
+      fail(loc, "init_process_group", error.what());
+    }
+    g->tcpStore = store.get();
+    g->store = std::move(store);
+    where = host + ":" + std::to_string(g->tcpStore->port()); // port 0: the one chosen
+    loopback = distributed::detail::isLoopback(host);
   }
 
   arrive(*g, where, loc);
@@ -632,20 +638,18 @@ void distributed::barrier(SourceLoc loc) {
 }
 
 Tensor distributed::all_reduce(const Tensor &tensor, ReduceOp op, SourceLoc loc) {
-  DType dtype = tensor.defined() ? tensor.dtype() : DType::Float32;
-  bool floating = dtype == DType::Float32 || dtype == DType::Float64 || dtype == DType::Float16 ||
-                  dtype == DType::BFloat16;
-  if (tensor.defined() && !floating && dtype != DType::Int32 && dtype != DType::Int64)
+  if (!tensor.defined())
+    fail(loc, "all_reduce", "the tensor is undefined");
+  DType dtype = tensor.dtype();
+  if (!isFloatingPoint(dtype) && !isInteger(dtype))
     fail(loc, "all_reduce", "cannot reduce " + describe(tensor) + " (it takes float or int)");
-  if (op == ReduceOp::Mean && !floating)
+  if (op == ReduceOp::Mean && !isFloatingPoint(dtype))
     fail(loc, "all_reduce",
          std::string("ReduceOp::Mean needs a floating-point tensor, not ") + describe(tensor) +
              " (reduce with Sum and divide, choosing the rounding)");
   // Half precision is reduced in float32 (Gloo's float16 sum widens too).
-  bool half = dtype == DType::Float16 || dtype == DType::BFloat16;
+  bool half = isHalfPrecision(dtype);
   Tensor wide = half ? cast(tensor, DType::Float32, loc) : tensor;
-  if (!tensor.defined())
-    fail(loc, "all_reduce", "the tensor is undefined");
   if (!tensor.is_symbolic()) {
     std::lock_guard<std::mutex> lock(groupMutex);
     usable("all_reduce", loc);
@@ -657,18 +661,12 @@ Tensor distributed::all_reduce(const Tensor &tensor, ReduceOp op, SourceLoc loc)
 }
 
 void distributed::all_reduce_(Tensor &tensor, ReduceOp op, SourceLoc loc) {
-  if (!tensor.defined())
-    fail(loc, "all_reduce_", "the tensor is undefined");
-  if (tensor.is_symbolic())
-    fail(loc, "all_reduce_",
-         "reduces a tensor's buffer in place: inside ember::function, use all_reduce");
-  if (!tensor.device().is_cpu())
-    fail(loc, "all_reduce_",
-         "takes CPU tensors (NCCL, for tensors on " + tensor.device().str() +
-             ", is not supported yet): " + describe(tensor));
+  requireEagerCpuTensor(
+      tensor, "all_reduce_",
+      "reduces a tensor's buffer in place: inside ember::function, use all_reduce", loc);
   DType dtype = tensor.dtype();
-  bool floating = dtype == DType::Float32 || dtype == DType::Float64;
-  if (!floating && dtype != DType::Int32 && dtype != DType::Int64)
+  bool floating = isFloatingPoint(dtype) && !isHalfPrecision(dtype);
+  if (!floating && !isInteger(dtype))
     fail(loc, "all_reduce_",
          "reduces float32, float64, int32 or int64 tensors in place, not " + describe(tensor));
   if (op == ReduceOp::Mean && !floating)
@@ -706,13 +704,8 @@ std::vector<std::vector<int64_t>> gatherSignatures(Group &g, const Tensor &tenso
   mine[1] = tensor.rank();
   for (int d = 0; d < tensor.rank(); ++d)
     mine[2 + d] = tensor.size(d);
-  collective(g, what, loc, [&](uint32_t tag) {
-    gloo::AllgathervOptions options(g.context);
-    options.setInput(mine.data(), kWords);
-    options.setOutput(all.data(), std::vector<size_t>(g.size, kWords));
-    options.setTag(tag);
-    gloo::allgatherv(options);
-  });
+  collective(g, what, loc,
+             allGather(g, mine.data(), kWords, all.data(), std::vector<size_t>(g.size, kWords)));
   std::vector<std::vector<int64_t>> signatures;
   for (int rank = 0; rank < g.size; ++rank)
     signatures.emplace_back(all.begin() + rank * kWords,
@@ -756,13 +749,9 @@ Tensor distributed::all_gather(const Tensor &tensor, SourceLoc loc) {
     bytes.push_back(static_cast<size_t>(signatures[rank][2] * rowBytes));
   if (output.nbytes() == 0)
     return output;
-  collective(g, "all_gather", loc, [&](uint32_t tag) {
-    gloo::AllgathervOptions options(g.context);
-    options.setInput(static_cast<char *>(input.data()), input.nbytes());
-    options.setOutput(static_cast<char *>(output.data()), bytes);
-    options.setTag(tag);
-    gloo::allgatherv(options);
-  });
+  collective(g, "all_gather", loc,
+             allGather(g, static_cast<const char *>(input.data()), input.nbytes(),
+                       static_cast<char *>(output.data()), bytes));
   return output;
 }
 
@@ -802,22 +791,12 @@ void distributed::broadcast_variables(const std::vector<Variable> &variables, in
   for (const Variable &variable : variables)
     mine += variable.name() + ": " + describe(variable.value()) + "\n";
   std::vector<int64_t> length = {static_cast<int64_t>(mine.size())}, lengths(g.size);
-  collective(g, "broadcast_variables", loc, [&](uint32_t tag) {
-    gloo::AllgathervOptions options(g.context);
-    options.setInput(length.data(), 1);
-    options.setOutput(lengths.data(), std::vector<size_t>(g.size, 1));
-    options.setTag(tag);
-    gloo::allgatherv(options);
-  });
+  collective(g, "broadcast_variables", loc,
+             allGather(g, length.data(), 1, lengths.data(), std::vector<size_t>(g.size, 1)));
   std::vector<size_t> counts(lengths.begin(), lengths.end());
   std::string all(std::accumulate(counts.begin(), counts.end(), size_t(0)), '\0');
-  collective(g, "broadcast_variables", loc, [&](uint32_t tag) {
-    gloo::AllgathervOptions options(g.context);
-    options.setInput(mine.data(), mine.size());
-    options.setOutput(all.data(), counts);
-    options.setTag(tag);
-    gloo::allgatherv(options);
-  });
+  collective(g, "broadcast_variables", loc,
+             allGather(g, mine.data(), mine.size(), all.data(), counts));
   std::vector<std::string> lists;
   for (size_t rank = 0, at = 0; rank < counts.size(); at += counts[rank++])
     lists.push_back(all.substr(at, counts[rank]));

@@ -278,7 +278,7 @@ private:
 // A rank's connection
 //===----------------------------------------------------------------------===//
 
-static bool isLoopback(const std::string &host) {
+bool ember::distributed::detail::isLoopback(const std::string &host) {
   return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
 }
 
@@ -315,7 +315,7 @@ static int connectBy(const std::string &host, int port, Clock::time_point deadli
                          lastError);
 }
 
-static std::string seconds(std::chrono::milliseconds timeout) {
+std::string ember::distributed::detail::secondsText(std::chrono::milliseconds timeout) {
   char text[32];
   std::snprintf(text, sizeof text, "%g s", timeout.count() / 1000.0);
   return text;
@@ -378,8 +378,8 @@ std::vector<char> TcpStore::request(char command, const std::string &key,
     if (ready < 0 && errno == EINTR)
       continue;
     if (ready == 0)
-      return fail("timed out after " + seconds(timeout) + " waiting for the store at " + where_ +
-                  (command == Get ? " to hold key '" + key + "'" : ""));
+      return fail("timed out after " + secondsText(timeout) + " waiting for the store at " +
+                  where_ + (command == Get ? " to hold key '" + key + "'" : ""));
     char buffer[65536];
     ssize_t got = ::recv(socket_, buffer, sizeof buffer, 0);
     if (got < 0 && errno == EINTR)

@@ -23,6 +23,11 @@ namespace ember::distributed::detail {
 
 class TcpStoreServer;
 
+/// Whether `host` names this machine's loopback (localhost, 127.x, ::1).
+bool isLoopback(const std::string &host);
+/// "1.5 s": how messages give a timeout.
+std::string secondsText(std::chrono::milliseconds timeout);
+
 /// A rank's connection to the store. Rank 0 also runs the server (in a
 /// thread of its process) at `host`:`port`; port 0 lets the system choose
 /// one (tests; see port()). Every call waits at most `timeout`, then throws

@@ -39,8 +39,8 @@ void collectives::set_all_reduce_engine(AllReduceEngine newEngine) {
 
 Tensor collectives::all_reduce(const Tensor &x, Reduction reduction, SourceLoc loc) {
   DType dtype = x.dtype();
-  bool floating = dtype == DType::Float32 || dtype == DType::Float64;
-  if (!floating && dtype != DType::Int32 && dtype != DType::Int64)
+  bool floating = isFloatingPoint(dtype) && !isHalfPrecision(dtype);
+  if (!floating && !isInteger(dtype))
     throw_op_error(kAllReduce.name,
                    "reduces float32, float64, int32 or int64 tensors, not " + describe(x), loc);
   if (reduction == Reduction::Mean && !floating)

@@ -676,6 +676,14 @@ static const jit::FaultSite *faultingSite(const emberrt_fault_t &fault,
                                                                             : nullptr;
 }
 
+/// Raises a fault's `message`: a collective's failure (a lost process) as
+/// DistributedError, the rest as OpError.
+[[noreturn]] static void raiseFault(int32_t kind, const std::string &message) {
+  if (kind == EMBERRT_FAULT_COLLECTIVE)
+    throw distributed::DistributedError(message);
+  throw OpError(message);
+}
+
 void ember::detail::throwIfFaulted(std::span<const jit::FaultSite> sites) {
   emberrt_fault_t fault = emberrt_take_fault();
   if (fault.kind == EMBERRT_FAULT_NONE)
@@ -683,13 +691,9 @@ void ember::detail::throwIfFaulted(std::span<const jit::FaultSite> sites) {
   const jit::FaultSite *site = faultingSite(fault, sites);
   std::string message = jit::faultMessage(fault.kind, site);
   if (!site) // an op the compiler made itself, which has no number
-    message = "error: compiled code: " + message;
-  else
-    message = (site->location.empty() ? "" : site->location + ": ") + "error: '" + site->opName +
-              "' op " + message;
-  if (fault.kind == EMBERRT_FAULT_COLLECTIVE)
-    throw distributed::DistributedError(message);
-  throw OpError(message);
+    raiseFault(fault.kind, "error: compiled code: " + message);
+  raiseFault(fault.kind, (site->location.empty() ? "" : site->location + ": ") + "error: '" +
+                             site->opName + "' op " + message);
 }
 
 trace::TensorSpec ember::detail::specOf(DType dtype, const Shape &shape) {
@@ -760,14 +764,10 @@ Tensor run(const OpDef &op, std::span<const int64_t> attrWords,
   // computed a guarded result and reported the fault; raise it at the
   // caller's line (a cached kernel serves every caller).
   if (!entry.kernel.faultSites.empty())
-    if (emberrt_fault_t fault = emberrt_take_fault(); fault.kind != EMBERRT_FAULT_NONE) {
-      std::string message =
-          jit::faultMessage(fault.kind, faultingSite(fault, entry.kernel.faultSites));
-      if (fault.kind == EMBERRT_FAULT_COLLECTIVE)
-        throw distributed::DistributedError(error_at(loc) + "'" + std::string(op.name) + "' op " +
-                                            message);
-      throw_op_error(op.name, message, loc);
-    }
+    if (emberrt_fault_t fault = emberrt_take_fault(); fault.kind != EMBERRT_FAULT_NONE)
+      raiseFault(fault.kind,
+                 error_at(loc) + "'" + std::string(op.name) + "' op " +
+                     jit::faultMessage(fault.kind, faultingSite(fault, entry.kernel.faultSites)));
   if (activeTape())
     recordOnTapes(op, attrWords, inputs, resultType, result, loc);
   return result;

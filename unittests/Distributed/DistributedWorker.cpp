@@ -14,6 +14,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -297,44 +298,38 @@ void mismatch() {
   std::exit(1);
 }
 
-/// Rank 1 arrives after the others' timeout (EMBER_DISTRIBUTED_TIMEOUT).
-void lateRank() {
-  // (init_process_group is called by main for the others.)
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
   std::string scenario = argc > 1 ? argv[1] : "";
   try {
-    // Every rank but 0 arrives late.
+    const std::map<std::string, void (*)()> scenarios = {
+        {"collectives", everyCollective},
+        {"traced-training", tracedTraining},
+        {"gradients", gradients},
+        {"early-leave", earlyLeave},
+        {"mismatch", mismatch},
+        {"lost-rank", lostRank},
+        // Every rank but 0 arrives after the others' timeout (EMBER_DISTRIBUTED_TIMEOUT).
+        {"late-rank", [] {}},
+        {"different-variables",
+         [] {
+           Variable w(zeros({2, dist::rank() == 1 ? 3 : 2}, DType::Float32), "dense/kernel");
+           dist::broadcast_variables({w});
+         }},
+    };
+    auto found = scenarios.find(scenario);
+    if (found == scenarios.end()) {
+      std::cerr << "unknown scenario '" << scenario << "'\n";
+      return 2;
+    }
     if (scenario == "late-rank" && std::getenv("RANK") && std::string(std::getenv("RANK")) != "0")
       std::this_thread::sleep_for(std::chrono::seconds(4));
     dist::ProcessGroupOptions options;
     if (const char *store = std::getenv("EMBER_TEST_FILE_STORE"))
       options.init_method = std::string("file://") + store;
     dist::init_process_group(options);
-    if (scenario == "collectives")
-      everyCollective();
-    else if (scenario == "traced-training")
-      tracedTraining();
-    else if (scenario == "gradients")
-      gradients();
-    else if (scenario == "early-leave")
-      earlyLeave();
-    else if (scenario == "mismatch")
-      mismatch();
-    else if (scenario == "lost-rank")
-      lostRank();
-    else if (scenario == "late-rank")
-      lateRank();
-    else if (scenario == "different-variables") {
-      Variable w(zeros({2, dist::rank() == 1 ? 3 : 2}, DType::Float32), "dense/kernel");
-      dist::broadcast_variables({w});
-    } else {
-      std::cerr << "unknown scenario '" << scenario << "'\n";
-      return 2;
-    }
+    found->second();
     dist::destroy_process_group();
   } catch (const Error &error) {
     std::cout << "error: " << error.what() << std::endl;
