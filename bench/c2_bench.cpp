@@ -6,6 +6,7 @@
 // Threads: EMBER_NUM_THREADS (bench/run.sh runs 1 and 2). Then the peak RSS
 // (as LibTorch's bench, without data), and steps/s fed by Fashion-MNIST.
 #include "bench_util.h"
+#include "c2_model.h"
 
 #include "ember/ember.h"
 
@@ -15,22 +16,12 @@
 
 using namespace ember;
 
-namespace {
-std::shared_ptr<layers::Sequential> model() {
-  using namespace layers;
-  return std::make_shared<Sequential>(std::vector<std::shared_ptr<Layer>>{
-      std::make_shared<Conv2D>(16, std::array<int64_t, 2>{3, 3}, "relu"),
-      std::make_shared<Conv2D>(16, std::array<int64_t, 2>{3, 3}, "relu"),
-      std::make_shared<GlobalAveragePooling2D>(), std::make_shared<Dense>(10)});
-}
-} // namespace
-
 int main() {
   Tensor images = random_uniform({32, 28, 28, 1}, 1);
   Tensor labels = cast(arange(0, 32) % 10, DType::Int64);
   losses::SparseCategoricalCrossentropy lossFn(/*from_logits=*/true);
 
-  auto tracedModel = model();
+  auto tracedModel = c2Model();
   optimizers::Adam tracedAdam(1e-3);
   (*tracedModel)(images); // weights made
   auto tracedStep = function(
@@ -49,7 +40,7 @@ int main() {
                 bench::medianSeconds(7, 10, [&] { return tracedStep(images, labels); }) * 1e3,
                 "ms");
 
-  auto eagerModel = model();
+  auto eagerModel = c2Model();
   optimizers::Adam eagerAdam(1e-3);
   auto tapeStep = [&] {
     GradientTape tape;

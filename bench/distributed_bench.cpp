@@ -6,6 +6,7 @@
 // (bench/run.sh distributed runs both, 1 and 2 ranks, and LibTorch's side).
 // Every rank measures; rank 0 reports medians. Threads: EMBER_NUM_THREADS.
 #include "bench_util.h"
+#include "c2_model.h"
 
 #include "ember/ember.h"
 
@@ -75,14 +76,6 @@ void allReduceBench() {
     std::filesystem::remove_all(store);
 }
 
-std::shared_ptr<layers::Sequential> model() {
-  using namespace layers;
-  return std::make_shared<Sequential>(std::vector<std::shared_ptr<Layer>>{
-      std::make_shared<Conv2D>(16, std::array<int64_t, 2>{3, 3}, "relu"),
-      std::make_shared<Conv2D>(16, std::array<int64_t, 2>{3, 3}, "relu"),
-      std::make_shared<GlobalAveragePooling2D>(), std::make_shared<Dense>(10)});
-}
-
 /// The C2 step on every rank; `reduce`: its gradients averaged over the
 /// ranks (DistributedGradientTape), else each rank steps alone (what the
 /// machine allows N processes at once, without communication).
@@ -90,7 +83,7 @@ void c2Bench(bool reduce) {
   Tensor images = random_uniform({32, 28, 28, 1}, dist::rank() + 1);
   Tensor labels = cast(arange(0, 32) % 10, DType::Int64);
   losses::SparseCategoricalCrossentropy lossFn(/*from_logits=*/true);
-  auto net = model();
+  auto net = c2Model();
   optimizers::Adam adam(1e-3);
   (*net)(images); // weights made
   dist::broadcast_variables(net->variables());

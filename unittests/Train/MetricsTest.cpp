@@ -91,16 +91,19 @@ TEST(Metrics, MeanAsStoryC5) {
   EXPECT_EQ(loss.name(), "loss");
 }
 
+/// A step's body that updates both metrics from the logits.
+auto updatingBoth(metrics::Mean &mean, metrics::SparseCategoricalAccuracy &accuracy) {
+  return [&mean, &accuracy](const Tensor &labels, const Tensor &logits) {
+    mean.update_state(reduce_max(logits, {1}));
+    accuracy.update_state(labels, logits);
+    return reduce_sum(logits);
+  };
+}
+
 TEST(Metrics, UpdatesInsideACompiledStepCount) {
   metrics::Mean mean;
   metrics::SparseCategoricalAccuracy accuracy;
-  auto step = function(
-      [&](const Tensor &labels, const Tensor &logits) {
-        mean.update_state(reduce_max(logits, {1}));
-        accuracy.update_state(labels, logits);
-        return reduce_sum(logits);
-      },
-      "metrics_step");
+  auto step = function(updatingBoth(mean, accuracy), "metrics_step");
   Tensor logits = Tensor({{0.1f, 0.9f}, {0.8f, 0.2f}, {0.3f, 0.7f}});
   step(Tensor({1, 1, 1}), logits);       // 2 of 3 right
   step(Tensor({1, 0, 1}), logits);       // 3 of 3
@@ -118,13 +121,8 @@ TEST(Metrics, UpdatesInsideACompiledStepCount) {
 TEST(Metrics, UpdatesInsideAStepWithANoneBatchCount) {
   metrics::Mean mean;
   metrics::SparseCategoricalAccuracy accuracy;
-  auto step = function(
-      [&](const Tensor &labels, const Tensor &logits) {
-        mean.update_state(reduce_max(logits, {1}));
-        accuracy.update_state(labels, logits);
-        return reduce_sum(logits);
-      },
-      "metrics_none_step", {.input_signature = {{{kNone}, DType::Int32}, {{kNone, 2}}}});
+  auto step = function(updatingBoth(mean, accuracy), "metrics_none_step",
+                       {.input_signature = {{{kNone}, DType::Int32}, {{kNone, 2}}}});
   step(Tensor({1, 1, 1}), Tensor({{0.1f, 0.9f}, {0.8f, 0.2f}, {0.3f, 0.7f}})); // 2 of 3
   step(Tensor({0}), Tensor({{0.6f, 0.4f}}));                                   // 1 of 1
   EXPECT_NEAR(accuracy.result().item<double>(), 3.0 / 4, 1e-12);
