@@ -23,6 +23,7 @@ inline constexpr trace::AttrSchema kSliceAttrs[] = {{"start", trace::AttrKind::I
                                                     {"limit", trace::AttrKind::Int64Array},
                                                     {"stride", trace::AttrKind::Int64Array}};
 inline constexpr trace::AttrSchema kAxisAttrs[] = {{"axis", trace::AttrKind::Int64}};
+inline constexpr trace::AttrSchema kIotaAttrs[] = {{"dimension", trace::AttrKind::Int64}};
 inline constexpr trace::AttrSchema kReduceAttrs[] = {{"axes", trace::AttrKind::Int64Array},
                                                      {"keepdims", trace::AttrKind::Unit}};
 inline constexpr trace::AttrSchema kArgMaxAttrs[] = {{"axis", trace::AttrKind::Int64},
@@ -83,6 +84,7 @@ inline constexpr trace::AttrSchema kAllReduceAttrs[] = {{"reduction", trace::Att
   X(kReduceMean, "ember.reduce_mean", kReduceAttrs)                                                \
   X(kArgMax, "ember.argmax", kArgMaxAttrs)                                                         \
   X(kShapeOf, "ember.shape_of", {})                                                                \
+  X(kIota, "ember.iota", kIotaAttrs)                                                               \
   X(kConv2D, "ember.conv2d", kConv2DAttrs)                                                         \
   X(kMaxPool2D, "ember.max_pool2d", kPool2DAttrs)                                                  \
   X(kAvgPool2D, "ember.avg_pool2d", kPool2DAttrs)                                                  \

@@ -485,6 +485,24 @@ Tensor ember::shape(const Tensor &x, SourceLoc loc) {
   return dispatch(kShapeOf, {}, {&x}, nullptr, loc);
 }
 
+Tensor ember::iota_like(const Tensor &x, int64_t dimension, DType dtype, SourceLoc loc) {
+  int64_t d = normalizeAxis(kIota.name, dimension, x.rank(), x, loc);
+  if (dtype == DType::Bool)
+    throw_op_error(kIota.name, "counts in numbers, not in bool", loc);
+  if (Tracer *tracer = currentTracer()) { // one op, not a constant of x's size
+    int64_t words[] = {d};
+    return tracer->addShapedLike(kIota, words, x, dtype, loc);
+  }
+  // Eagerly: the index of flat element i along d is (i / inner) % size.
+  int64_t inner = 1, size = x.shape()[static_cast<int>(d)];
+  for (int k = static_cast<int>(d) + 1; k < x.rank(); ++k)
+    inner *= x.shape()[k];
+  std::vector<int64_t> values(static_cast<size_t>(x.numel()));
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = static_cast<int64_t>(i) / inner % size;
+  return Tensor::from_vector(values, x.shape(), dtype);
+}
+
 Tensor ember::matmul(const Tensor &a, const Tensor &b, SourceLoc loc) {
   checkSameDType(kMatmul.name, a, b, loc);
   return dispatch(kMatmul, {}, {&a, &b}, nullptr, loc);

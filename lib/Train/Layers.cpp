@@ -321,23 +321,38 @@ Dropout::Dropout(double rate, uint64_t seed, const std::string &name)
     throw Error("Dropout: rate must be in [0, 1), got " + std::to_string(rate));
 }
 
-/// Uniform [0, 1) numbers of `shape`, one per element, from a counter-based
-/// hash of (element index, seed, step) in int64 ember ops: so that a
-/// compiled step draws new numbers at each call from its step input.
-static Tensor hashedUniform(const Shape &shape, uint64_t seed, const Tensor &step, DType dtype) {
+/// Each element's row-major number, from 1, in x's shape (int64): a None
+/// dim's size and indices are read when the traced function runs.
+static Tensor elementNumbers(const Tensor &x) {
+  if (x.shape().is_fully_defined())
+    return reshape(arange(int64_t{1}, x.numel() + 1, int64_t{1}, DType::Int64), x.shape().vec());
+  Tensor sizes = shape(x);
+  Tensor number = iota_like(x, 0);
+  for (int d = 1; d < x.rank(); ++d) {
+    Tensor size = x.shape()[d] == kNone ? gather(sizes, Tensor(int64_t{d}, DType::Int64), 0)
+                                        : Tensor(x.shape()[d], DType::Int64);
+    number = number * size + iota_like(x, d);
+  }
+  return number + Tensor(int64_t{1}, DType::Int64);
+}
+
+/// Uniform [0, 1) numbers in x's shape, one per element, from a
+/// counter-based hash of (element number, seed, step) in int64 ember ops:
+/// so that a compiled step draws new numbers at each call from its step
+/// input, and a None batch draws what its known size would.
+static Tensor hashedUniform(const Tensor &x, uint64_t seed, const Tensor &step) {
   constexpr int64_t kPrime = 2147483647; // 2^31 - 1: products of two residues fit in int64
   auto i64 = [](int64_t v) { return Tensor(v, DType::Int64); };
   auto mod = [&](const Tensor &t) { return ember::mod(t, i64(kPrime)); };
   Tensor base = mod(step * i64(1000003) + i64(static_cast<int64_t>(seed % kPrime)));
-  Tensor s = mod(arange(int64_t{1}, shape.numel() + 1, int64_t{1}, DType::Int64) * i64(69621) +
-                 base);
+  Tensor s = mod(elementNumbers(x) * i64(69621) + base);
   // Rounds of squaring (non-linear, so that neighbours do not fall on a
   // lattice) and MINSTD's multiplier (to spread the small squares).
   for (int64_t salt : {12345, 67891}) {
     s = mod(s * s + i64(salt));
     s = mod(s * i64(48271));
   }
-  return reshape(cast(s, dtype) / Tensor(static_cast<double>(kPrime), dtype), shape.vec());
+  return cast(s, x.dtype()) / Tensor(static_cast<double>(kPrime), x.dtype());
 }
 
 Tensor Dropout::call(const Tensor &x, bool training) {
@@ -347,15 +362,9 @@ Tensor Dropout::call(const Tensor &x, bool training) {
                     call_site());
   if (!training || rate_ == 0)
     return x;
-  // The mask hashes each element's index, which needs the element count.
-  if (!x.shape().is_fully_defined())
-    throwLayerError(name(),
-                    "draws its training mask for a known shape, and " + describe(x) +
-                        " has a None dim: not yet (trace the training step per shape)",
-                    call_site());
   Tensor step = state_.value();
   state_.assign_add(Tensor(int64_t{1}, DType::Int64));
-  Tensor keep = hashedUniform(x.shape(), seed_, step, x.dtype()) >= Tensor(rate_, x.dtype());
+  Tensor keep = hashedUniform(x, seed_, step) >= Tensor(rate_, x.dtype());
   return where(keep, x * Tensor(1 / (1 - rate_), x.dtype()), zeros({}, x.dtype()));
 }
 

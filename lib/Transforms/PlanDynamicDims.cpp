@@ -160,6 +160,23 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
   auto same = [&](Value a, int64_t da, Value b, int64_t db, Operation *op) {
     classes.join(classes.classOf(a, da), classes.classOf(b, db), op, plan);
   };
+  // `out`'s `?` dims are `sizes` in order, each a tensor.dim of a value.
+  auto sizedBy = [&](Value out, ValueRange sizes, Operation *op) {
+    auto outType = cast<RankedTensorType>(out.getType());
+    for (int64_t d = 0, next = 0; d < rankOf(out); ++d) {
+      if (!outType.isDynamicDim(d))
+        continue;
+      auto dim = sizes[next++].getDefiningOp<tensor::DimOp>();
+      std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt;
+      if (!index) {
+        error = "internal error: a size of " + op->getName().getStringRef().str() +
+                " not read from a tensor";
+        return WalkResult::interrupt();
+      }
+      same(out, d, dim.getSource(), *index, op);
+    }
+    return WalkResult::advance();
+  };
   WalkResult walk = function.walk([&](Operation *op) -> WalkResult {
     if (op == function.getOperation() || isa<func::ReturnOp, arith::ConstantOp>(op))
       return WalkResult::advance();
@@ -181,21 +198,10 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
       for (int64_t d = 0; d < rankOf(in); ++d)
         if (inType.getDimSize(d) != 1) // a `?` is not broadcast: it is the result's size
           same(in, d, out, d + offset, op);
-      auto outType = cast<RankedTensorType>(out.getType());
-      auto sizes = broadcast.getSizes();
-      for (int64_t d = 0, next = 0; d < rankOf(out); ++d) {
-        if (!outType.isDynamicDim(d))
-          continue;
-        auto dim = sizes[next++].getDefiningOp<tensor::DimOp>();
-        std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt;
-        if (!index) {
-          error = "internal error: a broadcast size not read from a tensor";
-          return WalkResult::interrupt();
-        }
-        same(out, d, dim.getSource(), *index, op);
-      }
-      return WalkResult::advance();
+      return sizedBy(out, broadcast.getSizes(), op);
     }
+    if (auto iota = dyn_cast<mlir::ember::IotaOp>(op))
+      return sizedBy(iota.getResult(), iota.getSizes(), op);
     if (isa<mlir::ember::ReduceSumOp, mlir::ember::ReduceMaxOp, mlir::ember::ReduceMinOp,
             mlir::ember::ReduceProdOp, mlir::ember::ReduceMeanOp>(op)) {
       Value in = op->getOperand(0), out = op->getResult(0);
@@ -426,7 +432,7 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
     failing = op;
     error = "does not take None (`?`) dims yet: only elementwise ops, broadcasts, reductions, "
             "argmax, matmuls, transposes, reshapes, gathers, concatenations, convolutions, "
-            "poolings and slices do";
+            "poolings, slices and iotas do";
     return WalkResult::interrupt();
   });
   if (walk.wasInterrupted())

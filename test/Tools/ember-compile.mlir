@@ -63,7 +63,7 @@
 // VERIFY: invalid-op.mlir:4:{{[0-9]+}}: error: 'ember.add' op operand shapes must be identical
 // One problem, one error (not also MLIR's "failed to infer returned types").
 // VERIFY-NOT: error:
-// DYNAMIC: dynamic-shape.mlir:4:3: error: 'ember.print' op does not take None (`?`) dims yet: only elementwise ops, broadcasts, reductions, argmax, matmuls, transposes, reshapes, gathers, concatenations, convolutions, poolings and slices do
+// DYNAMIC: dynamic-shape.mlir:4:3: error: 'ember.print' op does not take None (`?`) dims yet: only elementwise ops, broadcasts, reductions, argmax, matmuls, transposes, reshapes, gathers, concatenations, convolutions, poolings, slices and iotas do
 // DYNAMIC-NOT: note
 // UNWRITABLE: ember-compile: error: cannot write {{.*}}out.o
 // SHAREDTEXT: ember-compile: error: --shared makes a library from object code: not with --emit=llvm-ir

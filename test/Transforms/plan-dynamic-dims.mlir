@@ -16,6 +16,21 @@ func.func @dense(%x: tensor<?x8xf32>, %w: tensor<8x16xf32>, %b: tensor<16xf32>) 
 
 // -----
 
+// An iota sized by an argument's `?` dims: the result's rows are argument
+// 0's dim 0, and its add with argument 1 checks their rows agree.
+// CHECK-LABEL: func.func @iota(
+// CHECK-SAME:      ember.dim_checks = [{a = array<i64: 0, 0, 0>, b = array<i64: 1, 0, 0>, loc = "{{.*}}", op = "ember.add"}]
+// CHECK-SAME:      ember.result_dims = [array<i64: 0, 0, 0, -1, 0, 3>]
+func.func @iota(%x: tensor<?x3xi64>, %y: tensor<?x3xi64>) -> tensor<?x3xi64> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x3xi64>
+  %0 = ember.iota dim 0 [%n] : tensor<?x3xi64>
+  %1 = ember.add %0, %y : tensor<?x3xi64>
+  return %1 : tensor<?x3xi64>
+}
+
+// -----
+
 // Two `?` batches meet in an add: they must be equal, which the add names.
 // A matmul's `?` contracting dims must be equal too.
 // CHECK-LABEL: func.func @checks(
@@ -62,7 +77,7 @@ func.func @transpose(%x: tensor<?x3xf32>) -> tensor<3x?xf32> {
 
 // A `?` dim meeting an op whose sizes cannot be followed yet is an error.
 func.func @print(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
-  // expected-error @+1 {{'ember.print' op does not take None (`?`) dims yet: only elementwise ops, broadcasts, reductions, argmax, matmuls, transposes, reshapes, gathers, concatenations, convolutions, poolings and slices do}}
+  // expected-error @+1 {{'ember.print' op does not take None (`?`) dims yet: only elementwise ops, broadcasts, reductions, argmax, matmuls, transposes, reshapes, gathers, concatenations, convolutions, poolings, slices and iotas do}}
   ember.print %x message = "x" : tensor<?x3xf32>
   return %x : tensor<?x3xf32>
 }

@@ -614,6 +614,41 @@ TEST(TracedShapes, ShapeGivesTheRunTimeSizes) {
   EXPECT_EQ(f.concrete_functions().size(), 1u);
 }
 
+// iota_like numbers elements along a dim, eagerly and inside a trace,
+// where a None dim's indices run to the size read at the call.
+TEST(TracedShapes, IotaLikeNumbersANoneDimAtRunTime) {
+  EXPECT_EQ(iota_like(zeros({2, 3}), 1).to_vector<int64_t>(),
+            (std::vector<int64_t>{0, 1, 2, 0, 1, 2}));
+  EXPECT_EQ(iota_like(zeros({2, 3}), -2, DType::Float32).to_vector<float>(),
+            (std::vector<float>{0, 0, 0, 1, 1, 1}));
+  auto f = function(
+      [](const Tensor &x) {
+        // Each element's row-major number, from the run-time width.
+        Tensor width = gather(shape(x), Tensor(int64_t{1}, DType::Int64), 0);
+        return iota_like(x, 0) * width + iota_like(x, 1);
+      },
+      "numbers", {.input_signature = {{{kNone, kNone}}}});
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{2, 3}, {4, 1}, {0, 2}}) {
+    std::vector<int64_t> expected(static_cast<size_t>(rows * cols));
+    for (size_t i = 0; i < expected.size(); ++i)
+      expected[i] = static_cast<int64_t>(i);
+    Tensor got = f(zeros({rows, cols}));
+    EXPECT_EQ(got.shape(), Shape({rows, cols}));
+    EXPECT_EQ(got.to_vector<int64_t>(), expected) << rows << "x" << cols;
+  }
+  EXPECT_EQ(f.concrete_functions().size(), 1u);
+  try {
+    (void)iota_like(zeros({2}), 1);
+    FAIL() << "no error";
+  } catch (const OpError &e) {
+    EXPECT_NE(std::string(e.what()).find("'ember.iota' op axis 1 is out of range for float32 "
+                                         "tensor of shape (2,)"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW((void)iota_like(zeros({2}), 0, DType::Bool), OpError);
+}
+
 // Convolutions and poolings on a None batch: one trace serves every batch
 // size and agrees with the per-shape trace, values and gradients (the
 // stride-2 convolution's input gradient is cropped: a `?` batch sliced

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace ember;
@@ -335,23 +336,62 @@ TEST(Layers, DenseOnASequenceWithANoneBatch) {
   }
 }
 
-// Dropout's training mask hashes each element's index: with a None batch it
-// is refused by name (before: a reshape to a None marker's size).
-TEST(Layers, DropoutInTrainingOnANoneBatchIsRefusedByName) {
-  auto dropout = std::make_shared<ember::layers::Dropout>(0.5);
-  auto f = ember::function([&](const ember::Tensor &x) { return (*dropout)(x, true); },
-                           "dropout_none", {.input_signature = {{{ember::kNone, 3}}}});
-  try {
-    (void)f(ember::ones({2, 3}));
-    FAIL() << "no error";
-  } catch (const ember::OpError &e) {
-    std::string message = e.what();
-    EXPECT_NE(message.find("draws its training mask for a known shape, and float32 tensor of "
-                           "shape (None, 3) has a None dim"),
-              std::string::npos)
-        << message;
-    EXPECT_NE(message.find("LayersTest.cpp:"), std::string::npos) << message;
+// Dropout's training mask hashes each element's row-major number: traced
+// with None dims (the batch, and the steps after it), it numbers the
+// elements at run time and draws exactly the mask of the known shape, one
+// trace for every size; every row gets its own mask.
+TEST(Layers, DropoutInTrainingOnNoneDimsDrawsTheKnownShapesMask) {
+  for (std::vector<int64_t> item :
+       {std::vector<int64_t>{6}, std::vector<int64_t>{ember::kNone, 4}}) {
+    auto generic = std::make_shared<ember::layers::Dropout>(0.5, 7);
+    auto specialized = std::make_shared<ember::layers::Dropout>(0.5, 7);
+    std::vector<int64_t> signature = item;
+    signature.insert(signature.begin(), ember::kNone);
+    auto f = ember::function([&](const ember::Tensor &x) { return (*generic)(x, true); },
+                             "dropout_none", {.input_signature = {{signature}}});
+    auto g = ember::function([&](const ember::Tensor &x) { return (*specialized)(x, true); },
+                             "dropout_static");
+    for (int64_t batch : {3, 8, 1}) {
+      std::vector<int64_t> dims = {batch, item[0] == ember::kNone ? batch + 2 : 6};
+      if (item.size() > 1)
+        dims.push_back(4);
+      ember::Tensor x = ember::ones(ember::Shape(std::span<const int64_t>(dims)));
+      std::vector<float> a = f(x).to_vector<float>(), b = g(x).to_vector<float>();
+      ASSERT_EQ(a, b) << "batch " << batch; // the same mask, at the same step
+      size_t kept = std::count(a.begin(), a.end(), 2.0f);
+      EXPECT_EQ(kept + std::count(a.begin(), a.end(), 0.0f), a.size());
+      if (batch == 8) { // 48 or 320 draws: about half kept, rows unlike
+        EXPECT_GT(kept, a.size() / 4);
+        EXPECT_LT(kept, a.size() * 3 / 4);
+        size_t row = a.size() / static_cast<size_t>(batch);
+        EXPECT_FALSE(std::equal(a.begin(), a.begin() + row, a.begin() + row));
+      }
+    }
+    EXPECT_EQ(f.concrete_functions().size(), 1u);
   }
+  // Its gradient in a step traced on a None batch: the mask, scaled.
+  auto generic = std::make_shared<ember::layers::Dropout>(0.25, 3);
+  auto specialized = std::make_shared<ember::layers::Dropout>(0.25, 3);
+  ember::Variable w(ember::Tensor(1.5f), "w"), v(ember::Tensor(1.5f), "v");
+  auto stepOf = [](std::shared_ptr<ember::layers::Dropout> dropout, ember::Variable &weight) {
+    return [dropout, &weight](const ember::Tensor &x) {
+      ember::GradientTape tape;
+      ember::Tensor loss = ember::reduce_sum(ember::square((*dropout)(x * weight.value(), true)));
+      return *tape.gradient(loss, {weight})[0];
+    };
+  };
+  auto step = ember::function(stepOf(generic, w), "dropout_grad_none",
+                              {.input_signature = {{{ember::kNone, 5}}}});
+  auto perShape = ember::function(stepOf(specialized, v), "dropout_grad_static");
+  for (int64_t batch : {4, 7}) {
+    ember::Tensor x = ember::random_uniform({batch, 5}, static_cast<uint64_t>(batch));
+    EXPECT_NEAR(step(x).item<float>(), perShape(x).item<float>(), 1e-4) << "batch " << batch;
+  }
+  EXPECT_EQ(step.concrete_functions().size(), 1u);
+}
+
+// A None dim the layers cannot take is refused by name.
+TEST(Layers, ConvolutionsRefuseNoneChannelsByName) {
   // Conv2D builds its kernel from the channels: a None there is refused.
   auto conv = std::make_shared<ember::layers::Conv2D>(2, std::array<int64_t, 2>{3, 3});
   auto g = ember::function([&](const ember::Tensor &x) { return (*conv)(x); }, "conv_none",

@@ -42,6 +42,11 @@ Tensor full(const Shape &shape, Scalar value, DType dtype = DType::Float32);
 Tensor eye(int64_t n, DType dtype = DType::Float32);
 /// numpy arange: start, start + step, ... below `stop` (above, for step < 0).
 Tensor arange(Scalar start, Scalar stop, Scalar step = 1, DType dtype = DType::Int32);
+/// Each element's index along `dimension`, in x's shape (JAX's
+/// lax.broadcasted_iota with x's shape): inside a function traced with None
+/// dims, a None dim's size is read when the function runs. Numbers only (no
+/// bool).
+Tensor iota_like(const Tensor &x, int64_t dimension, DType dtype = DType::Int64, EMBER_LOC);
 /// Uniform in [minval, maxval); the same seed gives the same values. As
 /// tf.random.uniform: floating-point samples stay below maxval once rounded
 /// to `dtype` (bounds it cannot hold are an error); integer dtypes give

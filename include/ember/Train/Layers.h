@@ -213,6 +213,7 @@ using AvgPool2D = AveragePooling2D;
 /// mask is drawn from `seed` and a step counter (a non-trainable int64
 /// Variable, "seed_state") counted up at each training call, so that each
 /// step, eager or compiled, gets a new mask and a seeded run is repeatable.
+/// A step traced with a None batch draws the mask its known size would.
 class Dropout : public Layer {
 public:
   explicit Dropout(double rate, uint64_t seed = 0, const std::string &name = "");

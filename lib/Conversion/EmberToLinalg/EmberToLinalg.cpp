@@ -767,6 +767,35 @@ struct ShapeOfLowering : OpConversionPattern<ShapeOfOp> {
   }
 };
 
+/// Each element's index along `dimension`: a linalg.generic with no
+/// inputs whose body reads linalg.index.
+struct IotaLowering : OpConversionPattern<IotaOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(IotaOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getType();
+    int64_t dimension = op.getDimension();
+    auto generic = linalg::GenericOp::create(
+        rewriter, op.getLoc(), type, ValueRange{},
+        emptyTensor(rewriter, op.getLoc(), type, adaptor.getSizes()),
+        SmallVector<AffineMap>{rewriter.getMultiDimIdentityMap(type.getRank())},
+        parallelIterators(type.getRank()), [&](OpBuilder &b, Location loc, ValueRange) {
+          Value index = linalg::IndexOp::create(b, loc, dimension);
+          Type element = type.getElementType();
+          Value value;
+          if (isa<IntegerType>(element)) {
+            value = arith::IndexCastOp::create(b, loc, element, index);
+          } else {
+            value = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+            value = arith::SIToFPOp::create(b, loc, element, value);
+          }
+          linalg::YieldOp::create(b, loc, value);
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
 struct TransposeLowering : OpConversionPattern<TransposeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
@@ -1549,9 +1578,9 @@ bool mlir::ember::lowersDynamicShapes(Operation *op) {
   // either end: see dynamicSliceBounds).
   return op->hasTrait<ember::Elementwise>() ||
          isa<BroadcastToOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceMeanOp,
-             MatmulOp, TransposeOp, ReshapeOp, ShapeOfOp, SliceOp, ConcatOp, GatherOp, ArgMaxOp,
-             CustomGradientOp, YieldOp, Conv2DOp, MaxPool2DOp, AvgPool2DOp, MaxPool2DGradOp,
-             AvgPool2DGradOp, MaxPool2DGatherOp, AllReduceOp>(op);
+             MatmulOp, TransposeOp, ReshapeOp, ShapeOfOp, IotaOp, SliceOp, ConcatOp, GatherOp,
+             ArgMaxOp, CustomGradientOp, YieldOp, Conv2DOp, MaxPool2DOp, AvgPool2DOp,
+             MaxPool2DGradOp, AvgPool2DGradOp, MaxPool2DGatherOp, AllReduceOp>(op);
 }
 
 namespace {
@@ -1595,8 +1624,8 @@ void mlir::ember::populateEmberToLinalgPatterns(RewritePatternSet &patterns,
   patterns.add<ElementwiseToGeneric>(context, reportFaults);
   patterns.add<GatherLowering, ArgMaxLowering, AllReduceLowering>(context, reportFaults);
   patterns.add<ConstantLowering, CustomGradientLowering, PrintLowering, BroadcastToLowering,
-               ReshapeLowering, TransposeLowering, ShapeOfLowering, SliceLowering, ConcatLowering,
-               ReduceLowering<ReduceSumOp>, ReduceLowering<ReduceMaxOp>,
+               ReshapeLowering, TransposeLowering, ShapeOfLowering, IotaLowering, SliceLowering,
+               ConcatLowering, ReduceLowering<ReduceSumOp>, ReduceLowering<ReduceMaxOp>,
                ReduceLowering<ReduceMinOp>, ReduceLowering<ReduceProdOp>,
                ReduceLowering<ReduceMeanOp>, MatmulLowering, Conv2DLowering, MaxPool2DLowering,
                AvgPool2DLowering, Pool2DGradLowering<MaxPool2DGradOp>,

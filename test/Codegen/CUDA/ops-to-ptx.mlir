@@ -32,6 +32,13 @@ func.func @integers(%a: tensor<100xi32>, %b: tensor<100xi32>) -> (tensor<100xi32
   return %1, %2 : tensor<100xi32>, tensor<100xi1>
 }
 
+// CHECK-DAG: llvm.func @ember_entry_iota(
+func.func @iota(%a: tensor<6x5xf32>) -> tensor<6x5xf32> attributes {llvm.emit_c_interface} {
+  %0 = ember.iota dim 0 : tensor<6x5xf32>
+  %1 = ember.mul %a, %0 : tensor<6x5xf32>
+  return %1 : tensor<6x5xf32>
+}
+
 // CHECK-DAG: llvm.func @ember_entry_reductions(
 func.func @reductions(%a: tensor<32x48xf32>) -> (tensor<f32>, tensor<32xf32>, tensor<48xi64>) attributes {llvm.emit_c_interface} {
   %0 = ember.reduce_sum %a axes = [0, 1] : tensor<32x48xf32> -> tensor<f32>

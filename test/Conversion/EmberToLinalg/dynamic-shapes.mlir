@@ -177,6 +177,29 @@ func.func @flatten(%x: tensor<?x3x4xf32>) -> tensor<?x12xf32> {
 
 // -----
 
+// iota: a generic with no inputs over a tensor sized by the operand; each
+// element is its linalg.index along the dim, cast to the element type.
+// CHECK-LABEL: func.func @iota(
+// CHECK-SAME:      %[[N:.*]]: index
+// CHECK:         %[[E:.*]] = tensor.empty(%[[N]]) : tensor<?x3xf32>
+// CHECK:         linalg.generic {{.*}} outs(%[[E]] : tensor<?x3xf32>)
+// CHECK:           %[[I:.*]] = linalg.index 1 : index
+// CHECK:           %[[W:.*]] = arith.index_cast %[[I]] : index to i64
+// CHECK:           %[[F:.*]] = arith.sitofp %[[W]] : i64 to f32
+// CHECK:           linalg.yield %[[F]] : f32
+// CHECK:         %[[E2:.*]] = tensor.empty(%[[N]]) : tensor<?x3xi32>
+// CHECK:         linalg.generic {{.*}} outs(%[[E2]] : tensor<?x3xi32>)
+// CHECK:           %[[J:.*]] = linalg.index 0 : index
+// CHECK:           %[[K:.*]] = arith.index_cast %[[J]] : index to i32
+// CHECK:           linalg.yield %[[K]] : i32
+func.func @iota(%n: index) -> (tensor<?x3xf32>, tensor<?x3xi32>) {
+  %0 = ember.iota dim 1 [%n] : tensor<?x3xf32>
+  %1 = ember.iota dim 0 [%n] : tensor<?x3xi32>
+  return %0, %1 : tensor<?x3xf32>, tensor<?x3xi32>
+}
+
+// -----
+
 // shape_of: each size, read at run time for a `?` dim, as an int64 element.
 // CHECK-LABEL: func.func @shape_of(
 // CHECK-SAME:      %[[X:.*]]: tensor<?x3xf32>

@@ -224,6 +224,38 @@ func.func @constant_i8() -> tensor<2xi8> {
 
 // -----
 
+func.func @iota_dimension(%n: index) -> tensor<?x3xi64> {
+  // expected-error @+1 {{'ember.iota' op dimension 2 is out of range for 'tensor<?x3xi64>' (rank 2)}}
+  %0 = ember.iota dim 2 [%n] : tensor<?x3xi64>
+  return %0 : tensor<?x3xi64>
+}
+
+// -----
+
+func.func @iota_sizes() -> tensor<?x3xi64> {
+  // expected-error @+1 {{'ember.iota' op needs one size for each dynamic dim of 'tensor<?x3xi64>' (1), got 0}}
+  %0 = ember.iota dim 0 : tensor<?x3xi64>
+  return %0 : tensor<?x3xi64>
+}
+
+// -----
+
+func.func @iota_bool() -> tensor<3xi1> {
+  // expected-error @+1 {{'ember.iota' op counts in numbers, not in 'tensor<3xi1>'}}
+  %0 = ember.iota dim 0 : tensor<3xi1>
+  return %0 : tensor<3xi1>
+}
+
+// -----
+
+func.func @iota_scalar() -> tensor<i64> {
+  // expected-error @+1 {{'ember.iota' op numbers the elements along a dim, and 'tensor<i64>' has none}}
+  %0 = ember.iota dim 0 : tensor<i64>
+  return %0 : tensor<i64>
+}
+
+// -----
+
 func.func @broadcast_to_element_type(%a: tensor<3xf32>) -> tensor<2x3xf64> {
   // expected-error @+1 {{'ember.broadcast_to' op element types must be identical, got 'tensor<3xf32>' and 'tensor<2x3xf64>'}}
   %0 = ember.broadcast_to %a : tensor<3xf32> -> tensor<2x3xf64>

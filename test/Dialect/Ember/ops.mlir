@@ -389,6 +389,16 @@ func.func @shape_of(%x: tensor<?x3xf32>) -> tensor<2xi64> {
   return %0 : tensor<2xi64>
 }
 
+// iota: each element's index along one dim; a `?` dim sized by an operand.
+// CHECK-LABEL: func.func @iota(
+// CHECK:         ember.iota dim 1 : tensor<2x3xi64>
+// CHECK:         ember.iota dim 0 [%{{.*}}] : tensor<?x3xf32>
+func.func @iota(%n: index) -> (tensor<2x3xi64>, tensor<?x3xf32>) {
+  %0 = ember.iota dim 1 : tensor<2x3xi64>
+  %1 = ember.iota dim 0 [%n] : tensor<?x3xf32>
+  return %0, %1 : tensor<2x3xi64>, tensor<?x3xf32>
+}
+
 // A `?` dim matches any size; the result keeps the sizes that are known
 // (a batch dim from whichever operand knows it).
 // CHECK-LABEL: func.func @matmul_dynamic(

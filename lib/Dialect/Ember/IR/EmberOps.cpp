@@ -531,6 +531,26 @@ LogicalResult ShapeOfOp::inferReturnTypes(MLIRContext *context, std::optional<Lo
 }
 
 //===----------------------------------------------------------------------===//
+// Iota
+//===----------------------------------------------------------------------===//
+
+LogicalResult IotaOp::verify() {
+  RankedTensorType type = getType();
+  if (type.getRank() == 0)
+    return emitOpError("numbers the elements along a dim, and ") << type << " has none";
+  int64_t dimension = static_cast<int64_t>(getDimension());
+  if (dimension < 0 || dimension >= type.getRank())
+    return emitOpError("dimension ")
+           << dimension << " is out of range for " << type << " (rank " << type.getRank() << ")";
+  if (type.getElementType().isInteger(1))
+    return emitOpError("counts in numbers, not in ") << type;
+  if (getSizes().size() != static_cast<size_t>(type.getNumDynamicDims()))
+    return emitOpError("needs one size for each dynamic dim of ")
+           << type << " (" << type.getNumDynamicDims() << "), got " << getSizes().size();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Matmul
 //===----------------------------------------------------------------------===//
 

@@ -369,6 +369,25 @@ def Ember_ShapeOfOp : Ember_Op<"shape_of", [Pure, InferTypeOpAdaptor, Ember_NoGr
   let hasFolder = 1;
 }
 
+def Ember_IotaOp : Ember_Op<"iota", [Pure, Ember_NoGradient]> {
+  let summary = "each element's index along one dim";
+  let description = [{
+    Each element of the result is its index along dim `dimension` (JAX's
+    lax.broadcasted_iota; ember::iota_like in C++). A dynamic result dim
+    takes its size from `sizes`, one `index` per `?` of the result type in
+    order (as `ember.broadcast_to`), so that a function traced with a None
+    batch can number its rows (Dropout's mask hashes each element's index).
+
+    ```mlir
+    %rows = ember.iota dim 0 [%n] : tensor<?x3xi64>
+    ```
+  }];
+  let arguments = (ins I64Attr:$dimension, Variadic<Index>:$sizes);
+  let results = (outs Ember_Tensor:$result);
+  let assemblyFormat = "`dim` $dimension (` ` `[` $sizes^ `]`)? attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Custom gradients
 //===----------------------------------------------------------------------===//
