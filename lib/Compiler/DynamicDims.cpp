@@ -56,8 +56,9 @@ LogicalResult ember::compiler::planDynamicDims(ModuleOp module) {
 }
 
 /// The DimSource at the front of `words` (ember-plan-dynamic-dims' layout:
-/// (argument, dim, size), or (-2, scale, divisor, terms) then the base and
-/// the terms as such triples), which it drops.
+/// (argument, dim, size), or (-2, scale, divisor, terms) or (-3, scale,
+/// divisor, terms, factors), then the base, the factors and the terms as
+/// such triples), which it drops.
 static ember::DimSource takeSource(ArrayRef<int64_t> &words) {
   // The pass wrote them (compiler::planDynamicDims drops any the input had):
   // a short list is an internal error, not a read past it.
@@ -68,15 +69,19 @@ static ember::DimSource takeSource(ArrayRef<int64_t> &words) {
     words = words.drop_front(3);
     return source;
   };
-  if (words.empty() || words[0] != -2)
+  if (words.empty() || (words[0] != -2 && words[0] != -3))
     return plain();
-  if (words.size() < 4)
+  bool product = words[0] == -3;
+  size_t header = product ? 5 : 4;
+  if (words.size() < header)
     llvm::report_fatal_error("ember: a DimPlan size is cut short");
-  int64_t scale = words[1], divisor = words[2], terms = words[3];
-  words = words.drop_front(4);
+  int64_t scale = words[1], divisor = words[2], terms = words[3], factors = product ? words[4] : 0;
+  words = words.drop_front(header);
   ember::DimSource source = plain();
   source.scale = scale;
   source.divisor = divisor;
+  for (int64_t f = 0; f < factors; ++f)
+    source.times.push_back(plain());
   for (int64_t t = 0; t < terms; ++t)
     source.plus.push_back(plain());
   return source;

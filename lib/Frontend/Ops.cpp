@@ -192,17 +192,19 @@ Tensor ember::broadcast_to(const Tensor &x, const Shape &shape, SourceLoc loc) {
   return dispatch(kBroadcastTo, {}, {&x}, &result, loc);
 }
 
-/// reshape of a tensor with a None dim (traced with an input signature):
-/// the target's -1 becomes that None dim (Flatten on a None batch).
+/// reshape of a tensor with None dims (traced with an input signature):
+/// the target's -1 becomes a None dim, their product over the target's
+/// known dims (Flatten on a None batch, Dense on a None batch of None
+/// steps).
 static Tensor reshapeUnknown(const Tensor &x, std::vector<int64_t> dims, const SourceLoc &loc) {
   // The target's None dim: a -1, or kNone (x.shape()[0] of a None batch).
   auto isNone = [](int64_t d) { return d == -1 || d == kNone; };
-  if (std::count(x.shape().begin(), x.shape().end(), kNone) != 1 ||
-      std::count_if(dims.begin(), dims.end(), isNone) != 1)
+  if (std::count_if(dims.begin(), dims.end(), isNone) != 1)
     throw_op_error(kReshape.name,
                    "cannot reshape " + describe(x) + " to " + Shape::str(dims) +
-                       ": a tensor with a None dim reshapes with exactly one None dim, and one "
-                       "-1 (or None) in the target for it",
+                       ": a tensor with None dims reshapes with one -1 (or None) in the target "
+                       "for them; to give several None dims their sizes, pass the tensor whose "
+                       "dims they are: reshape(x, dims, like)",
                    loc);
   std::replace_if(dims.begin(), dims.end(), isNone, kNone);
   trace::TensorSpec result = specOf(x.dtype(), Shape::with_unknown_dims(dims));
@@ -235,6 +237,34 @@ Tensor ember::reshape(const Tensor &x, const std::vector<int64_t> &requested, So
   }
   trace::TensorSpec result = specOf(x.dtype(), Shape(std::span<const int64_t>(dims)));
   return dispatch(kReshape, {}, {&x}, &result, loc);
+}
+
+Tensor ember::reshape(const Tensor &x, const std::vector<int64_t> &requested, const Tensor &like,
+                      SourceLoc loc) {
+  std::vector<int64_t> dims = requested;
+  bool runTime = false; // a dim sized when the traced function runs
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (dims[d] == kNone && static_cast<int>(d) >= like.rank())
+      throw_op_error(kReshape.name,
+                     "dim " + std::to_string(d) + " of the target " + Shape::str(requested) +
+                         " is None, and " + describe(like) + " has no dim " + std::to_string(d) +
+                         " to give its size",
+                     loc);
+    if (dims[d] == kNone) {
+      dims[d] = like.shape()[static_cast<int>(d)];
+      runTime = runTime || dims[d] == kNone;
+    } else if (dims[d] < 0) {
+      throw_op_error(kReshape.name,
+                     "invalid target shape " + Shape::str(requested) +
+                         ": with a tensor to size them, a target's dims are sizes or None",
+                     loc);
+    }
+  }
+  if (!runTime)
+    return reshape(x, dims, loc);
+  Shape shape = Shape::with_unknown_dims(dims);
+  const Tensor *inputs[] = {&x};
+  return currentTracer()->addSizedLike(kReshape, {}, inputs, shape, x.dtype(), like, loc);
 }
 
 Tensor ember::transpose(const Tensor &x, const std::vector<int64_t> &perm, SourceLoc loc) {
@@ -491,7 +521,7 @@ Tensor ember::iota_like(const Tensor &x, int64_t dimension, DType dtype, SourceL
     throw_op_error(kIota.name, "counts in numbers, not in bool", loc);
   if (Tracer *tracer = currentTracer()) { // one op, not a constant of x's size
     int64_t words[] = {d};
-    return tracer->addShapedLike(kIota, words, x, dtype, loc);
+    return tracer->addSizedLike(kIota, words, {}, x.shape(), dtype, x, loc);
   }
   // Eagerly: the index of flat element i along d is (i / inner) % size.
   int64_t inner = 1, size = x.shape()[static_cast<int>(d)];

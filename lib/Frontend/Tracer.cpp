@@ -105,14 +105,17 @@ Tensor Tracer::addBroadcast(const OpDef &broadcastOp, const Tensor &x, const Sha
   return appendOp(broadcastOp, {}, operands, &resultType, loc);
 }
 
-Tensor Tracer::addShapedLike(const OpDef &op, std::span<const int64_t> attrWords,
-                             const Tensor &like, DType dtype, const SourceLoc &loc) {
-  std::vector<int> sizes;
-  for (int d = 0; d < like.rank(); ++d)
-    if (like.shape()[d] == kNone)
-      sizes.push_back(builder_.addDim(valueOf(like, loc), d));
-  trace::TensorSpec resultType = specOf(dtype, like.shape());
-  return appendOp(op, attrWords, sizes, &resultType, loc);
+Tensor Tracer::addSizedLike(const OpDef &op, std::span<const int64_t> attrWords,
+                            std::span<const Tensor *const> inputs, const Shape &shape, DType dtype,
+                            const Tensor &like, const SourceLoc &loc) {
+  std::vector<int> operands;
+  for (const Tensor *input : inputs)
+    operands.push_back(valueOf(*input, loc));
+  for (int d = 0; d < shape.rank(); ++d)
+    if (shape[d] == kNone)
+      operands.push_back(builder_.addDim(valueOf(like, loc), d));
+  trace::TensorSpec resultType = specOf(dtype, shape);
+  return appendOp(op, attrWords, operands, &resultType, loc);
 }
 
 void Tracer::addEffect(const OpDef &op, std::span<const int64_t> attrWords,

@@ -68,10 +68,12 @@ public:
   /// dim aligned with them. Throws OpError when none has one.
   Tensor addBroadcast(const OpDef &broadcastOp, const Tensor &x, const Shape &shape,
                       std::span<const Tensor *const> sources, const SourceLoc &loc);
-  /// Appends `op`, which has no tensor operands: its result has `like`'s
-  /// shape and `dtype`, its None dims sized by `like`'s (ember.iota).
-  Tensor addShapedLike(const OpDef &op, std::span<const int64_t> attrWords, const Tensor &like,
-                       DType dtype, const SourceLoc &loc);
+  /// Appends `op` on `inputs`, whose result has `shape` and `dtype`, each
+  /// kNone dim d of `shape` sized at run time by `like`'s dim d (ember.iota,
+  /// ember.reshape with sizes).
+  Tensor addSizedLike(const OpDef &op, std::span<const int64_t> attrWords,
+                      std::span<const Tensor *const> inputs, const Shape &shape, DType dtype,
+                      const Tensor &like, const SourceLoc &loc);
   /// Appends `op`, which has no results and runs for its effect (print).
   void addEffect(const OpDef &op, std::span<const int64_t> attrWords,
                  std::span<const Tensor *const> inputs, const SourceLoc &loc);

@@ -217,7 +217,8 @@ Tensor Dense::call(const Tensor &x, bool training) {
   if (x.rank() == 2) {
     y = matmul(x, weightFor(x, *kernel_, call_site()), call_site());
   } else {
-    // A None dim (a batch traced with an input signature) makes the rows -1.
+    // None dims (a batch, steps, traced with an input signature) make the
+    // rows -1, and x gives their sizes back.
     std::vector<int64_t> shape = x.shape().vec();
     int64_t rows = 1;
     for (size_t d = 0; d + 1 < shape.size(); ++d)
@@ -225,7 +226,7 @@ Tensor Dense::call(const Tensor &x, bool training) {
     shape.back() = units_;
     y = reshape(matmul(reshape(x, {rows, in}, call_site()), weightFor(x, *kernel_, call_site()),
                        call_site()),
-                shape, call_site());
+                shape, x, call_site());
   }
   if (bias_)
     y = y + weightFor(x, *bias_, call_site());

@@ -21,9 +21,11 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <functional>
 #include <numeric>
 #include <optional>
 
@@ -149,6 +151,31 @@ int64_t knownElements(RankedTensorType type) {
   return elements;
 }
 
+/// The product of `factors` times `known` as one size: plain factors (an
+/// argument's dim or a constant), or a single one scaled; none where they
+/// cannot be one (a sum among several).
+std::optional<DimSource> productOf(const std::vector<DimSource> &factors, int64_t known) {
+  if (factors.size() == 1)
+    return scaled(factors.front(), known, 1);
+  std::vector<DimSource> arguments;
+  for (const DimSource &factor : factors) {
+    if (!isPlain(factor))
+      return std::nullopt;
+    if (factor.argument < 0)
+      known *= factor.size;
+    else
+      arguments.push_back(factor);
+  }
+  if (arguments.empty())
+    return DimSource{-1, 0, known};
+  llvm::sort(arguments, [](const DimSource &a, const DimSource &b) {
+    return std::pair(a.argument, a.dim) < std::pair(b.argument, b.dim);
+  });
+  DimSource product = arguments.front();
+  product.times.assign(arguments.begin() + 1, arguments.end());
+  return scaled(product, known, 1);
+}
+
 /// The plan of `function` (which has `?` dims in its arguments); false
 /// with `error` set, and `failing` the op where a `?` dim meets one it
 /// cannot follow (else null).
@@ -160,22 +187,66 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
   auto same = [&](Value a, int64_t da, Value b, int64_t db, Operation *op) {
     classes.join(classes.classOf(a, da), classes.classOf(b, db), op, plan);
   };
-  // `out`'s `?` dims are `sizes` in order, each a tensor.dim of a value.
+  // The factors of a size operand (a tensor.dim, a constant, or a product of
+  // them, arith.muli) appended to `factors`; false where it is none of these.
+  std::function<bool(Value, std::vector<DimSource> &)> factorsOf =
+      [&](Value size, std::vector<DimSource> &factors) {
+        if (auto dim = size.getDefiningOp<tensor::DimOp>()) {
+          std::optional<int64_t> index = dim.getConstantIndex();
+          std::optional<DimSource> source =
+              index ? classes.sourceOf(dim.getSource(), *index) : std::nullopt;
+          if (source)
+            factors.push_back(*source);
+          return source.has_value();
+        }
+        if (std::optional<int64_t> constant = getConstantIntValue(size)) {
+          factors.push_back(DimSource{-1, 0, *constant});
+          return true;
+        }
+        auto product = size.getDefiningOp<arith::MulIOp>();
+        return product && factorsOf(product.getLhs(), factors) &&
+               factorsOf(product.getRhs(), factors);
+      };
+  // `out`'s `?` dims are `sizes` in order: each a tensor.dim of a value (the
+  // same size), or a product of such and constants (a size derived).
   auto sizedBy = [&](Value out, ValueRange sizes, Operation *op) {
     auto outType = cast<RankedTensorType>(out.getType());
     for (int64_t d = 0, next = 0; d < rankOf(out); ++d) {
       if (!outType.isDynamicDim(d))
         continue;
-      auto dim = sizes[next++].getDefiningOp<tensor::DimOp>();
-      std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt;
-      if (!index) {
-        error = "internal error: a size of " + op->getName().getStringRef().str() +
-                " not read from a tensor";
+      Value size = sizes[next++];
+      auto dim = size.getDefiningOp<tensor::DimOp>();
+      if (std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt) {
+        same(out, d, dim.getSource(), *index, op);
+        continue;
+      }
+      std::vector<DimSource> factors;
+      std::optional<DimSource> product =
+          factorsOf(size, factors) ? productOf(factors, 1) : std::nullopt;
+      if (!product) {
+        failing = op;
+        error = "takes a size that is not a tensor's dim or a product of them (or whose "
+                "factors are sums): not yet";
         return WalkResult::interrupt();
       }
-      same(out, d, dim.getSource(), *index, op);
+      classes.derive(classes.classOf(out, d), *product, op, plan);
     }
     return WalkResult::advance();
+  };
+  // The element count of `value` as one size: its `?` dims' sizes times its
+  // known dims; none where they cannot be one.
+  auto elementsOf = [&](Value value) -> std::optional<DimSource> {
+    auto type = cast<RankedTensorType>(value.getType());
+    std::vector<DimSource> factors;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d))
+        continue;
+      std::optional<DimSource> size = classes.sourceOf(value, d);
+      if (!size)
+        return std::nullopt;
+      factors.push_back(*size);
+    }
+    return productOf(factors, knownElements(type));
   };
   WalkResult walk = function.walk([&](Operation *op) -> WalkResult {
     if (op == function.getOperation() || isa<func::ReturnOp, arith::ConstantOp>(op))
@@ -266,9 +337,6 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
       return WalkResult::advance();
     }
     if (auto reshape = dyn_cast<mlir::ember::ReshapeOp>(op)) {
-      // At most one `?` dim on each side, n and m: n * inKnown = m * outKnown.
-      // With as many known elements on both sides, n = m; else each is the
-      // other scaled by the ratio, which must come out whole (checked).
       auto in = reshape.getOperand().getType(), out = reshape.getType();
       if (in.hasStaticShape() && out.hasStaticShape())
         return WalkResult::advance();
@@ -277,12 +345,51 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
         error = std::move(why);
         return WalkResult::interrupt();
       };
-      if (in.getNumDynamicDims() > 1 || out.getNumDynamicDims() > 1)
-        return refuse("reshapes `?` dims only with at most one `?` dim on each side");
+      Value operand = reshape.getOperand(), result = reshape.getResult();
+      const char *unknownSizes = "reshapes `?` dims whose sizes are not known here as a product "
+                                 "(a sum, or a cotangent's in a custom gradient): not yet";
+      // Sizes given for the result's `?` dims (a sequence batch split back):
+      // the result's dims are theirs, and the element counts must agree.
+      if (!reshape.getSizes().empty()) {
+        if (sizedBy(result, reshape.getSizes(), op).wasInterrupted())
+          return WalkResult::interrupt();
+        std::optional<DimSource> before = elementsOf(operand), after = elementsOf(result);
+        if (!before || !after)
+          return refuse(unknownSizes);
+        if (!::ember::sameSize(*before, *after))
+          plan.checks.push_back(
+              DimCheck{*before, *after, "ember.reshape", mlir::ember::sourcePosition(op)});
+        return WalkResult::advance();
+      }
+      // Else the result has at most one `?` dim (the verifier's rule): the
+      // operand's element count over the result's known dims.
       int64_t inKnown = knownElements(in), outKnown = knownElements(out);
       if (inKnown == 0 || outKnown == 0)
         return refuse("reshapes `?` dims beside a known dim of size 0: not yet");
-      Value operand = reshape.getOperand(), result = reshape.getResult();
+      if (in.getNumDynamicDims() > 1) { // `?` dims merged: their product
+        std::optional<DimSource> elements = elementsOf(operand);
+        if (!elements)
+          return refuse(unknownSizes);
+        if (out.hasStaticShape()) {
+          plan.checks.push_back(DimCheck{*elements, DimSource{-1, 0, outKnown}, "ember.reshape",
+                                         mlir::ember::sourcePosition(op)});
+          return WalkResult::advance();
+        }
+        if (isConstant(*elements) && elements->size % outKnown != 0)
+          return refuse("cannot reshape " + std::to_string(elements->size) +
+                        " elements into rows of " + std::to_string(outKnown));
+        DimSource rows = *scaled(*elements, 1, outKnown);
+        if (rows.divisor > 1) { // the product times the scale must divide
+          DimSource whole = rows;
+          whole.divisor = 1;
+          DimCheck divides{whole, DimSource{-1, 0, rows.divisor}, "ember.reshape",
+                           mlir::ember::sourcePosition(op)};
+          divides.kind = DimCheck::Kind::Divisible;
+          plan.checks.push_back(divides);
+        }
+        classes.derive(classes.classOf(result, firstDynamicDim(out)), rows, op, plan);
+        return WalkResult::advance();
+      }
       if (in.hasStaticShape()) { // m = inKnown / outKnown
         if (inKnown % outKnown != 0)
           return refuse("cannot reshape " + std::to_string(inKnown) + " elements into rows of " +
@@ -454,16 +561,20 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
 }
 
 /// `source`'s words (compiler::dimPlanOf reads them): a plain size as
-/// (argument, dim, size); else (-2, scale, divisor, terms added), then the
-/// plain base and the terms added, each as a plain size.
+/// (argument, dim, size); else (-2, scale, divisor, terms added), or with
+/// factors (-3, scale, divisor, terms added, factors), then the plain base,
+/// the factors and the terms added, each as a plain size.
 void appendSource(SmallVectorImpl<int64_t> &words, const DimSource &source) {
   if (isPlain(source)) {
     words.append({source.argument, source.dim, source.size});
     return;
   }
-  words.append({-2, source.scale, source.divisor, static_cast<int64_t>(source.plus.size()),
-                source.argument, source.dim, source.size});
-  for (const DimSource &term : source.plus)
+  words.append({source.times.empty() ? -2 : -3, source.scale, source.divisor,
+                static_cast<int64_t>(source.plus.size())});
+  if (!source.times.empty())
+    words.push_back(static_cast<int64_t>(source.times.size()));
+  words.append({source.argument, source.dim, source.size});
+  for (const DimSource &term : llvm::concat<const DimSource>(source.times, source.plus))
     words.append({term.argument, term.dim, term.size});
 }
 

@@ -386,6 +386,20 @@ func.func @concat_along_two_dynamic(%x: tensor<?x3xf32>) -> tensor<?x3xf32> attr
 
 // -----
 
+// A reshape that merged two `?` dims: its cotangent is split back with the
+// operand's sizes, read at run time.
+// CHECK-LABEL: func.func @merge_vjp(
+// CHECK-SAME:      %[[X:.*]]: tensor<?x?x3xf32>, %[[G:.*]]: tensor<?x3xf32>)
+// CHECK:         %[[B:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x?x3xf32>
+// CHECK:         %[[T:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x?x3xf32>
+// CHECK:         ember.reshape %[[G]] [%[[B]], %[[T]]] : tensor<?x3xf32> -> tensor<?x?x3xf32>
+func.func @merge(%x: tensor<?x?x3xf32>) -> tensor<?x3xf32> attributes {ember.differentiate} {
+  %0 = ember.reshape %x : tensor<?x?x3xf32> -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
+
+// -----
+
 // An embedding's lookups on a `?` batch: the one-hot matrix has a `?` row
 // per index, sized at run time from the indices.
 // CHECK-LABEL: func.func @embedding_vjp(
@@ -404,10 +418,35 @@ func.func @embedding(%t: tensor<5x2xf32>, %i: tensor<?x3xi32>) -> tensor<?x3x2xf
 
 // -----
 
-// A gather from an operand with `?` dims has no gradient rule yet.
-func.func @gather_dynamic_operand(%x: tensor<?x4xf32>, %i: tensor<2xi32>) -> tensor<?x2xf32> attributes {ember.differentiate} {
-  // expected-error @+2 {{'ember.gather' op has no gradient rule for `?` dims in its operand yet (the one-hot matrix's rows are its gathered axis): 'tensor<?x4xf32>' gathered by 'tensor<2xi32>'}}
-  // expected-error @+1 {{'ember.gather' op failed to build its vector-Jacobian product}}
+// Columns gathered from a `?` batch: the batch is P, the one-hot matmul
+// batched over it (sized by the operand's rows, read at run time).
+// CHECK-LABEL: func.func @gather_columns_vjp(
+// CHECK-SAME:      %[[X:.*]]: tensor<?x4xf32>, %[[I:.*]]: tensor<2xi32>, %[[G:.*]]: tensor<?x2xf32>)
+// CHECK:         %[[P:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x4xf32>
+// CHECK:         %[[B:.*]] = ember.broadcast_to %{{.*}} [%[[P]]] : tensor<4x2xf32> -> tensor<?x4x2xf32>
+// CHECK:         %[[ROWS:.*]] = ember.reshape %[[G]] : tensor<?x2xf32> -> tensor<?x2x1xf32>
+// CHECK:         %[[SUM:.*]] = ember.matmul %[[B]], %[[ROWS]] : tensor<?x4x2xf32>, tensor<?x2x1xf32> -> tensor<?x4x1xf32>
+// CHECK:         ember.reshape %[[SUM]] : tensor<?x4x1xf32> -> tensor<?x4xf32>
+func.func @gather_columns(%x: tensor<?x4xf32>, %i: tensor<2xi32>) -> tensor<?x2xf32> attributes {ember.differentiate} {
   %0 = ember.gather %x, %i axis = 1 : tensor<?x4xf32>, tensor<2xi32> -> tensor<?x2xf32>
   return %0 : tensor<?x2xf32>
+}
+
+// -----
+
+// Rows gathered from a `?` batch by `?` indices: the one-hot's positions
+// are an iota of the operand's rows, negative indices wrapped by them.
+// CHECK-LABEL: func.func @gather_rows_vjp(
+// CHECK-SAME:      %[[X:.*]]: tensor<?x3xf32>, %[[I:.*]]: tensor<?xi64>, %[[G:.*]]: tensor<?x3xf32>)
+// CHECK:         %[[D:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x3xf32>
+// CHECK:         %[[COL:.*]] = ember.reshape %[[I]] : tensor<?xi64> -> tensor<?x1xi64>
+// CHECK:         %[[N:.*]] = tensor.dim %[[COL]], %{{.*}} : tensor<?x1xi64>
+// CHECK:         %[[SHAPE:.*]] = ember.shape_of %[[X]] : tensor<?x3xf32> -> tensor<2xi64>
+// CHECK:         ember.slice %[[SHAPE]] start = [0] limit = [1] stride = [1]
+// CHECK:         ember.iota dim 1 [%[[D]]] : tensor<1x?xi64>
+// CHECK:         ember.broadcast_to %{{.*}} [%[[N]], %[[D]]] : tensor<?x1xi64> -> tensor<?x?xi64>
+// CHECK:         ember.matmul %{{.*}}, %{{.*}} : tensor<1x?x?xf32>, tensor<1x?x3xf32> -> tensor<1x?x3xf32>
+func.func @gather_rows(%x: tensor<?x3xf32>, %i: tensor<?xi64>) -> tensor<?x3xf32> attributes {ember.differentiate} {
+  %0 = ember.gather %x, %i axis = 0 : tensor<?x3xf32>, tensor<?xi64> -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
 }

@@ -166,11 +166,48 @@ func.func @round_trip(%x: tensor<?x3x4xf32>) -> tensor<?x3x4xf32> {
 
 // -----
 
-// Two `?` dims on one side cannot be followed.
-func.func @two_dynamic(%x: tensor<?x?xf32>) -> tensor<?xf32> {
-  // expected-error @+1 {{'ember.reshape' op reshapes `?` dims only with at most one `?` dim on each side}}
-  %0 = ember.reshape %x : tensor<?x?xf32> -> tensor<?xf32>
-  return %0 : tensor<?xf32>
+// Two `?` dims merged: their product (-3: a size with factors), its
+// scale reduced over the known dims (6n m / 4 = 3n m / 2, which must divide).
+// CHECK-LABEL: func.func @two_dynamic(
+// CHECK-SAME:      ember.dim_checks = [{a = array<i64: -3, 3, 1, 0, 1, 0, 0, 0, 0, 1, 0>, b = array<i64: -1, 0, 2>, divisible
+// CHECK-SAME:      ember.result_dims = [array<i64: -3, 3, 2, 0, 1, 0, 0, 0, 0, 1, 0, -1, 0, 4>]
+func.func @two_dynamic(%x: tensor<?x?x6xf32>) -> tensor<?x4xf32> {
+  %0 = ember.reshape %x : tensor<?x?x6xf32> -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+// A sequence batch [B, T, 6] through a dense layer: merged into B * T rows,
+// then split back with x's sizes. The counts agree by construction: no check.
+// CHECK-LABEL: func.func @dense_sequence(
+// CHECK-SAME:      ember.dim_checks = []
+// CHECK-SAME:      ember.result_dims = [array<i64: 0, 0, 0, 0, 1, 0, -1, 0, 5>]
+func.func @dense_sequence(%x: tensor<?x?x6xf32>, %w: tensor<6x5xf32>) -> tensor<?x?x5xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %0 = ember.reshape %x : tensor<?x?x6xf32> -> tensor<?x6xf32>
+  %1 = ember.matmul %0, %w : tensor<?x6xf32>, tensor<6x5xf32> -> tensor<?x5xf32>
+  %b = tensor.dim %x, %c0 : tensor<?x?x6xf32>
+  %t = tensor.dim %x, %c1 : tensor<?x?x6xf32>
+  %2 = ember.reshape %1 [%b, %t] : tensor<?x5xf32> -> tensor<?x?x5xf32>
+  return %2 : tensor<?x?x5xf32>
+}
+
+// -----
+
+// Sizes from another argument: the element counts must agree (4 n against
+// 2 b t), a check named by the reshape.
+// CHECK-LABEL: func.func @split_by_sizes(
+// CHECK-SAME:      ember.dim_checks = [{a = array<i64: -2, 4, 1, 0, 0, 0, 0>, b = array<i64: -3, 2, 1, 0, 1, 1, 0, 0, 1, 1, 0>, loc = "{{.*}}", op = "ember.reshape"}]
+// CHECK-SAME:      ember.result_dims = [array<i64: 1, 0, 0, 1, 1, 0, -1, 0, 2>]
+func.func @split_by_sizes(%x: tensor<?x4xf32>, %y: tensor<?x?xf32>) -> tensor<?x?x2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = tensor.dim %y, %c0 : tensor<?x?xf32>
+  %t = tensor.dim %y, %c1 : tensor<?x?xf32>
+  %0 = ember.reshape %x [%b, %t] : tensor<?x4xf32> -> tensor<?x?x2xf32>
+  return %0 : tensor<?x?x2xf32>
 }
 
 // -----

@@ -276,6 +276,59 @@ TEST(TracedShapes, AnEmbeddingsGradientOnANoneBatch) {
   EXPECT_EQ(generic.concrete_functions().size(), 1u);
 }
 
+// Gathers from an operand with None dims have gradients: columns of a None
+// batch, rows of a None batch by None indices (negative ones too), a None
+// axis between None and known dims, and the last axis behind two None dims
+// (a product of both as the matmul's batch). Values and gradients as the
+// per-shape traces', and finite differences; one trace each.
+TEST(TracedShapes, GatherGradientsFromNoneDims) {
+  struct Case {
+    std::vector<int64_t> signature;
+    std::vector<int64_t> indicesSignature;
+    int64_t axis;
+  };
+  for (const Case &c : {Case{{kNone, 5}, {3}, 1}, Case{{kNone, 3}, {kNone}, 0},
+                        Case{{kNone, kNone, 3}, {2}, 1}, Case{{kNone, kNone, 4}, {3}, 2}}) {
+    auto loss = [axis = c.axis](const Tensor &x, const Tensor &ids) {
+      Tensor taken = gather(x, ids, axis);
+      return reduce_sum(tanh(taken) * taken);
+    };
+    auto generic =
+        value_and_grad(loss, Argnums{0}, "gather_none",
+                       {.input_signature = {{c.signature}, {c.indicesSignature, DType::Int32}}});
+    auto perShape = value_and_grad(loss, Argnums{0}, "gather_static");
+    for (int64_t n : {2, 3, 1}) {
+      std::vector<int64_t> dims = c.signature;
+      for (int64_t &d : dims)
+        d = d == kNone ? n + 1 : d; // the axis holds every index below
+      int64_t axisSize = dims[static_cast<size_t>(c.axis)];
+      int64_t count = c.indicesSignature[0] == kNone ? n + 2 : c.indicesSignature[0];
+      std::vector<int32_t> ids;
+      for (int64_t i = 0; i < count; ++i) // repeats, and one from the end
+        ids.push_back(i == 0 ? -1 : static_cast<int32_t>((i * 2) % axisSize));
+      std::mt19937 rng(static_cast<unsigned>(n));
+      Tensor x = randomTensor(rng, Shape(std::span<const int64_t>(dims)));
+      Tensor indices = Tensor::from_vector(ids, {count});
+      auto [value, grads] = generic(x, indices);
+      auto [expectedValue, expected] = perShape(x, indices);
+      EXPECT_NEAR(value.item<float>(), expectedValue.item<float>(), 1e-5) << n;
+      expectClose(grads[0], expected[0], 1e-5f);
+      std::vector<float> values = x.to_vector<float>();
+      const float h = 1e-2f;
+      for (size_t e : {size_t(0), values.size() - 1}) {
+        auto lossAt = [&](float delta) {
+          std::vector<float> moved = values;
+          moved[e] += delta;
+          return double(loss(Tensor::from_vector(moved, x.shape()), indices).item<float>());
+        };
+        EXPECT_NEAR(grads[0].to_vector<float>()[e], (lossAt(h) - lossAt(-h)) / (2 * h), 2e-3)
+            << "axis " << c.axis << " size " << n << " element " << e;
+      }
+    }
+    EXPECT_EQ(generic.concrete_functions().size(), 1u) << "axis " << c.axis;
+  }
+}
+
 // Splitting a None dim needs it whole: rows of 4 into [?, 3, 4] need a
 // multiple of 3 rows, checked at the call, naming the reshape and the line.
 TEST(TracedShapes, ASplitOfANoneDimMustComeOutWhole) {
@@ -612,6 +665,71 @@ TEST(TracedShapes, ShapeGivesTheRunTimeSizes) {
     expectClose(f(x), reduce_mean(x, {0}), 1e-5f);
   }
   EXPECT_EQ(f.concrete_functions().size(), 1u);
+}
+
+// Reshapes of several None dims: merged with -1 (the rows are their
+// product, a result sized at the call), split back by a tensor's sizes
+// (checked at the call: counts that disagree raise, naming the reshape and
+// the line), and their gradients.
+TEST(TracedShapes, ReshapesOfSeveralNoneDims) {
+  auto merge = function(
+      [](const Tensor &x) {
+        return reshape(x, {-1, 2});
+      },
+      "merge", {.input_signature = {{{kNone, kNone, 4}}}});
+  for (auto [b, t] : {std::pair<int64_t, int64_t>{2, 3}, {1, 1}, {0, 4}}) {
+    Tensor x = random_uniform({b, t, 4}, static_cast<uint64_t>(b + t));
+    Tensor merged = merge(x);
+    EXPECT_EQ(merged.shape(), Shape({b * t * 2, 2}));
+    EXPECT_EQ(merged.to_vector<float>(), x.to_vector<float>());
+  }
+  EXPECT_EQ(merge.concrete_functions().size(), 1u);
+
+  int line = __LINE__ + 3;
+  auto split = function(
+      [](const Tensor &rows, const Tensor &like) {
+        return reshape(rows, {kNone, kNone, 3}, like);
+      },
+      "split", {.input_signature = {{{kNone, 3}}, {{kNone, kNone}}}});
+  Tensor rows = random_uniform({6, 3}, 1);
+  Tensor splitRows = split(rows, zeros({2, 3}));
+  EXPECT_EQ(splitRows.shape(), Shape({2, 3, 3}));
+  EXPECT_EQ(splitRows.to_vector<float>(), rows.to_vector<float>());
+  EXPECT_EQ(split(rows, zeros({3, 2})).shape(), Shape({3, 2, 3}));
+  try {
+    (void)split(rows, zeros({2, 2}));
+    FAIL() << "no error";
+  } catch (const OpError &e) {
+    std::string message = e.what();
+    EXPECT_NE(message.find("'ember.reshape' op"), std::string::npos) << message;
+    EXPECT_NE(message.find("TracedShapesTest.cpp:" + std::to_string(line)), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("must be equal"), std::string::npos) << message;
+  }
+  EXPECT_EQ(split.concrete_functions().size(), 1u);
+
+  // The gradient through both: each element's own weight, back in x's shape.
+  auto weighted = value_and_grad(
+      [](const Tensor &x) {
+        Tensor merged = reshape(x, {-1, 4});
+        Tensor back = reshape(merged * merged, {kNone, kNone, 4}, x);
+        return reduce_sum(back * x);
+      },
+      "weighted", {.input_signature = {{{kNone, kNone, 4}}}});
+  Tensor x = random_uniform({3, 2, 4}, 5);
+  auto [value, grads] = weighted(x);
+  expectClose(grads, x * x * Tensor(3.0f), 1e-4f); // d(x^3)/dx
+  EXPECT_NEAR(value.item<float>(), reduce_sum(x * x * x).item<float>(), 1e-4);
+  try {
+    (void)reshape(zeros({2, 3}), {kNone, 3}, zeros({2}));
+    (void)reshape(zeros({6}), {kNone, kNone}, zeros({2}));
+    FAIL() << "no error";
+  } catch (const OpError &e) {
+    EXPECT_NE(std::string(e.what()).find("dim 1 of the target (None, None) is None, and float32 "
+                                         "tensor of shape (2,) has no dim 1"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 // iota_like numbers elements along a dim, eagerly and inside a trace,

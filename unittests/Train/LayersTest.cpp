@@ -336,6 +336,35 @@ TEST(Layers, DenseOnASequenceWithANoneBatch) {
   }
 }
 
+// Dense on a None batch of None steps: B * T rows through the kernel, split
+// back with x's sizes. One trace for every (batch, steps), values and the
+// kernel's gradient as the eager layer's.
+TEST(Layers, DenseOnANoneBatchOfNoneSteps) {
+  auto dense = std::make_shared<ember::layers::Dense>(5, "tanh");
+  (void)(*dense)(ember::zeros({1, 1, 6}));
+  auto lossOf = [&](const ember::Tensor &x) {
+    ember::GradientTape tape;
+    ember::Tensor y = (*dense)(x);
+    ember::Tensor loss = ember::reduce_sum(ember::square(y));
+    return std::vector<ember::Tensor>{y, *tape.gradient(loss, dense->trainable_variables())[0]};
+  };
+  auto step = ember::function(lossOf, "dense_none_steps",
+                              {.input_signature = {{{ember::kNone, ember::kNone, 6}}}});
+  for (auto [batch, steps] : {std::pair<int64_t, int64_t>{2, 3}, {4, 1}, {1, 5}, {3, 3}}) {
+    ember::Tensor x =
+        ember::random_uniform({batch, steps, 6}, static_cast<uint64_t>(batch + steps));
+    std::vector<ember::Tensor> traced = step(x), eager = lossOf(x);
+    ASSERT_EQ(traced[0].shape(), ember::Shape({batch, steps, 5}));
+    for (size_t r = 0; r < 2; ++r) {
+      std::vector<float> a = traced[r].to_vector<float>(), b = eager[r].to_vector<float>();
+      ASSERT_EQ(a.size(), b.size());
+      for (size_t i = 0; i < a.size(); ++i)
+        EXPECT_NEAR(a[i], b[i], 1e-4) << "batch " << batch << " steps " << steps << " result " << r;
+    }
+  }
+  EXPECT_EQ(step.concrete_functions().size(), 1u);
+}
+
 // Dropout's training mask hashes each element's row-major number: traced
 // with None dims (the batch, and the steps after it), it numbers the
 // elements at run time and draws exactly the mask of the known shape, one

@@ -130,6 +130,13 @@ Tensor cast(const Tensor &x, DType dtype, EMBER_LOC);
 Tensor broadcast_to(const Tensor &x, const Shape &shape, EMBER_LOC);
 /// Row-major reshape; one dim may be -1 (inferred).
 Tensor reshape(const Tensor &x, const std::vector<int64_t> &shape, EMBER_LOC);
+/// Row-major reshape to `shape`, whose kNone dims take the sizes of like's
+/// dims at the same positions (read when the function runs where those are
+/// None): `reshape(y, {kNone, kNone, units}, x)` splits a sequence batch
+/// `[B * T, units]` back into x's `[B, T, units]` (TensorFlow's
+/// `tf.reshape(y, tf.concat([tf.shape(x)[:2], [units]], 0))`). Element
+/// counts are checked when the function is called.
+Tensor reshape(const Tensor &x, const std::vector<int64_t> &shape, const Tensor &like, EMBER_LOC);
 /// Result dim i is x's dim perm[i]; an empty perm reverses the dims.
 Tensor transpose(const Tensor &x, const std::vector<int64_t> &perm = {}, EMBER_LOC);
 // kNone (Tensor.h) is an omitted slice bound, Python's None: slice(x, {-3},

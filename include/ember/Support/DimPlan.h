@@ -17,24 +17,42 @@
 
 namespace ember {
 
-/// A size: argument `argument`'s dim `dim` times `scale` over `divisor`, or
-/// (argument -1) the constant `size`; plus the sizes in `plus` (plain ones:
-/// an argument's dim or a constant). A reshape that merges a `?` dim with
-/// known ones scales it ([?, 3, 4] -> [?, 4]: 3 times dim 0), one that splits
-/// it divides it (the plan checks that it divides); a concatenation along a
-/// `?` dim adds its inputs' sizes.
+/// A size: argument `argument`'s dim `dim`, times the sizes in `times`,
+/// times `scale` over `divisor`, or (argument -1) the constant `size`; plus
+/// the sizes in `plus`. The terms of `times` and `plus` are plain (an
+/// argument's dim or a constant). A reshape that merges a `?` dim with
+/// known ones scales it ([?, 3, 4] -> [?, 4]: 3 times dim 0), one that
+/// merges two `?` dims multiplies them ([?, ?, 4] -> [?, 4]), one that
+/// splits a dim divides it (the plan checks that it divides); a
+/// concatenation along a `?` dim adds its inputs' sizes.
 struct DimSource {
   int argument = -1;
   int dim = 0;
   int64_t size = 0;
   int64_t scale = 1, divisor = 1;
   std::vector<DimSource> plus = {};
+  std::vector<DimSource> times = {};
 };
 
 /// Whether `source` is an argument's dim or a constant, as is (neither
-/// scaled nor a sum).
+/// scaled, a product nor a sum).
 inline bool isPlain(const DimSource &source) {
-  return source.scale == 1 && source.divisor == 1 && source.plus.empty();
+  return source.scale == 1 && source.divisor == 1 && source.plus.empty() && source.times.empty();
+}
+
+/// Whether `a` and `b` are the same expression (so equal for any sizes).
+inline bool sameSize(const DimSource &a, const DimSource &b) {
+  auto sameTerms = [](const std::vector<DimSource> &x, const std::vector<DimSource> &y) {
+    if (x.size() != y.size())
+      return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (!sameSize(x[i], y[i]))
+        return false;
+    return true;
+  };
+  return a.argument == b.argument && (a.argument < 0 ? a.size == b.size : a.dim == b.dim) &&
+         a.scale == b.scale && a.divisor == b.divisor && sameTerms(a.plus, b.plus) &&
+         sameTerms(a.times, b.times);
 }
 
 /// Whether `source` is a constant (never scaled: see evaluate).
@@ -46,18 +64,24 @@ inline bool isConstant(const DimSource &source) {
 /// size.
 template <typename ArgumentSize>
 int64_t evaluate(const DimSource &source, ArgumentSize &&argumentSize) {
-  int64_t value = source.argument < 0
-                      ? source.size
-                      : argumentSize(source.argument, source.dim) * source.scale / source.divisor;
+  int64_t value = source.size;
+  if (source.argument >= 0) {
+    value = argumentSize(source.argument, source.dim);
+    for (const DimSource &factor : source.times)
+      value *= evaluate(factor, argumentSize);
+    value = value * source.scale / source.divisor;
+  }
   for (const DimSource &term : source.plus)
     value += evaluate(term, argumentSize);
   return value;
 }
 
 /// `source` as text, each plain size (an argument's dim or a constant)
-/// written by `plain`: "x", "3 * x / 2", "x + y + 2", "x - 1".
+/// written by `plain`: "x", "3 * x / 2", "x * y", "x + y + 2", "x - 1".
 template <typename Plain> std::string formatSize(const DimSource &source, Plain &&plain) {
   std::string text = plain(source);
+  for (const DimSource &factor : source.times)
+    text += " * " + plain(factor);
   if (source.argument >= 0 && source.scale != 1) // a constant is never scaled (see evaluate)
     text = std::to_string(source.scale) + " * " + text;
   if (source.argument >= 0 && source.divisor != 1)

@@ -718,8 +718,8 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
-    SmallVector<Value> sizes;
-    if (!type.hasStaticShape()) {
+    SmallVector<Value> sizes(adaptor.getSizes());
+    if (!type.hasStaticShape() && sizes.empty()) {
       // One `?` result dim: the operand's elements over the known dims.
       if (type.getNumDynamicDims() != 1)
         return rewriter.notifyMatchFailure(op, "more than one dynamic result dim");

@@ -832,6 +832,25 @@ func.func @reshape_same_type(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 // -----
 
+// A merge and a split back by the operand's own sizes is the identity;
+// by other sizes it regroups the rows and stays.
+// CHECK-LABEL: func.func @reshape_sizes(
+// CHECK-SAME:      %[[X:[^:]*]]: tensor<?x?x3xf32>, %[[B:.*]]: index, %[[T:.*]]: index)
+// CHECK:         %[[R:.*]] = ember.reshape %[[X]] [%[[B]], %[[T]]] : tensor<?x?x3xf32> -> tensor<?x?x3xf32>
+// CHECK-NEXT:    return %[[X]], %[[R]]
+func.func @reshape_sizes(%x: tensor<?x?x3xf32>, %b: index, %t: index) -> (tensor<?x?x3xf32>, tensor<?x?x3xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %0 = ember.reshape %x : tensor<?x?x3xf32> -> tensor<?x3xf32>
+  %n = tensor.dim %x, %c0 : tensor<?x?x3xf32>
+  %m = tensor.dim %x, %c1 : tensor<?x?x3xf32>
+  %1 = ember.reshape %0 [%n, %m] : tensor<?x3xf32> -> tensor<?x?x3xf32>
+  %2 = ember.reshape %0 [%b, %t] : tensor<?x3xf32> -> tensor<?x?x3xf32>
+  return %1, %2 : tensor<?x?x3xf32>, tensor<?x?x3xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @reshape_reshape(
 // CHECK-SAME:      %[[X:[^:]*]]: tensor<2x3xf32>)
 // CHECK-NEXT:    %[[R:.*]] = ember.reshape %[[X]] : tensor<2x3xf32> -> tensor<3x2xf32>

@@ -224,6 +224,22 @@ func.func @constant_i8() -> tensor<2xi8> {
 
 // -----
 
+func.func @reshape_two_inferred(%x: tensor<?x6xf32>) -> tensor<?x?x3xf32> {
+  // expected-error @+1 {{'ember.reshape' op needs a size for each dynamic dim of 'tensor<?x?x3xf32>' (2): only one can be inferred}}
+  %0 = ember.reshape %x : tensor<?x6xf32> -> tensor<?x?x3xf32>
+  return %0 : tensor<?x?x3xf32>
+}
+
+// -----
+
+func.func @reshape_sizes_count(%x: tensor<?x6xf32>, %n: index) -> tensor<?x?x3xf32> {
+  // expected-error @+1 {{'ember.reshape' op needs one size for each dynamic dim of 'tensor<?x?x3xf32>' (2), or none for one, got 1}}
+  %0 = ember.reshape %x [%n] : tensor<?x6xf32> -> tensor<?x?x3xf32>
+  return %0 : tensor<?x?x3xf32>
+}
+
+// -----
+
 func.func @iota_dimension(%n: index) -> tensor<?x3xi64> {
   // expected-error @+1 {{'ember.iota' op dimension 2 is out of range for 'tensor<?x3xi64>' (rank 2)}}
   %0 = ember.iota dim 2 [%n] : tensor<?x3xi64>

@@ -389,6 +389,14 @@ func.func @shape_of(%x: tensor<?x3xf32>) -> tensor<2xi64> {
   return %0 : tensor<2xi64>
 }
 
+// reshape: a result with several `?` dims takes their sizes.
+// CHECK-LABEL: func.func @reshape_sizes(
+// CHECK:         ember.reshape %{{.*}} [%{{.*}}, %{{.*}}] : tensor<?x5xf32> -> tensor<?x?x5xf32>
+func.func @reshape_sizes(%x: tensor<?x5xf32>, %b: index, %t: index) -> tensor<?x?x5xf32> {
+  %0 = ember.reshape %x [%b, %t] : tensor<?x5xf32> -> tensor<?x?x5xf32>
+  return %0 : tensor<?x?x5xf32>
+}
+
 // iota: each element's index along one dim; a `?` dim sized by an operand.
 // CHECK-LABEL: func.func @iota(
 // CHECK:         ember.iota dim 1 : tensor<2x3xi64>

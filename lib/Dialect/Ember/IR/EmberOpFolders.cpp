@@ -9,6 +9,7 @@
 
 #include "ember/Dialect/Ember/IR/EmberOps.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
 
@@ -557,8 +558,24 @@ OpFoldResult BroadcastToOp::fold(FoldAdaptor adaptor) {
 
 // Pattern: reshape(x) to x's type -> x; reshape(reshape(x)) -> reshape(x);
 // reshape of a constant -> constant.
+/// Whether `sizes` are `value`'s own `?` dims, in order (tensor.dim of it).
+static bool areDimsOf(ValueRange sizes, Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  for (int64_t d = 0, next = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d))
+      continue;
+    auto dim = sizes[next++].getDefiningOp<tensor::DimOp>();
+    if (!dim || dim.getSource() != value || dim.getConstantIndex() != d)
+      return false;
+  }
+  return true;
+}
+
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
-  if (getOperand().getType() == getType())
+  // (Sizes other than the operand's own regroup it: [?, ?] sized [b, t] is
+  // no identity unless b and t are its dims.)
+  if (getOperand().getType() == getType() &&
+      (getSizes().empty() || areDimsOf(getSizes(), getOperand())))
     return getOperand();
   if (auto inner = getOperand().getDefiningOp<ReshapeOp>()) {
     getOperandMutable().assign(inner.getOperand());

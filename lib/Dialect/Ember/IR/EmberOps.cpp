@@ -290,6 +290,13 @@ LogicalResult ReshapeOp::verify() {
     return emitOpError("cannot reshape ")
            << in << " (" << in.getNumElements() << " elements) to " << out << " ("
            << out.getNumElements() << " elements)";
+  size_t dynamic = static_cast<size_t>(out.getNumDynamicDims());
+  if (getSizes().empty() && dynamic > 1)
+    return emitOpError("needs a size for each dynamic dim of ")
+           << out << " (" << dynamic << "): only one can be inferred";
+  if (!getSizes().empty() && getSizes().size() != dynamic)
+    return emitOpError("needs one size for each dynamic dim of ")
+           << out << " (" << dynamic << "), or none for one, got " << getSizes().size();
   return success();
 }
 

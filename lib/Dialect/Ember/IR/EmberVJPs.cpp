@@ -296,8 +296,17 @@ EMBER_VJP(BroadcastToOp) {
 EMBER_VJP(ReshapeOp) {
   if (!isFloatTensor(getResult()))
     return noGradients(*this, out);
-  Grad g{builder, getLoc()};
-  out.push_back(g.reshape(cotangents[0], getOperand().getType().getShape()));
+  RankedTensorType operand = getOperand().getType();
+  if (operand.getNumDynamicDims() <= 1) { // its size is inferred
+    Grad g{builder, getLoc()};
+    out.push_back(g.reshape(cotangents[0], operand.getShape()));
+    return success();
+  }
+  SmallVector<Value> sizes; // the operand's `?` dims, read at run time
+  for (int64_t d = 0; d < operand.getRank(); ++d)
+    if (operand.isDynamicDim(d))
+      sizes.push_back(tensor::DimOp::create(builder, getLoc(), getOperand(), d));
+  out.push_back(ReshapeOp::create(builder, getLoc(), operand, cotangents[0], sizes));
   return success();
 }
 
@@ -451,9 +460,11 @@ EMBER_VJP(ConcatOp) {
 
 // Scatter-add of the cotangent to the gathered rows, as a one-hot matmul:
 // with the gathered axis moved to the middle, [P, N, Q] rows of the
-// cotangent are summed into [P, D, Q] by onehot(indices)^T [D, N]. Indices
-// with `?` dims (an embedding's lookups on a None batch) make N `?`, read
-// at run time; the operand (the table) must be static.
+// cotangent are summed into [P, D, Q] by onehot(indices)^T [D, N]. `?` dims
+// (an embedding's lookups on a None batch, columns taken from a None batch,
+// rows taken from a table of None rows) are read at run time: N from the
+// indices, D from the operand's axis (the one-hot's positions an iota), P
+// and Q as products of the operand's dims.
 EMBER_VJP(GatherOp) {
   if (!isFloatTensor(getResult()))
     return noGradients(*this, out);
@@ -461,56 +472,100 @@ EMBER_VJP(GatherOp) {
   Grad g{builder, loc};
   RankedTensorType in = getOperand().getType();
   auto indicesType = cast<RankedTensorType>(getIndices().getType());
-  if (!in.hasStaticShape())
-    return emitOpError("has no gradient rule for `?` dims in its operand yet (the one-hot "
-                       "matrix's rows are its gathered axis): ")
-           << in << " gathered by " << indicesType;
   Type element = in.getElementType();
   int64_t axis = getAxis(), size = in.getDimSize(axis);
-  bool dynamic = !indicesType.hasStaticShape();
-  int64_t outer = 1, inner = 1,
-          count = dynamic ? ShapedType::kDynamic : indicesType.getNumElements();
-  for (int64_t d = 0; d < axis; ++d)
-    outer *= in.getDimSize(d);
-  for (int64_t d = axis + 1; d < in.getRank(); ++d)
-    inner *= in.getDimSize(d);
+  // A group of the operand's dims as one size: known, or (`?`) its
+  // run-time product.
+  auto group = [&](int64_t from, int64_t to, Value &runTime) {
+    int64_t known = 1;
+    bool dynamic = false;
+    for (int64_t d = from; d < to; ++d)
+      dynamic = dynamic || in.isDynamicDim(d);
+    for (int64_t d = from; d < to; ++d) {
+      if (!dynamic) {
+        known *= in.getDimSize(d);
+        continue;
+      }
+      Value dim = tensor::DimOp::create(builder, loc, getOperand(), d);
+      runTime = runTime ? arith::MulIOp::create(builder, loc, runTime, dim).getResult() : dim;
+    }
+    return dynamic ? ShapedType::kDynamic : known;
+  };
+  Value outerSize, axisSize, innerSize, countSize;
+  int64_t outer = group(0, axis, outerSize), inner = group(axis + 1, in.getRank(), innerSize);
+  (void)group(axis, axis + 1, axisSize);
+  int64_t count =
+      indicesType.hasStaticShape() ? indicesType.getNumElements() : ShapedType::kDynamic;
   // Indices as i64 [N, 1], negative ones wrapped, against positions [1, D].
   Value indices = getIndices();
   if (!indicesType.getElementType().isInteger(64))
     indices = g.castTo(indices, builder.getI64Type());
   indices = g.reshape(indices, {count, 1});
-  Value n = dynamic ? tensor::DimOp::create(builder, loc, indices, 0).getResult() : Value();
-  // `x` broadcast to `shape`, whose `?` dim is N.
-  auto spread = [&](Value x, ArrayRef<int64_t> shape) {
+  if (ShapedType::isDynamic(count))
+    countSize = tensor::DimOp::create(builder, loc, indices, 0);
+  // The run-time sizes of `shape`'s `?` dims, each named by `named` (the
+  // sizes of P, D, N or Q) in order.
+  auto sizesOf = [&](ArrayRef<int64_t> shape, ArrayRef<Value> named) {
+    SmallVector<Value> sizes;
+    for (auto [extent, value] : llvm::zip(shape, named))
+      if (ShapedType::isDynamic(extent))
+        sizes.push_back(value);
+    return sizes;
+  };
+  auto spread = [&](Value x, ArrayRef<int64_t> shape, ArrayRef<Value> named) -> Value {
     auto type = RankedTensorType::get(shape, cast<RankedTensorType>(x.getType()).getElementType());
-    return dynamic ? BroadcastToOp::create(builder, loc, type, x, ValueRange{n}).getResult()
-                   : g.broadcast(x, type);
+    return BroadcastToOp::create(builder, loc, type, x, sizesOf(shape, named));
   };
   auto i64Scalar = [&](int64_t value) -> Value {
     auto type = RankedTensorType::get({}, builder.getI64Type());
     return ConstantOp::create(builder, loc,
                               DenseElementsAttr::get(type, builder.getI64IntegerAttr(value)));
   };
-  auto i64Column = [&](int64_t value) -> Value { // [N, 1] of `value`
-    if (dynamic)
-      return spread(i64Scalar(value), {count, 1});
-    auto type = RankedTensorType::get({count, 1}, builder.getI64Type());
-    return ConstantOp::create(builder, loc,
-                              DenseElementsAttr::get(type, builder.getI64IntegerAttr(value)));
-  };
-  Value negative = g.compare(ComparisonDirection::lt, indices, i64Column(0));
-  indices = SelectOp::create(builder, loc, negative, g.add(indices, i64Column(size)), indices);
-  SmallVector<int64_t> positions = llvm::to_vector(llvm::seq<int64_t>(0, size));
-  auto positionType = RankedTensorType::get({1, size}, builder.getI64Type());
-  Value positionRow = ConstantOp::create(builder, loc, DenseElementsAttr::get(positionType, ArrayRef<int64_t>(positions)));
-  Value hot = g.compare(ComparisonDirection::eq, spread(indices, {count, size}),
-                        spread(positionRow, {count, size}));
-  Value oneHot = g.castTo(hot, element); // [N, D]
+  // D as an i64 scalar (to wrap negative indices), read at run time if `?`.
+  Value axisLength =
+      ShapedType::isDynamic(size)
+          ? g.reshape(SliceOp::create(builder, loc, ShapeOfOp::create(builder, loc, getOperand()),
+                                      ArrayRef<int64_t>{axis}, ArrayRef<int64_t>{axis + 1},
+                                      ArrayRef<int64_t>{1}),
+                      {})
+          : i64Scalar(size);
+  Value negative =
+      g.compare(ComparisonDirection::lt, indices, spread(i64Scalar(0), {count, 1}, {countSize}));
+  indices = SelectOp::create(builder, loc, negative,
+                             g.add(indices, spread(axisLength, {count, 1}, {countSize})), indices);
+  Value positionRow;
+  if (ShapedType::isDynamic(size)) {
+    positionRow =
+        IotaOp::create(builder, loc, RankedTensorType::get({1, size}, builder.getI64Type()), 1,
+                       ValueRange{axisSize});
+  } else {
+    SmallVector<int64_t> positions = llvm::to_vector(llvm::seq<int64_t>(0, size));
+    auto positionType = RankedTensorType::get({1, size}, builder.getI64Type());
+    positionRow = ConstantOp::create(
+        builder, loc, DenseElementsAttr::get(positionType, ArrayRef<int64_t>(positions)));
+  }
+  Value hot =
+      g.compare(ComparisonDirection::eq, spread(indices, {count, size}, {countSize, axisSize}),
+                spread(positionRow, {count, size}, {countSize, axisSize}));
+  Value oneHot = g.castTo(hot, element);                                              // [N, D]
   Value oneHotT = TransposeOp::create(builder, loc, oneHot, ArrayRef<int64_t>{1, 0}); // [D, N]
-  Value batched = spread(oneHotT, {outer, size, count});
-  Value rows = g.reshape(cotangents[0], {outer, count, inner});
+  Value batched = spread(oneHotT, {outer, size, count}, {outerSize, axisSize, countSize});
+  // The cotangent's rows [P, N, Q], the sum [P, D, Q] back in the operand's
+  // shape: sizes given where more than one is `?`.
+  auto reshapeTo = [&](Value x, ArrayRef<int64_t> shape, SmallVector<Value> sizes) -> Value {
+    auto type = RankedTensorType::get(shape, element);
+    if (sizes.size() <= 1)
+      return ReshapeOp::create(builder, loc, type, x);
+    return ReshapeOp::create(builder, loc, type, x, sizes);
+  };
+  Value rows = reshapeTo(cotangents[0], {outer, count, inner},
+                         sizesOf({outer, count, inner}, {outerSize, countSize, innerSize}));
   Value summed = MatmulOp::create(builder, loc, batched, rows); // [P, D, Q]
-  out.append({g.reshape(summed, in.getShape()), Value()});
+  SmallVector<Value> operandSizes;
+  for (int64_t d = 0; d < in.getRank(); ++d)
+    if (in.isDynamicDim(d))
+      operandSizes.push_back(tensor::DimOp::create(builder, loc, getOperand(), d));
+  out.append({reshapeTo(summed, in.getShape(), operandSizes), Value()});
   return success();
 }
 

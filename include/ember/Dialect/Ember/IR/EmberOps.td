@@ -211,10 +211,26 @@ def Ember_ReshapeOp : Ember_Op<"reshape", [Pure, DeclareOpInterfaceMethods<Ember
     ```mlir
     %r = ember.reshape %x : tensor<2x3xf32> -> tensor<6xf32>
     ```
+
+    A result with one `?` dim may leave its size out: it is the operand's
+    element count over the result's known dims. Else each `?` dim of the
+    result takes its size from `sizes`, in order (as `ember.broadcast_to`):
+    a sequence batch `[B * T, U]` split back into `[B, T, U]` takes B and T
+    from the input. Element counts that the types cannot show equal are
+    checked when the code runs (a mismatch is a fault).
+
+    ```mlir
+    %y = ember.reshape %x [%b, %t] : tensor<?x5xf32> -> tensor<?x?x5xf32>
+    ```
   }];
-  let arguments = (ins Ember_Tensor:$operand);
+  let arguments = (ins Ember_Tensor:$operand, Variadic<Index>:$sizes);
   let results = (outs Ember_Tensor:$result);
-  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let builders = [
+    OpBuilder<(ins "Type":$type, "Value":$operand),
+              [{ build($_builder, $_state, type, operand, ValueRange{}); }]>
+  ];
+  let assemblyFormat =
+      "$operand (` ` `[` $sizes^ `]`)? attr-dict `:` type($operand) `->` type($result)";
   let hasVerifier = 1;
   let hasFolder = 1;
 }
