@@ -302,8 +302,9 @@ std::pair<int64_t, int64_t> sliceIndices(int64_t start, int64_t stop, int64_t st
 /// negative one counts from the end, kNone (ember.slice's `?`) is the end.
 /// The size is known at the call only, so bounds are not clamped (the call
 /// checks that the size holds them); a start from the end needs a limit
-/// from the end, a slice to a limit from the end step 1, and no step is
-/// negative.
+/// from the end, and a slice to a limit from the end step 1. Step -1 gives
+/// the ascending bounds of the same elements (the caller reverses them);
+/// other negative steps are refused.
 std::pair<int64_t, int64_t> noneDimBounds(const Tensor &x, int d, int64_t start, int64_t limit,
                                           int64_t step, const SourceLoc &loc) {
   auto refuse = [&](const std::string &why) {
@@ -312,8 +313,19 @@ std::pair<int64_t, int64_t> noneDimBounds(const Tensor &x, int d, int64_t start,
                        " is None (its size is known at the call only): " + why,
                    loc);
   };
-  if (step < 0)
-    refuse("it is not sliced with a negative step yet");
+  if (step < -1)
+    refuse("a negative step other than -1 takes elements that depend on the size (its "
+           "parity, ...): not yet");
+  if (step == -1) { // x[a:b:-1] takes x[b+1:a+1] (Python's bounds), reversed
+    if (limit == -1)
+      return {0, 0}; // stops at the last element: empty for any size
+    int64_t first = limit == kNone ? 0 : limit + 1;
+    int64_t last = start == kNone || start == -1 ? kNone : start + 1;
+    if (first < 0 && last >= 0)
+      refuse("a step of -1 from a start counted from the front (" + std::to_string(start) +
+             ") needs a stop counted from the front too, not " + std::to_string(limit));
+    return noneDimBounds(x, d, first, last, 1, loc);
+  }
   if (start == kNone)
     start = 0;
   bool startFromEnd = start < 0, limitFromEnd = limit < 0; // kNone: the end
@@ -348,6 +360,7 @@ Tensor ember::slice(const Tensor &x, const std::vector<int64_t> &start,
   // indices in descending order.
   std::vector<int64_t> starts, limits, strides;
   std::vector<std::pair<int, std::vector<int64_t>>> reversed;
+  std::vector<int> reversedNone; // None dims taken with step -1
   for (int d = 0; d < rank; ++d) {
     int64_t size = x.shape()[d];
     if (static_cast<size_t>(d) >= start.size()) {
@@ -359,7 +372,9 @@ Tensor ember::slice(const Tensor &x, const std::vector<int64_t> &start,
       throw_op_error(kSlice.name, "dim " + std::to_string(d) + ": slice step cannot be zero", loc);
     if (size == kNone) { // known at the call only: see noneDimBounds
       auto [first, last] = noneDimBounds(x, d, start[d], limit[d], step, loc);
-      starts.push_back(first), limits.push_back(last), strides.push_back(step);
+      starts.push_back(first), limits.push_back(last), strides.push_back(step > 0 ? step : 1);
+      if (step < 0 && !(first == 0 && last == 0)) // reversed after (unless empty for any size)
+        reversedNone.push_back(d);
       continue;
     }
     auto [first, count] = sliceIndices(start[d], limit[d], step, size);
@@ -393,6 +408,23 @@ Tensor ember::slice(const Tensor &x, const std::vector<int64_t> &start,
     Tensor order = Tensor::from_vector(indices, Shape{static_cast<int64_t>(indices.size())},
                                        DType::Int64);
     out = gather(out, order, d, loc);
+  }
+  for (int d : reversedNone) {                            // m - 1, ..., 0 for the m elements taken
+    if (int64_t taken = out.shape()[d]; taken != kNone) { // x[2:0:-1]: known
+      std::vector<int64_t> order(static_cast<size_t>(taken));
+      for (int64_t i = 0; i < taken; ++i)
+        order[static_cast<size_t>(i)] = taken - 1 - i;
+      out = gather(out, Tensor::from_vector(order, Shape{taken}, DType::Int64), d, loc);
+      continue;
+    }
+    int likeDims[] = {d};
+    int64_t along[] = {0};
+    Tensor ascending = currentTracer()->addSizedLike(
+        kIota, along, {}, Shape::with_unknown_dims(std::vector<int64_t>{kNone}), DType::Int64, out,
+        loc, likeDims);
+    Tensor last = gather(shape(out, loc), Tensor(int64_t{d}, DType::Int64), 0, loc) -
+                  Tensor(int64_t{1}, DType::Int64);
+    out = gather(out, sub(last, ascending, loc), d, loc);
   }
   return out;
 }

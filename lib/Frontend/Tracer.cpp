@@ -107,13 +107,14 @@ Tensor Tracer::addBroadcast(const OpDef &broadcastOp, const Tensor &x, const Sha
 
 Tensor Tracer::addSizedLike(const OpDef &op, std::span<const int64_t> attrWords,
                             std::span<const Tensor *const> inputs, const Shape &shape, DType dtype,
-                            const Tensor &like, const SourceLoc &loc) {
+                            const Tensor &like, const SourceLoc &loc,
+                            std::span<const int> likeDims) {
   std::vector<int> operands;
   for (const Tensor *input : inputs)
     operands.push_back(valueOf(*input, loc));
   for (int d = 0; d < shape.rank(); ++d)
     if (shape[d] == kNone)
-      operands.push_back(builder_.addDim(valueOf(like, loc), d));
+      operands.push_back(builder_.addDim(valueOf(like, loc), likeDims.empty() ? d : likeDims[d]));
   trace::TensorSpec resultType = specOf(dtype, shape);
   return appendOp(op, attrWords, operands, &resultType, loc);
 }

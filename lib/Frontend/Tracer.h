@@ -69,11 +69,11 @@ public:
   Tensor addBroadcast(const OpDef &broadcastOp, const Tensor &x, const Shape &shape,
                       std::span<const Tensor *const> sources, const SourceLoc &loc);
   /// Appends `op` on `inputs`, whose result has `shape` and `dtype`, each
-  /// kNone dim d of `shape` sized at run time by `like`'s dim d (ember.iota,
-  /// ember.reshape with sizes).
+  /// kNone dim d of `shape` sized at run time by `like`'s dim d, or by its
+  /// dim likeDims[d] where given (ember.iota, ember.reshape with sizes).
   Tensor addSizedLike(const OpDef &op, std::span<const int64_t> attrWords,
                       std::span<const Tensor *const> inputs, const Shape &shape, DType dtype,
-                      const Tensor &like, const SourceLoc &loc);
+                      const Tensor &like, const SourceLoc &loc, std::span<const int> likeDims = {});
   /// Appends `op`, which has no results and runs for its effect (print).
   void addEffect(const OpDef &op, std::span<const int64_t> attrWords,
                  std::span<const Tensor *const> inputs, const SourceLoc &loc);

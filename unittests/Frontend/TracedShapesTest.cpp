@@ -361,8 +361,13 @@ TEST(TracedShapes, SlicesOfANoneDimWholeOrInPart) {
     Tensor next = slice(x, {1}, {kNone}), previous = slice(x, {kNone}, {-1});
     Tensor middle = slice(x, {1}, {-1}), last = slice(x, {-2}, {kNone});
     Tensor first = slice(x, {0}, {3}, {2}), columns = slice(x, {kNone, 1}, {kNone, 3});
+    // Step -1: x[::-1] (first row against last), x[-2::-1], x[2:0:-1].
+    Tensor reversed = slice(x, {kNone}, {kNone}, {-1}), butLast = slice(x, {-2}, {kNone}, {-1});
+    Tensor down = slice(x, {2}, {0}, {-1});
     return reduce_sum(square(next - previous)) + reduce_sum(tanh(middle) * 0.5f) +
-           reduce_sum(last * last * last) + reduce_sum(exp(first)) + reduce_mean(columns);
+           reduce_sum(last * last * last) + reduce_sum(exp(first)) + reduce_mean(columns) +
+           reduce_sum(reversed * x * x) + reduce_sum(tanh(slice(butLast, {0}, {1}) * x)) +
+           reduce_sum(down * slice(x, {0}, {2}) * 2.0f);
   };
   auto generic = value_and_grad(loss, "slices_none", {.input_signature = {{{kNone, 4}}}});
   std::mt19937 rng(11);
@@ -418,7 +423,12 @@ TEST(TracedShapes, SlicesOfANoneDimWholeOrInPart) {
   refused({1}, {kNone}, {2},
           "a slice from a start to a limit counted from the end (or None) "
           "takes step 1 only, not 2");
-  refused({kNone}, {kNone}, {-1}, "it is not sliced with a negative step yet");
+  refused({kNone}, {kNone}, {-2},
+          "a negative step other than -1 takes elements that depend on the size (its parity, "
+          "...): not yet");
+  refused({5}, {-3}, {-1},
+          "a step of -1 from a start counted from the front (5) needs a stop counted from the "
+          "front too, not -3");
 }
 
 // The integer mean over a None dim divides by its size read at the call

@@ -476,14 +476,27 @@ static Value reshapeTo(OpBuilder &b, Location loc, Value value, RankedTensorType
     if (differing == 1 && oneDynamic && known)
       return tensor::CastOp::create(b, loc, type, value);
   }
+  // collapse_shape and expand_shape need each group dynamic on both sides
+  // or on neither ([2, 4] -> [1, ?, 4] goes through a cast below).
+  auto sameDynamism = [](RankedTensorType large, RankedTensorType small,
+                         ArrayRef<ReassociationIndices> groups) {
+    for (auto [d, group] : llvm::enumerate(groups))
+      if (llvm::any_of(group, [&](int64_t i) { return large.isDynamicDim(i); }) !=
+          small.isDynamicDim(d))
+        return false;
+    return true;
+  };
   if (source.getRank() > type.getRank()) {
-    if (auto reassociation = getReassociationIndicesForReshape(source, type))
+    if (auto reassociation = getReassociationIndicesForReshape(source, type);
+        reassociation && sameDynamism(source, type, *reassociation))
       return tensor::CollapseShapeOp::create(b, loc, type, value, *reassociation);
   } else if (source.getRank() < type.getRank()) {
-    if (auto reassociation = getReassociationIndicesForReshape(source, type))
+    if (auto reassociation = getReassociationIndicesForReshape(source, type);
+        reassociation && sameDynamism(type, source, *reassociation))
       return expandTo(b, loc, value, type, *reassociation, sizes);
   }
-  // General case: through a 1-D tensor.
+  // General case: through a 1-D tensor, cast where one side is static and
+  // the other not.
   auto flat = flatTypeOf(source);
   Value flatValue = value;
   if (source.getRank() == 0)
@@ -492,6 +505,8 @@ static Value reshapeTo(OpBuilder &b, Location loc, Value value, RankedTensorType
     flatValue = tensor::CollapseShapeOp::create(
         b, loc, flat, value,
         ArrayRef<ReassociationIndices>{llvm::to_vector(llvm::seq<int64_t>(0, source.getRank()))});
+  if (RankedTensorType target = flatTypeOf(type); target != flat)
+    flatValue = tensor::CastOp::create(b, loc, target, flatValue);
   if (type.getRank() == 0)
     return tensor::CollapseShapeOp::create(b, loc, type, flatValue, ArrayRef<ReassociationIndices>{});
   if (type.getRank() == 1)

@@ -193,6 +193,27 @@ func.func @reshape_sizes(%x: tensor<?x?x6xf32>, %b: index, %t: index) -> tensor<
 
 // -----
 
+// A static side against a `?` one goes through a cast of the flat tensor
+// (collapse_shape and expand_shape take a group dynamic on both sides or on
+// neither).
+// CHECK-LABEL: func.func @reshape_static_to_dynamic(
+// CHECK:         %[[FLAT:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1]] : tensor<2x4xf32> into tensor<8xf32>
+// CHECK:         %[[CAST:.*]] = tensor.cast %[[FLAT]] : tensor<8xf32> to tensor<?xf32>
+// CHECK:         tensor.expand_shape %[[CAST]] {{\[}}[0, 1, 2]] output_shape [1, %{{.*}}, 4] : tensor<?xf32> into tensor<1x?x4xf32>
+// CHECK-LABEL: func.func @reshape_dynamic_to_static(
+// CHECK:         %[[FLAT:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1]] : tensor<?x4xf32> into tensor<?xf32>
+// CHECK:         tensor.cast %[[FLAT]] : tensor<?xf32> to tensor<8xf32>
+func.func @reshape_static_to_dynamic(%x: tensor<2x4xf32>) -> tensor<1x?x4xf32> {
+  %0 = ember.reshape %x : tensor<2x4xf32> -> tensor<1x?x4xf32>
+  return %0 : tensor<1x?x4xf32>
+}
+func.func @reshape_dynamic_to_static(%x: tensor<?x4xf32>) -> tensor<8xf32> {
+  %0 = ember.reshape %x : tensor<?x4xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
 // iota: a generic with no inputs over a tensor sized by the operand; each
 // element is its linalg.index along the dim, cast to the element type.
 // CHECK-LABEL: func.func @iota(
