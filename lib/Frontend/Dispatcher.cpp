@@ -863,7 +863,10 @@ std::vector<trace::TensorSpec> ember::detail::sizeResults(std::string_view what,
         return std::to_string(term.size);
       return "dim " + std::to_string(term.dim) + " of argument " + std::to_string(term.argument);
     });
-    return isConstant(source) ? text : text + " (" + std::to_string(sizeOf(source)) + ")";
+    int64_t size = sizeOf(source);
+    return isConstant(source)      ? text
+           : size == kSizeOverflow ? text + " (beyond int64)"
+                                   : text + " (" + std::to_string(size) + ")";
   };
   for (const DimCheck &check : compiled.dims.checks) {
     int64_t a = sizeOf(check.a), b = sizeOf(check.b);
@@ -876,8 +879,14 @@ std::vector<trace::TensorSpec> ember::detail::sizeResults(std::string_view what,
   }
   std::vector<trace::TensorSpec> results = compiled.results;
   for (size_t r = 0; r < results.size() && r < compiled.dims.resultDims.size(); ++r)
-    for (size_t d = 0; d < compiled.dims.resultDims[r].size(); ++d)
-      results[r].dims[d] = sizeOf(compiled.dims.resultDims[r][d]);
+    for (size_t d = 0; d < compiled.dims.resultDims[r].size(); ++d) {
+      const DimSource &source = compiled.dims.resultDims[r][d];
+      results[r].dims[d] = sizeOf(source);
+      if (results[r].dims[d] == kSizeOverflow)
+        throw OpError("error: " + std::string(what) + ": dim " + std::to_string(d) + " of result " +
+                      std::to_string(r) + ", " + describe(source) +
+                      ", does not fit in int64 (the function was traced with None dims)");
+    }
   return results;
 }
 

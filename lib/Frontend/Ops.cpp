@@ -260,9 +260,9 @@ Tensor ember::reshape(const Tensor &x, const std::vector<int64_t> &requested, co
                      loc);
     }
   }
-  if (!runTime)
+  if (!runTime && x.shape().is_fully_defined())
     return reshape(x, dims, loc);
-  Shape shape = Shape::with_unknown_dims(dims);
+  Shape shape = Shape::with_unknown_dims(dims); // (x's None dims: counts checked at the call)
   const Tensor *inputs[] = {&x};
   return currentTracer()->addSizedLike(kReshape, {}, inputs, shape, x.dtype(), like, loc);
 }

@@ -151,20 +151,25 @@ int64_t knownElements(RankedTensorType type) {
   return elements;
 }
 
-/// The product of `factors` times `known` as one size: plain factors (an
-/// argument's dim or a constant), or a single one scaled; none where they
-/// cannot be one (a sum among several).
+/// The product of `factors` times `known` as one size: each factor an
+/// argument's dim or a constant, or such a product scaled (a merge of
+/// merges); none where one is a sum (or a single one is).
 std::optional<DimSource> productOf(const std::vector<DimSource> &factors, int64_t known) {
   if (factors.size() == 1)
     return scaled(factors.front(), known, 1);
   std::vector<DimSource> arguments;
+  int64_t divisor = 1;
   for (const DimSource &factor : factors) {
-    if (!isPlain(factor))
+    if (!factor.plus.empty())
       return std::nullopt;
-    if (factor.argument < 0)
+    if (factor.argument < 0) { // a constant (never scaled: see evaluate)
       known *= factor.size;
-    else
-      arguments.push_back(factor);
+      continue;
+    }
+    known *= factor.scale;
+    divisor *= factor.divisor;
+    arguments.push_back(DimSource{factor.argument, factor.dim, 0});
+    arguments.insert(arguments.end(), factor.times.begin(), factor.times.end());
   }
   if (arguments.empty())
     return DimSource{-1, 0, known};
@@ -173,7 +178,7 @@ std::optional<DimSource> productOf(const std::vector<DimSource> &factors, int64_
   });
   DimSource product = arguments.front();
   product.times.assign(arguments.begin() + 1, arguments.end());
-  return scaled(product, known, 1);
+  return scaled(product, known, divisor);
 }
 
 /// The plan of `function` (which has `?` dims in its arguments); false

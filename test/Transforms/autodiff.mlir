@@ -377,10 +377,21 @@ func.func @concat_along_dynamic(%x: tensor<2x3xf32>, %y: tensor<?x3xf32>, %z: te
 
 // -----
 
-func.func @concat_along_two_dynamic(%x: tensor<?x3xf32>) -> tensor<?x3xf32> attributes {ember.differentiate} {
-  // expected-error @+2 {{'ember.concat' op has no gradient rule for `?` dims yet: concatenated along the `?` dim 0 of 'tensor<?x3xf32>' inputs of which 2 are `?` there (their offsets are sums of run-time sizes)}}
-  // expected-error @+1 {{'ember.concat' op failed to build its vector-Jacobian product}}
-  %0 = ember.concat %x, %x axis = 0 : tensor<?x3xf32>, tensor<?x3xf32> -> tensor<?x3xf32>
+// Two `?` inputs along the axis: each piece is a gather of its rows, at an
+// offset that sums the run-time sizes before it.
+// CHECK-LABEL: func.func @concat_along_two_dynamic_vjp(
+// CHECK-SAME:      %[[X:.*]]: tensor<?x3xf32>, %[[Y:.*]]: tensor<2x3xf32>, %[[Z:.*]]: tensor<?x3xf32>, %[[G:.*]]: tensor<?x3xf32>)
+// CHECK:         %[[NX:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x3xf32>
+// CHECK:         %[[RX:.*]] = ember.iota dim 0 [%[[NX]]] : tensor<?xi64>
+// CHECK:         %[[AX:.*]] = ember.add %[[RX]], %{{.*}} : tensor<?xi64>
+// CHECK:         ember.gather %[[G]], %[[AX]] axis = 0 : tensor<?x3xf32>, tensor<?xi64> -> tensor<?x3xf32>
+// CHECK:         %[[RY:.*]] = ember.iota dim 0 : tensor<2xi64>
+// CHECK:         %[[AY:.*]] = ember.add %[[RY]], %{{.*}} : tensor<2xi64>
+// CHECK:         ember.gather %[[G]], %[[AY]] axis = 0 : tensor<?x3xf32>, tensor<2xi64> -> tensor<2x3xf32>
+// CHECK:         %[[NZ:.*]] = tensor.dim %[[Z]], %{{.*}} : tensor<?x3xf32>
+// CHECK:         ember.iota dim 0 [%[[NZ]]] : tensor<?xi64>
+func.func @concat_along_two_dynamic(%x: tensor<?x3xf32>, %y: tensor<2x3xf32>, %z: tensor<?x3xf32>) -> tensor<?x3xf32> attributes {ember.differentiate} {
+  %0 = ember.concat %x, %y, %z axis = 0 : tensor<?x3xf32>, tensor<2x3xf32>, tensor<?x3xf32> -> tensor<?x3xf32>
   return %0 : tensor<?x3xf32>
 }
 

@@ -224,16 +224,37 @@ std::string cString(llvm::StringRef text) {
   return out + "\"";
 }
 
+/// Whether `source` multiplies sizes (a product of `?` dims, or one scaled),
+/// which may not fit in int64.
+bool multiplies(const ember::DimSource &source) {
+  return source.argument >= 0 && (!source.times.empty() || source.scale != 1);
+}
+
 /// The C expression of a plan's size: a constant, a descriptor's size, or
-/// (a reshape's, a concatenation's) one scaled or a sum.
+/// (a reshape's, a concatenation's) one divided or a sum; one that
+/// multiplies through emberrt_size_mul and its kin, which give
+/// EMBERRT_SIZE_OVERFLOW where it does not fit.
 std::string cSize(const ember::DimSource &source) {
-  std::string text = ember::formatSize(source, [](const ember::DimSource &term) {
+  auto plain = [](const ember::DimSource &term) {
     if (term.argument < 0)
       return std::to_string(term.size);
     return "arg" + std::to_string(term.argument) + "->sizes_and_strides[" +
            std::to_string(term.dim) + "]";
-  });
-  return ember::isPlain(source) ? text : "(" + text + ")";
+  };
+  if (!multiplies(source)) {
+    std::string text = ember::formatSize(source, plain);
+    return ember::isPlain(source) ? text : "(" + text + ")";
+  }
+  std::string text = plain(source);
+  for (const ember::DimSource &factor : source.times)
+    text = "emberrt_size_mul(" + text + ", " + plain(factor) + ")";
+  if (source.scale != 1)
+    text = "emberrt_size_mul(" + text + ", " + std::to_string(source.scale) + ")";
+  if (source.divisor != 1)
+    text = "emberrt_size_div(" + text + ", " + std::to_string(source.divisor) + ")";
+  for (const ember::DimSource &term : source.plus)
+    text = "emberrt_size_add(" + text + ", " + plain(term) + ")";
+  return text;
 }
 
 /// What `source` is, in a message.
@@ -275,7 +296,9 @@ void writeDynamicWrappers(llvm::raw_ostream &os, const std::string &name, Functi
            << ";\n";
   }
   for (const ember::DimCheck &check : plan.checks)
-    os << "  if (" << cSize(check.a)
+    os << "  if (" << (multiplies(check.a) ? cSize(check.a) + " == EMBERRT_SIZE_OVERFLOW || " : "")
+       << (multiplies(check.b) ? cSize(check.b) + " == EMBERRT_SIZE_OVERFLOW || " : "")
+       << cSize(check.a)
        << (check.kind == ember::DimCheck::Kind::Divisible ? " % "
            : check.kind == ember::DimCheck::Kind::AtLeast ? " < "
                                                           : " != ")
@@ -286,8 +309,15 @@ void writeDynamicWrappers(llvm::raw_ostream &os, const std::string &name, Functi
                   sizeText(check.b) + check.tail())
        << ";\n";
   for (size_t r = 0; r < results; ++r)
-    for (size_t d = 0; d < plan.resultDims[r].size(); ++d)
-      os << "  result" << r << "_sizes[" << d << "] = " << cSize(plan.resultDims[r][d]) << ";\n";
+    for (size_t d = 0; d < plan.resultDims[r].size(); ++d) {
+      const ember::DimSource &size = plan.resultDims[r][d];
+      os << "  result" << r << "_sizes[" << d << "] = " << cSize(size) << ";\n";
+      if (multiplies(size))
+        os << "  if (result" << r << "_sizes[" << d << "] == EMBERRT_SIZE_OVERFLOW)\n    return "
+           << cString(name + ": dim " + std::to_string(d) + " of result " + std::to_string(r) +
+                      ", " + sizeText(size) + ", does not fit in int64")
+           << ";\n";
+    }
   for (size_t i = 0; i < inputs; ++i)
     os << "  (void)arg" << i << ";\n";
   for (size_t r = 0; r < results; ++r)

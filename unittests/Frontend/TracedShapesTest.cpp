@@ -239,6 +239,31 @@ TEST(TracedShapes, AConcatenationsGradientAlongANoneDim) {
   EXPECT_EQ(gradients[1].shape(), Shape({0, 3}));
 }
 
+// Two None inputs along the axis (a sequence and its padding, both None):
+// each gradient piece is gathered at an offset summed at run time. Values
+// and gradients as the per-shape traces', empty pieces included.
+TEST(TracedShapes, AConcatenationsGradientAlongTwoNoneDims) {
+  std::mt19937 rng(14);
+  Tensor middle = randomTensor(rng, {2, 3});
+  auto loss = [](const Tensor &x, const Tensor &m, const Tensor &y) {
+    Tensor rows = concat({tanh(x), m, y * 2.0}, 0);
+    return reduce_sum(rows * rows * rows * iota_like(rows, 0, DType::Float32));
+  };
+  auto generic = value_and_grad(loss, Argnums{0, 1, 2}, "two_none",
+                                {.input_signature = {{{kNone, 3}}, {{2, 3}}, {{kNone, 3}}}});
+  for (auto [n, k] : {std::pair<int64_t, int64_t>{3, 2}, {1, 4}, {0, 2}, {5, 0}}) {
+    Tensor x = randomTensor(rng, {n, 3}), y = randomTensor(rng, {k, 3});
+    auto [value, gradients] = generic(x, middle, y);
+    auto [expectedValue, expected] =
+        value_and_grad(loss, Argnums{0, 1, 2}, "two_none_static")(x, middle, y);
+    EXPECT_NEAR(value.item<float>(), expectedValue.item<float>(), 1e-4) << n << ", " << k;
+    ASSERT_EQ(gradients.size(), 3u);
+    for (size_t i = 0; i < 3; ++i)
+      expectClose(gradients[i], expected[i], 1e-4f);
+  }
+  EXPECT_EQ(generic.concrete_functions().size(), 1u);
+}
+
 // An embedding's lookups on a None batch of token ids: the table's gradient
 // (a scatter-add of the rows' cotangents) is traced once for every batch and
 // agrees with per-shape traces and finite differences.
@@ -326,6 +351,27 @@ TEST(TracedShapes, GatherGradientsFromNoneDims) {
       }
     }
     EXPECT_EQ(generic.concrete_functions().size(), 1u) << "axis " << c.axis;
+    // The same gradient taken on a tape inside the traced function (its
+    // derivative planned with the rest: products of sizes as a merge's).
+    auto taped = function(
+        [&](const Tensor &x, const Tensor &ids) {
+          GradientTape tape;
+          tape.watch(x);
+          Tensor value = loss(x, ids);
+          return *tape.gradient(value, {x})[0];
+        },
+        "gather_tape", {.input_signature = {{c.signature}, {c.indicesSignature, DType::Int32}}});
+    for (int64_t n : {2, 3}) {
+      std::vector<int64_t> dims = c.signature;
+      for (int64_t &d : dims)
+        d = d == kNone ? n + 1 : d;
+      int64_t count = c.indicesSignature[0] == kNone ? n + 2 : c.indicesSignature[0];
+      std::vector<int32_t> ids(static_cast<size_t>(count), 1);
+      std::mt19937 rng(static_cast<unsigned>(n + 7));
+      Tensor x = randomTensor(rng, Shape(std::span<const int64_t>(dims)));
+      Tensor indices = Tensor::from_vector(ids, {count});
+      expectClose(taped(x, indices), perShape(x, indices).gradients[0], 1e-5f);
+    }
   }
 }
 
@@ -717,6 +763,64 @@ TEST(TracedShapes, ReshapesOfSeveralNoneDims) {
     EXPECT_NE(message.find("must be equal"), std::string::npos) << message;
   }
   EXPECT_EQ(split.concrete_functions().size(), 1u);
+
+  // Sizes that regroup the rows (never the operand's own grouping): 24
+  // elements as [24, 1, 1] and [1, 24, 1] from [2, 12, 1], as [6, 4] from
+  // [2, 3, 4]; a constant split by the call's sizes.
+  std::vector<float> counting(24);
+  for (size_t i = 0; i < counting.size(); ++i)
+    counting[i] = static_cast<float>(i);
+  auto regroup = function(
+      [](const Tensor &x, const Tensor &like) {
+        return reduce_sum(reshape(x, {kNone, kNone, 1}, like), {1});
+      },
+      "regroup", {.input_signature = {{{kNone, kNone, 1}}, {{kNone, kNone}}}});
+  auto collapse = function(
+      [](const Tensor &x, const Tensor &like) {
+        return reduce_sum(reshape(x, {kNone, kNone}, like), {1});
+      },
+      "collapse", {.input_signature = {{{kNone, kNone, kNone}}, {{kNone, kNone}}}});
+  Tensor tall = Tensor::from_vector(counting, {2, 12, 1}),
+         cube = Tensor::from_vector(counting, {2, 3, 4});
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{24, 1}, {1, 24}, {6, 4}}) {
+    Tensor like = zeros({rows, cols});
+    if (cols == 1 || rows == 1)
+      EXPECT_EQ(regroup(tall, like).to_vector<float>(),
+                reduce_sum(reshape(tall, {rows, cols, 1}), {1}).to_vector<float>());
+    EXPECT_EQ(collapse(cube, like).to_vector<float>(),
+              reduce_sum(reshape(cube, {rows, cols}), {1}).to_vector<float>());
+  }
+  Tensor constant = Tensor::from_vector(std::vector<float>{1, 2, 3, 4, 5, 6}, {6});
+  auto fromConstant = function(
+      [&](const Tensor &like) {
+        return reshape(constant, {kNone, kNone}, like) + like;
+      },
+      "from_constant", {.input_signature = {{{kNone, kNone}}}});
+  EXPECT_EQ(fromConstant(zeros({3, 2})).to_vector<float>(), constant.to_vector<float>());
+  EXPECT_EQ(fromConstant(zeros({3, 2})).shape(), Shape({3, 2}));
+  EXPECT_THROW((void)fromConstant(zeros({4, 2})), OpError);
+  // A None x into a known shape (like's sizes known): the count is checked.
+  auto intoKnown = function(
+      [](const Tensor &x) {
+        return reshape(x, {kNone, 8}, zeros({2, 1}));
+      },
+      "into_known", {.input_signature = {{{kNone, 4}}}});
+  EXPECT_EQ(intoKnown(ones({4, 4})).shape(), Shape({2, 8}));
+  EXPECT_THROW((void)intoKnown(ones({3, 4})), OpError);
+  // Sizes whose product does not fit in int64 fail the check (before: it
+  // wrapped to 0, passed, and the kernel read far past the buffer).
+  auto huge = function(
+      [](const Tensor &x, const Tensor &like) {
+        return reduce_sum(reshape(x, {kNone, 1024, kNone}, like));
+      },
+      "huge", {.input_signature = {{{kNone}}, {{kNone, kNone, kNone}}}});
+  try {
+    (void)huge(zeros({0}), zeros({int64_t{1} << 27, 0, int64_t{1} << 27}));
+    FAIL() << "no error";
+  } catch (const OpError &e) {
+    EXPECT_NE(std::string(e.what()).find("(beyond int64) must be equal"), std::string::npos)
+        << e.what();
+  }
 
   // The gradient through both: each element's own weight, back in x's shape.
   auto weighted = value_and_grad(

@@ -60,20 +60,30 @@ inline bool isConstant(const DimSource &source) {
   return source.argument < 0 && source.plus.empty();
 }
 
+/// What evaluate gives for a size that does not fit in int64 (products of
+/// large sizes): no check holds with it.
+inline constexpr int64_t kSizeOverflow = INT64_MIN;
+
 /// The value of `source`, with `argumentSize(argument, dim)` an argument's
-/// size.
+/// size; kSizeOverflow where it does not fit in int64.
 template <typename ArgumentSize>
 int64_t evaluate(const DimSource &source, ArgumentSize &&argumentSize) {
   int64_t value = source.size;
+  bool overflow = false;
   if (source.argument >= 0) {
     value = argumentSize(source.argument, source.dim);
-    for (const DimSource &factor : source.times)
-      value *= evaluate(factor, argumentSize);
-    value = value * source.scale / source.divisor;
+    for (const DimSource &factor : source.times) {
+      int64_t size = evaluate(factor, argumentSize);
+      overflow = overflow || size == kSizeOverflow || __builtin_mul_overflow(value, size, &value);
+    }
+    overflow = overflow || __builtin_mul_overflow(value, source.scale, &value);
+    value /= source.divisor;
   }
-  for (const DimSource &term : source.plus)
-    value += evaluate(term, argumentSize);
-  return value;
+  for (const DimSource &term : source.plus) {
+    int64_t size = evaluate(term, argumentSize);
+    overflow = overflow || size == kSizeOverflow || __builtin_add_overflow(value, size, &value);
+  }
+  return overflow ? kSizeOverflow : value;
 }
 
 /// `source` as text, each plain size (an argument's dim or a constant)
@@ -104,8 +114,10 @@ struct DimCheck {
   std::string location; ///< "file:line:col", or empty
   Kind kind = Kind::Equal;
 
-  /// Whether sizes `x` (a's) and `y` (b's) pass.
+  /// Whether sizes `x` (a's) and `y` (b's) pass (never one that overflows).
   bool holds(int64_t x, int64_t y) const {
+    if (x == kSizeOverflow || y == kSizeOverflow)
+      return false;
     switch (kind) {
     case Kind::Divisible:
       return y != 0 && x % y == 0;

@@ -451,6 +451,9 @@ static Value expandTo(OpBuilder &b, Location loc, Value value, RankedTensorType 
   return tensor::ExpandShapeOp::create(b, loc, type, value, reassociation, outputShape);
 }
 
+static Value reshapeThroughFlat(OpBuilder &b, Location loc, Value value, RankedTensorType type,
+                                ValueRange sizes);
+
 /// Reshapes `value` to `type` (same element count) through collapse/expand;
 /// `sizes` holds the run-time sizes of `type`'s dynamic dims.
 static Value reshapeTo(OpBuilder &b, Location loc, Value value, RankedTensorType type,
@@ -495,8 +498,15 @@ static Value reshapeTo(OpBuilder &b, Location loc, Value value, RankedTensorType
         reassociation && sameDynamism(type, source, *reassociation))
       return expandTo(b, loc, value, type, *reassociation, sizes);
   }
-  // General case: through a 1-D tensor, cast where one side is static and
-  // the other not.
+  return reshapeThroughFlat(b, loc, value, type, sizes);
+}
+
+/// Reshapes `value` to `type` through a 1-D tensor, cast where one side is
+/// static and the other not; `sizes` holds the run-time sizes of `type`'s
+/// dynamic dims.
+static Value reshapeThroughFlat(OpBuilder &b, Location loc, Value value, RankedTensorType type,
+                                ValueRange sizes) {
+  auto source = cast<RankedTensorType>(value.getType());
   auto flat = flatTypeOf(source);
   Value flatValue = value;
   if (source.getRank() == 0)
@@ -734,7 +744,11 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
     SmallVector<Value> sizes(adaptor.getSizes());
-    if (!type.hasStaticShape() && sizes.empty()) {
+    if (!sizes.empty()) { // regrouped by the sizes given: through the flat tensor
+      rewriter.replaceOp(op, reshapeThroughFlat(rewriter, loc, adaptor.getOperand(), type, sizes));
+      return success();
+    }
+    if (!type.hasStaticShape()) {
       // One `?` result dim: the operand's elements over the known dims.
       if (type.getNumDynamicDims() != 1)
         return rewriter.notifyMatchFailure(op, "more than one dynamic result dim");

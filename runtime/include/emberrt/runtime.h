@@ -91,6 +91,28 @@ typedef struct emberrt_memref {
 emberrt_status_t emberrt_memref_init(emberrt_memref_t *memref, void *data, int rank,
                                      const int64_t *sizes);
 
+/* Sizes that ember-compile's headers compute from the arguments' (products
+ * of `?` dims, a merged sequence batch): EMBERRT_SIZE_OVERFLOW where one does
+ * not fit in int64, which no check passes. */
+#define EMBERRT_SIZE_OVERFLOW INT64_MIN
+static inline int64_t emberrt_size_mul(int64_t a, int64_t b) {
+  int64_t product;
+  if (a == EMBERRT_SIZE_OVERFLOW || b == EMBERRT_SIZE_OVERFLOW ||
+      __builtin_mul_overflow(a, b, &product))
+    return EMBERRT_SIZE_OVERFLOW;
+  return product;
+}
+static inline int64_t emberrt_size_div(int64_t a, int64_t divisor) {
+  return a == EMBERRT_SIZE_OVERFLOW ? a : a / divisor;
+}
+static inline int64_t emberrt_size_add(int64_t a, int64_t b) {
+  int64_t sum;
+  if (a == EMBERRT_SIZE_OVERFLOW || b == EMBERRT_SIZE_OVERFLOW ||
+      __builtin_add_overflow(a, b, &sum))
+    return EMBERRT_SIZE_OVERFLOW;
+  return sum;
+}
+
 /* An unranked memref as MLIR's lowering passes it: a rank and a pointer to a
  * ranked descriptor. */
 typedef struct emberrt_unranked_memref {

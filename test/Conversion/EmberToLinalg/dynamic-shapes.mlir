@@ -178,12 +178,14 @@ func.func @flatten(%x: tensor<?x3x4xf32>) -> tensor<?x12xf32> {
 // -----
 
 // A reshape with sizes: two `?` dims merged by collapse_shape, and split
-// back by expand_shape with the sizes given.
+// back through the flat tensor by expand_shape with the sizes given (which
+// may regroup the rows: never the operand's own grouping guessed).
 // CHECK-LABEL: func.func @reshape_sizes(
 // CHECK-SAME:      %[[X:.*]]: tensor<?x?x6xf32>, %[[B:.*]]: index, %[[T:.*]]: index
 // CHECK:         %[[M:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1], [2]] : tensor<?x?x6xf32> into tensor<?x6xf32>
 // CHECK:         %[[E:.*]] = linalg.generic {{.*}} ins(%[[M]] : tensor<?x6xf32>)
-// CHECK:         tensor.expand_shape %[[E]] {{\[}}[0, 1], [2]] output_shape [%[[B]], %[[T]], 6] : tensor<?x6xf32> into tensor<?x?x6xf32>
+// CHECK:         %[[F:.*]] = tensor.collapse_shape %[[E]] {{\[}}[0, 1]] : tensor<?x6xf32> into tensor<?xf32>
+// CHECK:         tensor.expand_shape %[[F]] {{\[}}[0, 1, 2]] output_shape [%[[B]], %[[T]], 6] : tensor<?xf32> into tensor<?x?x6xf32>
 func.func @reshape_sizes(%x: tensor<?x?x6xf32>, %b: index, %t: index) -> tensor<?x?x6xf32> {
   %0 = ember.reshape %x : tensor<?x?x6xf32> -> tensor<?x6xf32>
   %1 = ember.exp %0 : tensor<?x6xf32>

@@ -581,7 +581,7 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
     getOperandMutable().assign(inner.getOperand());
     return getResult();
   }
-  if (auto input = foldableConstant(adaptor.getOperand()))
+  if (auto input = foldableConstant(adaptor.getOperand()); input && getType().hasStaticShape())
     return input.reshape(getType());
   return {};
 }

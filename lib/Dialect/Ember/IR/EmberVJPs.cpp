@@ -423,10 +423,6 @@ EMBER_VJP(ConcatOp) {
     else if (dynamicInputs)
       after += size;
   }
-  if (dynamicInputs > 1)
-    return emitOpError("has no gradient rule for `?` dims yet: concatenated along the `?` dim ")
-           << axis << " of " << type << " inputs of which " << dynamicInputs
-           << " are `?` there (their offsets are sums of run-time sizes)";
   for (Value input : getInputs()) // a piece's type must be its input's
     for (int64_t d = 0; d < type.getRank(); ++d)
       if (d != axis && cast<RankedTensorType>(input.getType()).isDynamicDim(d) &&
@@ -434,6 +430,32 @@ EMBER_VJP(ConcatOp) {
         return emitOpError("has no gradient rule yet where an input's `?` dim meets another's "
                            "known size: ")
                << input.getType() << " in " << type;
+  if (dynamicInputs > 1) {
+    // Several `?` inputs along the axis: their offsets are sums of run-time
+    // sizes, so each piece is a gather of its rows, offset + iota(size).
+    Location loc = getLoc();
+    Grad g{builder, loc};
+    auto i64 = RankedTensorType::get({}, builder.getI64Type());
+    Value offset =
+        ConstantOp::create(builder, loc, DenseElementsAttr::get(i64, builder.getI64IntegerAttr(0)));
+    for (Value input : getInputs()) {
+      auto inputType = cast<RankedTensorType>(input.getType());
+      int64_t size = inputType.getDimSize(axis);
+      SmallVector<Value> sizes;
+      if (ShapedType::isDynamic(size))
+        sizes.push_back(tensor::DimOp::create(builder, loc, input, axis));
+      auto rowsType = RankedTensorType::get({size}, builder.getI64Type());
+      Value rows = IotaOp::create(builder, loc, rowsType, 0, sizes);
+      Value offsets = BroadcastToOp::create(builder, loc, rowsType, offset, sizes);
+      out.push_back(GatherOp::create(builder, loc, cotangents[0], g.add(rows, offsets), axis));
+      Value length = g.reshape(SliceOp::create(builder, loc, ShapeOfOp::create(builder, loc, input),
+                                               ArrayRef<int64_t>{axis}, ArrayRef<int64_t>{axis + 1},
+                                               ArrayRef<int64_t>{1}),
+                               {});
+      offset = g.add(offset, length);
+    }
+    return success();
+  }
   bool pastDynamic = false;
   for (Value input : getInputs()) {
     int64_t size = cast<RankedTensorType>(input.getType()).getDimSize(axis);
