@@ -124,7 +124,8 @@ struct GenericKernel {
 /// calls, and the request for its exact shape.
 struct HotShape {
   std::atomic<emberrt_entry_fn> entry{nullptr}; ///< the generic's; the specialization's once landed
-  std::atomic<uint32_t> calls{0};
+  std::atomic<uint32_t> calls{0};               ///< each call counting `weight`
+  uint32_t weight = 1;                          ///< a call's worth (see callWeight)
   GenericKernel *generic = nullptr;
   std::shared_ptr<void> specializationOwner; ///< set before `entry` is swapped
   // The exact request (KernelRequest's fields, owned).
@@ -367,6 +368,19 @@ void specialize(HotShape &hot) {
   kc.specializations.fetch_add(1, std::memory_order_relaxed);
 }
 
+/// What a call of a shape counts toward its hotness: one, or one per 64K
+/// elements of its largest tensor. A generic kernel runs on one thread and
+/// a specialization compiles in about as long as a single-threaded pass over
+/// 16M elements takes, so a call on 16M elements makes its shape hot at
+/// once (the next calls run the specialization, threads and all), one on
+/// 64K elements after the usual count.
+uint32_t callWeight(std::span<const trace::TensorSpec> inputs, const trace::TensorSpec &result) {
+  int64_t largest = result.numElements();
+  for (const trace::TensorSpec &input : inputs)
+    largest = std::max(largest, input.numElements());
+  return static_cast<uint32_t>(std::clamp<int64_t>(largest >> 16, 1, 1 << 16));
+}
+
 /// The code to call for `entry`: its own kernel, or for a shape served by a
 /// generic kernel the generic's or its specialization, counting the call
 /// (the call that makes the shape hot queues its specialization).
@@ -375,11 +389,12 @@ emberrt_entry_fn entryToCall(const KernelEntry &entry) {
   if (!hot)
     return entry.kernel.entry;
   uint32_t threshold = hotShapeCalls();
-  if (threshold && hot->calls.load(std::memory_order_relaxed) < threshold &&
-      hot->calls.fetch_add(1, std::memory_order_relaxed) + 1 == threshold &&
-      hot->generic->specializations.fetch_add(1, std::memory_order_relaxed) <
-          kMaxSpecializations)
-    BackgroundCompiler::instance().enqueue([hot] { specialize(*hot); });
+  if (threshold && hot->calls.load(std::memory_order_relaxed) < threshold) {
+    uint32_t before = hot->calls.fetch_add(hot->weight, std::memory_order_relaxed);
+    if (before < threshold && before + hot->weight >= threshold &&
+        hot->generic->specializations.fetch_add(1, std::memory_order_relaxed) < kMaxSpecializations)
+      BackgroundCompiler::instance().enqueue([hot] { specialize(*hot); });
+  }
   return hot->entry.load(std::memory_order_acquire);
 }
 
@@ -495,6 +510,7 @@ KernelEntry serveFromGenericKernel(const OpDef &op, const Device &device,
   hot->inputs.assign(request.inputs.begin(), request.inputs.end());
   if (request.resultType)
     hot->resultType = *request.resultType;
+  hot->weight = callWeight(hot->inputs, check.result);
   hot->broadcast.assign(request.broadcastShape.begin(), request.broadcastShape.end());
   hot->loc = request.loc;
   entry.hot = std::move(hot);

@@ -113,6 +113,28 @@ TEST(ShapeGeneric, HotShapesAreSpecializedInTheBackgroundAndStayCorrect) {
   EXPECT_EQ((x - y).to_vector<float>(), first); // the specialization computes the same
 }
 
+// A call on a large tensor counts one call per 64K elements: a shape of
+// 512K elements is hot at its first call with a count of 8 (its next calls
+// run the specialization, on every thread), a small one after 8 calls.
+TEST(ShapeGeneric, LargeShapesAreHotSooner) {
+  HotShapes hot(8);
+  Tensor big = ramp(1024, 512), small = ramp(7, 13); // 2^19 and 91 elements
+  (void)(small * 3.0); // the generic kernel, compiled for the first shape
+  KernelCacheStats before = kernel_cache_stats();
+  std::vector<float> first = (big * 3.0).to_vector<float>();
+  finish_background_compiles();
+  KernelCacheStats after = kernel_cache_stats();
+  EXPECT_EQ(after.specializations, before.specializations + 1);
+  EXPECT_EQ((big * 3.0).to_vector<float>(), first);
+  for (int i = 0; i < 6; ++i)
+    (void)(small * 3.0);
+  finish_background_compiles();
+  EXPECT_EQ(kernel_cache_stats().specializations, after.specializations); // 7 calls: not yet
+  (void)(small * 3.0);
+  finish_background_compiles();
+  EXPECT_EQ(kernel_cache_stats().specializations, after.specializations + 1);
+}
+
 // Random shapes, ranks and broadcast patterns for each op family: the
 // kernels the cache serves (generic first, specialized once hot) agree with
 // a double-precision reference.
@@ -183,7 +205,8 @@ TEST(ShapeGeneric, AShapeIsSpecializedAfter100CallsByDefault) {
   if (std::getenv("EMBER_HOT_SHAPE_CALLS"))
     GTEST_SKIP() << "EMBER_HOT_SHAPE_CALLS is set";
   ASSERT_EQ(hot_shape_calls(), 100u);
-  Tensor x = ramp(1000 + static_cast<int64_t>(std::random_device{}() % 100000), 9);
+  // (Under 64K elements, so that each call counts one.)
+  Tensor x = ramp(1000 + static_cast<int64_t>(std::random_device{}() % 6000), 9);
   KernelCacheStats before = kernel_cache_stats();
   for (int i = 0; i < 99; ++i)
     (void)(x * x);
