@@ -56,7 +56,7 @@ Tensor nn::one_hot(const Tensor &indices, int64_t depth, DType dtype, double on,
     throw_op_error("nn.one_hot", "depth must not be negative, got " + std::to_string(depth), loc);
   std::vector<int64_t> dims(indices.shape().data(), indices.shape().data() + indices.shape().rank());
   dims.push_back(1);
-  Tensor column = reshape(indices, dims, loc);
+  Tensor column = reshape(indices, dims, indices, loc); // (None dims: the indices' own)
   BesideTensor beside(indices);
   Tensor classes = arange(0, depth, 1, indices.dtype());
   return where(equal(column, classes, loc), full({}, on, dtype), full({}, off, dtype), loc);
@@ -68,7 +68,7 @@ Tensor nn::squeezed_class_labels(const Tensor &labels, const Tensor &scores, Sou
     return labels;
   std::vector<int64_t> squeezed = labels.shape().vec();
   squeezed.pop_back();
-  return reshape(labels, squeezed, loc);
+  return reshape(labels, squeezed, labels, loc);
 }
 
 void nn::check_class_label_shape(std::string_view what, std::string_view scoresName,

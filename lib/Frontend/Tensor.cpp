@@ -291,6 +291,13 @@ static void *bufferOf(TensorImpl &impl) {
   return impl.buffer->data;
 }
 
+size_t Tensor::nbytes() const {
+  if (!shape().is_fully_defined())
+    throw Error("the size in bytes of a tensor of shape " + shape().str() +
+                " is known only when the traced function is called (a None dim)");
+  return static_cast<size_t>(numel()) * dtypeSize(dtype());
+}
+
 void *Tensor::data() { return bufferOf(checked(impl_)); }
 const void *Tensor::data() const { return bufferOf(checked(impl_)); }
 
@@ -321,6 +328,8 @@ void Tensor::copyTo(void *out, DType outType) const {
 }
 
 void Tensor::copyItemTo(void *out, DType outType) const {
+  if (is_symbolic())
+    (void)data(); // throws: a symbolic tensor has no values while tracing
   if (numel() != 1)
     throw Error("only a tensor with one element converts to a C++ value; this one has shape " +
                 shape().str() + " (" + std::to_string(numel()) + " elements)");

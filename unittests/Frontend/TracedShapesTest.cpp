@@ -30,6 +30,25 @@ void expectClose(const Tensor &got, const Tensor &expected, float tolerance = 1e
     ASSERT_NEAR(a[i], b[i], tolerance) << "element " << i;
 }
 
+/// Checks `gradient`, loss(x, other)'s with respect to x, at the flat
+/// `elements` of x against central differences.
+template <typename Loss>
+void expectFiniteDifferences(Loss &&loss, const Tensor &x, const Tensor &other,
+                             const Tensor &gradient, std::initializer_list<size_t> elements) {
+  std::vector<float> values = x.to_vector<float>(), computed = gradient.to_vector<float>();
+  const float h = 1e-2f;
+  for (size_t e : elements) {
+    auto lossAt = [&](float delta) {
+      std::vector<float> moved = values;
+      moved[e] += delta;
+      Tensor value = loss(Tensor::from_vector(moved, x.shape()), other);
+      return double(value.item<float>());
+    };
+    EXPECT_NEAR(computed[e], (lossAt(h) - lossAt(-h)) / (2 * h), 2e-3)
+        << "shape " << x.shape().str() << " element " << e;
+  }
+}
+
 } // namespace
 
 TEST(TracedShapes, InputSignatureTracesOnceForEveryBatchSize) {
@@ -286,17 +305,7 @@ TEST(TracedShapes, AnEmbeddingsGradientOnANoneBatch) {
     auto [expectedValue, expected] = perShape(table, tokens);
     EXPECT_NEAR(value.item<float>(), expectedValue.item<float>(), 1e-5) << batch;
     expectClose(grads[0], expected[0], 1e-5f);
-    std::vector<float> t = table.to_vector<float>();
-    const float h = 1e-2f;
-    for (size_t e : {size_t(0), size_t(7)}) {
-      auto lossAt = [&](float delta) {
-        std::vector<float> moved = t;
-        moved[e] += delta;
-        return double(loss(Tensor::from_vector(moved, table.shape()), tokens).item<float>());
-      };
-      EXPECT_NEAR(grads[0].to_vector<float>()[e], (lossAt(h) - lossAt(-h)) / (2 * h), 2e-3)
-          << "batch " << batch << " element " << e;
-    }
+    expectFiniteDifferences(loss, table, tokens, grads[0], {0, 7});
   }
   EXPECT_EQ(generic.concrete_functions().size(), 1u);
 }
@@ -338,17 +347,7 @@ TEST(TracedShapes, GatherGradientsFromNoneDims) {
       auto [expectedValue, expected] = perShape(x, indices);
       EXPECT_NEAR(value.item<float>(), expectedValue.item<float>(), 1e-5) << n;
       expectClose(grads[0], expected[0], 1e-5f);
-      std::vector<float> values = x.to_vector<float>();
-      const float h = 1e-2f;
-      for (size_t e : {size_t(0), values.size() - 1}) {
-        auto lossAt = [&](float delta) {
-          std::vector<float> moved = values;
-          moved[e] += delta;
-          return double(loss(Tensor::from_vector(moved, x.shape()), indices).item<float>());
-        };
-        EXPECT_NEAR(grads[0].to_vector<float>()[e], (lossAt(h) - lossAt(-h)) / (2 * h), 2e-3)
-            << "axis " << c.axis << " size " << n << " element " << e;
-      }
+      expectFiniteDifferences(loss, x, indices, grads[0], {0, static_cast<size_t>(x.numel()) - 1});
     }
     EXPECT_EQ(generic.concrete_functions().size(), 1u) << "axis " << c.axis;
     // The same gradient taken on a tape inside the traced function (its
@@ -844,6 +843,45 @@ TEST(TracedShapes, ReshapesOfSeveralNoneDims) {
               std::string::npos)
         << e.what();
   }
+}
+
+// A symbolic tensor with a None dim says it has no values yet (before:
+// to_vector asked for a vector of 2^64 elements, nbytes wrapped around);
+// one_hot takes indices with several None dims (its column reshape sized
+// by the indices).
+TEST(TracedShapes, SymbolicTensorsWithNoneDims) {
+  auto expectMessage = [](auto &&read, const std::string &expected) {
+    auto f = function(
+        [&](const Tensor &x) {
+          read(x);
+          return x;
+        },
+        "reads", {.input_signature = {{{kNone, 3}}}});
+    try {
+      (void)f(ones({2, 3}));
+      ADD_FAILURE() << "no error for " << expected;
+    } catch (const Error &e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  };
+  expectMessage([](const Tensor &x) { (void)x.to_vector<float>(); },
+                "cannot read the values of a symbolic tensor (float32, shape (None, 3))");
+  expectMessage([](const Tensor &x) { (void)x.item<float>(); },
+                "cannot read the values of a symbolic tensor (float32, shape (None, 3))");
+  expectMessage([](const Tensor &x) { (void)x.nbytes(); },
+                "the size in bytes of a tensor of shape (None, 3) is known only when the traced "
+                "function is called");
+  auto hot = function([](const Tensor &ids) { return nn::one_hot(ids, 4); }, "one_hot_none",
+                      {.input_signature = {{{kNone, kNone}, DType::Int32}}});
+  for (auto [b, t] : {std::pair<int64_t, int64_t>{2, 3}, {1, 5}}) {
+    std::vector<int32_t> ids(static_cast<size_t>(b * t));
+    for (size_t i = 0; i < ids.size(); ++i)
+      ids[i] = static_cast<int32_t>(i % 5) - 1; // -1 and 4 are outside: rows of zeros
+    Tensor indices = Tensor::from_vector(ids, {b, t});
+    EXPECT_EQ(hot(indices).to_vector<float>(), nn::one_hot(indices, 4).to_vector<float>());
+    EXPECT_EQ(hot(indices).shape(), Shape({b, t, 4}));
+  }
+  EXPECT_EQ(hot.concrete_functions().size(), 1u);
 }
 
 // iota_like numbers elements along a dim, eagerly and inside a trace,

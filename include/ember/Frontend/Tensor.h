@@ -12,6 +12,7 @@
 #include "ember/Frontend/Device.h"
 #include "ember/Frontend/Error.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <iosfwd>
@@ -184,7 +185,9 @@ public:
   int rank() const { return shape().rank(); }
   int64_t numel() const { return shape().numel(); }
   int64_t size(int dim) const;
-  size_t nbytes() const { return static_cast<size_t>(numel()) * dtypeSize(dtype()); }
+  /// numel() times the dtype's size; throws Error for a shape with a None
+  /// dim (a symbolic tensor of a function traced with one).
+  size_t nbytes() const;
 
   /// Where the values live: cpu, or cuda:0 (see ember/Device.h).
   Device device() const;
@@ -226,7 +229,8 @@ public:
   /// The values in row-major order, converted to T (numpy's astype rules).
   template <typename T>
   std::vector<T> to_vector() const {
-    std::vector<Stored<T>> out(static_cast<size_t>(numel()));
+    // (A None dim's numel is -1: copyTo throws for a symbolic tensor first.)
+    std::vector<Stored<T>> out(static_cast<size_t>(std::max<int64_t>(numel(), 0)));
     copyTo(out.data(), dtypeOf<Stored<T>>());
     return std::vector<T>(out.begin(), out.end());
   }
