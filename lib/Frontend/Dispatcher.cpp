@@ -124,8 +124,8 @@ struct GenericKernel {
 /// calls, and the request for its exact shape.
 struct HotShape {
   std::atomic<emberrt_entry_fn> entry{nullptr}; ///< the generic's; the specialization's once landed
-  std::atomic<uint32_t> calls{0};               ///< each call counting `weight`
-  uint32_t weight = 1;                          ///< a call's worth (see callWeight)
+  std::atomic<uint64_t> calls{0}; ///< the first call counting 1, the next `weight` each
+  uint32_t weight = 1;            ///< a call's worth (see callWeight)
   GenericKernel *generic = nullptr;
   std::shared_ptr<void> specializationOwner; ///< set before `entry` is swapped
   // The exact request (KernelRequest's fields, owned).
@@ -368,12 +368,14 @@ void specialize(HotShape &hot) {
   kc.specializations.fetch_add(1, std::memory_order_relaxed);
 }
 
-/// What a call of a shape counts toward its hotness: one, or one per 64K
-/// elements of its largest tensor. A generic kernel runs on one thread and
-/// a specialization compiles in about as long as a single-threaded pass over
-/// 16M elements takes, so a call on 16M elements makes its shape hot at
-/// once (the next calls run the specialization, threads and all), one on
-/// 64K elements after the usual count.
+/// What a call of a shape counts toward its hotness after its first: one,
+/// or one per 64K elements of its largest tensor. A generic kernel runs on
+/// one thread and a specialization compiles in about as long as a
+/// single-threaded pass over 16M elements takes, so the second call on 16M
+/// elements makes its shape hot (the next calls run the specialization,
+/// threads and all), one on 64K elements the usual count. (A first call
+/// counts one, so that shapes seen once, however large, do not use up a
+/// kernel's specializations.)
 uint32_t callWeight(std::span<const trace::TensorSpec> inputs, const trace::TensorSpec &result) {
   int64_t largest = result.numElements();
   for (const trace::TensorSpec &input : inputs)
@@ -388,10 +390,11 @@ emberrt_entry_fn entryToCall(const KernelEntry &entry) {
   HotShape *hot = entry.hot.get();
   if (!hot)
     return entry.kernel.entry;
-  uint32_t threshold = hotShapeCalls();
-  if (threshold && hot->calls.load(std::memory_order_relaxed) < threshold) {
-    uint32_t before = hot->calls.fetch_add(hot->weight, std::memory_order_relaxed);
-    if (before < threshold && before + hot->weight >= threshold &&
+  uint64_t threshold = hotShapeCalls();
+  if (uint64_t seen = hot->calls.load(std::memory_order_relaxed); threshold && seen < threshold) {
+    uint64_t weight = seen == 0 ? 1 : hot->weight;
+    uint64_t before = hot->calls.fetch_add(weight, std::memory_order_relaxed);
+    if (before < threshold && before + weight >= threshold &&
         hot->generic->specializations.fetch_add(1, std::memory_order_relaxed) < kMaxSpecializations)
       BackgroundCompiler::instance().enqueue([hot] { specialize(*hot); });
   }

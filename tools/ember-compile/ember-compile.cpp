@@ -224,16 +224,13 @@ std::string cString(llvm::StringRef text) {
   return out + "\"";
 }
 
-/// Whether `source` multiplies sizes (a product of `?` dims, or one scaled),
-/// which may not fit in int64.
-bool multiplies(const ember::DimSource &source) {
-  return source.argument >= 0 && (!source.times.empty() || source.scale != 1);
-}
+/// Whether `source` is computed from sizes (a product, one scaled or
+/// divided, a sum), which may not fit in int64.
+bool computes(const ember::DimSource &source) { return !ember::isPlain(source); }
 
-/// The C expression of a plan's size: a constant, a descriptor's size, or
-/// (a reshape's, a concatenation's) one divided or a sum; one that
-/// multiplies through emberrt_size_mul and its kin, which give
-/// EMBERRT_SIZE_OVERFLOW where it does not fit.
+/// The C expression of a plan's size: a constant or a descriptor's size; a
+/// computed one (a reshape's, a concatenation's) through emberrt_size_mul
+/// and its kin, which give EMBERRT_SIZE_OVERFLOW where it does not fit.
 std::string cSize(const ember::DimSource &source) {
   auto plain = [](const ember::DimSource &term) {
     if (term.argument < 0)
@@ -241,16 +238,12 @@ std::string cSize(const ember::DimSource &source) {
     return "arg" + std::to_string(term.argument) + "->sizes_and_strides[" +
            std::to_string(term.dim) + "]";
   };
-  if (!multiplies(source)) {
-    std::string text = ember::formatSize(source, plain);
-    return ember::isPlain(source) ? text : "(" + text + ")";
-  }
   std::string text = plain(source);
   for (const ember::DimSource &factor : source.times)
     text = "emberrt_size_mul(" + text + ", " + plain(factor) + ")";
-  if (source.scale != 1)
+  if (source.argument >= 0 && source.scale != 1) // (a constant is never scaled)
     text = "emberrt_size_mul(" + text + ", " + std::to_string(source.scale) + ")";
-  if (source.divisor != 1)
+  if (source.argument >= 0 && source.divisor != 1)
     text = "emberrt_size_div(" + text + ", " + std::to_string(source.divisor) + ")";
   for (const ember::DimSource &term : source.plus)
     text = "emberrt_size_add(" + text + ", " + plain(term) + ")";
@@ -296,8 +289,8 @@ void writeDynamicWrappers(llvm::raw_ostream &os, const std::string &name, Functi
            << ";\n";
   }
   for (const ember::DimCheck &check : plan.checks)
-    os << "  if (" << (multiplies(check.a) ? cSize(check.a) + " == EMBERRT_SIZE_OVERFLOW || " : "")
-       << (multiplies(check.b) ? cSize(check.b) + " == EMBERRT_SIZE_OVERFLOW || " : "")
+    os << "  if (" << (computes(check.a) ? cSize(check.a) + " == EMBERRT_SIZE_OVERFLOW || " : "")
+       << (computes(check.b) ? cSize(check.b) + " == EMBERRT_SIZE_OVERFLOW || " : "")
        << cSize(check.a)
        << (check.kind == ember::DimCheck::Kind::Divisible ? " % "
            : check.kind == ember::DimCheck::Kind::AtLeast ? " < "
@@ -312,7 +305,7 @@ void writeDynamicWrappers(llvm::raw_ostream &os, const std::string &name, Functi
     for (size_t d = 0; d < plan.resultDims[r].size(); ++d) {
       const ember::DimSource &size = plan.resultDims[r][d];
       os << "  result" << r << "_sizes[" << d << "] = " << cSize(size) << ";\n";
-      if (multiplies(size))
+      if (computes(size))
         os << "  if (result" << r << "_sizes[" << d << "] == EMBERRT_SIZE_OVERFLOW)\n    return "
            << cString(name + ": dim " + std::to_string(d) + " of result " + std::to_string(r) +
                       ", " + sizeText(size) + ", does not fit in int64")

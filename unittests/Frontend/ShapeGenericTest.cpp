@@ -113,15 +113,22 @@ TEST(ShapeGeneric, HotShapesAreSpecializedInTheBackgroundAndStayCorrect) {
   EXPECT_EQ((x - y).to_vector<float>(), first); // the specialization computes the same
 }
 
-// A call on a large tensor counts one call per 64K elements: a shape of
-// 512K elements is hot at its first call with a count of 8 (its next calls
-// run the specialization, on every thread), a small one after 8 calls.
+// After its first, a call on a large tensor counts one call per 64K
+// elements: a shape of 512K elements is hot at its second call with a count
+// of 8 (its next calls run the specialization, on every thread), a small
+// one after 8 calls. Large shapes called once use up none of the kernel's
+// specializations.
 TEST(ShapeGeneric, LargeShapesAreHotSooner) {
   HotShapes hot(8);
   Tensor big = ramp(1024, 512), small = ramp(7, 13); // 2^19 and 91 elements
   (void)(small * 3.0); // the generic kernel, compiled for the first shape
   KernelCacheStats before = kernel_cache_stats();
+  for (int64_t rows = 1000; rows < 1010; ++rows) // ten large shapes, once each
+    (void)(ramp(rows, 512) * 3.0);
   std::vector<float> first = (big * 3.0).to_vector<float>();
+  finish_background_compiles();
+  EXPECT_EQ(kernel_cache_stats().specializations, before.specializations);
+  EXPECT_EQ((big * 3.0).to_vector<float>(), first);
   finish_background_compiles();
   KernelCacheStats after = kernel_cache_stats();
   EXPECT_EQ(after.specializations, before.specializations + 1);

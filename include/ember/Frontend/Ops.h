@@ -267,8 +267,9 @@ KernelCacheStats kernel_cache_stats();
 /// Hot-shape specialization: a shape served by a generic kernel is compiled
 /// for its own sizes on a background thread once it has been called `calls`
 /// times (100 by default; 0 turns it off; at most 8 shapes per generic kernel;
-/// a call counts one per 64K elements of its largest tensor, so a shape of
-/// 16M elements is hot at its first call: generic kernels run on one thread)
+/// after its first, a call counts one per 64K elements of its largest
+/// tensor, so a shape of 16M elements is hot at its second call: generic
+/// kernels run on one thread)
 /// and swapped in when ready; no call waits for it. The initial value comes
 /// from EMBER_HOT_SHAPE_CALLS. A program may return from main or call exit
 /// at any time: when the main thread ends, the compile in flight finishes
