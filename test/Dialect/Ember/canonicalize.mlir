@@ -851,6 +851,19 @@ func.func @reshape_sizes(%x: tensor<?x?x3xf32>, %b: index, %t: index) -> (tensor
 
 // -----
 
+// A reshape of a reshape with `?` dims stays: the inner one's check (rows
+// a multiple of 3) must still run.
+// CHECK-LABEL: func.func @reshape_reshape_dynamic(
+// CHECK:         %[[S:.*]] = ember.reshape %{{.*}} : tensor<?x4xf32> -> tensor<?x3x4xf32>
+// CHECK:         ember.reshape %[[S]] : tensor<?x3x4xf32> -> tensor<?x4xf32>
+func.func @reshape_reshape_dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %0 = ember.reshape %x : tensor<?x4xf32> -> tensor<?x3x4xf32>
+  %1 = ember.reshape %0 : tensor<?x3x4xf32> -> tensor<?x4xf32>
+  return %1 : tensor<?x4xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @reshape_reshape(
 // CHECK-SAME:      %[[X:[^:]*]]: tensor<2x3xf32>)
 // CHECK-NEXT:    %[[R:.*]] = ember.reshape %[[X]] : tensor<2x3xf32> -> tensor<3x2xf32>

@@ -571,13 +571,34 @@ static bool areDimsOf(ValueRange sizes, Value value) {
   return true;
 }
 
+/// Whether `reshape` takes every operand its type allows: static, or one
+/// `?` result dim inferred exactly (a merge: [?, ?, 3] -> [?, 3]); not one
+/// whose element count or divisibility the call checks.
+static bool cannotFail(ReshapeOp reshape) {
+  RankedTensorType in = reshape.getOperand().getType(), out = reshape.getType();
+  if (in.hasStaticShape() && out.hasStaticShape())
+    return true;
+  if (!reshape.getSizes().empty() || out.hasStaticShape())
+    return false;
+  auto known = [](RankedTensorType type) {
+    int64_t elements = 1;
+    for (int64_t size : type.getShape())
+      elements *= ShapedType::isDynamic(size) ? 1 : size;
+    return elements;
+  };
+  return known(in) != 0 && known(out) != 0 && known(in) % known(out) == 0;
+}
+
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   // (Sizes other than the operand's own regroup it: [?, ?] sized [b, t] is
   // no identity unless b and t are its dims.)
   if (getOperand().getType() == getType() &&
       (getSizes().empty() || areDimsOf(getSizes(), getOperand())))
     return getOperand();
-  if (auto inner = getOperand().getDefiningOp<ReshapeOp>()) {
+  // reshape(reshape(x)) reads x, unless the inner one checks something at
+  // the call, which the fold would drop ([?, 4] -> [?, 3, 4] -> [?, 4]
+  // must still refuse 5 rows).
+  if (auto inner = getOperand().getDefiningOp<ReshapeOp>(); inner && cannotFail(inner)) {
     getOperandMutable().assign(inner.getOperand());
     return getResult();
   }
