@@ -192,6 +192,18 @@ Tensor ember::broadcast_to(const Tensor &x, const Shape &shape, SourceLoc loc) {
   return dispatch(kBroadcastTo, {}, {&x}, &result, loc);
 }
 
+/// The tracer of the function whose None dims `x` has; OpError naming `op`
+/// when there is none (a symbolic tensor kept after its trace ended).
+static Tracer &tracerOfNoneDims(const OpDef &op, const Tensor &x, const SourceLoc &loc) {
+  Tracer *tracer = currentTracer();
+  if (!tracer)
+    throw_op_error(op.name,
+                   describe(x) + " has None dims but no function is being traced: a symbolic "
+                                 "tensor is used after its trace ended",
+                   loc);
+  return *tracer;
+}
+
 /// reshape of a tensor with None dims (traced with an input signature):
 /// the target's -1 becomes a None dim, their product over the target's
 /// known dims (Flatten on a None batch, Dense on a None batch of None
@@ -264,7 +276,8 @@ Tensor ember::reshape(const Tensor &x, const std::vector<int64_t> &requested, co
     return reshape(x, dims, loc);
   Shape shape = Shape::with_unknown_dims(dims); // (x's None dims: counts checked at the call)
   const Tensor *inputs[] = {&x};
-  return currentTracer()->addSizedLike(kReshape, {}, inputs, shape, x.dtype(), like, loc);
+  return tracerOfNoneDims(kReshape, runTime ? like : x, loc)
+      .addSizedLike(kReshape, {}, inputs, shape, x.dtype(), like, loc);
 }
 
 Tensor ember::transpose(const Tensor &x, const std::vector<int64_t> &perm, SourceLoc loc) {
@@ -419,9 +432,10 @@ Tensor ember::slice(const Tensor &x, const std::vector<int64_t> &start,
     }
     int likeDims[] = {d};
     int64_t along[] = {0};
-    Tensor ascending = currentTracer()->addSizedLike(
-        kIota, along, {}, Shape::with_unknown_dims(std::vector<int64_t>{kNone}), DType::Int64, out,
-        loc, likeDims);
+    Tensor ascending =
+        tracerOfNoneDims(kSlice, out, loc)
+            .addSizedLike(kIota, along, {}, Shape::with_unknown_dims(std::vector<int64_t>{kNone}),
+                          DType::Int64, out, loc, likeDims);
     Tensor last = gather(shape(out, loc), Tensor(int64_t{d}, DType::Int64), 0, loc) -
                   Tensor(int64_t{1}, DType::Int64);
     out = gather(out, sub(last, ascending, loc), d, loc);
@@ -551,9 +565,9 @@ Tensor ember::iota_like(const Tensor &x, int64_t dimension, DType dtype, SourceL
   int64_t d = normalizeAxis(kIota.name, dimension, x.rank(), x, loc);
   if (dtype == DType::Bool)
     throw_op_error(kIota.name, "counts in numbers, not in bool", loc);
-  if (Tracer *tracer = currentTracer()) { // one op, not a constant of x's size
-    int64_t words[] = {d};
-    return tracer->addSizedLike(kIota, words, {}, x.shape(), dtype, x, loc);
+  if (currentTracer() || !x.shape().is_fully_defined()) {
+    int64_t words[] = {d}; // one op, not a constant of x's size
+    return tracerOfNoneDims(kIota, x, loc).addSizedLike(kIota, words, {}, x.shape(), dtype, x, loc);
   }
   // Eagerly: the index of flat element i along d is (i / inner) % size.
   int64_t inner = 1, size = x.shape()[static_cast<int>(d)];

@@ -885,6 +885,18 @@ TEST(TracedShapes, SymbolicTensorsWithNoneDims) {
   expectMessage([](const Tensor &x) { (void)x.nbytes(); },
                 "the size in bytes of a tensor of shape (None, 3) is known only when the traced "
                 "function is called");
+  // A symbolic tensor kept after its trace ended: ops that size by its None
+  // dims raise, naming the op (before: a null tracer was called).
+  Tensor kept;
+  auto keep = function(
+      [&](const Tensor &x) {
+        kept = x;
+        return x;
+      },
+      "keep", {.input_signature = {{{kNone, 3}}}});
+  (void)keep(ones({2, 3}));
+  EXPECT_THROW((void)reshape(kept, {kNone, 3}, kept), OpError);
+  EXPECT_THROW((void)iota_like(kept, 0), OpError);
   auto hot = function([](const Tensor &ids) { return nn::one_hot(ids, 4); }, "one_hot_none",
                       {.input_signature = {{{kNone, kNone}, DType::Int32}}});
   for (auto [b, t] : {std::pair<int64_t, int64_t>{2, 3}, {1, 5}}) {
