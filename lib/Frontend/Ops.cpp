@@ -372,8 +372,7 @@ Tensor ember::slice(const Tensor &x, const std::vector<int64_t> &start,
   // ember.slice; each dim with a negative stride is then a gather of its
   // indices in descending order.
   std::vector<int64_t> starts, limits, strides;
-  std::vector<std::pair<int, std::vector<int64_t>>> reversed;
-  std::vector<int> reversedNone; // None dims taken with step -1
+  std::vector<int> reversed; // dims taken with a negative step: gathered backwards after
   for (int d = 0; d < rank; ++d) {
     int64_t size = x.shape()[d];
     if (static_cast<size_t>(d) >= start.size()) {
@@ -386,8 +385,8 @@ Tensor ember::slice(const Tensor &x, const std::vector<int64_t> &start,
     if (size == kNone) { // known at the call only: see noneDimBounds
       auto [first, last] = noneDimBounds(x, d, start[d], limit[d], step, loc);
       starts.push_back(first), limits.push_back(last), strides.push_back(step > 0 ? step : 1);
-      if (step < 0 && !(first == 0 && last == 0)) // reversed after (unless empty for any size)
-        reversedNone.push_back(d);
+      if (step < 0 && !(first == 0 && last == 0)) // (unless empty for any size)
+        reversed.push_back(d);
       continue;
     }
     auto [first, count] = sliceIndices(start[d], limit[d], step, size);
@@ -401,10 +400,7 @@ Tensor ember::slice(const Tensor &x, const std::vector<int64_t> &start,
     // Only the elements used, in ascending order with a positive stride.
     int64_t lowest = first + (count - 1) * step;
     starts.push_back(lowest), limits.push_back(first + 1), strides.push_back(-step);
-    std::vector<int64_t> indices;
-    for (int64_t i = count - 1; i >= 0; --i)
-      indices.push_back(i);
-    reversed.emplace_back(d, std::move(indices));
+    reversed.push_back(d);
   }
   Tensor out = x;
   bool whole = true;
@@ -417,13 +413,8 @@ Tensor ember::slice(const Tensor &x, const std::vector<int64_t> &start,
     pushArray(words, strides);
     out = dispatch(kSlice, words, {&x}, nullptr, loc);
   }
-  for (auto &[d, indices] : reversed) {
-    Tensor order = Tensor::from_vector(indices, Shape{static_cast<int64_t>(indices.size())},
-                                       DType::Int64);
-    out = gather(out, order, d, loc);
-  }
-  for (int d : reversedNone) {                            // m - 1, ..., 0 for the m elements taken
-    if (int64_t taken = out.shape()[d]; taken != kNone) { // x[2:0:-1]: known
+  for (int d : reversed) {                                // m - 1, ..., 0 for the m elements taken
+    if (int64_t taken = out.shape()[d]; taken != kNone) { // known (x[2:0:-1] of a None dim too)
       std::vector<int64_t> order(static_cast<size_t>(taken));
       for (int64_t i = 0; i < taken; ++i)
         order[static_cast<size_t>(i)] = taken - 1 - i;

@@ -40,6 +40,7 @@ using ::ember::DimPlan;
 using ::ember::DimSource;
 using ::ember::isConstant;
 using ::ember::isPlain;
+using mlir::ember::knownElements;
 
 namespace {
 
@@ -140,15 +141,6 @@ std::optional<DimSource> scaled(DimSource source, int64_t scale, int64_t divisor
   source.scale /= common;
   source.divisor /= common;
   return source;
-}
-
-/// The product of `type`'s known dims.
-int64_t knownElements(RankedTensorType type) {
-  int64_t elements = 1;
-  for (int64_t size : type.getShape())
-    if (!ShapedType::isDynamic(size))
-      elements *= size;
-  return elements;
 }
 
 /// The product of `factors` times `known` as one size: each factor an
@@ -371,7 +363,8 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
       int64_t inKnown = knownElements(in), outKnown = knownElements(out);
       if (inKnown == 0 || outKnown == 0)
         return refuse("reshapes `?` dims beside a known dim of size 0: not yet");
-      if (in.getNumDynamicDims() > 1) { // `?` dims merged: their product
+      // Several `?` dims merged (their product), or none (a constant).
+      if (in.getNumDynamicDims() != 1) {
         std::optional<DimSource> elements = elementsOf(operand);
         if (!elements)
           return refuse(unknownSizes);
@@ -393,14 +386,6 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
           plan.checks.push_back(divides);
         }
         classes.derive(classes.classOf(result, firstDynamicDim(out)), rows, op, plan);
-        return WalkResult::advance();
-      }
-      if (in.hasStaticShape()) { // m = inKnown / outKnown
-        if (inKnown % outKnown != 0)
-          return refuse("cannot reshape " + std::to_string(inKnown) + " elements into rows of " +
-                        std::to_string(outKnown));
-        classes.derive(classes.classOf(result, firstDynamicDim(out)),
-                       DimSource{-1, 0, inKnown / outKnown}, op, plan);
         return WalkResult::advance();
       }
       int64_t n = firstDynamicDim(in);

@@ -451,8 +451,33 @@ static Value expandTo(OpBuilder &b, Location loc, Value value, RankedTensorType 
   return tensor::ExpandShapeOp::create(b, loc, type, value, reassociation, outputShape);
 }
 
+/// Reshapes `value` to `type` through a 1-D tensor, cast where one side is
+/// static and the other not; `sizes` holds the run-time sizes of `type`'s
+/// dynamic dims.
 static Value reshapeThroughFlat(OpBuilder &b, Location loc, Value value, RankedTensorType type,
-                                ValueRange sizes);
+                                ValueRange sizes) {
+  auto source = cast<RankedTensorType>(value.getType());
+  auto flat = flatTypeOf(source);
+  Value flatValue = value;
+  if (source.getRank() == 0)
+    flatValue =
+        tensor::ExpandShapeOp::create(b, loc, flat, value, ArrayRef<ReassociationIndices>{});
+  else if (source.getRank() > 1)
+    flatValue = tensor::CollapseShapeOp::create(
+        b, loc, flat, value,
+        ArrayRef<ReassociationIndices>{llvm::to_vector(llvm::seq<int64_t>(0, source.getRank()))});
+  if (RankedTensorType target = flatTypeOf(type); target != flat)
+    flatValue = tensor::CastOp::create(b, loc, target, flatValue);
+  if (type.getRank() == 0)
+    return tensor::CollapseShapeOp::create(b, loc, type, flatValue,
+                                           ArrayRef<ReassociationIndices>{});
+  if (type.getRank() == 1)
+    return flatValue;
+  return expandTo(
+      b, loc, flatValue, type,
+      ArrayRef<ReassociationIndices>{llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()))},
+      sizes);
+}
 
 /// Reshapes `value` to `type` (same element count) through collapse/expand;
 /// `sizes` holds the run-time sizes of `type`'s dynamic dims.
@@ -499,32 +524,6 @@ static Value reshapeTo(OpBuilder &b, Location loc, Value value, RankedTensorType
       return expandTo(b, loc, value, type, *reassociation, sizes);
   }
   return reshapeThroughFlat(b, loc, value, type, sizes);
-}
-
-/// Reshapes `value` to `type` through a 1-D tensor, cast where one side is
-/// static and the other not; `sizes` holds the run-time sizes of `type`'s
-/// dynamic dims.
-static Value reshapeThroughFlat(OpBuilder &b, Location loc, Value value, RankedTensorType type,
-                                ValueRange sizes) {
-  auto source = cast<RankedTensorType>(value.getType());
-  auto flat = flatTypeOf(source);
-  Value flatValue = value;
-  if (source.getRank() == 0)
-    flatValue = tensor::ExpandShapeOp::create(b, loc, flat, value, ArrayRef<ReassociationIndices>{});
-  else if (source.getRank() > 1)
-    flatValue = tensor::CollapseShapeOp::create(
-        b, loc, flat, value,
-        ArrayRef<ReassociationIndices>{llvm::to_vector(llvm::seq<int64_t>(0, source.getRank()))});
-  if (RankedTensorType target = flatTypeOf(type); target != flat)
-    flatValue = tensor::CastOp::create(b, loc, target, flatValue);
-  if (type.getRank() == 0)
-    return tensor::CollapseShapeOp::create(b, loc, type, flatValue, ArrayRef<ReassociationIndices>{});
-  if (type.getRank() == 1)
-    return flatValue;
-  return expandTo(
-      b, loc, flatValue, type,
-      ArrayRef<ReassociationIndices>{llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()))},
-      sizes);
 }
 
 //===----------------------------------------------------------------------===//
@@ -761,11 +760,9 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
             operandType.isDynamicDim(d)
                 ? Value(tensor::DimOp::create(rewriter, loc, operand, d))
                 : Value(arith::ConstantIndexOp::create(rewriter, loc, operandType.getDimSize(d))));
-      int64_t known = 1;
-      for (int64_t size : type.getShape())
-        known *= ShapedType::isDynamic(size) ? 1 : size;
-      sizes.push_back(arith::DivUIOp::create(rewriter, loc, elements,
-                                             arith::ConstantIndexOp::create(rewriter, loc, known)));
+      sizes.push_back(arith::DivUIOp::create(
+          rewriter, loc, elements,
+          arith::ConstantIndexOp::create(rewriter, loc, knownElements(type))));
     }
     rewriter.replaceOp(op, reshapeTo(rewriter, loc, adaptor.getOperand(), type, sizes));
     return success();

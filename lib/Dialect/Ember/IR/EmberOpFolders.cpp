@@ -580,13 +580,8 @@ static bool cannotFail(ReshapeOp reshape) {
     return true;
   if (!reshape.getSizes().empty() || out.hasStaticShape())
     return false;
-  auto known = [](RankedTensorType type) {
-    int64_t elements = 1;
-    for (int64_t size : type.getShape())
-      elements *= ShapedType::isDynamic(size) ? 1 : size;
-    return elements;
-  };
-  return known(in) != 0 && known(out) != 0 && known(in) % known(out) == 0;
+  int64_t inKnown = knownElements(in), outKnown = knownElements(out);
+  return inKnown != 0 && outKnown != 0 && inKnown % outKnown == 0;
 }
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {

@@ -322,6 +322,14 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
   return success();
 }
 
+int64_t mlir::ember::knownElements(RankedTensorType type) {
+  int64_t elements = 1;
+  for (int64_t size : type.getShape())
+    if (!ShapedType::isDynamic(size))
+      elements *= size;
+  return elements;
+}
+
 std::optional<DynamicSliceBounds>
 mlir::ember::dynamicSliceBounds(int64_t start, int64_t limit, int64_t stride, std::string &error) {
   DynamicSliceBounds bounds;

@@ -71,6 +71,20 @@ struct Grad {
     return ReshapeOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()), x);
   }
   Value broadcast(Value x, RankedTensorType type) { return BroadcastToOp::create(b, loc, type, x); }
+  Value i64Scalar(int64_t value) {
+    auto type = RankedTensorType::get({}, b.getI64Type());
+    return ConstantOp::create(b, loc, DenseElementsAttr::get(type, b.getI64IntegerAttr(value)));
+  }
+  /// x's size along dim `d` as an i64 scalar: read at run time for a `?`.
+  Value sizeAlong(Value x, int64_t d) {
+    auto type = cast<RankedTensorType>(x.getType());
+    if (!type.isDynamicDim(d))
+      return i64Scalar(type.getDimSize(d));
+    Value sizes = ShapeOfOp::create(b, loc, x);
+    return reshape(SliceOp::create(b, loc, sizes, ArrayRef<int64_t>{d}, ArrayRef<int64_t>{d + 1},
+                                   ArrayRef<int64_t>{1}),
+                   {});
+  }
   Value transposeLast2(Value x) {
     int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
     SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
@@ -435,9 +449,7 @@ EMBER_VJP(ConcatOp) {
     // sizes, so each piece is a gather of its rows, offset + iota(size).
     Location loc = getLoc();
     Grad g{builder, loc};
-    auto i64 = RankedTensorType::get({}, builder.getI64Type());
-    Value offset =
-        ConstantOp::create(builder, loc, DenseElementsAttr::get(i64, builder.getI64IntegerAttr(0)));
+    Value offset = g.i64Scalar(0);
     for (Value input : getInputs()) {
       auto inputType = cast<RankedTensorType>(input.getType());
       int64_t size = inputType.getDimSize(axis);
@@ -448,11 +460,7 @@ EMBER_VJP(ConcatOp) {
       Value rows = IotaOp::create(builder, loc, rowsType, 0, sizes);
       Value offsets = BroadcastToOp::create(builder, loc, rowsType, offset, sizes);
       out.push_back(GatherOp::create(builder, loc, cotangents[0], g.add(rows, offsets), axis));
-      Value length = g.reshape(SliceOp::create(builder, loc, ShapeOfOp::create(builder, loc, input),
-                                               ArrayRef<int64_t>{axis}, ArrayRef<int64_t>{axis + 1},
-                                               ArrayRef<int64_t>{1}),
-                               {});
-      offset = g.add(offset, length);
+      offset = g.add(offset, g.sizeAlong(input, axis));
     }
     return success();
   }
@@ -538,21 +546,9 @@ EMBER_VJP(GatherOp) {
     auto type = RankedTensorType::get(shape, cast<RankedTensorType>(x.getType()).getElementType());
     return BroadcastToOp::create(builder, loc, type, x, sizesOf(shape, named));
   };
-  auto i64Scalar = [&](int64_t value) -> Value {
-    auto type = RankedTensorType::get({}, builder.getI64Type());
-    return ConstantOp::create(builder, loc,
-                              DenseElementsAttr::get(type, builder.getI64IntegerAttr(value)));
-  };
-  // D as an i64 scalar (to wrap negative indices), read at run time if `?`.
-  Value axisLength =
-      ShapedType::isDynamic(size)
-          ? g.reshape(SliceOp::create(builder, loc, ShapeOfOp::create(builder, loc, getOperand()),
-                                      ArrayRef<int64_t>{axis}, ArrayRef<int64_t>{axis + 1},
-                                      ArrayRef<int64_t>{1}),
-                      {})
-          : i64Scalar(size);
+  Value axisLength = g.sizeAlong(getOperand(), axis); // D, to wrap negative indices
   Value negative =
-      g.compare(ComparisonDirection::lt, indices, spread(i64Scalar(0), {count, 1}, {countSize}));
+      g.compare(ComparisonDirection::lt, indices, spread(g.i64Scalar(0), {count, 1}, {countSize}));
   indices = SelectOp::create(builder, loc, negative,
                              g.add(indices, spread(axisLength, {count, 1}, {countSize})), indices);
   Value positionRow;

@@ -61,6 +61,9 @@ struct DynamicSliceBounds {
 /// message (bounds it cannot take) in `error`.
 std::optional<DynamicSliceBounds> dynamicSliceBounds(int64_t start, int64_t limit, int64_t stride,
                                                      std::string &error);
+/// The product of `type`'s known dims (a `?` counts 1): the elements of a
+/// reshape's side, per unit of its `?` dims.
+int64_t knownElements(RankedTensorType type);
 /// Where `op` was written, as an error message starts: "file:line:col"
 /// (empty when its location is not a file position).
 std::string sourcePosition(Operation *op);
