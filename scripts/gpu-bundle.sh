@@ -6,7 +6,9 @@
 # end's GPU tests and benchmark (ember-gpu-jit) need the JIT: they are built
 # in build-static with MLIR and LLVM linked in (EMBER_STATIC_LLVM), stripped
 # and compressed with xz (about 31 MB). There:
-#   gpu-bundle/run.sh            the tests, the benchmarks, the PyTorch peer
+#   gpu-bundle/run.sh [GROUP...]  the tests, the benchmarks, the PyTorch peer
+#                                (groups: tests bench peer ncu c2 sanitizers,
+#                                and gemms; default all but gemms)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${EMBER_BUILD_DIR:-$root/build}
@@ -45,9 +47,13 @@ EMBER_BUILD_DIR="$root/build-static" EMBER_BUILD_TARGETS=ember-gpu-jit \
 # xz (unpacked there by Python's lzma): 31 MB where zstd -19 gives 35.
 strip -o "$bundle.tmp/ember-gpu-jit" "$root/build-static/bin/ember-gpu-jit"
 xz -9e -T2 "$bundle.tmp/ember-gpu-jit"
-# LLVM's OpenMP runtime, which the GPU machine lacks (threads of compiled
-# host code; run.sh puts this folder on LD_LIBRARY_PATH).
-cp -L "$(ldconfig -p | awk '/libomp.so.5 /{print $NF; exit}')" "$bundle.tmp/libomp.so.5"
+# Shared libraries the GPU machine lacks (run.sh puts this folder on
+# LD_LIBRARY_PATH): LLVM's OpenMP runtime (threads of compiled host code),
+# and Gloo with what it needs (ember::distributed, linked into the JIT).
+for library in libomp.so.5 libgloo.so.0 libhiredis.so.0.14 libibverbs.so.1 libnl-route-3.so.200 \
+  libnl-3.so.200; do
+  cp -L "$(ldconfig -p | awk -v name="$library" '$1 == name {print $NF; exit}')" "$bundle.tmp/"
+done
 cat > "$bundle.tmp/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # On the GPU machine, in one run: the tests, ember's figures and PyTorch's,
@@ -67,28 +73,45 @@ step() { # step SECONDS LOG COMMAND...: runs, keeps the log, says how it ended
   echo "== $log: exit $status, $((SECONDS - start)) s"
   tar -czf "${OUT:-$here}/logs.tgz" -C "$out" .
 }
+# The groups to run: arguments (e.g. `run.sh tests gemms` in a short GPU
+# session), else all of them.
+groups=" ${*:-tests bench peer ncu c2 sanitizers} "
+has() { [[ $groups == *" $1 "* ]]; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-step 60 runtime-tests.log "$here/emberrt-tests"; tail -1 "$out/runtime-tests.log"
-echo "ember-compile --target=cuda:sm_90, called from C: $("$here/ember-compile-gpu-example")"
-step 120 gpu-tests.log "$here/ember-gpu-tests"; grep -E '^\[  (FAILED|PASSED) |FAILED \]' "$out/gpu-tests.log"
 # The front end on the GPU through the JIT (unpacked into a private folder).
 unxz() { python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' "$@"; }
 jit=$(mktemp -d)/ember-gpu-jit
 unxz "$here/ember-gpu-jit.xz" "$jit" && chmod +x "$jit"
 export EMBER_CACHE_DIR=$(mktemp -d)
-step 240 gpu-jit-tests.log "$jit"; grep -E '^\[  (FAILED|PASSED) |FAILED \]|Failure|error' "$out/gpu-jit-tests.log" | head -40
-step 120 gpu-bench.log "$here/ember-gpu-bench"
-step 180 gpu-jit-bench.log "$jit" --bench; cat "$out/gpu-jit-bench.log"
-step 300 torch-peer.log python3 "$here/torch_peer.py"; grep -v Warning "$out/torch-peer.log"
+if has tests; then
+  step 60 runtime-tests.log "$here/emberrt-tests"; tail -1 "$out/runtime-tests.log"
+  echo "ember-compile --target=cuda:sm_90, called from C: $("$here/ember-compile-gpu-example")"
+  step 120 gpu-tests.log "$here/ember-gpu-tests"; grep -E '^\[  (FAILED|PASSED) |FAILED \]' "$out/gpu-tests.log"
+  step 240 gpu-jit-tests.log "$jit"; grep -E '^\[  (FAILED|PASSED) |FAILED \]|Failure|error' "$out/gpu-jit-tests.log" | head -40
+fi
+# The GEMMs alone: ember's (all of ember-gpu-bench and of the JIT's
+# benchmark, their GEMM lines shown) and cuBLAS's.
+if has gemms && ! has bench; then
+  step 120 gpu-bench.log "$here/ember-gpu-bench"; grep -E "gemm|error" "$out/gpu-bench.log"
+  step 180 gpu-jit-bench.log "$jit" --bench; grep -E "gemm|error" "$out/gpu-jit-bench.log"
+  step 120 torch-gemms.log python3 "$here/torch_peer.py" gemms; grep -v Warning "$out/torch-gemms.log"
+fi
+if has bench; then
+  step 120 gpu-bench.log "$here/ember-gpu-bench"
+  step 180 gpu-jit-bench.log "$jit" --bench; cat "$out/gpu-jit-bench.log"
+fi
+if has peer; then
+  step 300 torch-peer.log python3 "$here/torch_peer.py"; grep -v Warning "$out/torch-peer.log"
+fi
 # Where story C2's step at batch 256 spends its time, kernel by kernel.
 ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
-if [[ -x $ncu ]]; then
+if has ncu && [[ -x $ncu ]]; then
   EMBER_GPU_BENCH_C2_BATCH=256 step 180 c2-kernels.log "$ncu" --clock-control none \
     --metrics gpu__time_duration.sum --print-summary per-kernel "$jit" --bench
   grep -E "^  [a-z_0-9]+.*\(|gpu__time_duration" "$out/c2-kernels.log" | paste - - | \
     awk '{print $NF, $0}' | sort -rn | head -25 | cut -c1-200
 fi
-if [[ -d $here/fashion-mnist ]]; then
+if has c2 && [[ -d $here/fashion-mnist ]]; then
   data=$(mktemp -d)
   cp "$here"/fashion-mnist/*.gz "$data/"
   for packed in "$here"/fashion-mnist/*.xz; do unxz "$packed" "$data/$(basename "$packed" .xz)"; done
@@ -102,7 +125,7 @@ fi
 # between a block's threads (racecheck, on the kernels that use it); JIT-
 # compiled kernels too (one-block kernels use barriers).
 sanitizer=/usr/local/cuda/bin/compute-sanitizer
-if [[ -x $sanitizer && ${EMBER_GPU_SANITIZERS:-1} == 1 ]]; then
+if has sanitizers && [[ -x $sanitizer ]]; then
   step 90 gpu-memcheck.log "$sanitizer" --tool memcheck "$here/ember-gpu-tests" \
     --gtest_filter=-GpuKernels.LargeChain; tail -1 "$out/gpu-memcheck.log"
   step 60 gpu-racecheck.log "$sanitizer" --tool racecheck "$here/ember-gpu-tests" \

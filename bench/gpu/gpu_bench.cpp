@@ -16,6 +16,7 @@
 #include "../bench_util.h"
 #include "gpu_kernels.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -158,6 +159,32 @@ int main(int argc, char **argv) {
   bench::report("ember.gpu.sgemm4096", sgemm * 1e3, "ms/call");
   bench::report("ember.gpu.sgemm4096_rate", 2.0 * 4096.0 * 4096.0 * 4096.0 / sgemm / 1e12,
                 "TFLOP/s");
+  // 16-bit GEMMs on tensor cores: 0.5 in both types (0x3f00 in bfloat16,
+  // 0x3800 in float16), C = 2048 everywhere.
+  struct HalfGemm {
+    emberrt_entry_fn entry;
+    const char *name;
+    uint16_t half;
+  };
+  for (auto [entry, name, half] : {HalfGemm{ember_entry_hgemm8192_bf16, "bf16", 0x3f00},
+                                   HalfGemm{ember_entry_hgemm8192_f16, "f16", 0x3800}}) {
+    std::vector<uint16_t> halves(size_t(8192) * 8192, half);
+    DeviceArray ha = DeviceArray::from(halves, {8192, 8192}),
+                hb = DeviceArray::from(halves, {8192, 8192}), hc({8192, 8192}, 2);
+    call(entry, {&ha, &hb, &hc});
+    double seconds = asyncSeconds(3, 2, [&] { call(entry, {&ha, &hb, &hc}); });
+    std::string prefix = std::string("ember.gpu.hgemm8192_") + name;
+    bench::report(prefix.c_str(), seconds * 1e3, "ms/call");
+    bench::report((prefix + "_rate").c_str(), 2.0 * 8192.0 * 8192.0 * 8192.0 / seconds / 1e12,
+                  "TFLOP/s");
+    std::vector<uint16_t> c = hc.toHost<uint16_t>();
+    uint16_t expected = name[0] == 'b' ? 0x4500 : 0x6800; // 2048
+    if (c.front() != expected || c.back() != expected) {
+      std::printf("error: hgemm8192_%s computed 0x%04x, expected 0x%04x\n", name, c.front(),
+                  expected);
+      return 1;
+    }
+  }
   emberrt_cuda_synchronize();
   if (const char *error = emberrt_cuda_last_error(); error && *error) {
     std::printf("error: %s\n", error);

@@ -116,6 +116,20 @@ int runGpuJitBench() {
   bench::report("jit.copy_64mb_pageable", batch64.nbytes() / pageable * 1e-9, "GB/s");
   bench::report("jit.copy_64mb_pinned", batch64.nbytes() / fromPinned * 1e-9, "GB/s");
 
+  // A float32 GEMM 4096 through the JIT on tensor cores with TF32 (on by
+  // default, as in TensorFlow) and without; torch_peer.py times cuBLAS's
+  // TF32 GEMM beside it.
+  Tensor g4096 = full({4096, 4096}, 0.5f).to(gpu);
+  for (bool tf32 : {true, false}) {
+    enable_tensor_float_32_execution(tf32);
+    (void)matmul(g4096, g4096);
+    double seconds = asyncSeconds(5, 5, [&] { (void)matmul(g4096, g4096); });
+    std::string name = tf32 ? "jit.tf32gemm4096" : "jit.sgemm4096";
+    bench::report(name.c_str(), seconds * 1e3, "ms");
+    bench::report((name + "_rate").c_str(), 2.0 * 4096 * 4096 * 4096 / seconds / 1e12, "TFLOP/s");
+  }
+  enable_tensor_float_32_execution(true);
+
   // Story C2's training step (conv2d, pooling, their gradients, sparse
   // softmax cross-entropy, Adam), traced whole, at batches of 32 and 256.
   for (int64_t batch : {32, 256}) {

@@ -2,6 +2,7 @@
 time per call; a sample of N calls ends with one synchronize, "_synchronized"
 rows wait after every call), in the same run on the GPU machine. Prints
 "<name> <value> <unit>" lines like ember's benchmarks."""
+import sys
 import time
 
 import torch
@@ -99,16 +100,7 @@ def main():
 
     report("torch.gpu.mlp_step_batch64_eager", median_seconds(step, 7, 50) * 1e6, "us/step")
 
-    ga = torch.full((4096, 4096), 0.5, device=device)
-    gb = torch.full((4096, 4096), 0.5, device=device)
-    torch.backends.cuda.matmul.allow_tf32 = False
-
-    def sgemm():
-        ga @ gb
-
-    seconds = median_seconds(sgemm, 5, 10)
-    report("torch.gpu.sgemm4096_cublas", seconds * 1e3, "ms/call")
-    report("torch.gpu.sgemm4096_cublas_rate", 2 * 4096**3 / seconds / 1e12, "TFLOP/s")
+    gemms(device)
 
     # A 64 MB batch to the GPU from pageable and from pinned memory.
     pageable = torch.rand(16 << 20)
@@ -119,6 +111,34 @@ def main():
     report("torch.gpu.copy_64mb_pinned", pinned.numel() * 4 / seconds / 1e9, "GB/s")
 
     c2_steps(device)
+
+
+def gemms(device):
+    """cuBLAS: SGEMM 4096 without TF32 and with, and the 16-bit GEMMs 8192."""
+    ga = torch.full((4096, 4096), 0.5, device=device)
+    gb = torch.full((4096, 4096), 0.5, device=device)
+    torch.backends.cuda.matmul.allow_tf32 = False
+
+    def sgemm():
+        ga @ gb
+
+    seconds = median_seconds(sgemm, 5, 10)
+    report("torch.gpu.sgemm4096_cublas", seconds * 1e3, "ms/call")
+    report("torch.gpu.sgemm4096_cublas_rate", 2 * 4096**3 / seconds / 1e12, "TFLOP/s")
+    torch.backends.cuda.matmul.allow_tf32 = True
+    seconds = median_seconds(sgemm, 5, 10)
+    report("torch.gpu.tf32gemm4096_cublas", seconds * 1e3, "ms/call")
+    report("torch.gpu.tf32gemm4096_cublas_rate", 2 * 4096**3 / seconds / 1e12, "TFLOP/s")
+    torch.backends.cuda.matmul.allow_tf32 = False
+
+    for dtype, name in ((torch.bfloat16, "bf16"), (torch.float16, "f16")):
+        ha = torch.full((8192, 8192), 0.5, device=device, dtype=dtype)
+        hb = torch.full((8192, 8192), 0.5, device=device, dtype=dtype)
+        seconds = median_seconds(lambda: ha @ hb, 5, 5)
+        report(f"torch.gpu.hgemm8192_{name}_cublas", seconds * 1e3, "ms/call")
+        report(f"torch.gpu.hgemm8192_{name}_cublas_rate", 2 * 8192**3 / seconds / 1e12,
+               "TFLOP/s")
+        del ha, hb
 
 
 def c2_steps(device):
@@ -153,4 +173,8 @@ def c2_steps(device):
 
 
 if __name__ == "__main__":
-    main()
+    # "gemms": cuBLAS's GEMMs alone (a short GPU session).
+    if sys.argv[1:] == ["gemms"]:
+        gemms(torch.device("cuda"))
+    else:
+        main()

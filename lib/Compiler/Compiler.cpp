@@ -94,7 +94,7 @@ bool Target::parse(llvm::StringRef text, Target &out, std::string &error) {
 std::string Target::describe() const {
   if (kind == Kind::Cuda)
     return "cuda " + cuda.chip + " " + cuda.features + " " + cuda.format + " block " +
-           std::to_string(cuda.blockSize);
+           std::to_string(cuda.blockSize) + (cuda.tf32 ? " tf32" : "");
   return "cpu " + (triple.empty() ? std::string("host") : triple) + " " + cpu + " " + features +
          " vector-bits " + std::to_string(vectorBits);
 }

@@ -6,6 +6,7 @@
 #include "TensorImpl.h"
 
 #include "ember/Frontend/Error.h"
+#include "ember/JIT/KernelCompiler.h"
 #include "emberrt/cuda.h"
 
 #include <algorithm>
@@ -64,6 +65,10 @@ std::string Device::str() const {
 }
 
 bool ember::cuda_is_available() { return emberrt_cuda_available() != 0; }
+
+void ember::enable_tensor_float_32_execution(bool enabled) { jit::setTensorFloat32(enabled); }
+
+bool ember::tensor_float_32_execution_enabled() { return jit::tensorFloat32(); }
 std::string ember::cuda_status() { return emberrt_cuda_status(); }
 
 std::vector<Device> ember::list_devices() {

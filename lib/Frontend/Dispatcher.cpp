@@ -410,7 +410,7 @@ void appendSignature(Words &words, const OpDef &op, const Device &device,
                      const trace::TensorSpec *resultType, std::span<const int64_t> broadcast,
                      Dim dim) {
   words.push_back(reinterpret_cast<intptr_t>(&op));
-  words.push_back(static_cast<int64_t>(device.type()));
+  words.push_back(signatureWordOf(device));
   for (int64_t word : attrWords)
     words.push_back(word);
   words.push_back(static_cast<int64_t>(inputs.size()));
@@ -809,20 +809,26 @@ Tensor ember::detail::dispatch(const OpDef &op, std::span<const int64_t> attrWor
 }
 
 Tensor ember::detail::dispatchBroadcast(const OpDef &op, std::span<const int64_t> attrWords,
-                                        std::initializer_list<const Tensor *> inputs,
+                                        std::initializer_list<const Tensor *> inputList,
                                         const Shape &shape, const SourceLoc &loc) {
+  std::span<const Tensor *const> inputs(inputList.begin(), inputList.size());
   // Traced or recorded, the broadcasts are ops of their own: the graph and
   // the gradient need them.
   if (currentTracer() || activeTape()) {
     std::vector<Tensor> broadcast;
     Tracer *tracer = currentTracer();
+    // Eagerly, each operand is broadcast where the op runs: a host scalar
+    // broadcast on its own would stay on the host, beside a GPU operand.
+    std::vector<Tensor> moved;
+    const Tensor *placed[64];
+    if (!tracer && inputs.size() < 64)
+      inputs = placeOn(placementOf(op.name, inputs, loc), inputs, moved, placed);
     for (const Tensor *input : inputs) {
       trace::TensorSpec spec = specOf(input->dtype(), shape);
       broadcast.push_back(input->shape() == shape ? *input
                           : tracer && !shape.is_fully_defined()
                               // None dims, sized by the inputs that have them
-                              ? tracer->addBroadcast(kOperandBroadcast, *input, shape,
-                                                     {inputs.begin(), inputs.size()}, loc)
+                              ? tracer->addBroadcast(kOperandBroadcast, *input, shape, inputs, loc)
                               : dispatch(kOperandBroadcast, {}, {input}, &spec, loc));
     }
     std::vector<const Tensor *> operands;
@@ -830,11 +836,8 @@ Tensor ember::detail::dispatchBroadcast(const OpDef &op, std::span<const int64_t
       operands.push_back(&t);
     return dispatch(op, attrWords, operands, nullptr, loc);
   }
-  return run(op, attrWords, std::span<const Tensor *const>(inputs.begin(), inputs.size()),
-             nullptr, {shape.begin(), shape.end()}, loc);
+  return run(op, attrWords, inputs, nullptr, {shape.begin(), shape.end()}, loc);
 }
-
-
 
 KernelCacheStats ember::kernel_cache_stats() {
   KernelCache &kc = cache();

@@ -52,6 +52,14 @@ Device placementOf(std::string_view what, std::span<const Tensor *const> inputs,
                    const SourceLoc &loc);
 
 /// The compiler target for code that runs on `device`.
+/// The device as a kernel signature's word: its type and, for GPUs, whether
+/// float32 matmuls may use TF32 (kernels compiled under one setting are not
+/// served under the other).
+inline int64_t signatureWordOf(const Device &device) {
+  return static_cast<int64_t>(device.type()) |
+         (device.is_cuda() && jit::tensorFloat32() ? int64_t(1) << 8 : 0);
+}
+
 inline jit::Target targetOf(const Device &device) {
   return device.is_cuda() ? jit::Target::Cuda : jit::Target::Host;
 }

@@ -166,7 +166,7 @@ struct FunctionCore::Impl {
   /// The signature's words: the host words, then each tensor's dtype and shape.
   static std::vector<int64_t> signatureOf(const CallKey &key, const Device &device) {
     std::vector<int64_t> words = key.words;
-    words.push_back(static_cast<int64_t>(device.type()));
+    words.push_back(signatureWordOf(device));
     for (const Tensor *t : key.tensors)
       appendTypeWords(words, t->dtype(), t->shape());
     return words;
@@ -417,7 +417,7 @@ struct FunctionCore::Impl {
   std::shared_ptr<Concrete> concreteOf(const CallKey &key, const Trace &trace, const Device &device,
                                        bool &traced) {
     std::vector<int64_t> hostWords = key.words;
-    hostWords.push_back(static_cast<int64_t>(device.type()));
+    hostWords.push_back(signatureWordOf(device));
     std::vector<Shape> shapes;
     std::vector<Shape> relaxed;
     {

@@ -126,8 +126,16 @@ void ember::jit::setVectorBits(unsigned bits) {
 
 const std::string &ember::jit::cpuRefusal(const std::string &name) { return chosenCpu(name).error; }
 
+static std::atomic<bool> allowTensorFloat32{true};
+
+bool ember::jit::tensorFloat32() { return allowTensorFloat32.load(std::memory_order_relaxed); }
+
+void ember::jit::setTensorFloat32(bool enabled) {
+  allowTensorFloat32.store(enabled, std::memory_order_relaxed);
+}
+
 ember::CudaTargetOptions ember::jit::jitCudaTarget() {
-  static const CudaTargetOptions options = [] {
+  static const CudaTargetOptions chosen = [] {
     CudaTargetOptions o;
     int major = 0, minor = 0;
     if (const char *chip = std::getenv("EMBER_CUDA_CHIP"); chip && *chip)
@@ -136,5 +144,7 @@ ember::CudaTargetOptions ember::jit::jitCudaTarget() {
       o.chip = "sm_" + std::to_string(major * 10 + minor);
     return o;
   }();
+  CudaTargetOptions options = chosen;
+  options.tf32 = tensorFloat32();
   return options;
 }

@@ -15,6 +15,7 @@
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using ember::joinSteps;
@@ -32,7 +33,7 @@ static const char *const kToGpuSteps[] = {
     // other nest a kernel.
     "func.func(ember-parallel-dims-outermost,convert-linalg-to-parallel-loops)",
     "func.func(ember-map-to-one-block-kernel{max-threads=%BLOCK%})",
-    "ember-map-to-gpu-kernels{block-size=%BLOCK%}",
+    "ember-map-to-gpu-kernels{block-size=%BLOCK% tensor-cores=%TENSORCORES% tf32=%TF32%}",
     "func.func(convert-parallel-loops-to-gpu)",
     "lower-affine",
     "canonicalize",
@@ -64,6 +65,15 @@ static void substitute(std::string &text, llvm::StringRef name, const std::strin
     text.replace(at, name.size(), value);
 }
 
+/// Whether `chip` (sm_XY) has the tensor-core instructions the 16-bit
+/// matmuls use: mma.sync on bfloat16 and cp.async (sm_80, Ampere, and later).
+static bool hasTensorCores(llvm::StringRef chip) {
+  unsigned version = 0;
+  return chip.consume_front("sm_") &&
+         !chip.take_while([](char c) { return llvm::isDigit(c); }).getAsInteger(10, version) &&
+         version >= 80;
+}
+
 std::string ember::cudaStagePipelineText(LoweringStage stage, const CudaTargetOptions &options) {
   switch (stage) {
   case LoweringStage::Optimized:
@@ -72,8 +82,10 @@ std::string ember::cudaStagePipelineText(LoweringStage stage, const CudaTargetOp
     // Kernels cannot call the host runtime's emberrt_report_fault: integer
     // division by zero and gather indices out of range are guarded (no trap,
     // no out-of-bounds read) but not reported on GPUs yet. Matmuls stay
-    // linalg.matmul (generalized: every element of C a thread).
-    return "convert-ember-to-linalg{report-faults=false}," + joinSteps(ember::kToLinalgSteps);
+    // linalg.matmul (generalized: every element of C a thread), 16-bit
+    // operands as they are (tensor cores read them so).
+    return "convert-ember-to-linalg{report-faults=false narrow-matmul-operands=true}," +
+           joinSteps(ember::kToLinalgSteps);
   case LoweringStage::LLVMDialect: {
     std::string gpu = joinSteps(ember::kBufferizeSteps) + "," + joinSteps(kToGpuSteps),
                 nvvm = joinSteps(kToNVVMSteps);
@@ -84,6 +96,8 @@ std::string ember::cudaStagePipelineText(LoweringStage stage, const CudaTargetOp
                "unknown-type-conversion=identity-layout-map "
                "function-boundary-type-conversion=identity-layout-map ");
     substitute(gpu, "%BLOCK%", std::to_string(options.blockSize));
+    substitute(gpu, "%TENSORCORES%", hasTensorCores(options.chip) ? "true" : "false");
+    substitute(gpu, "%TF32%", options.tf32 ? "true" : "false");
     substitute(nvvm, "%CHIP%", options.chip);
     substitute(nvvm, "%FEATURES%", options.features);
     substitute(nvvm, "%FORMAT%", options.format);
@@ -123,6 +137,10 @@ struct LowerToNVVMOptions : PassPipelineOptions<LowerToNVVMOptions> {
       llvm::cl::init("isa")};
   Option<int64_t> blockSize{*this, "block-size", llvm::cl::desc("Threads per block"),
                             llvm::cl::init(256)};
+  Option<bool> tf32{*this, "tf32",
+                    llvm::cl::desc("float32 matmuls on tensor cores, operands rounded to TF32 "
+                                   "(sm_80 and later)"),
+                    llvm::cl::init(false)};
 };
 } // namespace
 
@@ -133,6 +151,6 @@ void ember::registerCudaPipeline() {
       "that launches NVVM kernels (embedded as PTX or cubin) through ember's runtime",
       [](OpPassManager &pm, const LowerToNVVMOptions &options) {
         (void)ember::buildLowerToNVVMPipeline(
-            pm, {options.chip, options.features, options.format, options.blockSize});
+            pm, {options.chip, options.features, options.format, options.blockSize, options.tf32});
       });
 }

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 using namespace ember::gpu_test;
@@ -149,6 +150,83 @@ TEST(GpuKernels, LargeMatmulWithPartialTiles) {
   DeviceArray out({1030, 1100}, sizeof(float));
   call(ember_entry_matmul_large_edges, {&da, &db, &out});
   expectNear(out.toHost<float>(), referenceMatmul(a, b, 1030, 700, 1100), 1e-4, "matmul_large_edges");
+}
+
+// 16-bit values as the kernels store them: bfloat16 the top half of a
+// float32 (inputs truncated, so exactly what the reference reads), float16
+// clang's _Float16.
+uint16_t toBFloat16(float x) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, 4);
+  return uint16_t(bits >> 16);
+}
+float fromBFloat16(uint16_t h) {
+  uint32_t bits = uint32_t(h) << 16;
+  float x;
+  std::memcpy(&x, &bits, 4);
+  return x;
+}
+
+/// C = op(A) op(B) in double from A [m, k] (or [k, m] transposed) and B
+/// [k, n] (or [n, k]).
+std::vector<double> referenceMatmul(const std::vector<float> &a, const std::vector<float> &b, int m,
+                                    int k, int n, bool aTransposed, bool bTransposed) {
+  std::vector<double> c(size_t(m) * n, 0.0);
+  for (int i = 0; i < m; ++i)
+    for (int kk = 0; kk < k; ++kk) {
+      double x = a[aTransposed ? size_t(kk) * m + i : size_t(i) * k + kk];
+      for (int j = 0; j < n; ++j)
+        c[size_t(i) * n + j] += x * b[bTransposed ? size_t(j) * k + kk : size_t(kk) * n + j];
+    }
+  return c;
+}
+
+/// Runs a 16-bit matmul `entry` on random operands of `aShape` and `bShape`
+/// and compares C with the double reference to one unit in the last place
+/// of C's type (2^-7 relative for bfloat16, 2^-10 for float16): the float32
+/// sums differ from it by far less, a wrong fragment by O(1).
+template <typename Half>
+void expectHalfMatmul(emberrt_entry_fn entry, std::vector<int64_t> aShape,
+                      std::vector<int64_t> bShape, bool aTransposed, bool bTransposed,
+                      const char *what) {
+  int m = int(aTransposed ? aShape[1] : aShape[0]), k = int(aTransposed ? aShape[0] : aShape[1]);
+  int n = int(bTransposed ? bShape[0] : bShape[1]);
+  constexpr bool bf16 = std::is_same_v<Half, uint16_t>;
+  auto encode = [](const std::vector<float> &values, std::vector<float> &exact) {
+    std::vector<Half> encoded;
+    for (float v : values) {
+      if constexpr (bf16)
+        encoded.push_back(toBFloat16(v));
+      else
+        encoded.push_back(Half(v));
+      exact.push_back(bf16 ? fromBFloat16(uint16_t(encoded.back())) : float(encoded.back()));
+    }
+    return encoded;
+  };
+  std::vector<float> aExact, bExact;
+  std::vector<Half> a = encode(randomValues<float>(size_t(m) * k, 21, -1, 1), aExact);
+  std::vector<Half> b = encode(randomValues<float>(size_t(k) * n, 22, -1, 1), bExact);
+  DeviceArray da = DeviceArray::from(a, aShape), db = DeviceArray::from(b, bShape);
+  DeviceArray out({m, n}, sizeof(Half));
+  call(entry, {&da, &db, &out});
+  std::vector<double> expected = referenceMatmul(aExact, bExact, m, k, n, aTransposed, bTransposed);
+  std::vector<Half> got = out.toHost<Half>();
+  double ulp = bf16 ? 1.0 / 128 : 1.0 / 1024;
+  for (size_t i = 0; i < got.size(); ++i) {
+    double value = bf16 ? fromBFloat16(uint16_t(got[i])) : double(float(got[i]));
+    ASSERT_NEAR(value, expected[i], ulp * std::max(1.0, std::abs(expected[i])))
+        << what << " at row " << i / n << ", column " << i % n;
+  }
+}
+
+TEST(GpuKernels, BFloat16AndFloat16MatmulsOnTensorCores) {
+  REQUIRE_GPU();
+  expectHalfMatmul<uint16_t>(ember_entry_matmul_bf16_edges, {200, 72}, {72, 136}, false, false,
+                             "matmul_bf16_edges");
+  expectHalfMatmul<_Float16>(ember_entry_matmul_f16_transposed, {72, 200}, {136, 72}, true, true,
+                             "matmul_f16_transposed");
+  expectHalfMatmul<uint16_t>(ember_entry_matmul_bf16_large_edges, {1030, 264}, {1096, 264}, false,
+                             true, "matmul_bf16_large_edges");
 }
 
 TEST(GpuKernels, PowerLoopOfMatmulsWithTemporaries) {

@@ -60,6 +60,20 @@ TEST(GpuJitHost, OpsRunWhereTheirOperandsAre) {
   EXPECT_EQ((gpu * 2.0f).device(), kGpu);         // a host scalar follows
   EXPECT_EQ((gpu * Tensor(2.0f)).device(), kGpu); // a 0-d host tensor too
   EXPECT_EQ((host + host).device(), Device("cpu"));
+  {
+    // Under a tape each broadcast operand is an op of its own: a host
+    // scalar broadcast where the op runs (it once stayed on the host and met
+    // the GPU operand: "operands on different devices").
+    Variable w(gpu);
+    GradientTape tape;
+    Tensor scaled = w * 0.01f, shifted = 1.0f + w;
+    EXPECT_EQ(scaled.device(), kGpu);
+    EXPECT_EQ(shifted.device(), kGpu);
+    EXPECT_EQ(tape.gradient(reduce_sum(scaled + shifted), std::vector<Variable>{w},
+                            UnconnectedGradients::Zero)[0]
+                  .device(),
+              kGpu);
+  }
   try {
     (void)maximum(host, gpu);
     FAIL() << "mixed devices accepted";

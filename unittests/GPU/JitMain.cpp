@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ember/ember.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -19,6 +21,10 @@ int main(int argc, char **argv) {
     return runGpuJitBench();
   if (argc > 1 && std::strcmp(argv[1], "--c2") == 0)
     return emberC2ExampleMain(argc - 1, argv + 1);
+  // The tests compare float32 matmuls with the CPU's to 1e-4 or closer: as
+  // TensorFlow's own GPU tests do, without TF32, except where a test turns
+  // it on (GpuJit.TensorFloat32MatmulsFollowTheSwitch).
+  ember::enable_tensor_float_32_execution(false);
   testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();
 }

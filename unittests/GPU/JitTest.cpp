@@ -59,6 +59,60 @@ TEST(GpuJit, EagerOpsRunOnTheGpuAndMatchTheCpu) {
   expectClose(cast(ga > gb, DType::Int32), cast(a > b, DType::Int32));
 }
 
+// bfloat16 and float16 matmuls run on tensor cores on the GPU and in
+// float32 on the CPU: the products are exact in both, the float32 sums differ
+// in order only, so C agrees to about a unit in its last place. Eager, traced
+// (transposed operands fused into the matmul) and through a tape (the
+// gradients' transposed matmuls).
+TEST(GpuJit, HalfPrecisionMatmulsOnTensorCoresMatchTheCpu) {
+  REQUIRE_GPU();
+  for (DType dtype : {kBFloat16, kFloat16}) {
+    SCOPED_TRACE(std::string(dtypeName(dtype)));
+    double ulp = dtype == kBFloat16 ? 1.0 / 128 : 1.0 / 1024;
+    Tensor a = cast(random_uniform({200, 72}, 31, -1, 1), dtype);
+    Tensor b = cast(random_uniform({72, 136}, 32, -1, 1), dtype);
+    expectClose(matmul(a.to(kGpu), b.to(kGpu)), matmul(a, b), ulp);
+    auto transposed = function(
+        [](const Tensor &x, const Tensor &y) { return matmul(transpose(x), transpose(y)); },
+        "transposed");
+    Tensor at = transpose(a), bt = transpose(b);
+    expectClose(transposed(at.to(kGpu), bt.to(kGpu)), transposed(at, bt), ulp);
+    auto gradients = [&](const Device &device) {
+      Variable x(a.to(device)), w(b.to(device));
+      GradientTape tape;
+      Tensor loss = reduce_sum(cast(matmul(x, w), kFloat32) * 0.01f);
+      return tape.gradient(loss, std::vector<Variable>{x, w}, UnconnectedGradients::Zero);
+    };
+    std::vector<Tensor> gpu = gradients(kGpu), cpu = gradients(Device("cpu"));
+    for (size_t i = 0; i < gpu.size(); ++i)
+      expectClose(gpu[i], cpu[i], ulp);
+  }
+}
+
+// TF32 (TensorFlow's switch; this binary's main turns it off): 1 + 2^-12 is
+// a quarter of TF32's last place above 1, so a TF32 matmul sums ones where
+// a float32 one sums 1 + 2^-12; eager ops and traced functions compile again
+// when the switch changes. Random operands stay within TF32's error.
+TEST(GpuJit, TensorFloat32MatmulsFollowTheSwitch) {
+  REQUIRE_GPU();
+  EXPECT_FALSE(tensor_float_32_execution_enabled());
+  Tensor a = full({64, 128}, 1.0f + 1.0f / 4096), b = ones({128, 64});
+  auto traced = function([](const Tensor &x, const Tensor &y) { return matmul(x, y); }, "mm");
+  auto first = [](const Tensor &t) { return t.to_vector<float>()[0]; };
+  enable_tensor_float_32_execution(true);
+  float eagerTF32 = first(matmul(a.to(kGpu), b.to(kGpu)));
+  float tracedTF32 = first(traced(a.to(kGpu), b.to(kGpu)));
+  Tensor x = random_uniform({256, 512}, 41, -1, 1), w = random_uniform({512, 200}, 42, -1, 1);
+  expectClose(matmul(x.to(kGpu), w.to(kGpu)), matmul(x, w), 1e-2);
+  enable_tensor_float_32_execution(false);
+  EXPECT_EQ(eagerTF32, 128.0f);
+  EXPECT_EQ(tracedTF32, 128.0f);
+  EXPECT_EQ(first(matmul(a.to(kGpu), b.to(kGpu))), 128.03125f);
+  EXPECT_EQ(first(traced(a.to(kGpu), b.to(kGpu))), 128.03125f);
+  EXPECT_EQ(traced.concrete_functions().size(), 2u); // one per setting
+  expectClose(matmul(x.to(kGpu), w.to(kGpu)), matmul(x, w), 1e-4);
+}
+
 TEST(GpuJit, ValuesComeBackThroughToVectorItemAndPrinting) {
   REQUIRE_GPU();
   Tensor x = Tensor({{1.0f, 2.0f}, {3.0f, 4.0f}}).to(kGpu);

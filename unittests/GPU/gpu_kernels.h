@@ -20,8 +20,10 @@
 
 extern "C" {
 #define EMBER_GPU_FUNCTIONS(X)                                                                     \
-  X(chain8_small) X(chain8_big) X(add10) X(softmax) X(mixed) X(matmul) X(sgemm4096) X(power100) \
-  X(halve_while) X(cond_loop) X(sum16m) X(row_max) X(mlp_step) X(matmul_large_edges)
+  X(chain8_small)                                                                                  \
+  X(chain8_big) X(add10) X(softmax) X(mixed) X(matmul) X(sgemm4096) X(power100) X(halve_while)     \
+      X(cond_loop) X(sum16m) X(row_max) X(mlp_step) X(matmul_large_edges) X(matmul_bf16_edges)     \
+          X(matmul_f16_transposed) X(matmul_bf16_large_edges) X(hgemm8192_bf16) X(hgemm8192_f16)
 #define EMBER_DECLARE_ENTRY(name) void ember_entry_##name(void **args);
 EMBER_GPU_FUNCTIONS(EMBER_DECLARE_ENTRY)
 #undef EMBER_DECLARE_ENTRY

@@ -222,3 +222,37 @@ func.func @matmul_large_edges(%a: tensor<1030x700xf32>, %b: tensor<700x1100xf32>
   %0 = ember.matmul %a, %b : tensor<1030x700xf32>, tensor<700x1100xf32> -> tensor<1030x1100xf32>
   return %0 : tensor<1030x1100xf32>
 }
+
+// 16-bit matmuls on tensor cores (mma.sync m16n8k16, fragments through
+// ldmatrix, slices staged by cp.async): the small warp grid with partial
+// tiles on every edge (200 rows, 136 columns, 72 deep: a partial slice);
+// both operands transposed (fused into the matmul: ldmatrix's other form);
+// the large grid with partial tiles and B transposed.
+func.func @matmul_bf16_edges(%a: tensor<200x72xbf16>, %b: tensor<72x136xbf16>) -> tensor<200x136xbf16> attributes {llvm.emit_c_interface} {
+  %0 = ember.matmul %a, %b : tensor<200x72xbf16>, tensor<72x136xbf16> -> tensor<200x136xbf16>
+  return %0 : tensor<200x136xbf16>
+}
+
+func.func @matmul_f16_transposed(%a: tensor<72x200xf16>, %b: tensor<136x72xf16>) -> tensor<200x136xf16> attributes {llvm.emit_c_interface} {
+  %at = ember.transpose %a permutation = [1, 0] : tensor<72x200xf16> -> tensor<200x72xf16>
+  %bt = ember.transpose %b permutation = [1, 0] : tensor<136x72xf16> -> tensor<72x136xf16>
+  %0 = ember.matmul %at, %bt : tensor<200x72xf16>, tensor<72x136xf16> -> tensor<200x136xf16>
+  return %0 : tensor<200x136xf16>
+}
+
+func.func @matmul_bf16_large_edges(%a: tensor<1030x264xbf16>, %b: tensor<1096x264xbf16>) -> tensor<1030x1096xbf16> attributes {llvm.emit_c_interface} {
+  %bt = ember.transpose %b permutation = [1, 0] : tensor<1096x264xbf16> -> tensor<264x1096xbf16>
+  %0 = ember.matmul %a, %bt : tensor<1030x264xbf16>, tensor<264x1096xbf16> -> tensor<1030x1096xbf16>
+  return %0 : tensor<1030x1096xbf16>
+}
+
+// The figures' 16-bit GEMMs (bench/gpu/gpu_bench.cpp, beside cuBLAS).
+func.func @hgemm8192_bf16(%a: tensor<8192x8192xbf16>, %b: tensor<8192x8192xbf16>) -> tensor<8192x8192xbf16> attributes {llvm.emit_c_interface} {
+  %0 = ember.matmul %a, %b : tensor<8192x8192xbf16>, tensor<8192x8192xbf16> -> tensor<8192x8192xbf16>
+  return %0 : tensor<8192x8192xbf16>
+}
+
+func.func @hgemm8192_f16(%a: tensor<8192x8192xf16>, %b: tensor<8192x8192xf16>) -> tensor<8192x8192xf16> attributes {llvm.emit_c_interface} {
+  %0 = ember.matmul %a, %b : tensor<8192x8192xf16>, tensor<8192x8192xf16> -> tensor<8192x8192xf16>
+  return %0 : tensor<8192x8192xf16>
+}

@@ -18,7 +18,8 @@ namespace ember {
 /// (the same for every target). With `reportFaults`,
 /// faulting elements (integer division by zero, gather indices out of range)
 /// call the runtime's emberrt_report_fault; they are guarded either way.
-void populateEmberToLinalgPatterns(RewritePatternSet &patterns, bool reportFaults = true);
+void populateEmberToLinalgPatterns(RewritePatternSet &patterns, bool reportFaults = true,
+                                   bool narrowMatmulOperands = false);
 
 /// Whether convert-ember-to-linalg lowers `op` with dynamic dims: elementwise
 /// ops, broadcasts and reductions (sum, max, min, prod, mean). Other ops

@@ -50,7 +50,12 @@ def ConvertEmberToLinalgPass : Pass<"convert-ember-to-linalg"> {
     Option<"reportFaults", "report-faults", "bool", "true",
            "Report integer division by zero and gather indices out of range "
            "(ember.fault_if, for the runtime); false: only guard them (GPU "
-           "kernels, which cannot call the host runtime)">
+           "kernels, which cannot call the host runtime)">,
+    Option<"narrowMatmulOperands", "narrow-matmul-operands", "bool", "false",
+           "Matmuls of float16 and bfloat16 keep their operands 16-bit (the "
+           "linalg.matmul widens each product to a float32 accumulator) for "
+           "targets that multiply them natively (GPU tensor cores); false: the "
+           "operands are widened to float32 tensors first">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",

@@ -70,6 +70,17 @@ std::vector<Device> list_devices();
 /// when there is a GPU (the message says why not: no driver, no device).
 void require_device(const Device &device);
 
+/// TensorFlow's tf.config.experimental.enable_tensor_float_32_execution:
+/// whether float32 matmuls on GPUs with tensor cores (sm_80 and later) may
+/// round their operands to TF32 (10-bit mantissas, float32 sums): several
+/// times faster, with relative errors near 1e-3 instead of 1e-7. On by
+/// default, as in TensorFlow (PyTorch's allow_tf32 defaults to off). Ops and
+/// traced functions compiled afterwards follow the setting; kernels compiled
+/// under the other one stay cached for it. CPUs are not affected.
+void enable_tensor_float_32_execution(bool enabled);
+/// tf.config.experimental.tensor_float_32_execution_enabled.
+bool tensor_float_32_execution_enabled();
+
 /// Runs the ops created while it lives on `device` (see the file comment).
 /// Scopes nest; each thread has its own.
 class DeviceScope {

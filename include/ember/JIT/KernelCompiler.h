@@ -25,6 +25,12 @@ namespace ember::jit {
 /// runtime; memref arguments hold device pointers).
 enum class Target : uint8_t { Host = 0, Cuda = 1 };
 
+/// Whether float32 matmuls compiled for GPUs from now on may run on tensor
+/// cores with operands rounded to TF32 (jitCudaTarget's `tf32`; on until
+/// set, as TensorFlow's default). Kernels already compiled keep theirs.
+bool tensorFloat32();
+void setTensorFloat32(bool enabled);
+
 // The trace's vocabulary, which the JIT's requests speak.
 using trace::AttrKind;
 using trace::AttrSchema;

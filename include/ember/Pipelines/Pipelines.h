@@ -58,6 +58,9 @@ struct CudaTargetOptions {
   std::string features;
   std::string format = "isa";
   int64_t blockSize = 256;
+  /// float32 matmuls on tensor cores with operands rounded to TF32 (sm_80
+  /// and later; TensorFlow's enable_tensor_float_32_execution).
+  bool tf32 = false;
 };
 
 /// The steps of `stage` of ember-lower-to-nvvm as pipeline text: the same

@@ -406,7 +406,8 @@ struct MapToGpuKernelsPass : ember::impl::MapToGpuKernelsPassBase<MapToGpuKernel
     // element (with at least a warp's worth of elements to reduce); other
     // nests a thread per element.
     for (scf::ParallelOp loop : parallel)
-      if (!ember::mapMatmulToTiles(loop) &&
+      if (!(tensorCores && ember::mapMatmulToTensorCores(loop, tf32)) &&
+          !ember::mapMatmulToTiles(loop) &&
           !ember::mapReductionToBlocks(loop, blockSize, /*minReduced=*/32) &&
           failed(mapParallel(loop)))
         return signalPassFailure();

@@ -27,19 +27,9 @@ struct TileShape {
   int64_t threads() const { return (bm / tm) * (bn / tn); }
 };
 
-/// C[i, j] = C[i, j] + A[i, k] * B[k, j], found in a parallel loop nest.
-struct MatmulNest {
-  Value a, b, c;
-  int64_t m, n, k;
-  bool isFloat;
-  // A read as A[k, i] / B as B[j, k]: a transpose fused into the matmul
-  // (the backward pass's x^T @ dz and dz @ w^T).
-  bool aTransposed = false, bTransposed = false;
-};
+} // namespace
 
-std::optional<int64_t> constant(Value v) { return getConstantIntValue(v); }
-
-std::optional<MatmulNest> match(scf::ParallelOp loop) {
+std::optional<mlir::ember::MatmulNest> mlir::ember::matchMatmulNest(scf::ParallelOp loop) {
   if (loop.getNumLoops() != 2)
     return std::nullopt;
   if (!ember::normalizedExtents(loop))
@@ -54,11 +44,12 @@ std::optional<MatmulNest> match(scf::ParallelOp loop) {
     return std::nullopt;
   Value i = loop.getInductionVars()[0], j = loop.getInductionVars()[1];
   Value k = reduction.getInductionVar();
-  // Exactly: load A[i, k], load B[k, j], load C[i, j], mul, add, store C[i, j].
+  // Exactly: load A[i, k], load B[k, j], load C[i, j], mul, add, store C[i, j]
+  // (and an extf of each 16-bit operand that a float32 C sums).
   SmallVector<Operation *> ops;
   for (Operation &op : reduction.getBody()->without_terminator())
     ops.push_back(&op);
-  if (ops.size() != 6)
+  if (ops.size() < 6)
     return std::nullopt;
   auto store = dyn_cast<memref::StoreOp>(ops.back());
   if (!store || store.getIndices() != ValueRange{i, j})
@@ -80,7 +71,12 @@ std::optional<MatmulNest> match(scf::ParallelOp loop) {
   if (!accumulator || !product || !isa<arith::MulFOp, arith::MulIOp>(product) ||
       isa<arith::MulFOp>(product) != nest.isFloat)
     return std::nullopt;
+  size_t widenings = 0;
   for (Value operand : product->getOperands()) {
+    if (auto widen = operand.getDefiningOp<arith::ExtFOp>()) {
+      operand = widen.getIn();
+      ++widenings;
+    }
     auto load = operand.getDefiningOp<memref::LoadOp>();
     if (!load)
       return std::nullopt;
@@ -93,26 +89,27 @@ std::optional<MatmulNest> match(scf::ParallelOp loop) {
     }
   }
   nest.c = store.getMemRef();
-  if (!nest.a || !nest.b)
+  if (!nest.a || !nest.b || ops.size() != 6 + widenings)
     return std::nullopt;
   for (Value memref : {nest.a, nest.b, nest.c}) {
     auto type = cast<MemRefType>(memref.getType());
     if (!type.getLayout().isIdentity() || !type.hasStaticShape())
       return std::nullopt;
   }
-  nest.m = *constant(loop.getUpperBound()[0]);
-  nest.n = *constant(loop.getUpperBound()[1]);
-  nest.k = *constant(reduction.getUpperBound());
+  nest.m = *getConstantIntValue(loop.getUpperBound()[0]);
+  nest.n = *getConstantIntValue(loop.getUpperBound()[1]);
+  nest.k = *getConstantIntValue(reduction.getUpperBound());
   return nest;
 }
 
-} // namespace
-
 bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
-  std::optional<MatmulNest> nest = match(loop);
+  std::optional<MatmulNest> nest = matchMatmulNest(loop);
   if (!nest)
     return false;
   Type element = cast<MemRefType>(nest->c.getType()).getElementType();
+  // Operands of C's own type only (16-bit ones go to tensor cores).
+  if (nest->elementA() != element || nest->elementB() != element)
+    return false;
   // Large problems: 128 x 128 tiles, 8 x 8 per thread; others 64 x 64, 4 x 4.
   TileShape shape = nest->m >= 1024 && nest->n >= 1024 ? TileShape{128, 128, 8, 8, 8}
                                                        : TileShape{64, 64, 16, 4, 4};

@@ -2,13 +2,33 @@
 #ifndef EMBER_LIB_CODEGEN_CUDA_TILEDMATMUL_H
 #define EMBER_LIB_CODEGEN_CUDA_TILEDMATMUL_H
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace mlir::ember {
 
+/// C[i, j] = C[i, j] + A[i, k] * B[k, j], found in a parallel loop nest of
+/// buffers with static shapes; A and B may be 16-bit floats that a float32
+/// C sums (each widened as it is read).
+struct MatmulNest {
+  Value a, b, c;
+  int64_t m, n, k;
+  bool isFloat;
+  // A read as A[k, i] / B as B[j, k]: a transpose fused into the matmul
+  // (the backward pass's x^T @ dz and dz @ w^T).
+  bool aTransposed = false, bTransposed = false;
+  Type elementA() const { return cast<MemRefType>(a.getType()).getElementType(); }
+  Type elementB() const { return cast<MemRefType>(b.getType()).getElementType(); }
+  Type elementC() const { return cast<MemRefType>(c.getType()).getElementType(); }
+};
+
+/// The matmul that `loop` computes, if it is exactly one:
+///   scf.parallel (i, j) { scf.for k { C[i, j] = C[i, j] + A[i, k] * B[k, j] } }
+std::optional<MatmulNest> matchMatmulNest(scf::ParallelOp loop);
+
 /// Rewrites the loop nest of a 2-D matmul on buffers,
 ///   scf.parallel (i, j) { scf.for k { C[i, j] = C[i, j] + A[i, k] * B[k, j] } }
-/// (f32, f64 or integers, static shapes; A as A[k, i] or B as B[j, k] too:
+/// (f32, f64 or integers of one type, static shapes; A as A[k, i] or B as B[j, k] too:
 /// fused transposes), as a `gpu.launch` of blocks that
 /// each compute a tile of C: the threads stage tiles of A and B in shared
 /// memory, and each accumulates a small block of C in registers (outer
@@ -16,6 +36,15 @@ namespace mlir::ember {
 /// reduction across blocks that add their partial tiles atomically (floats).
 /// Returns false, changing nothing, for any other nest.
 bool mapMatmulToTiles(scf::ParallelOp loop);
+
+/// Rewrites the loop nest of a matmul of float16 or bfloat16 operands into
+/// a float32 C (or, with `allowTF32`, of float32 operands rounded to TF32)
+/// as a `gpu.launch` on tensor cores (`mma.sync` m16n8k16 or m16n8k8, sm_80
+/// and later): slices of A and B staged in shared memory by `cp.async`, two
+/// in flight, read into fragments by `ldmatrix`; each warp holds a block of
+/// C in registers. Rows of A and B (as stored) must be multiples of 16
+/// bytes. Returns false, changing nothing, for any other nest.
+bool mapMatmulToTensorCores(scf::ParallelOp loop, bool allowTF32);
 
 } // namespace mlir::ember
 

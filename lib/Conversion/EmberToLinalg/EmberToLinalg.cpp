@@ -1206,17 +1206,21 @@ struct ArgMaxLowering : OpConversionPattern<ArgMaxOp> {
 /// target. CPUs block them for their vector registers
 /// (ember-cpu-lower-matmuls); GPUs tile them through shared memory.
 struct MatmulLowering : OpConversionPattern<MatmulOp> {
-  using OpConversionPattern::OpConversionPattern;
+  MatmulLowering(MLIRContext *context, bool narrowOperands)
+      : OpConversionPattern(context), narrowOperands(narrowOperands) {}
+  bool narrowOperands;
   LogicalResult matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     // 16-bit floats are multiplied and summed in float32 (operands widened,
     // exactly; the product rounded once): then a plain float32 matmul,
-    // blocked like any other.
+    // blocked like any other. With `narrowOperands` the linalg op widens
+    // each element as it reads it (GPU tensor cores read 16-bit tiles).
     Type element = op.getType().getElementType(), accumulator = accumulatorType(element);
     RankedTensorType type = op.getType().clone(accumulator);
-    Value lhs = castElements(rewriter, loc, adaptor.getLhs(), accumulator);
-    Value rhs = castElements(rewriter, loc, adaptor.getRhs(), accumulator);
+    Type operandElement = narrowOperands ? element : accumulator;
+    Value lhs = castElements(rewriter, loc, adaptor.getLhs(), operandElement);
+    Value rhs = castElements(rewriter, loc, adaptor.getRhs(), operandElement);
     auto finish = [&](Value product) {
       rewriter.replaceOp(op, castElements(rewriter, loc, product, element));
       return success();
@@ -1636,7 +1640,7 @@ struct ConvertEmberToLinalgPass
     target.addLegalOp<FaultIfOp>(); // scalar, in the bodies this makes
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(&getContext());
-    populateEmberToLinalgPatterns(patterns, reportFaults);
+    populateEmberToLinalgPatterns(patterns, reportFaults, narrowMatmulOperands);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       signalPassFailure();
   }
@@ -1644,8 +1648,8 @@ struct ConvertEmberToLinalgPass
 
 } // namespace
 
-void mlir::ember::populateEmberToLinalgPatterns(RewritePatternSet &patterns,
-                                                bool reportFaults) {
+void mlir::ember::populateEmberToLinalgPatterns(RewritePatternSet &patterns, bool reportFaults,
+                                                bool narrowMatmulOperands) {
   MLIRContext *context = patterns.getContext();
   patterns.add<ElementwiseToGeneric>(context, reportFaults);
   patterns.add<GatherLowering, ArgMaxLowering, AllReduceLowering>(context, reportFaults);
@@ -1653,7 +1657,8 @@ void mlir::ember::populateEmberToLinalgPatterns(RewritePatternSet &patterns,
                ReshapeLowering, TransposeLowering, ShapeOfLowering, IotaLowering, SliceLowering,
                ConcatLowering, ReduceLowering<ReduceSumOp>, ReduceLowering<ReduceMaxOp>,
                ReduceLowering<ReduceMinOp>, ReduceLowering<ReduceProdOp>,
-               ReduceLowering<ReduceMeanOp>, MatmulLowering, Conv2DLowering, MaxPool2DLowering,
-               AvgPool2DLowering, Pool2DGradLowering<MaxPool2DGradOp>,
-               Pool2DGradLowering<AvgPool2DGradOp>, MaxPool2DGatherLowering>(context);
+               ReduceLowering<ReduceMeanOp>, Conv2DLowering, MaxPool2DLowering, AvgPool2DLowering,
+               Pool2DGradLowering<MaxPool2DGradOp>, Pool2DGradLowering<AvgPool2DGradOp>,
+               MaxPool2DGatherLowering>(context);
+  patterns.add<MatmulLowering>(context, narrowMatmulOperands);
 }

@@ -58,11 +58,19 @@ def MapToGpuKernelsPass : Pass<"ember-map-to-gpu-kernels", "::mlir::ModuleOp"> {
   let options = [
     Option<"blockSize", "block-size", "int64_t", "256", "Threads per block">,
     Option<"vectorBytes", "vector-bytes", "int64_t", "16",
-           "Bytes each thread loads and stores at once along rows (0: scalars)">
+           "Bytes each thread loads and stores at once along rows (0: scalars)">,
+    Option<"tensorCores", "tensor-cores", "bool", "false",
+           "Matmuls of float16 and bfloat16 operands on tensor cores (mma.sync, "
+           "ldmatrix, cp.async: sm_80 and later)">,
+    Option<"tf32", "tf32", "bool", "false",
+           "With tensor-cores: float32 matmuls too, their operands rounded to "
+           "TF32 (10-bit mantissas; float32 sums)">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect", "::mlir::affine::AffineDialect",
-                           "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect"];
+                           "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
+                           "::mlir::nvgpu::NVGPUDialect", "::mlir::NVVM::NVVMDialect",
+                           "::mlir::LLVM::LLVMDialect"];
 }
 
 def ReuseLoopBuffersPass : Pass<"ember-reuse-loop-buffers", "::mlir::func::FuncOp"> {
