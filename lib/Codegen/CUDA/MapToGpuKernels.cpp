@@ -329,6 +329,14 @@ struct MapToGpuKernelsPass : ember::impl::MapToGpuKernelsPassBase<MapToGpuKernel
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    std::optional<ember::TensorCoreShape> forcedShape;
+    if (!tensorCoreShape.empty() && !(forcedShape = ember::parseTensorCoreShape(tensorCoreShape))) {
+      module.emitError("ember-map-to-gpu-kernels: tensor-core-shape '")
+          << tensorCoreShape
+          << "' is not WMxWN,MTxNT,STAGES,SLICEBYTES with an even NT, 2 stages or more, "
+             "slices a multiple of 32 bytes and at most 16 warps";
+      return signalPassFailure();
+    }
     SmallVector<func::FuncOp> functions;
     for (auto function : module.getOps<func::FuncOp>())
       if (!function.isDeclaration() && !isDeallocationHelper(function))
@@ -406,7 +414,8 @@ struct MapToGpuKernelsPass : ember::impl::MapToGpuKernelsPassBase<MapToGpuKernel
     // element (with at least a warp's worth of elements to reduce); other
     // nests a thread per element.
     for (scf::ParallelOp loop : parallel)
-      if (!(tensorCores && ember::mapMatmulToTensorCores(loop, tf32)) &&
+      if (!(tensorCores &&
+            ember::mapMatmulToTensorCores(loop, tf32, forcedShape ? &*forcedShape : nullptr)) &&
           !ember::mapMatmulToTiles(loop) &&
           !ember::mapReductionToBlocks(loop, blockSize, /*minReduced=*/32) &&
           failed(mapParallel(loop)))

@@ -37,23 +37,17 @@ using namespace mlir;
 
 namespace {
 
-/// A block of warpsM x warpsN warps, each computing mTiles x nTiles tiles of
-/// 16 x 8 elements of C, with `stages` slices of A and B in shared memory
-/// (all but one being copied while the warps multiply the other).
-struct WarpGrid {
-  int64_t warpsM, warpsN, mTiles, nTiles, stages;
-  int64_t bm() const { return warpsM * mTiles * 16; }
-  int64_t bn() const { return warpsN * nTiles * 8; }
-  int64_t threads() const { return 32 * warpsM * warpsN; }
-};
+using WarpGrid = ember::TensorCoreShape;
 
 /// What the operands' element type makes of the kernel: 16-byte chunks of
-/// `chunk` elements, slices 64 bytes deep, mma.sync's k.
+/// `chunk` elements, mma.sync's k.
 struct Precision {
   Type element;
   bool tf32;
   int64_t chunk() const { return tf32 ? 4 : 8; }
-  int64_t sliceDepth() const { return tf32 ? 16 : 32; }
+  int64_t sliceDepth(const WarpGrid &grid) const {
+    return grid.sliceBytes / (element.getIntOrFloatBitWidth() / 8);
+  }
   int64_t mmaK() const { return tf32 ? 8 : 16; }
   NVVM::MMATypes ptxType() const {
     return tf32               ? NVVM::MMATypes::tf32
@@ -87,7 +81,30 @@ struct StagedOperand {
 
 } // namespace
 
-bool mlir::ember::mapMatmulToTensorCores(scf::ParallelOp loop, bool allowTF32) {
+std::optional<mlir::ember::TensorCoreShape>
+mlir::ember::parseTensorCoreShape(llvm::StringRef text) {
+  TensorCoreShape shape;
+  llvm::SmallVector<llvm::StringRef> parts;
+  text.split(parts, ',');
+  auto pair = [](llvm::StringRef part, int64_t &x, int64_t &y) {
+    auto [first, second] = part.split('x');
+    return !first.getAsInteger(10, x) && !second.getAsInteger(10, y) && x > 0 && y > 0;
+  };
+  if (parts.size() != 4 || !pair(parts[0], shape.warpsM, shape.warpsN) ||
+      !pair(parts[1], shape.mTiles, shape.nTiles) || parts[2].getAsInteger(10, shape.stages) ||
+      parts[3].getAsInteger(10, shape.sliceBytes))
+    return std::nullopt;
+  // Two n-tiles an ldmatrix.x4, two k-steps of 32 bytes a slice at least,
+  // one stage copied while another is read, at most 16 warps and the
+  // 227 KiB of shared memory a block can have (checked per matmul too).
+  if (shape.nTiles % 2 || shape.sliceBytes % 32 || shape.sliceBytes < 32 || shape.stages < 2 ||
+      shape.warpsM * shape.warpsN > 16)
+    return std::nullopt;
+  return shape;
+}
+
+bool mlir::ember::mapMatmulToTensorCores(scf::ParallelOp loop, bool allowTF32,
+                                         const TensorCoreShape *forcedShape) {
   std::optional<MatmulNest> nest = matchMatmulNest(loop);
   if (!nest || !nest->isFloat)
     return false;
@@ -97,7 +114,7 @@ bool mlir::ember::mapMatmulToTensorCores(scf::ParallelOp loop, bool allowTF32) {
   Precision precision{element, element.isF32()};
   if (!(element.isF16() || element.isBF16() || (precision.tf32 && allowTF32)))
     return false;
-  int64_t chunk = precision.chunk(), sliceDepth = precision.sliceDepth();
+  int64_t chunk = precision.chunk();
   // A stored [M, K] (or [K, M] transposed), B [K, N] (or [N, K]): their rows
   // are copied 16 bytes at a time.
   int64_t aRowLength = nest->aTransposed ? nest->m : nest->k;
@@ -105,10 +122,13 @@ bool mlir::ember::mapMatmulToTensorCores(scf::ParallelOp loop, bool allowTF32) {
   if (aRowLength % chunk || bRowLength % chunk)
     return false;
   // Large problems: 128 x 128 of C a block of 4 warps (64 x 64 each), 4
-  // stages; others 64 x 64 (32 x 32 a warp), 3 stages.
-  WarpGrid grid =
-      nest->m >= 1024 && nest->n >= 1024 ? WarpGrid{2, 2, 4, 8, 4} : WarpGrid{2, 2, 2, 4, 3};
+  // stages of 64 bytes of the reduction; others 64 x 64 (32 x 32 a warp), 3
+  // stages.
+  WarpGrid grid = forcedShape                          ? *forcedShape
+                  : nest->m >= 1024 && nest->n >= 1024 ? WarpGrid{2, 2, 4, 8, 4, 64}
+                                                       : WarpGrid{2, 2, 2, 4, 3, 64};
   int64_t bm = grid.bm(), bn = grid.bn(), threads = grid.threads(), stages = grid.stages;
+  int64_t sliceDepth = precision.sliceDepth(grid);
   int64_t tilesM = (nest->m + bm - 1) / bm, tilesN = (nest->n + bn - 1) / bn;
   int64_t kTiles = (nest->k + sliceDepth - 1) / sliceDepth;
   StagedOperand a = nest->aTransposed
@@ -117,9 +137,11 @@ bool mlir::ember::mapMatmulToTensorCores(scf::ParallelOp loop, bool allowTF32) {
   StagedOperand bOperand = nest->bTransposed
                                ? StagedOperand{nest->b, bn, sliceDepth, nest->n, nest->k, false}
                                : StagedOperand{nest->b, sliceDepth, bn, nest->k, nest->n, true};
-  // Every thread copies the same number of chunks.
+  // Every thread copies the same number of chunks; a block's shared memory
+  // is at most 227 KiB.
   if (a.rows * a.columns % (chunk * threads) ||
-      bOperand.rows * bOperand.columns % (chunk * threads))
+      bOperand.rows * bOperand.columns % (chunk * threads) ||
+      a.bytes(precision, stages) + bOperand.bytes(precision, stages) > 227 * 1024)
     return false;
 
   MLIRContext *context = loop.getContext();

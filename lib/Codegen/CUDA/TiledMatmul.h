@@ -44,7 +44,23 @@ bool mapMatmulToTiles(scf::ParallelOp loop);
 /// in flight, read into fragments by `ldmatrix`; each warp holds a block of
 /// C in registers. Rows of A and B (as stored) must be multiples of 16
 /// bytes. Returns false, changing nothing, for any other nest.
-bool mapMatmulToTensorCores(scf::ParallelOp loop, bool allowTF32);
+bool mapMatmulToTensorCores(scf::ParallelOp loop, bool allowTF32,
+                            const struct TensorCoreShape *forcedShape = nullptr);
+
+/// How a tensor-core matmul is blocked: warpsM x warpsN warps, each
+/// computing mTiles x nTiles tiles of 16 x 8 elements of C, `stages` slices
+/// of A and B in shared memory (all but one in flight), each `sliceBytes`
+/// of the reduction deep.
+struct TensorCoreShape {
+  int64_t warpsM, warpsN, mTiles, nTiles, stages, sliceBytes;
+  int64_t bm() const { return warpsM * mTiles * 16; }
+  int64_t bn() const { return warpsN * nTiles * 8; }
+  int64_t threads() const { return 32 * warpsM * warpsN; }
+};
+
+/// Parses "WMxWN,MTxNT,STAGES,SLICEBYTES" (e.g. "2x2,4x8,4,64"); nullopt
+/// for anything else or a shape the kernel cannot take.
+std::optional<TensorCoreShape> parseTensorCoreShape(llvm::StringRef text);
 
 } // namespace mlir::ember
 

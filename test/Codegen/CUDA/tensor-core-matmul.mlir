@@ -166,3 +166,36 @@ func.func @f32(%a: memref<128x64xf32>, %b: memref<64x128xf32>, %c: memref<128x12
   }
   return
 }
+
+// -----
+
+// tensor-core-shape forces the blocks (for measuring): 2 x 4 warps of 4 x 8
+// tiles (128 x 256 of C), 3 stages of 128 bytes (64 bfloat16) of the
+// reduction: 3 x (128 x 72 + 64 x 264) x 2 bytes.
+// RUN: ember-opt %s "--ember-map-to-gpu-kernels=tensor-cores=true tensor-core-shape=2x4,4x8,3,128" --split-input-file | FileCheck %s --check-prefix=FORCED
+// RUN: not ember-opt %s "--ember-map-to-gpu-kernels=tensor-cores=true tensor-core-shape=2x2,4x7,3,64" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADSHAPE
+// FORCED-LABEL: func.func @forced(
+// FORCED:         gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c256{{.*}}, {{.*}}) dynamic_shared_memory_size %c156672_i32
+// FORCED:           memref.view {{.*}} to memref<3x128x72xbf16, #gpu.address_space<workgroup>>
+// FORCED:           memref.view {{.*}} to memref<3x64x264xbf16, #gpu.address_space<workgroup>>
+// BADSHAPE: error: ember-map-to-gpu-kernels: tensor-core-shape '2x2,4x7,3,64' is not WMxWN,MTxNT,STAGES,SLICEBYTES with an even NT
+// CHECK-LABEL: func.func @forced(
+func.func @forced(%a: memref<1024x1024xbf16>, %b: memref<1024x1024xbf16>, %c: memref<1024x1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1024 = arith.constant 1024 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c1024, %c1024) step (%c1, %c1) {
+    scf.for %k = %c0 to %c1024 step %c1 {
+      %x = memref.load %a[%i, %k] : memref<1024x1024xbf16>
+      %y = memref.load %b[%k, %j] : memref<1024x1024xbf16>
+      %acc = memref.load %c[%i, %j] : memref<1024x1024xf32>
+      %xw = arith.extf %x : bf16 to f32
+      %yw = arith.extf %y : bf16 to f32
+      %p = arith.mulf %xw, %yw : f32
+      %s = arith.addf %acc, %p : f32
+      memref.store %s, %c[%i, %j] : memref<1024x1024xf32>
+    }
+    scf.reduce
+  }
+  return
+}

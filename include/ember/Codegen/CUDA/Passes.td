@@ -64,7 +64,12 @@ def MapToGpuKernelsPass : Pass<"ember-map-to-gpu-kernels", "::mlir::ModuleOp"> {
            "ldmatrix, cp.async: sm_80 and later)">,
     Option<"tf32", "tf32", "bool", "false",
            "With tensor-cores: float32 matmuls too, their operands rounded to "
-           "TF32 (10-bit mantissas; float32 sums)">
+           "TF32 (10-bit mantissas; float32 sums)">,
+    Option<"tensorCoreShape", "tensor-core-shape", "std::string", "",
+           "Blocks of tensor-core matmuls, \"WMxWN,MTxNT,STAGES,SLICEBYTES\": "
+           "WM x WN warps of MT x NT tiles of 16 x 8, STAGES slices of "
+           "SLICEBYTES of the reduction in shared memory (for measuring; empty: "
+           "chosen by the problem's size)">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect", "::mlir::affine::AffineDialect",
