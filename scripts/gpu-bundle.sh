@@ -41,6 +41,13 @@ clang-22 -std=c99 -O2 -I"$aot" -I"$root/runtime/include" -c "$root/test/Tools/In
   -o "$aot/main.o"
 clang-22 -fuse-ld=lld "$aot/main.o" "$aot/add.o" "$build/runtime/libemberrt.a" -lstdc++ -lm -ldl \
   -lpthread -o "$bundle.tmp/ember-compile-gpu-example"
+# And one object for every batch size (`?` dims; test/Tools/ember-compile-dynamic.test).
+"$build/bin/ember-compile" "$root/test/Tools/Inputs/dynamic-batch.mlir" --target=cuda:sm_90 \
+  -o "$aot/dynamic_batch_gpu.o" --header "$aot/dynamic_batch_gpu.h"
+clang-22 -std=c99 -O2 -I"$aot" -I"$root/runtime/include" \
+  -c "$root/test/Tools/Inputs/call_dynamic_batch_gpu.c" -o "$aot/dynamic_main.o"
+clang-22 -fuse-ld=lld "$aot/dynamic_main.o" "$aot/dynamic_batch_gpu.o" "$build/runtime/libemberrt.a" \
+  -lstdc++ -lm -ldl -lpthread -o "$bundle.tmp/ember-compile-gpu-dynamic"
 rm -rf "$aot"
 EMBER_BUILD_DIR="$root/build-static" EMBER_BUILD_TARGETS=ember-gpu-jit \
   "$root/scripts/build.sh" -DEMBER_STATIC_LLVM=ON >/dev/null
@@ -86,6 +93,8 @@ export EMBER_CACHE_DIR=$(mktemp -d)
 if has tests; then
   step 60 runtime-tests.log "$here/emberrt-tests"; tail -1 "$out/runtime-tests.log"
   echo "ember-compile --target=cuda:sm_90, called from C: $("$here/ember-compile-gpu-example")"
+  echo "the same with a batch of any size (expected: 2 rows: 4 5 10 11, 5 rows: 4 5 10 11 16 17 22 23 28 29, two errors):"
+  "$here/ember-compile-gpu-dynamic"
   step 120 gpu-tests.log "$here/ember-gpu-tests"; grep -E '^\[  (FAILED|PASSED) |FAILED \]' "$out/gpu-tests.log"
   step 240 gpu-jit-tests.log "$jit"; grep -E '^\[  (FAILED|PASSED) |FAILED \]|Failure|error' "$out/gpu-jit-tests.log" | head -40
 fi

@@ -296,6 +296,24 @@ static std::string textOf(ModuleOp module) {
   return text;
 }
 
+/// Whether any value of `module` is a tensor or memref with `?` dims: its
+/// GPU kernels then take memref descriptors, which carry the sizes.
+static bool hasDynamicShapes(ModuleOp module) {
+  auto dynamic = [](Type type) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    return shaped && shaped.hasRank() && !shaped.hasStaticShape();
+  };
+  return module
+      .walk([&](Operation *op) {
+        bool found = llvm::any_of(op->getResultTypes(), dynamic);
+        for (Region &region : op->getRegions())
+          for (Block &block : region)
+            found |= llvm::any_of(block.getArgumentTypes(), dynamic);
+        return found ? WalkResult::interrupt() : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 LogicalResult ember::compiler::compile(ModuleOp module, const CompileOptions &options,
                                        std::string &out, std::string &error) {
   if (options.optLevel > 3) {
@@ -324,7 +342,10 @@ LogicalResult ember::compiler::compile(ModuleOp module, const CompileOptions &op
   static constexpr Phase kStagePhases[] = {Phase::Optimized, Phase::Linalg, Phase::LLVMDialect};
   for (auto [stage, phase] : llvm::zip(kLoweringStages, kStagePhases)) {
     PassManager pm(module.getContext());
-    std::string text = cuda ? cudaStagePipelineText(stage, options.target.cuda)
+    CudaTargetOptions cudaOptions = options.target.cuda;
+    if (cuda && stage == LoweringStage::LLVMDialect)
+      cudaOptions.barePointers = !hasDynamicShapes(module);
+    std::string text = cuda ? cudaStagePipelineText(stage, cudaOptions)
                             : stagePipelineText(stage, vectorBits, options.splitDynamicSizes);
     if (failed(parsePassPipeline(text, pm))) {
       error = "internal error: cannot build the pass pipeline " + text;

@@ -28,6 +28,11 @@ static const char *const kToGpuSteps[] = {
     "func.func(ember-reuse-loop-buffers,buffer-loop-hoisting)",
     "buffer-deallocation-pipeline",
     "convert-bufferization-to-memref",
+    // `?` sizes read from the values that give them, not from views of
+    // buffers that nothing else uses (such a buffer, left on the host,
+    // would need a host allocation of a run-time size); then those buffers
+    // are dead.
+    "func.func(resolve-ranked-shaped-type-result-dims,canonicalize)",
     // Every linalg op a parallel loop nest (reductions inside as scf.for);
     // a small function with control flow one kernel of one block, every
     // other nest a kernel.
@@ -51,9 +56,10 @@ static const char *const kToNVVMSteps[] = {
     "gpu-kernel-outlining",
     "gpu.module(ember-align-workgroup-buffers)",
     // Outlining, NVVM, the host's launches (mgpu* calls, which ember's runtime
-    // provides) and the binary; kernels take bare pointers (static shapes).
+    // provides) and the binary; kernels take bare pointers (static shapes) or
+    // memref descriptors (`?` dims: their sizes and strides).
     ("gpu-lower-to-nvvm-pipeline{cubin-chip=%CHIP% cubin-features=%FEATURES% "
-     "cubin-format=%FORMAT% opt-level=3 kernel-bare-ptr-calling-convention=true}"),
+     "cubin-format=%FORMAT% opt-level=3 kernel-bare-ptr-calling-convention=%BARE%}"),
     // Host temporaries from the runtime's device allocator.
     "ember-device-allocations",
     "ember-emit-entry-points",
@@ -101,6 +107,7 @@ std::string ember::cudaStagePipelineText(LoweringStage stage, const CudaTargetOp
     substitute(nvvm, "%CHIP%", options.chip);
     substitute(nvvm, "%FEATURES%", options.features);
     substitute(nvvm, "%FORMAT%", options.format);
+    substitute(nvvm, "%BARE%", options.barePointers ? "true" : "false");
     return gpu + "," + nvvm;
   }
   }
@@ -137,6 +144,11 @@ struct LowerToNVVMOptions : PassPipelineOptions<LowerToNVVMOptions> {
       llvm::cl::init("isa")};
   Option<int64_t> blockSize{*this, "block-size", llvm::cl::desc("Threads per block"),
                             llvm::cl::init(256)};
+  Option<bool> barePointers{
+      *this, "bare-pointers",
+      llvm::cl::desc("Kernels take one pointer per memref (static shapes only); false: memref "
+                     "descriptors, needed for `?` dims"),
+      llvm::cl::init(true)};
   Option<bool> tf32{*this, "tf32",
                     llvm::cl::desc("float32 matmuls on tensor cores, operands rounded to TF32 "
                                    "(sm_80 and later)"),
@@ -150,7 +162,8 @@ void ember::registerCudaPipeline() {
       "Lower a module of ember and upstream ops on tensors to host code in the LLVM dialect "
       "that launches NVVM kernels (embedded as PTX or cubin) through ember's runtime",
       [](OpPassManager &pm, const LowerToNVVMOptions &options) {
-        (void)ember::buildLowerToNVVMPipeline(
-            pm, {options.chip, options.features, options.format, options.blockSize, options.tf32});
+        (void)ember::buildLowerToNVVMPipeline(pm, {options.chip, options.features, options.format,
+                                                   options.blockSize, options.tf32,
+                                                   options.barePointers});
       });
 }

@@ -541,18 +541,12 @@ int main(int argc, char **argv) {
   if (!module)
     return 1; // the parser named the file and position
 
-  // Entry points for every public function (static shapes only); what
-  // compiled code calls by name comes from ember's runtime (memrefCopy is
-  // MLIR's runner library's name for it).
+  // Entry points for every public function; what compiled code calls by
+  // name comes from ember's runtime (memrefCopy is MLIR's runner library's
+  // name for it).
   FailureOr<int> exported = ember::compiler::markEntryPoints(*module);
   if (failed(exported))
     return 1;
-  if (gpu)
-    for (auto function : module->getOps<func::FuncOp>())
-      if (!ember::compiler::dimPlanOf(function).resultDims.empty())
-        return fail("'" + function.getName().str() +
-                    "' has `?` dims: GPU code is compiled for static shapes (export one "
-                    "function per shape for --target=cuda)");
   if (*exported == 0)
     return fail(inputPath + " has no public function with a body: the output would export "
                 "nothing (ember_entry_<name> is made for each public func.func)");

@@ -91,6 +91,31 @@ TEST(GpuJitHost, OpsRunWhereTheirOperandsAre) {
   EXPECT_EQ(Tensor::empty({3}, DType::Float32).device(), kGpu);
 }
 
+// A traced function with a None batch compiles once for the GPU (its
+// kernels take memref descriptors) and launches for every batch; a softmax
+// over None rows and columns too (a buffer bufferization left with a `?`
+// size once stopped it: "a host buffer of dynamic size").
+TEST(GpuJitHost, NoneDimsCompileOnceForTheGpu) {
+  REQUIRE_FAKE_GPU();
+  auto f = function(
+      [](const Tensor &x, const Tensor &w) { return relu(matmul(x, w)); }, "dense",
+      {.input_signature = {TensorSpec({kNone, 16}, kFloat32), TensorSpec({16, 8}, kFloat32)}});
+  Tensor w = ones({16, 8}).to(kGpu);
+  for (int64_t rows : {1, 5, 300}) {
+    int before = launches();
+    Tensor y = f(ones({rows, 16}).to(kGpu), w);
+    EXPECT_EQ(y.device(), kGpu);
+    EXPECT_EQ(y.shape(), Shape({rows, 8}));
+    EXPECT_GT(launches(), before);
+  }
+  EXPECT_EQ(f.concrete_functions().size(), 1u);
+  auto softmaxRows = function([](const Tensor &x) { return nn::softmax(x); }, "softmax_rows",
+                              {.input_signature = {TensorSpec({kNone, kNone}, kFloat32)}});
+  EXPECT_EQ(softmaxRows(ones({3, 7}).to(kGpu)).shape(), Shape({3, 7}));
+  EXPECT_EQ(softmaxRows(ones({30, 2}).to(kGpu)).shape(), Shape({30, 2}));
+  EXPECT_EQ(softmaxRows.concrete_functions().size(), 1u);
+}
+
 TEST(GpuJitHost, EagerKernelsAreCachedPerDevice) {
   REQUIRE_FAKE_GPU();
   Tensor x = Tensor({{1.5f, 2.5f}, {3.5f, 4.5f}});

@@ -61,6 +61,10 @@ struct CudaTargetOptions {
   /// float32 matmuls on tensor cores with operands rounded to TF32 (sm_80
   /// and later; TensorFlow's enable_tensor_float_32_execution).
   bool tf32 = false;
+  /// Kernels take one pointer per memref (static shapes only); false: memref
+  /// descriptors, as for `?` dims (ember-compile and the JIT choose so for a
+  /// module with any).
+  bool barePointers = true;
 };
 
 /// The steps of `stage` of ember-lower-to-nvvm as pipeline text: the same
