@@ -130,6 +130,26 @@ int runGpuJitBench() {
   }
   enable_tensor_float_32_execution(true);
 
+  // A dense layer, relu(x w + b), traced for one batch size and under an
+  // input signature with a None batch (one compile for every batch): the
+  // generic kernels' cost at 4096 rows (TF32 matmuls).
+  auto denseLayer = [](const Tensor &x, const Tensor &w, const Tensor &b) {
+    return relu(matmul(x, w) + b);
+  };
+  Tensor dw = random_uniform({1024, 1024}, 7).to(gpu), db = random_uniform({1024}, 8).to(gpu);
+  Tensor dx = random_uniform({4096, 1024}, 9).to(gpu);
+  auto staticDense = function(denseLayer, "dense_static");
+  auto noneDense = function(
+      denseLayer, "dense_none",
+      {.input_signature = {TensorSpec({kNone, 1024}, kFloat32), TensorSpec({1024, 1024}, kFloat32),
+                           TensorSpec({1024}, kFloat32)}});
+  for (auto [name, traced] : {std::pair{"jit.dense_gemm_4096_static", &staticDense},
+                              std::pair{"jit.dense_gemm_4096_none_batch", &noneDense}}) {
+    (void)(*traced)(dx, dw, db);
+    double seconds = asyncSeconds(5, 10, [&] { (void)(*traced)(dx, dw, db); });
+    bench::report(name, seconds * 1e6, "us");
+  }
+
   // Story C2's training step (conv2d, pooling, their gradients, sparse
   // softmax cross-entropy, Adam), traced whole, at batches of 32 and 256.
   for (int64_t batch : {32, 256}) {

@@ -116,7 +116,9 @@ TEST(GpuJit, TensorFloat32MatmulsFollowTheSwitch) {
 // None dims on the GPU (issue 25): a traced function and a gradient under
 // an input signature compile once each for every batch (kernels take memref
 // descriptors; grids are sized at the call), batches of 1 to 1000 rows
-// matching the CPU; a softmax over None rows and None columns too.
+// matching the CPU; a softmax over None rows and None columns too. Their
+// matmuls are tiled with the batch counted at the call (float32 on the CUDA
+// cores, bfloat16 on tensor cores).
 TEST(GpuJit, NoneDimsCompileOnceForEveryBatch) {
   REQUIRE_GPU();
   auto dense = [](const Tensor &x, const Tensor &w) {
@@ -127,6 +129,9 @@ TEST(GpuJit, NoneDimsCompileOnceForEveryBatch) {
       {.input_signature = {TensorSpec({kNone, 64}, kFloat32), TensorSpec({64, 32}, kFloat32)}});
   auto softmaxRows = function([](const Tensor &x) { return nn::softmax(x * 2.0f); }, "softmax_rows",
                               {.input_signature = {TensorSpec({kNone, kNone}, kFloat32)}});
+  auto halfDense = function(
+      [](const Tensor &x, const Tensor &w) { return matmul(x, w); }, "half_dense",
+      {.input_signature = {TensorSpec({kNone, 64}, kBFloat16), TensorSpec({64, 32}, kBFloat16)}});
   auto loss = [](const Tensor &x) { return reduce_sum(tanh(x) * x); };
   auto gradient = value_and_grad(loss, "loss", {.input_signature = {{{kNone, 8}}}});
   Tensor w = random_uniform({64, 32}, 51, -1, 1);
@@ -136,6 +141,8 @@ TEST(GpuJit, NoneDimsCompileOnceForEveryBatch) {
     Tensor onGpu = f(x.to(kGpu), w.to(kGpu));
     EXPECT_EQ(onGpu.device(), kGpu);
     expectClose(onGpu, dense(x, w), 1e-4);
+    Tensor xh = cast(x, kBFloat16), wh = cast(w, kBFloat16);
+    expectClose(halfDense(xh.to(kGpu), wh.to(kGpu)), matmul(xh, wh), 1.0 / 128);
     Tensor wide = random_uniform({rows, 5 + rows % 7}, 53, -2, 2);
     expectClose(softmaxRows(wide.to(kGpu)), nn::softmax(wide * 2.0f), 1e-5);
     Tensor small = random_uniform({rows, 8}, 54, -1, 1);
@@ -145,6 +152,7 @@ TEST(GpuJit, NoneDimsCompileOnceForEveryBatch) {
     expectClose(grad, expectedGrad, 1e-5);
   }
   EXPECT_EQ(f.concrete_functions().size(), 1u);
+  EXPECT_EQ(halfDense.concrete_functions().size(), 1u);
   EXPECT_EQ(softmaxRows.concrete_functions().size(), 1u);
 }
 

@@ -116,20 +116,23 @@ bool mlir::ember::mapMatmulToTensorCores(scf::ParallelOp loop, bool allowTF32,
     return false;
   int64_t chunk = precision.chunk();
   // A stored [M, K] (or [K, M] transposed), B [K, N] (or [N, K]): their rows
-  // are copied 16 bytes at a time.
+  // are copied 16 bytes at a time (a `?` M cannot be a row's length).
+  bool dynamicM = ShapedType::isDynamic(nest->m);
+  if (dynamicM && nest->aTransposed)
+    return false;
   int64_t aRowLength = nest->aTransposed ? nest->m : nest->k;
   int64_t bRowLength = nest->bTransposed ? nest->k : nest->n;
   if (aRowLength % chunk || bRowLength % chunk)
     return false;
   // Large problems: 128 x 128 of C a block of 4 warps (64 x 64 each), 4
-  // stages of 64 bytes of the reduction; others 64 x 64 (32 x 32 a warp), 3
-  // stages.
-  WarpGrid grid = forcedShape                          ? *forcedShape
-                  : nest->m >= 1024 && nest->n >= 1024 ? WarpGrid{2, 2, 4, 8, 4, 64}
-                                                       : WarpGrid{2, 2, 2, 4, 3, 64};
+  // stages of 64 bytes of the reduction; others (and a `?` M, which may be
+  // a small batch) 64 x 64 (32 x 32 a warp), 3 stages.
+  WarpGrid grid = forcedShape                                       ? *forcedShape
+                  : !dynamicM && nest->m >= 1024 && nest->n >= 1024 ? WarpGrid{2, 2, 4, 8, 4, 64}
+                                                                    : WarpGrid{2, 2, 2, 4, 3, 64};
   int64_t bm = grid.bm(), bn = grid.bn(), threads = grid.threads(), stages = grid.stages;
   int64_t sliceDepth = precision.sliceDepth(grid);
-  int64_t tilesM = (nest->m + bm - 1) / bm, tilesN = (nest->n + bn - 1) / bn;
+  int64_t tilesN = (nest->n + bn - 1) / bn;
   int64_t kTiles = (nest->k + sliceDepth - 1) / sliceDepth;
   StagedOperand a = nest->aTransposed
                         ? StagedOperand{nest->a, sliceDepth, bm, nest->k, nest->m, true}
@@ -156,8 +159,14 @@ bool mlir::ember::mapMatmulToTensorCores(scf::ParallelOp loop, bool allowTF32,
   // One row of blocks after another would read all of B for every row of
   // tiles while it leaves L2; groups of 8 rows of tiles, column by column,
   // reuse B's tiles across the group (grid x is the block's number).
-  auto launch = gpu::LaunchOp::create(b, loc, index(tilesM * tilesN), one, one, index(threads), one,
-                                      one, sharedBytes);
+  // M and its tiles: counted at the call for a `?` M.
+  Value m = dynamicM ? nest->mValue : index(nest->m);
+  Value tilesM = dynamicM ? arith::CeilDivUIOp::create(b, loc, m, index(bm)).getResult()
+                          : index((nest->m + bm - 1) / bm);
+  Value blocks = dynamicM ? arith::MulIOp::create(b, loc, tilesM, index(tilesN)).getResult()
+                          : index((nest->m + bm - 1) / bm * tilesN);
+  auto launch =
+      gpu::LaunchOp::create(b, loc, blocks, one, one, index(threads), one, one, sharedBytes);
   b.setInsertionPointToStart(&launch.getBody().front());
   auto workgroup = gpu::AddressSpaceAttr::get(context, gpu::AddressSpace::Workgroup);
   Value shared =
@@ -180,11 +189,16 @@ bool mlir::ember::mapMatmulToTensorCores(scf::ParallelOp loop, bool allowTF32,
   auto rem = [&](Value x, int64_t y) {
     return arith::RemUIOp::create(b, loc, x, index(y)).getResult();
   };
+  // A size of the operands as a value: M's may be `?`.
+  auto size = [&](int64_t v) { return ShapedType::isDynamic(v) ? m : index(v); };
   auto less = [&](Value x, int64_t y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, index(y)).getResult();
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, size(y)).getResult();
   };
-  auto atMost = [&](Value x, int64_t y) {
-    return arith::MinUIOp::create(b, loc, x, index(y)).getResult();
+  // min(x, y - below) (y at least `below`: a block runs only where M is 1 or
+  // more, and rows are whole chunks).
+  auto atMost = [&](Value x, int64_t y, int64_t below) {
+    return arith::MinUIOp::create(b, loc, x, arith::SubIOp::create(b, loc, size(y), index(below)))
+        .getResult();
   };
 
   Value tid = launch.getThreadIds().x;
@@ -194,7 +208,7 @@ bool mlir::ember::mapMatmulToTensorCores(scf::ParallelOp loop, bool allowTF32,
   Value group = div(block, kGroupRows * tilesN), inGroup = rem(block, kGroupRows * tilesN);
   Value firstTileRow = mul(group, kGroupRows);
   Value groupRows = arith::MinUIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, index(tilesM), firstTileRow), index(kGroupRows));
+      b, loc, arith::SubIOp::create(b, loc, tilesM, firstTileRow), index(kGroupRows));
   Value tileRow = add(firstTileRow, arith::RemUIOp::create(b, loc, inGroup, groupRows));
   Value tileColumn = arith::DivUIOp::create(b, loc, inGroup, groupRows);
   Value rowBase = mul(tileRow, bm), colBase = mul(tileColumn, bn);
@@ -219,8 +233,8 @@ bool mlir::ember::mapMatmulToTensorCores(scf::ParallelOp loop, bool allowTF32,
       Value elements = arith::SelectOp::create(b, loc, inside, index(chunk), index(0));
       auto copy = nvgpu::DeviceAsyncCopyOp::create(
           b, loc, tokenType, tiles, ValueRange{buffer, row, column}, operand.source,
-          ValueRange{atMost(sourceRow, operand.sourceRows - 1),
-                     atMost(sourceColumn, operand.sourceColumns - chunk)},
+          ValueRange{atMost(sourceRow, operand.sourceRows, 1),
+                     atMost(sourceColumn, operand.sourceColumns, chunk)},
           b.getIndexAttr(chunk), elements, b.getUnitAttr());
       tokens.push_back(copy.getAsyncToken());
     }
@@ -358,7 +372,7 @@ bool mlir::ember::mapMatmulToTensorCores(scf::ParallelOp loop, bool allowTF32,
   // C += the accumulators: lane (g, t) holds C's (g, 2t..2t+1) and
   // (g+8, 2t..2t+1) of each 16 x 8 tile; past the edges skipped.
   Value t2 = mul(t, 2);
-  bool partial = nest->m % bm || nest->n % bn;
+  bool partial = dynamicM || nest->m % bm || nest->n % bn;
   for (int64_t mt = 0; mt < grid.mTiles; ++mt)
     for (int64_t nt = 0; nt < grid.nTiles; ++nt)
       for (int64_t e = 0; e < 4; ++e) {

@@ -32,8 +32,11 @@ struct TileShape {
 std::optional<mlir::ember::MatmulNest> mlir::ember::matchMatmulNest(scf::ParallelOp loop) {
   if (loop.getNumLoops() != 2)
     return std::nullopt;
-  if (!ember::normalizedExtents(loop))
-    return std::nullopt;
+  // From 0 in steps of 1 (the bounds are checked below: M's may be `?`).
+  for (unsigned d = 0; d < 2; ++d)
+    if (getConstantIntValue(loop.getLowerBound()[d]) != 0 ||
+        getConstantIntValue(loop.getStep()[d]) != 1)
+      return std::nullopt;
   Block *body = loop.getBody();
   if (!llvm::hasSingleElement(body->without_terminator()))
     return std::nullopt;
@@ -91,14 +94,24 @@ std::optional<mlir::ember::MatmulNest> mlir::ember::matchMatmulNest(scf::Paralle
   nest.c = store.getMemRef();
   if (!nest.a || !nest.b || ops.size() != 6 + widenings)
     return std::nullopt;
-  for (Value memref : {nest.a, nest.b, nest.c}) {
+  // Static shapes, but M may be `?`: dim 0 of C, and A's M dim.
+  std::optional<int64_t> columns = getConstantIntValue(loop.getUpperBound()[1]);
+  std::optional<int64_t> depth = getConstantIntValue(reduction.getUpperBound());
+  if (!columns || !depth)
+    return std::nullopt;
+  nest.mValue = loop.getUpperBound()[0];
+  nest.m = getConstantIntValue(nest.mValue).value_or(ShapedType::kDynamic);
+  nest.n = *columns;
+  nest.k = *depth;
+  for (auto [memref, mDim] :
+       {std::pair{nest.a, nest.aTransposed ? 1 : 0}, {nest.b, -1}, {nest.c, 0}}) {
     auto type = cast<MemRefType>(memref.getType());
-    if (!type.getLayout().isIdentity() || !type.hasStaticShape())
+    if (!type.getLayout().isIdentity())
       return std::nullopt;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d) && d != mDim)
+        return std::nullopt;
   }
-  nest.m = *getConstantIntValue(loop.getUpperBound()[0]);
-  nest.n = *getConstantIntValue(loop.getUpperBound()[1]);
-  nest.k = *getConstantIntValue(reduction.getUpperBound());
   return nest;
 }
 
@@ -110,15 +123,18 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
   // Operands of C's own type only (16-bit ones go to tensor cores).
   if (nest->elementA() != element || nest->elementB() != element)
     return false;
-  // Large problems: 128 x 128 tiles, 8 x 8 per thread; others 64 x 64, 4 x 4.
-  TileShape shape = nest->m >= 1024 && nest->n >= 1024 ? TileShape{128, 128, 8, 8, 8}
-                                                       : TileShape{64, 64, 16, 4, 4};
-  int64_t tilesM = (nest->m + shape.bm - 1) / shape.bm, tilesN = (nest->n + shape.bn - 1) / shape.bn;
+  // Large problems: 128 x 128 tiles, 8 x 8 per thread; others (and a `?` M,
+  // which may be a small batch) 64 x 64, 4 x 4.
+  bool dynamicM = ShapedType::isDynamic(nest->m);
+  TileShape shape = !dynamicM && nest->m >= 1024 && nest->n >= 1024 ? TileShape{128, 128, 8, 8, 8}
+                                                                    : TileShape{64, 64, 16, 4, 4};
+  int64_t tilesM = dynamicM ? 0 : (nest->m + shape.bm - 1) / shape.bm;
+  int64_t tilesN = (nest->n + shape.bn - 1) / shape.bn;
   int64_t kTiles = (nest->k + shape.bk - 1) / shape.bk;
   // Too few tiles to fill the GPU's 132 multiprocessors: split the reduction
-  // (floats: the partial tiles are added atomically).
+  // (floats: the partial tiles are added atomically; not for a `?` M).
   int64_t splits = 1;
-  if (nest->isFloat && tilesM * tilesN < 132)
+  if (nest->isFloat && !dynamicM && tilesM * tilesN < 132)
     splits = std::clamp<int64_t>(264 / (tilesM * tilesN), 1, std::max<int64_t>(1, kTiles / 4));
   int64_t tilesPerSplit = (kTiles + splits - 1) / splits;
   splits = (kTiles + tilesPerSplit - 1) / tilesPerSplit;
@@ -136,7 +152,11 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
   auto aTileType = MemRefType::get({shape.bk, aPitch}, element, MemRefLayoutAttrInterface(), workgroup);
   auto bTileType = MemRefType::get({shape.bk, shape.bn}, element, MemRefLayoutAttrInterface(), workgroup);
   Value one = index(1);
-  auto launch = gpu::LaunchOp::create(b, loc, index(tilesN), index(tilesM), index(splits),
+  // M's tiles, counted at the call for a `?` M.
+  Value m = dynamicM ? nest->mValue : index(nest->m);
+  Value rowTiles =
+      dynamicM ? arith::CeilDivUIOp::create(b, loc, m, index(shape.bm)).getResult() : index(tilesM);
+  auto launch = gpu::LaunchOp::create(b, loc, index(tilesN), rowTiles, index(splits),
                                       index(threads), one, one, /*dynamicSharedMemorySize=*/Value(),
                                       /*asyncTokenType=*/Type(), ValueRange{},
                                       TypeRange{aTileType, bTileType});
@@ -166,7 +186,7 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
   // Reads the operand's element (row, column) (stored transposed or not)
   // into tile[tileRow, tileColumn], with zeros past the edges (only where
   // the shapes leave partial tiles).
-  bool aPartial = nest->m % shape.bm != 0 || nest->k % shape.bk != 0;
+  bool aPartial = dynamicM || nest->m % shape.bm != 0 || nest->k % shape.bk != 0;
   bool bPartial = nest->k % shape.bk != 0 || nest->n % shape.bn != 0;
   // 16-byte reads of whole tiles: rows a multiple of 16 bytes (aligned
   // reads), every thread the same number of them.
@@ -176,8 +196,8 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
                  shape.bm * shape.bk % (lanes * threads) == 0;
   bool bVector = !bPartial && !nest->bTransposed && nest->n % lanes == 0 &&
                  shape.bk * shape.bn % (lanes * threads) == 0;
-  auto stage = [&](OpBuilder &sb, Value source, bool transposed, bool partial, int64_t rows,
-                   int64_t columns, Value row, Value column, Value tile, Value tileRow,
+  auto stage = [&](OpBuilder &sb, Value source, bool transposed, bool partial, Value rows,
+                   Value columns, Value row, Value column, Value tile, Value tileRow,
                    Value tileColumn) {
     auto at = [&](Value r, Value c) {
       return transposed ? SmallVector<Value, 2>{c, r} : SmallVector<Value, 2>{r, c};
@@ -186,12 +206,15 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
     if (!partial) {
       value = memref::LoadOp::create(sb, loc, source, at(row, column));
     } else {
-      Value inRows = arith::CmpIOp::create(sb, loc, arith::CmpIPredicate::ult, row, index(rows));
-      Value inColumns =
-          arith::CmpIOp::create(sb, loc, arith::CmpIPredicate::ult, column, index(columns));
+      // (A block runs only where M is at least 1: a grid of no blocks
+      // launches nothing.)
+      Value inRows = arith::CmpIOp::create(sb, loc, arith::CmpIPredicate::ult, row, rows);
+      Value inColumns = arith::CmpIOp::create(sb, loc, arith::CmpIPredicate::ult, column, columns);
       Value inside = arith::AndIOp::create(sb, loc, inRows, inColumns);
-      Value safeRow = arith::MinUIOp::create(sb, loc, row, index(rows - 1));
-      Value safeColumn = arith::MinUIOp::create(sb, loc, column, index(columns - 1));
+      Value safeRow =
+          arith::MinUIOp::create(sb, loc, row, arith::SubIOp::create(sb, loc, rows, one));
+      Value safeColumn =
+          arith::MinUIOp::create(sb, loc, column, arith::SubIOp::create(sb, loc, columns, one));
       Value loaded = memref::LoadOp::create(sb, loc, source, at(safeRow, safeColumn));
       value = arith::SelectOp::create(sb, loc, inside, loaded, zero);
     }
@@ -227,7 +250,7 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
         auto plus = [&](Value a, Value b) { return arith::AddIOp::create(kb, loc, a, b); };
         forEachRead(shape.bm, shape.bk, aVector ? lanes : 1, [&](Value r, Value c) {
           if (!aVector)
-            return stage(kb, nest->a, nest->aTransposed, aPartial, nest->m, nest->k,
+            return stage(kb, nest->a, nest->aTransposed, aPartial, m, index(nest->k),
                          plus(rowBase, r), plus(kBase, c), aTile, c, r);
           Value part = readLanes(nest->a, plus(rowBase, r), plus(kBase, c));
           for (int64_t e = 0; e < lanes; ++e)
@@ -236,7 +259,7 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
         });
         forEachRead(shape.bk, shape.bn, bVector ? lanes : 1, [&](Value r, Value c) {
           if (!bVector)
-            return stage(kb, nest->b, nest->bTransposed, bPartial, nest->k, nest->n,
+            return stage(kb, nest->b, nest->bTransposed, bPartial, index(nest->k), index(nest->n),
                          plus(kBase, r), plus(colBase, c), bTile, r, c);
           auto staged = vector::StoreOp::create(
               kb, loc, readLanes(nest->b, plus(kBase, r), plus(colBase, c)), bTile,
@@ -290,7 +313,7 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
 
   // C's elements: added to what C holds (atomically when the reduction is
   // split), past the edges skipped.
-  bool partialC = nest->m % shape.bm != 0 || nest->n % shape.bn != 0;
+  bool partialC = dynamicM || nest->m % shape.bm != 0 || nest->n % shape.bn != 0;
   for (int64_t r = 0; r < shape.tm; ++r)
     for (int64_t c = 0; c < shape.tn; ++c) {
       Value row = arith::AddIOp::create(
@@ -326,7 +349,7 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
         continue;
       }
       Value inside = arith::AndIOp::create(
-          b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, index(nest->m)),
+          b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, m),
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, column, index(nest->n)));
       scf::IfOp::create(b, loc, inside, [&](OpBuilder &ib, Location iloc) {
         write(ib);

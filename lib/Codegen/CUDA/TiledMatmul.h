@@ -8,11 +8,12 @@
 namespace mlir::ember {
 
 /// C[i, j] = C[i, j] + A[i, k] * B[k, j], found in a parallel loop nest of
-/// buffers with static shapes; A and B may be 16-bit floats that a float32
-/// C sums (each widened as it is read).
+/// buffers with static shapes but for M, which may be `?` (a batch); A and B
+/// may be 16-bit floats that a float32 C sums (each widened as it is read).
 struct MatmulNest {
   Value a, b, c;
-  int64_t m, n, k;
+  int64_t m, n, k; // m is ShapedType::kDynamic for a `?` M
+  Value mValue;    // M as a value before the nest (the loop's bound)
   bool isFloat;
   // A read as A[k, i] / B as B[j, k]: a transpose fused into the matmul
   // (the backward pass's x^T @ dz and dz @ w^T).

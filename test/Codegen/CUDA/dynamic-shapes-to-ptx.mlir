@@ -9,6 +9,12 @@
 
 // BARE: error: failed to legalize operation 'gpu.func'
 
+// Matmuls with a `?` M (a batch) are tiled: float32 on the CUDA cores,
+// bfloat16 on tensor cores.
+// RUN: ember-opt %s "--ember-lower-to-nvvm=chip=sm_90 bare-pointers=false" | FileCheck %s --check-prefix=TILES
+// TILES-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// TILES-DAG: ld.shared.v4.b32
+
 // CHECK-DAG: llvm.func @ember_entry_elementwise(
 func.func @elementwise(%a: tensor<?x64xf32>, %b: tensor<64xf32>) -> tensor<?x64xf32> attributes {llvm.emit_c_interface} {
   %c0 = arith.constant 0 : index

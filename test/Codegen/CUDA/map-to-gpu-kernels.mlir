@@ -277,6 +277,40 @@ func.func @matmul(%a: memref<128x1024xf32>, %b: memref<1024x128xf32>, %c: memref
 
 // -----
 
+// A matmul with a `?` M (a batch): 64 x 64 tiles, their rows counted at the
+// call, every read and write of A's and C's rows bounded by M; no split of
+// the reduction (the grid's size is unknown here).
+// CHECK-LABEL: func.func @matmul_dynamic_rows(
+// CHECK:         %[[M:.*]] = memref.dim %{{.*}}, %c0{{.*}} : memref<?x256xf32>
+// CHECK:         %[[TILES:.*]] = arith.ceildivui %[[M]], %c64{{.*}} : index
+// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %c2{{.*}}, {{.*}} = %[[TILES]], {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c256{{.*}}, {{.*}})
+// CHECK:           arith.cmpi ult, %{{.*}}, %[[M]] : index
+// CHECK:           vector.fma
+// CHECK:           scf.if
+// CHECK-NOT:       memref.atomic_rmw
+// CHECK:         return
+func.func @matmul_dynamic_rows(%a: memref<?x256xf32>, %b: memref<256x128xf32>, %c: memref<?x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %m = memref.dim %a, %c0 : memref<?x256xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%m, %c128) step (%c1, %c1) {
+    scf.for %k = %c0 to %c256 step %c1 {
+      %x = memref.load %a[%i, %k] : memref<?x256xf32>
+      %y = memref.load %b[%k, %j] : memref<256x128xf32>
+      %acc = memref.load %c[%i, %j] : memref<?x128xf32>
+      %p = arith.mulf %x, %y : f32
+      %s = arith.addf %acc, %p : f32
+      memref.store %s, %c[%i, %j] : memref<?x128xf32>
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // A 1-D elementwise loop: vectorized (step 4), then normalized to unit steps
 // before tiling, so that the tail guard counts vectors (16 of them), not
 // elements: once it compared 4 * (element offset) with 64 and skipped 3/4.

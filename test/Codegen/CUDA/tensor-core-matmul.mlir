@@ -199,3 +199,38 @@ func.func @forced(%a: memref<1024x1024xbf16>, %b: memref<1024x1024xbf16>, %c: me
   }
   return
 }
+
+// -----
+
+// A `?` M (a batch): the small grid, the blocks counted at the call
+// (ceil(M / 64) x 2 tiles of N), every row bounded by M.
+// CHECK-LABEL: func.func @dynamic_rows(
+// CHECK:         %[[M:.*]] = memref.dim %{{.*}}, %c0{{.*}} : memref<?x64xbf16>
+// CHECK:         %[[TILES:.*]] = arith.ceildivui %[[M]], %c64{{.*}} : index
+// CHECK:         %[[BLOCKS:.*]] = arith.muli %[[TILES]], %c2{{.*}} : index
+// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %[[BLOCKS]], {{.*}}) threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}}) dynamic_shared_memory_size
+// CHECK:           arith.cmpi ult, %{{.*}}, %[[M]] : index
+// CHECK:           nvvm.mma.sync
+// CHECK:           scf.if
+// CHECK:             memref.store %{{.*}} : memref<?x128xf32>
+func.func @dynamic_rows(%a: memref<?x64xbf16>, %b: memref<64x128xbf16>, %c: memref<?x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %m = memref.dim %a, %c0 : memref<?x64xbf16>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%m, %c128) step (%c1, %c1) {
+    scf.for %k = %c0 to %c64 step %c1 {
+      %x = memref.load %a[%i, %k] : memref<?x64xbf16>
+      %y = memref.load %b[%k, %j] : memref<64x128xbf16>
+      %acc = memref.load %c[%i, %j] : memref<?x128xf32>
+      %xw = arith.extf %x : bf16 to f32
+      %yw = arith.extf %y : bf16 to f32
+      %p = arith.mulf %xw, %yw : f32
+      %s = arith.addf %acc, %p : f32
+      memref.store %s, %c[%i, %j] : memref<?x128xf32>
+    }
+    scf.reduce
+  }
+  return
+}
