@@ -51,7 +51,6 @@ Tensor dispatchBroadcast(const OpDef &op, std::span<const int64_t> attrWords,
 Device placementOf(std::string_view what, std::span<const Tensor *const> inputs,
                    const SourceLoc &loc);
 
-/// The compiler target for code that runs on `device`.
 /// The device as a kernel signature's word: its type and, for GPUs, whether
 /// float32 matmuls may use TF32 (kernels compiled under one setting are not
 /// served under the other).
@@ -60,6 +59,7 @@ inline int64_t signatureWordOf(const Device &device) {
          (device.is_cuda() && jit::tensorFloat32() ? int64_t(1) << 8 : 0);
 }
 
+/// The compiler target for code that runs on `device`.
 inline jit::Target targetOf(const Device &device) {
   return device.is_cuda() ? jit::Target::Cuda : jit::Target::Host;
 }

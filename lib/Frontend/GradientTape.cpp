@@ -139,6 +139,20 @@ TapeRecording *ember::detail::activeTape() {
 
 bool ember::detail::tapeRecordsCalls() { return !currentTracer() && activeTape(); }
 
+bool ember::detail::recordedOnTapes(const Tensor &t) {
+  for (TapeRecording *tape : tapes) {
+    if (!recordsNow(tape))
+      continue;
+    for (const TapeRecord &record : tape->records)
+      if (record.result.impl() == t.impl())
+        return true;
+    for (const auto &read : tape->variableReads)
+      if (read.second.impl() == t.impl())
+        return true;
+  }
+  return false;
+}
+
 void ember::detail::recordOnTapes(const OpDef &op, std::span<const int64_t> attrWords,
                                   std::span<const Tensor *const> inputs,
                                   const trace::TensorSpec *resultType, const Tensor &result,
@@ -654,7 +668,7 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
   function.key.insert(function.key.end(), wrt.begin(), wrt.end());
   // The derivative runs where the target was computed.
   Device device = target.device();
-  function.key.push_back(static_cast<int64_t>(device.type()));
+  function.key.push_back(signatureWordOf(device)); // with the TF32 setting
   std::vector<int64_t> sizes;
   for (size_t w : sizeWords)
     sizes.push_back(function.key[w]);

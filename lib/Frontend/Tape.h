@@ -58,6 +58,10 @@ struct TapeRecording {
 /// The innermost recording tape of this thread that records what runs now
 /// (an eager tape, or one created in the function being traced), or null.
 TapeRecording *activeTape();
+/// Whether `t` is a value an active tape of this thread recorded (an op's
+/// result or a variable's read): its gradient flows only through ops that
+/// take it as it is.
+bool recordedOnTapes(const Tensor &t);
 /// Records an eager op on every active tape of this thread.
 void recordOnTapes(const OpDef &op, std::span<const int64_t> attrWords,
                    std::span<const Tensor *const> inputs, const trace::TensorSpec *resultType,

@@ -36,6 +36,9 @@ ember::jit::compileModule(ModuleOp module, std::string &error,
                           StageObserver observeStage, const std::string &objectPath, Target target,
                           bool splitDynamicSizes) {
   bool cuda = target == Target::Cuda;
+  // Read once: the disk cache's key and the compile must agree (the TF32
+  // switch may change on another thread).
+  CudaTargetOptions cudaTarget = cuda ? jitCudaTarget() : CudaTargetOptions();
   std::string cpu = jitCpu();
   if (!cpu.empty())
     if (const std::string &refused = cpuRefusal(cpu); !refused.empty()) {
@@ -51,7 +54,7 @@ ember::jit::compileModule(ModuleOp module, std::string &error,
     if (splitDynamicSizes)
       os << "split-dynamic-sizes\n";
     if (cuda)
-      os << "cuda " << lowerToNVVMPipelineText(jitCudaTarget()) << "\n";
+      os << "cuda " << lowerToNVVMPipelineText(cudaTarget) << "\n";
     module->print(os, OpPrintingFlags().printGenericOpForm());
     path = cachePath(cacheDir, key);
     if (!observeStage)
@@ -74,7 +77,7 @@ ember::jit::compileModule(ModuleOp module, std::string &error,
   compiler::CompileOptions options;
   if (cuda) {
     options.target.kind = compiler::Target::Kind::Cuda;
-    options.target.cuda = jitCudaTarget();
+    options.target.cuda = cudaTarget;
   } else {
     options.target.cpu = cpu; // empty: this machine's, with all its features
     options.target.vectorBits = vectorBits();

@@ -61,6 +61,12 @@ static cl::opt<std::string> cudaFormat(
              "the program loads it; the default), bin (a cubin, through the CUDA toolkit's "
              "ptxas: $CUDA_ROOT or /usr/local/cuda) or fatbin"),
     cl::init("isa"), cl::cat(compileCategory));
+static cl::opt<bool> tensorFloat32(
+    "tf32",
+    cl::desc("With --target=cuda: float32 matmuls on tensor cores, their operands rounded to "
+             "TF32 (sm_80 and later; TensorFlow's enable_tensor_float_32_execution, which "
+             "ember's front end follows; off here unless given)"),
+    cl::init(false), cl::cat(compileCategory));
 static cl::opt<std::string> triple("mtriple", cl::desc("CPU target triple (cross-compiling)"),
                                    cl::cat(compileCategory));
 static cl::opt<std::string> cpu("mcpu", cl::desc("CPU name: x86-64-v3, skylake-avx512, ..."),
@@ -504,7 +510,10 @@ int main(int argc, char **argv) {
     return fail("unknown --cuda-format=" + cudaFormat + ": expected isa, bin or fatbin");
   if (!gpu && cudaFormat != "isa")
     return fail("--cuda-format applies to --target=cuda");
+  if (!gpu && tensorFloat32)
+    return fail("--tf32 applies to --target=cuda");
   options.target.cuda.format = cudaFormat;
+  options.target.cuda.tf32 = tensorFloat32;
   options.target.triple = triple;
   options.target.cpu = cpu;
   options.target.features = features;

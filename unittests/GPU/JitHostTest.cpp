@@ -74,6 +74,31 @@ TEST(GpuJitHost, OpsRunWhereTheirOperandsAre) {
                   .device(),
               kGpu);
   }
+  {
+    // What the tape recorded on the host (a variable's value, an op's
+    // result) is not copied to the GPU for an op: the copy is no op of the
+    // tape's, and the variable's gradient would be missing, not an error.
+    // (Integers, which have no gradient, are copied: dropout's counters.)
+    Variable hostScale(Tensor(0.5f)), hostRow(Tensor({1.0f, 2.0f}));
+    GradientTape tape;
+    for (auto use : std::initializer_list<std::function<Tensor()>>{
+             [&] { return gpu * hostScale.value(); },
+             [&] { return gpu + reduce_sum(hostRow.value() * 3.0f); },
+             [&] {
+               DeviceScope onGpu(kGpu);
+               return hostRow.value() + 1.0f;
+             }}) {
+      try {
+        (void)use();
+        FAIL() << "a recorded host operand was copied to the GPU";
+      } catch (const OpError &e) {
+        EXPECT_NE(std::string(e.what()).find("where a GradientTape recorded it, and runs on "
+                                             "cuda:0"),
+                  std::string::npos)
+            << e.what();
+      }
+    }
+  }
   try {
     (void)maximum(host, gpu);
     FAIL() << "mixed devices accepted";

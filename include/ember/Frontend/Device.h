@@ -76,7 +76,9 @@ void require_device(const Device &device);
 /// times faster, with relative errors near 1e-3 instead of 1e-7. On by
 /// default, as in TensorFlow (PyTorch's allow_tf32 defaults to off). Ops and
 /// traced functions compiled afterwards follow the setting; kernels compiled
-/// under the other one stay cached for it. CPUs are not affected.
+/// under the other one stay cached for it. CPUs are not affected. Set it
+/// while no other thread compiles GPU code (a compile under way when it
+/// changes may take either setting).
 void enable_tensor_float_32_execution(bool enabled);
 /// tf.config.experimental.tensor_float_32_execution_enabled.
 bool tensor_float_32_execution_enabled();

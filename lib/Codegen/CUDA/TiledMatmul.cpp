@@ -120,9 +120,10 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
   if (!nest)
     return false;
   Type element = cast<MemRefType>(nest->c.getType()).getElementType();
-  // Operands of C's own type only (16-bit ones go to tensor cores).
-  if (nest->elementA() != element || nest->elementB() != element)
-    return false;
+  // Operands of C's type, or 16-bit floats widened to it as they are staged
+  // (where tensor cores do not take them: chips before sm_80, rows that are
+  // not whole 16-byte chunks).
+  bool widened = nest->elementA() != element || nest->elementB() != element;
   // Large problems: 128 x 128 tiles, 8 x 8 per thread; others (and a `?` M,
   // which may be a small batch) 64 x 64, 4 x 4.
   bool dynamicM = ShapedType::isDynamic(nest->m);
@@ -152,12 +153,14 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
   auto aTileType = MemRefType::get({shape.bk, aPitch}, element, MemRefLayoutAttrInterface(), workgroup);
   auto bTileType = MemRefType::get({shape.bk, shape.bn}, element, MemRefLayoutAttrInterface(), workgroup);
   Value one = index(1);
-  // M's tiles, counted at the call for a `?` M.
+  // M's tiles, counted at the call for a `?` M, along grid x then (whose
+  // 2^31 - 1 blocks hold any M; grid y holds 65535).
   Value m = dynamicM ? nest->mValue : index(nest->m);
   Value rowTiles =
       dynamicM ? arith::CeilDivUIOp::create(b, loc, m, index(shape.bm)).getResult() : index(tilesM);
-  auto launch = gpu::LaunchOp::create(b, loc, index(tilesN), rowTiles, index(splits),
-                                      index(threads), one, one, /*dynamicSharedMemorySize=*/Value(),
+  Value gridX = dynamicM ? rowTiles : index(tilesN), gridY = dynamicM ? index(tilesN) : rowTiles;
+  auto launch = gpu::LaunchOp::create(b, loc, gridX, gridY, index(splits), index(threads), one, one,
+                                      /*dynamicSharedMemorySize=*/Value(),
                                       /*asyncTokenType=*/Type(), ValueRange{},
                                       TypeRange{aTileType, bTileType});
   Value aTile = launch.getWorkgroupAttributions()[0], bTile = launch.getWorkgroupAttributions()[1];
@@ -166,8 +169,10 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
   Value tid = launch.getThreadIds().x;
   Value tx = arith::RemUIOp::create(b, loc, tid, index(shape.bn / shape.tn));
   Value ty = arith::DivUIOp::create(b, loc, tid, index(shape.bn / shape.tn));
-  Value rowBase = arith::MulIOp::create(b, loc, launch.getBlockIds().y, index(shape.bm));
-  Value colBase = arith::MulIOp::create(b, loc, launch.getBlockIds().x, index(shape.bn));
+  Value rowTile = dynamicM ? launch.getBlockIds().x : launch.getBlockIds().y;
+  Value columnTile = dynamicM ? launch.getBlockIds().y : launch.getBlockIds().x;
+  Value rowBase = arith::MulIOp::create(b, loc, rowTile, index(shape.bm));
+  Value colBase = arith::MulIOp::create(b, loc, columnTile, index(shape.bn));
   Value firstTile = arith::MulIOp::create(b, loc, launch.getBlockIds().z, index(tilesPerSplit));
   Value lastTile = arith::MinUIOp::create(
       b, loc, arith::AddIOp::create(b, loc, firstTile, index(tilesPerSplit)), index(kTiles));
@@ -192,9 +197,9 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
   // reads), every thread the same number of them.
   int64_t lanes = 16 / (element.getIntOrFloatBitWidth() / 8);
   auto laneType = VectorType::get({lanes}, element);
-  bool aVector = !aPartial && !nest->aTransposed && nest->k % lanes == 0 &&
+  bool aVector = !widened && !aPartial && !nest->aTransposed && nest->k % lanes == 0 &&
                  shape.bm * shape.bk % (lanes * threads) == 0;
-  bool bVector = !bPartial && !nest->bTransposed && nest->n % lanes == 0 &&
+  bool bVector = !widened && !bPartial && !nest->bTransposed && nest->n % lanes == 0 &&
                  shape.bk * shape.bn % (lanes * threads) == 0;
   auto stage = [&](OpBuilder &sb, Value source, bool transposed, bool partial, Value rows,
                    Value columns, Value row, Value column, Value tile, Value tileRow,
@@ -202,9 +207,14 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
     auto at = [&](Value r, Value c) {
       return transposed ? SmallVector<Value, 2>{c, r} : SmallVector<Value, 2>{r, c};
     };
+    // A 16-bit operand is widened to C's type as it is staged.
+    auto read = [&](Value r, Value c) -> Value {
+      Value loaded = memref::LoadOp::create(sb, loc, source, at(r, c));
+      return loaded.getType() == element ? loaded : arith::ExtFOp::create(sb, loc, element, loaded);
+    };
     Value value;
     if (!partial) {
-      value = memref::LoadOp::create(sb, loc, source, at(row, column));
+      value = read(row, column);
     } else {
       // (A block runs only where M is at least 1: a grid of no blocks
       // launches nothing.)
@@ -215,8 +225,7 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
           arith::MinUIOp::create(sb, loc, row, arith::SubIOp::create(sb, loc, rows, one));
       Value safeColumn =
           arith::MinUIOp::create(sb, loc, column, arith::SubIOp::create(sb, loc, columns, one));
-      Value loaded = memref::LoadOp::create(sb, loc, source, at(safeRow, safeColumn));
-      value = arith::SelectOp::create(sb, loc, inside, loaded, zero);
+      value = arith::SelectOp::create(sb, loc, inside, read(safeRow, safeColumn), zero);
     }
     memref::StoreOp::create(sb, loc, value, tile, ValueRange{tileRow, tileColumn});
   };

@@ -41,8 +41,8 @@ bool mapMatmulToTiles(scf::ParallelOp loop);
 /// Rewrites the loop nest of a matmul of float16 or bfloat16 operands into
 /// a float32 C (or, with `allowTF32`, of float32 operands rounded to TF32)
 /// as a `gpu.launch` on tensor cores (`mma.sync` m16n8k16 or m16n8k8, sm_80
-/// and later): slices of A and B staged in shared memory by `cp.async`, two
-/// in flight, read into fragments by `ldmatrix`; each warp holds a block of
+/// and later): slices of A and B staged in shared memory by `cp.async`,
+/// stages - 1 in flight, read into fragments by `ldmatrix`; each warp holds a block of
 /// C in registers. Rows of A and B (as stored) must be multiples of 16
 /// bytes. Returns false, changing nothing, for any other nest.
 bool mapMatmulToTensorCores(scf::ParallelOp loop, bool allowTF32,

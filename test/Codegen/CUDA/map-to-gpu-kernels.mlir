@@ -283,7 +283,7 @@ func.func @matmul(%a: memref<128x1024xf32>, %b: memref<1024x128xf32>, %c: memref
 // CHECK-LABEL: func.func @matmul_dynamic_rows(
 // CHECK:         %[[M:.*]] = memref.dim %{{.*}}, %c0{{.*}} : memref<?x256xf32>
 // CHECK:         %[[TILES:.*]] = arith.ceildivui %[[M]], %c64{{.*}} : index
-// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %c2{{.*}}, {{.*}} = %[[TILES]], {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c256{{.*}}, {{.*}})
+// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}} = %[[TILES]], {{.*}} = %c2{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c256{{.*}}, {{.*}})
 // CHECK:           arith.cmpi ult, %{{.*}}, %[[M]] : index
 // CHECK:           vector.fma
 // CHECK:           scf.if

@@ -28,3 +28,11 @@ func.func @tf32(%a: tensor<100x36xf32>, %b: tensor<36x1100xf32>, %at: tensor<36x
   %1 = ember.matmul %a1, %b1 : tensor<1028x36xf32>, tensor<36x1024xf32> -> tensor<1028x1024xf32>
   return %0, %1 : tensor<100x1100xf32>, tensor<1028x1024xf32>
 }
+
+// Rows that are not whole 16-byte chunks (36 bfloat16): the CUDA cores'
+// tiles, widening as they stage.
+// CHECK-DAG: llvm.func @ember_entry_unaligned(
+func.func @unaligned(%a: tensor<200x36xbf16>, %b: tensor<36x40xbf16>) -> tensor<200x40xbf16> attributes {llvm.emit_c_interface} {
+  %0 = ember.matmul %a, %b : tensor<200x36xbf16>, tensor<36x40xbf16> -> tensor<200x40xbf16>
+  return %0 : tensor<200x40xbf16>
+}

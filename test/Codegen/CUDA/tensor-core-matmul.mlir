@@ -37,9 +37,13 @@
 // CHECK:             memref.load %{{.*}} : memref<100x128xf32>
 // CHECK:             arith.addf
 // CHECK:             memref.store %{{.*}} : memref<100x128xf32>
+// Without tensor cores the tiles of the CUDA cores take it, each element
+// widened as it is staged.
 // NOTC-LABEL: func.func @bf16(
 // NOTC-NOT:     nvvm.mma.sync
 // NOTC-NOT:     nvgpu.
+// NOTC:         arith.extf %{{.*}} : bf16 to f32
+// NOTC:         vector.fma
 // NOTC:         return
 func.func @bf16(%a: memref<100x40xbf16>, %b: memref<40x128xbf16>, %c: memref<100x128xf32>) {
   %c0 = arith.constant 0 : index
@@ -104,9 +108,11 @@ func.func @f16_transposed(%a: memref<64x1024xf16>, %b: memref<1024x64xf16>, %c: 
 // -----
 
 // Rows of 36 bfloat16 (72 bytes) cannot be copied 16 bytes at a time: no
-// tensor cores (a thread per element of C).
+// tensor cores, the CUDA cores' tiles (elements widened as they are staged).
 // CHECK-LABEL: func.func @unaligned_rows(
 // CHECK-NOT:     nvvm.mma.sync
+// CHECK:         arith.extf %{{.*}} : bf16 to f32
+// CHECK:         vector.fma
 // CHECK:         return
 func.func @unaligned_rows(%a: memref<64x36xbf16>, %b: memref<36x64xbf16>, %c: memref<64x64xf32>) {
   %c0 = arith.constant 0 : index
