@@ -84,14 +84,19 @@ std::string ember::cudaStagePipelineText(LoweringStage stage, const CudaTargetOp
   switch (stage) {
   case LoweringStage::Optimized:
     return stagePipelineText(LoweringStage::Optimized, 0);
-  case LoweringStage::Linalg:
+  case LoweringStage::Linalg: {
     // Kernels cannot call the host runtime's emberrt_report_fault: integer
     // division by zero and gather indices out of range are guarded (no trap,
     // no out-of-bounds read) but not reported on GPUs yet. Matmuls stay
     // linalg.matmul (generalized: every element of C a thread), 16-bit
     // operands as they are (tensor cores read them so).
-    return "convert-ember-to-linalg{report-faults=false narrow-matmul-operands=true}," +
-           joinSteps(ember::kToLinalgSteps);
+    // A matmul's operands are not fused into it unless the producer only
+    // moves elements (a transpose): tiles and tensor cores read buffers.
+    std::string steps = joinSteps(ember::kToLinalgSteps);
+    substitute(steps, "func.func(linalg-fuse-elementwise-ops)",
+               "func.func(ember-fuse-elementwise-ops{contractions-take-moves-only=true})");
+    return "convert-ember-to-linalg{report-faults=false narrow-matmul-operands=true}," + steps;
+  }
   case LoweringStage::LLVMDialect: {
     std::string gpu = joinSteps(ember::kBufferizeSteps) + "," + joinSteps(kToGpuSteps),
                 nvvm = joinSteps(kToNVVMSteps);

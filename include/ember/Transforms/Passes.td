@@ -20,6 +20,34 @@ def FuseElementwiseTreesPass : Pass<"ember-fuse-elementwise-trees", "::mlir::fun
   }];
 }
 
+def FuseElementwiseOpsPass : Pass<"ember-fuse-elementwise-ops", "::mlir::func::FuncOp"> {
+  let summary = "Upstream's elementwise fusion, keeping matmuls' operands plain for GPUs";
+  let description = [{
+    `linalg-fuse-elementwise-ops` (a producer with one use fused into its
+    consumer, reshapes folded by expansion, constants folded) with
+    `contractions-take-moves-only`: into a contraction (a generalized
+    matmul) only producers that move their one input's elements, such as a
+    transpose. The CUDA pipeline uses it so that a matmul keeps reading A
+    and B from buffers (stored or transposed), which its tiles and tensor
+    cores need; an operand computed elementwise (a gradient's `dz * relu'(z)`)
+    stays a kernel of its own instead of a thread per element of C.
+
+    ```mlir
+    %d = linalg.generic ... { %p = arith.mulf %x, %y : f32 ... }  // dz * mask
+    %c = linalg.generic ... ins(%a, %d) ... { ... mulf, addf ... } // a matmul
+    // upstream: one generic (the mulf inside the matmul's body);
+    // contractions-take-moves-only: both kept
+    ```
+  }];
+  let options = [
+    Option<"contractionsTakeMovesOnly", "contractions-take-moves-only", "bool", "false",
+           "Fuse into contractions only producers that move their one input's "
+           "elements (transposes, copies)">
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::affine::AffineDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def DynamicResultsInOutParamsPass : Pass<"ember-dynamic-results-in-out-params", "::mlir::func::FuncOp"> {
   let summary = "Compute a dynamically shaped result in the caller's buffer";
   let description = [{
