@@ -41,8 +41,7 @@ bool movesElements(Operation *op) {
          generic.getMatchingIndexingMap(generic.getDpsInputOperand(0)).isPermutation();
 }
 
-struct FuseElementwiseOpsPass
-    : ember::impl::FuseElementwiseOpsPassBase<FuseElementwiseOpsPass> {
+struct FuseElementwiseOpsPass : ember::impl::FuseElementwiseOpsPassBase<FuseElementwiseOpsPass> {
   using FuseElementwiseOpsPassBase::FuseElementwiseOpsPassBase;
 
   void runOnOperation() override {
