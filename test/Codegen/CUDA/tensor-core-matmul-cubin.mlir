@@ -36,3 +36,11 @@ func.func @unaligned(%a: tensor<200x36xbf16>, %b: tensor<36x40xbf16>) -> tensor<
   %0 = ember.matmul %a, %b : tensor<200x36xbf16>, tensor<36x40xbf16> -> tensor<200x40xbf16>
   return %0 : tensor<200x40xbf16>
 }
+
+// A batch of bfloat16 matmuls (not a tensor-core nest: widened in the
+// loop body, a thread per element of C).
+// CHECK-DAG: llvm.func @ember_entry_batch(
+func.func @batch(%a: tensor<4x64x32xbf16>, %b: tensor<4x32x48xbf16>) -> tensor<4x64x48xbf16> attributes {llvm.emit_c_interface} {
+  %0 = ember.matmul %a, %b : tensor<4x64x32xbf16>, tensor<4x32x48xbf16> -> tensor<4x64x48xbf16>
+  return %0 : tensor<4x64x48xbf16>
+}
