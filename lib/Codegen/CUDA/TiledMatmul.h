@@ -29,13 +29,15 @@ std::optional<MatmulNest> matchMatmulNest(scf::ParallelOp loop);
 
 /// Rewrites the loop nest of a 2-D matmul on buffers,
 ///   scf.parallel (i, j) { scf.for k { C[i, j] = C[i, j] + A[i, k] * B[k, j] } }
-/// (f32, f64 or integers of one type, static shapes; A as A[k, i] or B as B[j, k] too:
-/// fused transposes), as a `gpu.launch` of blocks that
-/// each compute a tile of C: the threads stage tiles of A and B in shared
-/// memory, and each accumulates a small block of C in registers (outer
-/// products of vectors read from shared memory). Small problems split the
-/// reduction across blocks that add their partial tiles atomically (floats).
-/// Returns false, changing nothing, for any other nest.
+/// (f32, f64 or integers of one type, or 16-bit floats widened to a float32
+/// C as they are staged; static shapes but a `?` M, whose row tiles are
+/// counted at the call; A as A[k, i] or B as B[j, k] too: fused transposes),
+/// as a `gpu.launch` of blocks that each compute a tile of C: the threads
+/// stage tiles of A and B in shared memory, and each accumulates a small
+/// block of C in registers (outer products of vectors read from shared
+/// memory). Small problems split the reduction across blocks that add their
+/// partial tiles atomically (floats). Returns false, changing nothing, for
+/// any other nest.
 bool mapMatmulToTiles(scf::ParallelOp loop);
 
 /// Rewrites the loop nest of a matmul of float16 or bfloat16 operands into
