@@ -681,14 +681,15 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
 
   // Recordings that differ only in sizes share one derivative compiled
   // with `?` dims (sizes 0 and 1 kept: they decide broadcasting), as eager
-  // ops share generic kernels: on the CPU, outside a trace. First one with
+  // ops share generic kernels: on the CPU and the GPU (whose kernels take
+  // `?` dims as descriptors), outside a trace. First one with
   // every size above 1 `?`; where an op cannot take that (a convolution's
   // windows) or a record takes its result's sizes as given (a reshape), one
   // with `?` where this structure's recordings have changed sizes (from the
   // second size on: the first is compiled for its own). A compile that fails
   // is not tried again for that key; the derivative is then compiled for
   // these sizes.
-  bool relaxable = shapeGenericKernels() && device.is_cpu() && !currentTracer();
+  bool relaxable = shapeGenericKernels() && !currentTracer();
   bool generic = relaxable;
   for (size_t r : neededRecords) {
     const TapeRecord &record = tape.records[r];

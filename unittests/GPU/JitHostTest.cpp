@@ -141,6 +141,24 @@ TEST(GpuJitHost, NoneDimsCompileOnceForTheGpu) {
   EXPECT_EQ(softmaxRows.concrete_functions().size(), 1u);
 }
 
+// An eager tape on the GPU whose recordings differ only in the batch
+// compiles one derivative for all of them, as on the CPU.
+TEST(GpuJitHost, EagerTapesShareOneDerivativeAcrossBatches) {
+  REQUIRE_FAKE_GPU();
+  Variable w(ones({16, 8}).to(kGpu));
+  KernelCacheStats before = kernel_cache_stats();
+  for (int64_t rows : {3, 5, 9, 17}) {
+    GradientTape tape;
+    Tensor loss = reduce_sum(relu(matmul(ones({rows, 16}).to(kGpu), w)) * 0.5f);
+    std::vector<Tensor> grads =
+        tape.gradient(loss, std::vector<Variable>{w}, UnconnectedGradients::Zero);
+    EXPECT_EQ(grads.at(0).device(), kGpu);
+    EXPECT_EQ(grads.at(0).shape(), Shape({16, 8}));
+  }
+  EXPECT_EQ(kernel_cache_stats().tape_compiles, before.tape_compiles + 1)
+      << "one derivative for every batch";
+}
+
 TEST(GpuJitHost, EagerKernelsAreCachedPerDevice) {
   REQUIRE_FAKE_GPU();
   Tensor x = Tensor({{1.5f, 2.5f}, {3.5f, 4.5f}});

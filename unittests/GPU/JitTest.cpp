@@ -169,6 +169,30 @@ TEST(GpuJit, NoneDimsCompileOnceForEveryBatch) {
   EXPECT_EQ(softmaxRows.concrete_functions().size(), 1u);
 }
 
+// An eager tape on the GPU over batches of several sizes: one derivative
+// with a None batch serves them all, its gradients the CPU's.
+TEST(GpuJit, EagerTapesShareOneDerivativeAcrossBatches) {
+  REQUIRE_GPU();
+  Tensor w = random_uniform({32, 16}, 61, -1, 1), b = random_uniform({16}, 62, -1, 1);
+  auto gradients = [&](const Device &device, const Tensor &x) {
+    Variable wv(w.to(device)), bv(b.to(device));
+    GradientTape tape;
+    Tensor loss = reduce_mean(tanh(matmul(x.to(device), wv) + bv) * 2.0f);
+    return tape.gradient(loss, std::vector<Variable>{wv, bv}, UnconnectedGradients::Zero);
+  };
+  KernelCacheStats before = kernel_cache_stats();
+  for (int64_t rows : {5, 12, 1, 300}) {
+    SCOPED_TRACE(rows);
+    Tensor x = random_uniform({rows, 32}, 63 + rows, -1, 1);
+    std::vector<Tensor> gpu = gradients(kGpu, x), cpu = gradients(Device("cpu"), x);
+    for (size_t i = 0; i < gpu.size(); ++i)
+      expectClose(gpu[i], cpu[i], 1e-4);
+  }
+  // One GPU derivative (batches above 1 share it; the batch of 1 has its
+  // own, broadcasting differs) and the CPU's alike.
+  EXPECT_LE(kernel_cache_stats().tape_compiles - before.tape_compiles, 4u);
+}
+
 TEST(GpuJit, ValuesComeBackThroughToVectorItemAndPrinting) {
   REQUIRE_GPU();
   Tensor x = Tensor({{1.0f, 2.0f}, {3.0f, 4.0f}}).to(kGpu);
