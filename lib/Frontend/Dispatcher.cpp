@@ -618,13 +618,18 @@ static std::span<const Tensor *const> placeOn(const Device &device,
   return {placed.data(), inputs.size()};
 }
 
-/// Under a tape, refuses to copy a floating-point operand the tape recorded
-/// to `device` (a host scalar meeting a GPU operand, a host tensor inside a
-/// DeviceScope): the copy is not an op the tape records, so the gradient
-/// would stop there (silently none for a host variable used in a GPU op).
-static void refuseMovingRecorded(const OpDef &op, std::span<const Tensor *const> inputs,
-                                 const Device &device, const SourceLoc &loc) {
-  for (size_t i = 0; i < inputs.size(); ++i)
+/// placeOn for op `op`'s operands. Under a tape it refuses to copy a
+/// floating-point operand the tape recorded (a host scalar meeting a GPU
+/// operand, a host tensor inside a DeviceScope): the copy is not an op the
+/// tape records, so the gradient would stop there (silently none for a host
+/// variable used in a GPU op).
+static std::span<const Tensor *const> placeOperandsOn(const Device &device, const OpDef &op,
+                                                      std::span<const Tensor *const> inputs,
+                                                      std::vector<Tensor> &moved,
+                                                      std::span<const Tensor *> placed,
+                                                      const SourceLoc &loc) {
+  bool taped = activeTape() != nullptr;
+  for (size_t i = 0; taped && i < inputs.size(); ++i)
     if (inputs[i]->impl() && deviceOf(*inputs[i]->impl()) != device &&
         isFloatingPoint(inputs[i]->dtype()) && recordedOnTapes(*inputs[i]))
       throw_op_error(op.name,
@@ -637,6 +642,7 @@ static void refuseMovingRecorded(const OpDef &op, std::span<const Tensor *const>
                          " (a variable there, or values moved before the tape "
                          "records them)",
                      loc);
+  return placeOn(device, inputs, moved, placed);
 }
 
 Device ember::detail::placementOf(std::string_view what, std::span<const Tensor *const> inputs,
@@ -771,11 +777,8 @@ Tensor run(const OpDef &op, std::span<const int64_t> attrWords,
   // are copied to the op's device first.
   std::vector<Tensor> moved;
   const Tensor *placed[64];
-  if (!onHost) {
-    if (activeTape())
-      refuseMovingRecorded(op, inputs, device, loc);
-    inputs = placeOn(device, inputs, moved, placed);
-  }
+  if (!onHost)
+    inputs = placeOperandsOn(device, op, inputs, moved, placed, loc);
   Signature signature;
   appendSignature(signature, op, device, attrWords, inputs, resultType, broadcast, SameDim{});
   signature.finish();
@@ -845,11 +848,8 @@ Tensor ember::detail::dispatchBroadcast(const OpDef &op, std::span<const int64_t
     // broadcast on its own would stay on the host, beside a GPU operand.
     std::vector<Tensor> moved;
     const Tensor *placed[64];
-    if (!tracer && inputs.size() < 64) {
-      Device device = placementOf(op.name, inputs, loc);
-      refuseMovingRecorded(op, inputs, device, loc);
-      inputs = placeOn(device, inputs, moved, placed);
-    }
+    if (!tracer && inputs.size() < 64)
+      inputs = placeOperandsOn(placementOf(op.name, inputs, loc), op, inputs, moved, placed, loc);
     for (const Tensor *input : inputs) {
       trace::TensorSpec spec = specOf(input->dtype(), shape);
       broadcast.push_back(input->shape() == shape ? *input

@@ -140,6 +140,10 @@ TapeRecording *ember::detail::activeTape() {
 bool ember::detail::tapeRecordsCalls() { return !currentTracer() && activeTape(); }
 
 bool ember::detail::recordedOnTapes(const Tensor &t) {
+  // A tape holds what it recorded: a tensor held once (a fresh scalar of an
+  // expression, moved to the GPU on every op) was not, and needs no search.
+  if (t.impl()->refs.load(std::memory_order_relaxed) < 2)
+    return false;
   for (TapeRecording *tape : tapes) {
     if (!recordsNow(tape))
       continue;

@@ -88,10 +88,10 @@ std::string ember::cudaStagePipelineText(LoweringStage stage, const CudaTargetOp
     // Kernels cannot call the host runtime's emberrt_report_fault: integer
     // division by zero and gather indices out of range are guarded (no trap,
     // no out-of-bounds read) but not reported on GPUs yet. Matmuls stay
-    // linalg.matmul (generalized: every element of C a thread), 16-bit
-    // operands as they are (tensor cores read them so).
-    // A matmul's operands are not fused into it unless the producer only
-    // moves elements (a transpose): tiles and tensor cores read buffers.
+    // linalg.matmul (generalized; ember-map-to-gpu-kernels tiles their loop
+    // nests), 16-bit operands as they are (tensor cores read them so), and
+    // their operands are not fused into them unless the producer only moves
+    // elements (a transpose): tiles and tensor cores read buffers.
     std::string steps = joinSteps(ember::kToLinalgSteps);
     substitute(steps, "func.func(linalg-fuse-elementwise-ops)",
                "func.func(ember-fuse-elementwise-ops{contractions-take-moves-only=true})");

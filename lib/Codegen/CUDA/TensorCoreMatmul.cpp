@@ -141,10 +141,10 @@ bool mlir::ember::mapMatmulToTensorCores(scf::ParallelOp loop, bool allowTF32,
                                ? StagedOperand{nest->b, bn, sliceDepth, nest->n, nest->k, false}
                                : StagedOperand{nest->b, sliceDepth, bn, nest->k, nest->n, true};
   // Every thread copies the same number of chunks; a block's shared memory
-  // is at most 227 KiB.
+  // (the stages, A's then B's) is at most 227 KiB.
+  int64_t aBytes = a.bytes(precision, stages), bBytes = bOperand.bytes(precision, stages);
   if (a.rows * a.columns % (chunk * threads) ||
-      bOperand.rows * bOperand.columns % (chunk * threads) ||
-      a.bytes(precision, stages) + bOperand.bytes(precision, stages) > 227 * 1024)
+      bOperand.rows * bOperand.columns % (chunk * threads) || aBytes + bBytes > 227 * 1024)
     return false;
 
   MLIRContext *context = loop.getContext();
@@ -153,18 +153,12 @@ bool mlir::ember::mapMatmulToTensorCores(scf::ParallelOp loop, bool allowTF32,
   auto index = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, loc, v); };
   Value one = index(1);
   // The stages in dynamic shared memory (beyond the 48 KiB of static shared
-  // memory for large blocks; the runtime opts the kernel in): A's, then B's.
-  int64_t aBytes = a.bytes(precision, stages), bBytes = bOperand.bytes(precision, stages);
+  // memory for large blocks; the runtime opts the kernel in).
   Value sharedBytes = arith::ConstantIntOp::create(b, loc, aBytes + bBytes, 32);
-  // One row of blocks after another would read all of B for every row of
-  // tiles while it leaves L2; groups of 8 rows of tiles, column by column,
-  // reuse B's tiles across the group (grid x is the block's number).
-  // M and its tiles: counted at the call for a `?` M.
+  // M and its tiles: counted at the call for a `?` M (folded otherwise).
   Value m = dynamicM ? nest->mValue : index(nest->m);
-  Value tilesM = dynamicM ? arith::CeilDivUIOp::create(b, loc, m, index(bm)).getResult()
-                          : index((nest->m + bm - 1) / bm);
-  Value blocks = dynamicM ? arith::MulIOp::create(b, loc, tilesM, index(tilesN)).getResult()
-                          : index((nest->m + bm - 1) / bm * tilesN);
+  Value tilesM = b.createOrFold<arith::CeilDivUIOp>(loc, m, index(bm));
+  Value blocks = b.createOrFold<arith::MulIOp>(loc, tilesM, index(tilesN));
   auto launch =
       gpu::LaunchOp::create(b, loc, blocks, one, one, index(threads), one, one, sharedBytes);
   b.setInsertionPointToStart(&launch.getBody().front());
@@ -248,13 +242,13 @@ bool mlir::ember::mapMatmulToTensorCores(scf::ParallelOp loop, bool allowTF32,
 
   Value warpRow = mul(div(warp, grid.warpsN), grid.mTiles * 16);
   Value warpColumn = mul(rem(warp, grid.warpsN), grid.nTiles * 8);
-  // Lane l names row l % 8 of the 8x8 (16-bit) matrix l / 8 for ldmatrix:
-  // `low`/`high` step to the second/third of four matrices.
+  // Lane l names row l % 8 of matrix l / 8 (8 rows of 16 bytes) for
+  // ldmatrix: `low`/`high` step to the second/third of four matrices, by 8
+  // rows or by one chunk (16 bytes) of columns.
   Value matrix = div(lane, 8), matrixRow = rem(lane, 8);
   Value g = div(lane, 4), t = rem(lane, 4);
-  int64_t half = precision.chunk(); // 8 elements of 16 bits, 4 of 32
-  Value matrixLow = mul(rem(matrix, 2), 8), matrixHigh = mul(div(matrix, 2), 8);
-  Value wordLow = mul(rem(matrix, 2), half), wordHigh = mul(div(matrix, 2), half);
+  Value rowsLow = mul(rem(matrix, 2), 8), rowsHigh = mul(div(matrix, 2), 8);
+  Value chunkLow = mul(rem(matrix, 2), chunk), chunkHigh = mul(div(matrix, 2), chunk);
   auto i32 = b.getI32Type();
   // mma.sync's operands: bfloat16 pairs and TF32 words as i32 registers,
   // float16 pairs as vector<2xf16>.
@@ -282,39 +276,31 @@ bool mlir::ember::mapMatmulToTensorCores(scf::ParallelOp loop, bool allowTF32,
   auto word = [&](Value tiles, Value buffer, Value row, Value column) {
     return toRegister(memref::LoadOp::create(b, loc, tiles, ValueRange{buffer, row, column}));
   };
-  // A's fragment of the 16-row tile at m0 and reduction step kk.
+  // A's fragment of the 16-row tile at m0 and reduction step kk: TF32
+  // words of a [k][m] tile a word per lane, else one ldmatrix (transposed
+  // for a 16-bit [k][m] tile).
   auto aFragment = [&](Value buffer, Value m0, int64_t kk) -> SmallVector<Value> {
     Value k0 = index(kk);
-    if (!precision.tf32)
-      return a.rowsAlongK
-                 ? ldmatrix(aTiles,
-                            {buffer, add(k0, add(matrixRow, matrixHigh)), add(m0, matrixLow)}, true)
-                 : ldmatrix(aTiles,
-                            {buffer, add(m0, add(matrixRow, matrixLow)), add(k0, matrixHigh)},
-                            false);
-    if (!a.rowsAlongK)
-      return ldmatrix(aTiles, {buffer, add(m0, add(matrixRow, matrixLow)), add(k0, wordHigh)},
-                      false);
-    Value k = add(k0, t), m = add(m0, g);
-    return {word(aTiles, buffer, k, m), word(aTiles, buffer, k, plus(m, 8)),
-            word(aTiles, buffer, plus(k, 4), m), word(aTiles, buffer, plus(k, 4), plus(m, 8))};
+    if (a.rowsAlongK && precision.tf32) {
+      Value k = add(k0, t), m = add(m0, g);
+      return {word(aTiles, buffer, k, m), word(aTiles, buffer, k, plus(m, 8)),
+              word(aTiles, buffer, plus(k, 4), m), word(aTiles, buffer, plus(k, 4), plus(m, 8))};
+    }
+    if (a.rowsAlongK)
+      return ldmatrix(aTiles, {buffer, add(k0, add(matrixRow, rowsHigh)), add(m0, chunkLow)}, true);
+    return ldmatrix(aTiles, {buffer, add(m0, add(matrixRow, rowsLow)), add(k0, chunkHigh)}, false);
   };
-  // B's fragments of the two 8-column tiles at n0 and n0 + 8.
+  // B's fragments of the two 8-column tiles at n0 and n0 + 8, alike.
   auto bFragments = [&](Value buffer, Value n0, int64_t kk) -> SmallVector<Value> {
     Value k0 = index(kk);
-    if (!precision.tf32)
-      return bOperand.rowsAlongK
-                 ? ldmatrix(bTiles,
-                            {buffer, add(k0, add(matrixRow, matrixLow)), add(n0, matrixHigh)}, true)
-                 : ldmatrix(bTiles,
-                            {buffer, add(n0, add(matrixRow, matrixHigh)), add(k0, matrixLow)},
-                            false);
-    if (!bOperand.rowsAlongK)
-      return ldmatrix(bTiles, {buffer, add(n0, add(matrixRow, matrixHigh)), add(k0, wordLow)},
-                      false);
-    Value k = add(k0, t), n = add(n0, g);
-    return {word(bTiles, buffer, k, n), word(bTiles, buffer, plus(k, 4), n),
-            word(bTiles, buffer, k, plus(n, 8)), word(bTiles, buffer, plus(k, 4), plus(n, 8))};
+    if (bOperand.rowsAlongK && precision.tf32) {
+      Value k = add(k0, t), n = add(n0, g);
+      return {word(bTiles, buffer, k, n), word(bTiles, buffer, plus(k, 4), n),
+              word(bTiles, buffer, k, plus(n, 8)), word(bTiles, buffer, plus(k, 4), plus(n, 8))};
+    }
+    if (bOperand.rowsAlongK)
+      return ldmatrix(bTiles, {buffer, add(k0, add(matrixRow, rowsLow)), add(n0, chunkHigh)}, true);
+    return ldmatrix(bTiles, {buffer, add(n0, add(matrixRow, rowsHigh)), add(k0, chunkLow)}, false);
   };
 
   auto accumulatorType = VectorType::get({4}, b.getF32Type());
