@@ -590,7 +590,7 @@ void distributed::init_process_group(const ProcessGroupOptions &options, SourceL
          "rank " + std::to_string(g->rank) + " could not connect to the other ranks: " + message);
   }
   group = std::move(g);
-  collectives::set_all_reduce_engine(&allReduceEngine);
+  collectives::set_all_reduce_engine(&allReduceEngine, options.overlap_communication);
 }
 
 bool distributed::is_initialized() {

@@ -32,9 +32,10 @@ int32_t callEngine(const void *input, void *output, int64_t count, emberrt_dtype
 
 } // namespace
 
-void collectives::set_all_reduce_engine(AllReduceEngine newEngine) {
+void collectives::set_all_reduce_engine(AllReduceEngine newEngine, bool onCommunicationThread) {
   engine.store(newEngine);
   emberrt_set_all_reduce_hook(newEngine ? &callEngine : nullptr);
+  emberrt_set_collective_thread(newEngine && onCommunicationThread);
 }
 
 Tensor collectives::all_reduce(const Tensor &x, Reduction reduction, SourceLoc loc) {

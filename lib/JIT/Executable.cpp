@@ -171,10 +171,11 @@ std::unique_ptr<ember::jit::Executable> ember::jit::link(std::unique_ptr<llvm::M
   provide("emberrt_print_f64", &emberrt_print_f64);
   // Integer division by zero, gather indices out of range (see runtime.h).
   provide("emberrt_report_fault", &emberrt_report_fault);
-  provide("emberrt_all_reduce_f32", &emberrt_all_reduce_f32);
-  provide("emberrt_all_reduce_f64", &emberrt_all_reduce_f64);
-  provide("emberrt_all_reduce_i32", &emberrt_all_reduce_i32);
-  provide("emberrt_all_reduce_i64", &emberrt_all_reduce_i64);
+  provide("emberrt_all_reduce_start_f32", &emberrt_all_reduce_start_f32);
+  provide("emberrt_all_reduce_start_f64", &emberrt_all_reduce_start_f64);
+  provide("emberrt_all_reduce_start_i32", &emberrt_all_reduce_start_i32);
+  provide("emberrt_all_reduce_start_i64", &emberrt_all_reduce_start_i64);
+  provide("emberrt_all_reduce_wait", &emberrt_all_reduce_wait);
   // The team size of parallel loops (see ember-omp-num-threads).
   provide("emberrt_num_threads", &emberrt_num_threads);
   // What the host code of GPU functions calls (emberrt/cuda.h), by address:

@@ -27,6 +27,10 @@ static const char *const kOptimizeSteps[] = {
     "inline",
     "canonicalize",
     "cse",
+    // Collectives started as soon as their operands are ready and awaited
+    // where their results are needed (a step's gradient buckets overlap the
+    // rest of its backward pass).
+    "func.func(ember-schedule-collectives)",
     "symbol-dce",
 };
 

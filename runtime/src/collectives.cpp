@@ -8,6 +8,10 @@
 #include "emberrt/runtime.h"
 
 #include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
 
 namespace {
 std::atomic<emberrt_all_reduce_hook_t> allReduceHook{nullptr};
@@ -29,8 +33,75 @@ char *elementsOf(const int64_t *words, size_t size) {
   return reinterpret_cast<char *>(words[1]) + words[2] * static_cast<int64_t>(size);
 }
 
-void allReduce(int64_t rank, void *operand, int64_t resultRank, void *result, int32_t dtype,
-               size_t size, int32_t reduction, int32_t site) {
+/// An all-reduce started by compiled code: its buffer (the result, holding
+/// the operand's values, reduced in place), and once done, why it failed.
+struct StartedAllReduce {
+  emberrt_all_reduce_hook_t hook;
+  void *data;
+  int64_t count;
+  emberrt_dtype_t dtype;
+  int32_t reduction;
+  bool done = false;
+  int32_t status = 0;
+  char error[1024] = {};
+
+  void run() { status = hook(data, data, count, dtype, reduction, error, sizeof error); }
+};
+
+/// The communication thread: runs the started all-reduces one at a time, in
+/// the order they were started (every process runs the same collectives in
+/// the same order, so the engine sees them in that order too). Its state is
+/// never freed: the thread, detached, may still wait on it at exit.
+struct CollectiveThread {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<StartedAllReduce *> queue;
+
+  CollectiveThread() { std::thread([this] { serve(); }).detach(); }
+
+  void serve() {
+    std::unique_lock<std::mutex> lock(mutex);
+    for (;;) {
+      changed.wait(lock, [&] { return !queue.empty(); });
+      StartedAllReduce *job = queue.front();
+      queue.pop_front();
+      lock.unlock();
+      job->run();
+      lock.lock();
+      job->done = true;
+      changed.notify_all();
+    }
+  }
+  void start(StartedAllReduce *job) {
+    std::lock_guard<std::mutex> lock(mutex);
+    queue.push_back(job);
+    changed.notify_all();
+  }
+  void wait(StartedAllReduce *job) {
+    std::unique_lock<std::mutex> lock(mutex);
+    changed.wait(lock, [&] { return job->done; });
+  }
+};
+
+std::atomic<bool> collectiveThreadEnabled{false};
+
+CollectiveThread &collectiveThread() {
+  static CollectiveThread *thread = new CollectiveThread;
+  return *thread;
+}
+
+void finish(StartedAllReduce *job, int32_t site) {
+  if (job->status != 0)
+    emberrt_report_fault_message(EMBERRT_FAULT_COLLECTIVE, site, job->error);
+  delete job;
+}
+
+/// Copies the operand into the result buffer, then reduces it there in
+/// place: at once, or on the communication thread when it is enabled
+/// (the ticket, for emberrt_all_reduce_wait; 0 when there is nothing left
+/// to wait for).
+int64_t startAllReduce(int64_t rank, void *operand, int64_t resultRank, void *result,
+                       int32_t dtype, size_t size, int32_t reduction, int32_t site) {
   auto *in = static_cast<int64_t *>(operand), *out = static_cast<int64_t *>(result);
   emberrt_all_reduce_hook_t hook = allReduceHook.load();
   if (!hook) {
@@ -39,28 +110,29 @@ void allReduce(int64_t rank, void *operand, int64_t resultRank, void *result, in
                                  "ember::distributed::init_process_group() first (a C "
                                  "program installs its engine with "
                                  "emberrt_set_all_reduce_hook)");
-    return;
+    return 0;
   }
   int64_t count, outCount;
   if (!contiguous(resultRank, out, outCount)) {
     emberrt_report_fault_message(EMBERRT_FAULT_COLLECTIVE, site,
                                  "was given a result buffer it cannot fill (an internal error)");
-    return;
+    return 0;
   }
-  const void *input = elementsOf(in, size);
-  if (!contiguous(rank, in, count)) {
-    // A strided operand (a slice, a transpose's view): gathered into the
-    // result first, then reduced there in place.
-    emberrt_unranked_memref_t from{rank, operand}, to{resultRank, result};
-    emberrt_memref_copy(static_cast<int64_t>(size), &from, &to);
-    input = elementsOf(out, size);
+  // Copied here, on the caller's thread, so that the operand's buffer is
+  // free again when this returns (the engine reduces a copy in place anyway).
+  emberrt_unranked_memref_t from{rank, operand}, to{resultRank, result};
+  emberrt_memref_copy(static_cast<int64_t>(size), &from, &to);
+  if (outCount == 0)
+    return 0;
+  auto *job = new StartedAllReduce{hook, elementsOf(out, size), outCount,
+                                   static_cast<emberrt_dtype_t>(dtype), reduction};
+  if (!collectiveThreadEnabled.load()) {
+    job->run();
+    finish(job, site);
+    return 0;
   }
-  if (count == 0)
-    return;
-  char error[1024] = {};
-  if (hook(input, elementsOf(out, size), count, static_cast<emberrt_dtype_t>(dtype), reduction,
-           error, sizeof error) != 0)
-    emberrt_report_fault_message(EMBERRT_FAULT_COLLECTIVE, site, error);
+  collectiveThread().start(job);
+  return reinterpret_cast<int64_t>(job);
 }
 } // namespace
 
@@ -68,19 +140,51 @@ extern "C" void emberrt_set_all_reduce_hook(emberrt_all_reduce_hook_t hook) {
   allReduceHook.store(hook);
 }
 
+extern "C" void emberrt_set_collective_thread(int32_t enabled) {
+  collectiveThreadEnabled.store(enabled != 0);
+}
+
+extern "C" void emberrt_all_reduce_wait(int64_t ticket, int32_t site) {
+  if (ticket == 0)
+    return;
+  auto *job = reinterpret_cast<StartedAllReduce *>(ticket);
+  collectiveThread().wait(job);
+  finish(job, site);
+}
+
+extern "C" int64_t emberrt_all_reduce_start_f32(int64_t rank, void *operand,
+                                                int64_t resultRank, void *result,
+                                                int32_t reduction, int32_t site) {
+  return startAllReduce(rank, operand, resultRank, result, EMBERRT_FLOAT32, 4, reduction, site);
+}
 extern "C" void emberrt_all_reduce_f32(int64_t rank, void *operand, int64_t resultRank,
                                        void *result, int32_t reduction, int32_t site) {
-  allReduce(rank, operand, resultRank, result, EMBERRT_FLOAT32, 4, reduction, site);
+  emberrt_all_reduce_wait(emberrt_all_reduce_start_f32(rank, operand, resultRank, result, reduction, site), site);
+}
+extern "C" int64_t emberrt_all_reduce_start_f64(int64_t rank, void *operand,
+                                                int64_t resultRank, void *result,
+                                                int32_t reduction, int32_t site) {
+  return startAllReduce(rank, operand, resultRank, result, EMBERRT_FLOAT64, 8, reduction, site);
 }
 extern "C" void emberrt_all_reduce_f64(int64_t rank, void *operand, int64_t resultRank,
                                        void *result, int32_t reduction, int32_t site) {
-  allReduce(rank, operand, resultRank, result, EMBERRT_FLOAT64, 8, reduction, site);
+  emberrt_all_reduce_wait(emberrt_all_reduce_start_f64(rank, operand, resultRank, result, reduction, site), site);
+}
+extern "C" int64_t emberrt_all_reduce_start_i32(int64_t rank, void *operand,
+                                                int64_t resultRank, void *result,
+                                                int32_t reduction, int32_t site) {
+  return startAllReduce(rank, operand, resultRank, result, EMBERRT_INT32, 4, reduction, site);
 }
 extern "C" void emberrt_all_reduce_i32(int64_t rank, void *operand, int64_t resultRank,
                                        void *result, int32_t reduction, int32_t site) {
-  allReduce(rank, operand, resultRank, result, EMBERRT_INT32, 4, reduction, site);
+  emberrt_all_reduce_wait(emberrt_all_reduce_start_i32(rank, operand, resultRank, result, reduction, site), site);
+}
+extern "C" int64_t emberrt_all_reduce_start_i64(int64_t rank, void *operand,
+                                                int64_t resultRank, void *result,
+                                                int32_t reduction, int32_t site) {
+  return startAllReduce(rank, operand, resultRank, result, EMBERRT_INT64, 8, reduction, site);
 }
 extern "C" void emberrt_all_reduce_i64(int64_t rank, void *operand, int64_t resultRank,
                                        void *result, int32_t reduction, int32_t site) {
-  allReduce(rank, operand, resultRank, result, EMBERRT_INT64, 8, reduction, site);
+  emberrt_all_reduce_wait(emberrt_all_reduce_start_i64(rank, operand, resultRank, result, reduction, site), site);
 }

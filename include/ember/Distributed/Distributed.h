@@ -59,6 +59,13 @@ struct ProcessGroupOptions {
   int world_size = -1;
   /// 0: EMBER_DISTRIBUTED_TIMEOUT seconds if set, else 30 minutes.
   std::chrono::milliseconds timeout{0};
+  /// Whether the all-reduces of compiled code (a traced step's gradient
+  /// buckets) run on a communication thread while the step goes on: each
+  /// starts as soon as its gradients are computed and the step waits for
+  /// it only where it needs the result, so the backward pass of the layers
+  /// below overlaps it (PyTorch DDP's and Horovod's overlap). false: each
+  /// runs where it starts, on the calling thread.
+  bool overlap_communication = true;
 };
 
 /// Joins the group: waits until every rank has arrived (or the timeout),

@@ -31,11 +31,15 @@ Tensor all_reduce(const Tensor &x, Reduction reduction, EMBER_LOC);
 
 /// Reduces the `count` elements at `input` over every process into
 /// `output` (which may be `input`: in place); returns "" or why it could
-/// not. Compiled code calls it on its caller's thread; it must not throw.
+/// not. It must not throw.
 using AllReduceEngine = std::string (*)(const void *input, void *output, int64_t count, DType dtype,
                                         Reduction reduction);
 /// Installs the engine (nullptr: none, and compiled all_reduces fault).
-void set_all_reduce_engine(AllReduceEngine engine);
+/// Compiled code calls it on its caller's thread, or, with
+/// `onCommunicationThread`, on the runtime's communication thread (one
+/// call at a time, in the order the all-reduces started) while the caller
+/// goes on until it needs the result.
+void set_all_reduce_engine(AllReduceEngine engine, bool onCommunicationThread = false);
 
 } // namespace ember::collectives
 

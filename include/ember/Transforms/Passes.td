@@ -112,6 +112,35 @@ def PlanDynamicDimsPass : Pass<"ember-plan-dynamic-dims", "::mlir::func::FuncOp"
   }];
 }
 
+def ScheduleCollectivesPass : Pass<"ember-schedule-collectives", "::mlir::func::FuncOp"> {
+  let summary = "Start each all_reduce where its operand is ready, use its result late";
+  let description = [{
+    An `ember.all_reduce` lowers to a start where the op is and a wait just
+    before its result's first use, and the work between them runs while the
+    collective travels. This pass makes that work as large as it can: each
+    all_reduce, with the side-effect-free ops that only compute its operand
+    (a gradient bucket's reshapes and concatenation), moves up to just after
+    the definitions of its operands (never past another op with side
+    effects, so every process keeps the collectives' order); the
+    side-effect-free ops that use its result, directly or through each
+    other, move down to just before their first use. In a training step the
+    reduction of the last layers' gradients then overlaps the backward pass
+    of the first layers.
+
+    ```mlir
+    %g2 = ember.matmul ...            // the last layer's gradient
+    %g1 = ember.matmul ...            // the first layer's gradient
+    %r2 = ember.all_reduce mean, %g2
+    %u2 = ember.sub %w2, %r2
+    // becomes
+    %g2 = ember.matmul ...
+    %r2 = ember.all_reduce mean, %g2  // started here
+    %g1 = ember.matmul ...            // runs while %r2 travels
+    %u2 = ember.sub %w2, %r2          // waits here
+    ```
+  }];
+}
+
 def CopyRepeatedResultsPass : Pass<"ember-copy-repeated-results", "::mlir::func::FuncOp"> {
   let summary = "Give a buffer returned more than once a copy for each repeat";
   let description = [{

@@ -638,10 +638,24 @@ struct PrintLowering : OpConversionPattern<PrintOp> {
   }
 };
 
-/// all_reduce -> a call of the runtime's emberrt_all_reduce_<type>(operand,
-/// result, reduction, site), which reduces the operand's buffer (read only:
-/// other ops may still read it) over the processes into a new contiguous
-/// buffer, the result: no copy before the engine's own transfers.
+/// The op of `block` that holds the first user of `value` in block order
+/// (the block's terminator if none does).
+static Operation *firstUseIn(Value value, Block *block) {
+  Operation *first = block->getTerminator();
+  for (Operation *user : value.getUsers())
+    if (Operation *ancestor = block->findAncestorOpInBlock(*user))
+      if (ancestor->isBeforeInBlock(first))
+        first = ancestor;
+  return first;
+}
+
+/// all_reduce -> a call of the runtime's emberrt_all_reduce_start_<type>(
+/// operand, result, reduction, site) where the op is, which copies the
+/// operand's buffer (read only: other ops may still read it) into a new
+/// contiguous buffer, the result, and starts reducing it there over the
+/// processes; then emberrt_all_reduce_wait(ticket, site) just before the
+/// result's first use. The work in between runs while the collective
+/// travels (ember-schedule-collectives makes it as much as it can).
 struct AllReduceLowering : OpConversionPattern<AllReduceOp> {
   AllReduceLowering(MLIRContext *context, bool reportFaults)
       : OpConversionPattern(context), reportFaults(reportFaults) {}
@@ -654,15 +668,22 @@ struct AllReduceLowering : OpConversionPattern<AllReduceOp> {
     RankedTensorType type = op.getType();
     Type element = type.getElementType();
     auto unranked = UnrankedMemRefType::get(element, 0);
-    Type i32 = rewriter.getI32Type();
-    std::string callee =
-        declareRuntimeFunction(rewriter, module, loc, "emberrt_all_reduce_", element,
-                               rewriter.getFunctionType({unranked, unranked, i32, i32}, {}));
+    Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
+    std::string start =
+        declareRuntimeFunction(rewriter, module, loc, "emberrt_all_reduce_start_", element,
+                               rewriter.getFunctionType({unranked, unranked, i32, i32}, {i64}));
+    std::string wait = "emberrt_all_reduce_wait";
+    if (!module.lookupSymbol(wait)) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(module.getBody());
+      func::FuncOp::create(rewriter, loc, wait, rewriter.getFunctionType({i64, i32}, {}))
+          .setPrivate();
+    }
     SmallVector<Value> sizes;
     for (int64_t d = 0; d < type.getRank(); ++d)
       if (type.isDynamicDim(d))
         sizes.push_back(tensor::DimOp::create(rewriter, loc, adaptor.getOperand(), d));
-    // The operand's buffer as it is (any layout), read by the engine.
+    // The operand's buffer as it is (any layout), read by the start alone.
     auto operandType = MemRefType::get(
         type.getShape(), element,
         StridedLayoutAttr::get(rewriter.getContext(), ShapedType::kDynamic,
@@ -675,10 +696,14 @@ struct AllReduceLowering : OpConversionPattern<AllReduceOp> {
     Value reduction =
         arith::ConstantIntOp::create(rewriter, loc, static_cast<int64_t>(op.getReduction()), 32);
     Value siteValue = arith::ConstantIntOp::create(rewriter, loc, site, 32);
-    func::CallOp::create(rewriter, loc, callee, TypeRange{},
-                         ValueRange{memref::CastOp::create(rewriter, loc, unranked, operand),
-                                    memref::CastOp::create(rewriter, loc, unranked, buffer),
-                                    reduction, siteValue});
+    Value ticket = func::CallOp::create(
+                       rewriter, loc, start, TypeRange{i64},
+                       ValueRange{memref::CastOp::create(rewriter, loc, unranked, operand),
+                                  memref::CastOp::create(rewriter, loc, unranked, buffer),
+                                  reduction, siteValue})
+                       .getResult(0);
+    rewriter.setInsertionPoint(firstUseIn(op.getResult(), op->getBlock()));
+    func::CallOp::create(rewriter, loc, wait, TypeRange{}, ValueRange{ticket, siteValue});
     rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(op, type, buffer, /*restrict=*/true,
                                                            /*writable=*/true);
     return success();

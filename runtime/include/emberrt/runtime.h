@@ -181,21 +181,38 @@ void emberrt_report_fault_message(int32_t kind, int32_t site, const char *messag
 const char *emberrt_fault_message(void);
 
 /* Collectives of compiled code (ember.all_reduce). Compiled code calls
- * emberrt_all_reduce_<type>(operand, result, reduction, site) with two
- * unranked memrefs: the operand (any strides, only read) and the result (a
- * new contiguous buffer of the same shape), which receives the operand
- * reduced over every process, through the hook that the program's
- * collective engine installed (ember::distributed, on Gloo); the runtime
- * itself links no collective library. The hook reads `count` contiguous
- * elements at `input` (which may be `output`: in place) and writes them
- * reduced at `output`; it returns 0, or non-zero after writing why into
- * `error`. A failure, or a call without a hook, reports
- * EMBERRT_FAULT_COLLECTIVE at `site` with the message. reduction: 0 sum,
- * 1 mean, 2 max, 3 min. */
+ * emberrt_all_reduce_start_<type>(operand, result, reduction, site) with two
+ * unranked memrefs: the operand (any strides, only read: it is copied into
+ * the result before the call returns) and the result (a new contiguous
+ * buffer of the same shape), which receives the operand reduced over every
+ * process, through the hook that the program's collective engine installed
+ * (ember::distributed, on Gloo); the runtime itself links no collective
+ * library. The start returns a ticket, which emberrt_all_reduce_wait(ticket,
+ * site) takes before anything reads the result: by default the reduction
+ * runs at once and the wait has nothing to do, and with
+ * emberrt_set_collective_thread(1) it runs on the runtime's communication
+ * thread (one at a time, in the order started) while the caller goes on,
+ * and the wait blocks until it is done. emberrt_all_reduce_<type> is both
+ * in one call. The hook reads `count` contiguous elements at `input` (which
+ * may be `output`: in place) and writes them reduced at `output`; it
+ * returns 0, or non-zero after writing why into `error`; it must tolerate
+ * being called from the communication thread. A failure, or a call without
+ * a hook, reports EMBERRT_FAULT_COLLECTIVE at `site` (on the thread that
+ * waits) with the message. reduction: 0 sum, 1 mean, 2 max, 3 min. */
 typedef int32_t (*emberrt_all_reduce_hook_t)(const void *input, void *output, int64_t count,
                                              emberrt_dtype_t dtype, int32_t reduction, char *error,
                                              size_t error_capacity);
 void emberrt_set_all_reduce_hook(emberrt_all_reduce_hook_t hook);
+void emberrt_set_collective_thread(int32_t enabled);
+int64_t emberrt_all_reduce_start_f32(int64_t rank, void *operand, int64_t result_rank,
+                                     void *result, int32_t reduction, int32_t site);
+int64_t emberrt_all_reduce_start_f64(int64_t rank, void *operand, int64_t result_rank,
+                                     void *result, int32_t reduction, int32_t site);
+int64_t emberrt_all_reduce_start_i32(int64_t rank, void *operand, int64_t result_rank,
+                                     void *result, int32_t reduction, int32_t site);
+int64_t emberrt_all_reduce_start_i64(int64_t rank, void *operand, int64_t result_rank,
+                                     void *result, int32_t reduction, int32_t site);
+void emberrt_all_reduce_wait(int64_t ticket, int32_t site);
 void emberrt_all_reduce_f32(int64_t rank, void *operand, int64_t result_rank, void *result,
                             int32_t reduction, int32_t site);
 void emberrt_all_reduce_f64(int64_t rank, void *operand, int64_t result_rank, void *result,
