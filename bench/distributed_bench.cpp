@@ -3,6 +3,9 @@
 //                                                in place) against Gloo itself
 //   ember-run -n 2 distributed_bench c2          the C2 step, batch 32 per rank
 //   ember-run -n 2 distributed_bench c2-alone    the same without its all-reduce
+//   ember-run -n 2 distributed_bench c2-no-overlap  all-reduces where they start
+//   ember-run -n 2 distributed_bench mlp[-alone|-no-overlap] [MB]  an MLP, 2.6 MB
+//                                                of gradients in buckets of MB (1)
 // (bench/run.sh distributed runs both, 1 and 2 ranks, and LibTorch's side).
 // Every rank measures; rank 0 reports medians. Threads: EMBER_NUM_THREADS.
 #include "bench_util.h"
@@ -16,6 +19,8 @@
 #include <gloo/rendezvous/file_store.h>
 #include <gloo/transport/tcp/device.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -76,49 +81,83 @@ void allReduceBench() {
     std::filesystem::remove_all(store);
 }
 
-/// The C2 step on every rank; `reduce`: its gradients averaged over the
-/// ranks (DistributedGradientTape), else each rank steps alone (what the
-/// machine allows N processes at once, without communication).
-void c2Bench(bool reduce) {
-  Tensor images = random_uniform({32, 28, 28, 1}, dist::rank() + 1);
-  Tensor labels = cast(arange(0, 32) % 10, DType::Int64);
+/// A training step (Adam, softmax cross-entropy) of `net` traced on every
+/// rank; `reduce`: its gradients averaged over the ranks
+/// (DistributedGradientTape, buckets of `bucketMb`), else each rank steps
+/// alone (what the machine allows N processes at once, without
+/// communication). Reported as `<ranks>[.no_all_reduce|.no_overlap].ember.<name>_step`.
+void stepBench(const std::string &name, std::shared_ptr<layers::Sequential> net,
+               const Tensor &inputs, const Tensor &labels, bool reduce, double bucketMb,
+               const std::string &variant) {
   losses::SparseCategoricalCrossentropy lossFn(/*from_logits=*/true);
-  auto net = c2Model();
   optimizers::Adam adam(1e-3);
-  (*net)(images); // weights made
+  (*net)(inputs); // weights made
   dist::broadcast_variables(net->variables());
   auto step = function(
       [&](const Tensor &x, const Tensor &y) {
-        std::unique_ptr<GradientTape> tape = reduce
-                                                 ? std::make_unique<dist::DistributedGradientTape>()
-                                                 : std::make_unique<GradientTape>();
+        std::unique_ptr<GradientTape> tape =
+            reduce ? std::make_unique<dist::DistributedGradientTape>(false, dist::ReduceOp::Mean,
+                                                                     bucketMb)
+                   : std::make_unique<GradientTape>();
         Tensor loss = lossFn(y, (*net)(x, true));
         std::vector<Variable> vars = net->trainable_variables();
         adam.apply_gradients(tape->gradient(loss, vars), vars);
         return loss;
       },
-      "c2_data_parallel_step");
-  step(images, labels);
+      name + "_data_parallel_step");
+  step(inputs, labels);
   dist::barrier();
-  double seconds = bench::medianSeconds(7, 10, [&] { return step(images, labels); });
+  double seconds = bench::medianSeconds(7, 10, [&] { return step(inputs, labels); });
   if (dist::rank() == 0) {
-    std::string prefix =
-        "ranks" + std::to_string(dist::world_size()) + (reduce ? "." : ".no_all_reduce.");
-    bench::report((prefix + "ember.c2_step").c_str(), seconds * 1e3, "ms");
-    bench::report((prefix + "ember.c2_images_per_s").c_str(), 32.0 * dist::world_size() / seconds,
-                  "images/s");
+    std::string prefix = "ranks" + std::to_string(dist::world_size()) + variant + ".ember." + name;
+    int64_t batch = inputs.shape()[0];
+    bench::report((prefix + "_step").c_str(), seconds * 1e3, "ms");
+    bench::report((prefix + "_examples_per_s").c_str(),
+                  double(batch) * dist::world_size() / seconds, "examples/s");
   }
+}
+
+/// The C2 step, batch 32 per rank, its 12 KB of gradients one bucket.
+void c2Bench(bool reduce, const std::string &variant) {
+  Tensor images = random_uniform({32, 28, 28, 1}, dist::rank() + 1);
+  Tensor labels = cast(arange(0, 32) % 10, DType::Int64);
+  stepBench("c2", c2Model(), images, labels, reduce, 25, variant);
+}
+
+/// An MLP 784-512-512-10, batch 128 per rank: 2.6 MB of gradients in
+/// buckets of `bucketMb` (1 MB: four, the first (the last layers') reduced
+/// while the first layer's gradients are computed).
+void mlpBench(bool reduce, const std::string &variant, double bucketMb) {
+  using namespace layers;
+  auto net = std::make_shared<Sequential>(std::vector<std::shared_ptr<Layer>>{
+      std::make_shared<Dense>(512, "relu"), std::make_shared<Dense>(512, "relu"),
+      std::make_shared<Dense>(10)});
+  Tensor inputs = random_uniform({128, 784}, dist::rank() + 1);
+  Tensor labels = cast(arange(0, 128) % 10, DType::Int64);
+  stepBench("mlp", net, inputs, labels, reduce, bucketMb, variant);
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
   std::string mode = argc > 1 ? argv[1] : "";
-  if (mode != "allreduce" && mode != "c2" && mode != "c2-alone") {
-    std::fprintf(stderr, "usage: ember-run -n N distributed_bench allreduce|c2|c2-alone\n");
+  const char *modes[] = {"allreduce", "c2", "c2-alone", "c2-no-overlap",
+                         "mlp",       "mlp-alone", "mlp-no-overlap"};
+  if (std::find(std::begin(modes), std::end(modes), mode) == std::end(modes)) {
+    std::fprintf(stderr, "usage: ember-run -n N distributed_bench "
+                         "allreduce|c2|c2-alone|c2-no-overlap|mlp|mlp-alone|mlp-no-overlap\n");
     return 2;
   }
-  dist::init_process_group();
-  mode == "allreduce" ? allReduceBench() : c2Bench(mode == "c2");
+  bool alone = mode.ends_with("-alone"), noOverlap = mode.ends_with("-no-overlap");
+  dist::ProcessGroupOptions options;
+  options.overlap_communication = !noOverlap;
+  dist::init_process_group(options);
+  std::string variant = alone ? ".no_all_reduce" : noOverlap ? ".no_overlap" : "";
+  if (mode == "allreduce")
+    allReduceBench();
+  else if (mode.starts_with("c2"))
+    c2Bench(!alone, variant);
+  else
+    mlpBench(!alone, variant, argc > 2 ? std::atof(argv[2]) : 1.0);
   dist::destroy_process_group();
 }

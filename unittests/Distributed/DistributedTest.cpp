@@ -53,9 +53,10 @@ std::string launch(int ranks, const std::string &scenario, const std::string &en
 
 /// Runs `scenario` on 2 and on 3 ranks: each must succeed and print
 /// "rank R<what>" (what may hold "{n}", the number of ranks).
-void expectEveryRankSays(const std::string &scenario, const std::string &what) {
+void expectEveryRankSays(const std::string &scenario, const std::string &what,
+                         const std::string &environment = "") {
   for (int ranks : {2, 3}) {
-    RunResult r = run(launch(ranks, scenario));
+    RunResult r = run(launch(ranks, scenario, environment));
     EXPECT_EQ(r.status, 0) << r.output;
     std::string said = what;
     if (size_t at = said.find("{n}"); at != std::string::npos)
@@ -72,6 +73,12 @@ TEST(Distributed, EveryCollectiveAgreesAcrossTwoAndThreeRanks) {
 
 TEST(Distributed, ATracedStepAllReducesItsGradientsLikeOneProcessOnTheWholeBatch) {
   expectEveryRankSays("traced-training", ": traced training matches one process");
+}
+
+TEST(Distributed, WithoutOverlapEachAllReduceRunsWhereItStarts) {
+  // ProcessGroupOptions::overlap_communication = false: the same results.
+  expectEveryRankSays("traced-training", ": traced training matches one process",
+                      "EMBER_TEST_NO_OVERLAP=1");
 }
 
 TEST(Distributed, AllReducesGradientAgreesWithFiniteDifferencesByEveryRoad) {

@@ -109,7 +109,9 @@ void everyCollective() {
 /// examples, and one traced step computes its gradients, all-reduces them
 /// (Mean, inside the compiled function) and applies SGD. After 15 steps
 /// every rank's weights are the same bits, and equal to one process
-/// training on the whole batch.
+/// training on the whole batch. With a bucket per gradient, the traced step
+/// starts the bias's all-reduce before it computes the weights' gradient
+/// (ember-schedule-collectives), which runs while the bias travels.
 void tracedTraining() {
   int r = dist::rank(), n = dist::world_size();
   const int64_t examples = 12, features = 3;
@@ -128,14 +130,16 @@ void tracedTraining() {
   // How the gradients are reduced: not at all (the reference, on the whole
   // batch), by all_reduce calls in the step, or by a DistributedGradientTape
   // (traced, or eagerly when `eager`).
-  enum Road { Reference, AllReduceCalls, DistributedTape };
+  enum Road { Reference, AllReduceCalls, DistributedTape, BucketPerGradient };
   auto train = [&](const Tensor &xb, const Tensor &yb, Road road, bool eager) {
     Variable w(zeros({features, 1}), "w"), b(zeros({1}), "b");
     optimizers::SGD sgd(0.05);
     auto body = [&](const Tensor &xs, const Tensor &ys) {
-      std::unique_ptr<GradientTape> tape = road == DistributedTape
-                                               ? std::make_unique<dist::DistributedGradientTape>()
-                                               : std::make_unique<GradientTape>();
+      std::unique_ptr<GradientTape> tape =
+          road == DistributedTape     ? std::make_unique<dist::DistributedGradientTape>()
+          : road == BucketPerGradient ? std::make_unique<dist::DistributedGradientTape>(
+                                            false, dist::ReduceOp::Mean, /*bucket_cap_mb=*/0)
+                                      : std::make_unique<GradientTape>();
       Tensor loss = reduce_mean(square(matmul(xs, w) + b - ys));
       std::vector<Variable> weights = {w, b};
       auto grads = tape->gradient(loss, weights); // virtual: reduced by a distributed tape
@@ -149,6 +153,15 @@ void tracedTraining() {
     for (int i = 0; i < 15; ++i)
       eager ? body(xb, yb) : step(xb, yb);
     expect(eager || step.concrete_functions().size() == 1, "one trace");
+    if (road == BucketPerGradient) {
+      std::string optimized = step.ir_stages(xb, yb).optimized;
+      size_t firstReduce = optimized.find("ember.all_reduce"),
+             lastMatmul = optimized.rfind("ember.matmul");
+      expect(firstReduce != std::string::npos && lastMatmul != std::string::npos &&
+                 firstReduce < lastMatmul,
+             "the first bucket's all-reduce starts before the last gradient's matmul:\n" +
+                 optimized);
+    }
     return std::make_pair(w.value(), b.value());
   };
   // This rank's shard: rows r, r + n, ...
@@ -160,6 +173,7 @@ void tracedTraining() {
   for (auto [road, eager, name] :
        {std::tuple(AllReduceCalls, false, "all_reduce calls in a traced step"),
         std::tuple(DistributedTape, false, "a DistributedGradientTape in a traced step"),
+        std::tuple(BucketPerGradient, false, "a bucket per gradient in a traced step"),
         std::tuple(DistributedTape, true, "an eager DistributedGradientTape")}) {
     auto [w, b] = train(gather(x, index), gather(y, index), road, eager);
     Tensor everyW = dist::all_gather(reshape(w, {1, features}));
@@ -328,6 +342,7 @@ int main(int argc, char **argv) {
     dist::ProcessGroupOptions options;
     if (const char *store = std::getenv("EMBER_TEST_FILE_STORE"))
       options.init_method = std::string("file://") + store;
+    options.overlap_communication = !std::getenv("EMBER_TEST_NO_OVERLAP");
     dist::init_process_group(options);
     found->second();
     dist::destroy_process_group();
