@@ -18,6 +18,9 @@ packages=(
   nlohmann-json3-dev dataset-fashion-mnist protobuf-compiler
   # collectives across processes (ember::distributed)
   libgloo-dev
+  # the ONNX importer (ember::onnx): ONNX's protobuf, checker and shape
+  # inference; python3-onnx generates the ONNX node tests (scripts/onnx-node-tests.sh)
+  libonnx-dev python3-onnx
   # tests and benchmarks; valgrind checks what MLIR's uninstrumented code frees;
   # numpy prints the text the tensor printer must match
   libgtest-dev libbenchmark-dev valgrind python3-numpy

@@ -32,6 +32,8 @@
 
 #include "ember/Distributed/Distributed.h"
 
+#include "ember/ONNX/ONNX.h"
+
 #include "ember/Train/Checkpoint.h"
 #include "ember/Train/Layers.h"
 #include "ember/Train/Losses.h"

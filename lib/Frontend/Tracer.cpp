@@ -22,6 +22,9 @@ Tracer *ember::detail::currentTracer() { return activeTracer; }
 // builds): tf.executing_eagerly() is false inside a tf.function too.
 bool ember::executing_eagerly() { return activeTracer == nullptr; }
 
+ember::InitScope::InitScope() : previous_(activeTracer) { activeTracer = nullptr; }
+ember::InitScope::~InitScope() { activeTracer = static_cast<Tracer *>(previous_); }
+
 TracingScope::TracingScope(Tracer *tracer) : previous_(activeTracer) { activeTracer = tracer; }
 TracingScope::~TracingScope() { activeTracer = previous_; }
 

@@ -31,6 +31,21 @@ namespace ember {
 /// so it is true there.
 bool executing_eagerly();
 
+/// TensorFlow's tf.init_scope: while it lives, ops on this thread run at
+/// once even inside a traced function, for values the trace needs while it
+/// traces (a size computed from a static shape, a folded constant). Symbolic
+/// tensors cannot be used inside it.
+class InitScope {
+public:
+  InitScope();
+  ~InitScope();
+  InitScope(const InitScope &) = delete;
+  InitScope &operator=(const InitScope &) = delete;
+
+private:
+  void *previous_;
+};
+
 //===----------------------------------------------------------------------===//
 // Creation
 //===----------------------------------------------------------------------===//

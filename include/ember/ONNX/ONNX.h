@@ -1,0 +1,94 @@
+//===- ONNX.h - models from elsewhere: the ONNX importer ----------*- C++ -*-===//
+//
+// Loads an ONNX model (opsets 7-17; parsed, checked and shape-inferred by
+// the ONNX library itself) as a callable that runs through the JIT like a
+// traced function: each node becomes ember ops, initializers become
+// constants, and the whole graph is one compiled function per signature.
+//
+//   ember::onnx::Model model = ember::onnx::load(path);  // e.g. exported by torch.onnx
+//   std::vector<ember::Tensor> outputs = model({ember::ones({1, 4})});
+//
+// What ember cannot run is refused when the model loads or first runs, with
+// an ImportError naming the node, its op type and the attribute or input
+// (never a wrong answer). Inputs that an op needs as values while compiling
+// (a Reshape's shape, a Slice's starts) must be initializers or Constant
+// nodes, or be given in LoadOptions::constants.
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_ONNX_ONNX_H
+#define EMBER_ONNX_ONNX_H
+
+#include "ember/Frontend/Error.h"
+#include "ember/Frontend/Tensor.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ember::onnx {
+
+/// A model that cannot be loaded or run: a file that is not an ONNX model,
+/// one the ONNX checker refuses, an op, attribute or dtype ember does not
+/// support. The message names the file, and the node where there is one.
+class ImportError : public Error {
+public:
+  using Error::Error;
+};
+
+/// An ImportError for a graph input whose value an op needs while the model
+/// compiles: give it in LoadOptions::constants.
+class NeedsConstantError : public ImportError {
+public:
+  NeedsConstantError(const std::string &message, std::string input)
+      : ImportError(message), input(std::move(input)) {}
+  std::string input; ///< the graph input's name
+};
+
+/// A graph input or output: its name, dtype and dims (kNone for a symbolic
+/// dim such as "batch").
+struct ValueInfo {
+  std::string name;
+  DType dtype = DType::Float32;
+  std::vector<int64_t> shape;
+};
+
+struct LoadOptions {
+  /// Values of graph inputs, which then become constants of the model (and
+  /// leave its inputs): for inputs that ops need while compiling.
+  std::map<std::string, Tensor> constants;
+};
+
+class Model {
+public:
+  /// The graph's inputs (initializers excluded) and outputs, in order.
+  const std::vector<ValueInfo> &inputs() const;
+  const std::vector<ValueInfo> &outputs() const;
+  /// The outputs for `inputs` (one tensor per input, in order), computed by
+  /// the graph compiled for their dtypes and shapes (once per signature).
+  std::vector<Tensor> operator()(const std::vector<Tensor> &inputs) const;
+  /// The ember IR that `(*this)(inputs)` runs, as traced.
+  std::string traced_ir(const std::vector<Tensor> &inputs) const;
+  /// Writes that IR as a module for ember-opt and ember-compile; the
+  /// function is named `name`.
+  void export_mlir(const std::string &path, const std::vector<Tensor> &inputs) const;
+  /// Zeros of every input's type (symbolic dims of size `noneSize`).
+  std::vector<Tensor> example_inputs(int64_t noneSize = 1) const;
+
+  struct Impl;
+
+private:
+  friend Model load(const std::string &path, const LoadOptions &options);
+  std::shared_ptr<const Impl> impl_;
+};
+
+/// Reads, checks and imports the ONNX model at `path`; throws ImportError.
+Model load(const std::string &path, const LoadOptions &options = {});
+
+/// A tensor stored as an ONNX TensorProto file (the node tests'
+/// input_N.pb and output_N.pb), and its name if `name`; throws ImportError.
+Tensor load_tensor(const std::string &path, std::string *name = nullptr);
+
+} // namespace ember::onnx
+
+#endif // EMBER_ONNX_ONNX_H

@@ -1,0 +1,485 @@
+//===- Model.cpp - an ONNX model as a traced function ---------------------===//
+//
+// The ONNX library parses the file, checks it and infers its shapes; ember
+// then folds every node whose inputs are all known (initializers, Constant
+// nodes, shapes of statically shaped values) eagerly, once, and traces the
+// rest into one ember function per signature, compiled by the JIT like any
+// ember::function.
+//
+//===----------------------------------------------------------------------===//
+
+#include "NodeContext.h"
+
+#include "ember/Frontend/Function.h"
+#include "ember/Frontend/Ops.h"
+
+#include <onnx/checker.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+using namespace ember;
+using namespace ember::onnx;
+using namespace ember::onnx::detail;
+
+//===----------------------------------------------------------------------===//
+// Tensors
+//===----------------------------------------------------------------------===//
+
+std::optional<DType> ember::onnx::detail::dtypeOfElementType(int32_t elementType) {
+  switch (elementType) {
+  case ::onnx::TensorProto::FLOAT:
+    return DType::Float32;
+  case ::onnx::TensorProto::DOUBLE:
+    return DType::Float64;
+  case ::onnx::TensorProto::INT32:
+    return DType::Int32;
+  case ::onnx::TensorProto::INT64:
+    return DType::Int64;
+  case ::onnx::TensorProto::BOOL:
+    return DType::Bool;
+  case ::onnx::TensorProto::FLOAT16:
+    return DType::Float16;
+  case ::onnx::TensorProto::BFLOAT16:
+    return DType::BFloat16;
+  default:
+    return std::nullopt;
+  }
+}
+
+std::string ember::onnx::detail::elementTypeName(int32_t elementType) {
+  if (::onnx::TensorProto::DataType_IsValid(elementType))
+    return ::onnx::TensorProto::DataType_Name(
+        static_cast<::onnx::TensorProto::DataType>(elementType));
+  return "data type " + std::to_string(elementType);
+}
+
+Tensor ember::onnx::detail::tensorOf(const ::onnx::TensorProto &proto, const std::string &what) {
+  std::optional<DType> dtype = dtypeOfElementType(proto.data_type());
+  if (!dtype)
+    throw ImportError(what + ": its elements are " + elementTypeName(proto.data_type()) +
+                      ", which ember has no dtype for (it has FLOAT, DOUBLE, INT32, INT64, BOOL, "
+                      "FLOAT16 and BFLOAT16)");
+  if (proto.data_location() == ::onnx::TensorProto::EXTERNAL)
+    throw ImportError(what + ": its data is stored outside the model (external data), which the "
+                             "importer does not read yet");
+  std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
+  for (int64_t d : dims)
+    if (d < 0)
+      throw ImportError(what + ": a negative dim (" + std::to_string(d) + ")");
+  Tensor tensor = Tensor::empty(Shape(std::span<const int64_t>(dims)), *dtype);
+  size_t count = static_cast<size_t>(tensor.numel()), bytes = tensor.nbytes();
+  char *out = static_cast<char *>(tensor.data());
+  auto expect = [&](size_t have) {
+    if (have != count)
+      throw ImportError(what + ": " + std::to_string(have) + " values for a shape of " +
+                        std::to_string(count) + " elements");
+  };
+  if (proto.has_raw_data()) {
+    if (proto.raw_data().size() != bytes)
+      throw ImportError(what + ": " + std::to_string(proto.raw_data().size()) +
+                        " bytes of data for " + std::to_string(bytes));
+    std::memcpy(out, proto.raw_data().data(), bytes); // little-endian, as this host
+    return tensor;
+  }
+  switch (proto.data_type()) {
+  case ::onnx::TensorProto::FLOAT:
+    expect(proto.float_data_size());
+    std::memcpy(out, proto.float_data().data(), bytes);
+    break;
+  case ::onnx::TensorProto::DOUBLE:
+    expect(proto.double_data_size());
+    std::memcpy(out, proto.double_data().data(), bytes);
+    break;
+  case ::onnx::TensorProto::INT64:
+    expect(proto.int64_data_size());
+    std::memcpy(out, proto.int64_data().data(), bytes);
+    break;
+  default: // INT32, BOOL, FLOAT16, BFLOAT16: one int32 per element
+    expect(proto.int32_data_size());
+    size_t size = bytes / std::max<size_t>(count, 1);
+    for (size_t i = 0; i < count; ++i) {
+      int32_t value = proto.int32_data(static_cast<int>(i));
+      std::memcpy(out + i * size, &value, size); // the low bytes (little-endian)
+    }
+  }
+  return tensor;
+}
+
+Tensor ember::onnx::load_tensor(const std::string &path, std::string *name) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file)
+    throw ImportError(path + ": cannot be opened");
+  ::onnx::TensorProto proto;
+  if (!proto.ParseFromIstream(&file))
+    throw ImportError(path + ": not an ONNX TensorProto (the protobuf does not parse)");
+  if (name)
+    *name = proto.name();
+  return tensorOf(proto, path);
+}
+
+//===----------------------------------------------------------------------===//
+// NodeContext
+//===----------------------------------------------------------------------===//
+
+NodeContext::NodeContext(const ::onnx::NodeProto &node, int64_t opset, std::string where,
+                         std::function<const Tensor *(const std::string &)> lookup,
+                         std::function<bool(const std::string &)> isConstant,
+                         std::function<bool(const std::string &)> isGraphInput)
+    : node_(node), opset_(opset), where_(std::move(where)), lookup_(std::move(lookup)),
+      isConstant_(std::move(isConstant)), isGraphInput_(std::move(isGraphInput)) {}
+
+std::string NodeContext::describe() const {
+  return "node '" + node_.name() + "' (" + node_.op_type() + ")";
+}
+
+void NodeContext::fail(const std::string &message) const {
+  throw ImportError(where_ + ": " + describe() + ": " + message);
+}
+
+void NodeContext::unsupported(const std::string &attribute, const std::string &value) const {
+  fail("attribute " + attribute + " = " + value + " is not supported");
+}
+
+bool NodeContext::has(int i) const {
+  return i < node_.input_size() && !node_.input(i).empty();
+}
+
+const Tensor &NodeContext::input(int i) const {
+  if (!has(i))
+    fail("input " + std::to_string(i) + " is missing");
+  const Tensor *value = lookup_(node_.input(i));
+  if (!value)
+    fail("input " + std::to_string(i) + " ('" + node_.input(i) + "') has no value");
+  return *value;
+}
+
+const Tensor &NodeContext::constantInput(int i) const {
+  const Tensor &value = input(i);
+  const std::string &name = node_.input(i);
+  if (isConstant_(name))
+    return value;
+  std::string message = where_ + ": " + describe() + ": input " + std::to_string(i) + " ('" +
+                        name + "') must be known while compiling: an initializer or a Constant "
+                               "node";
+  if (isGraphInput_(name))
+    throw NeedsConstantError(message + " (give the graph input's value in "
+                                       "ember::onnx::LoadOptions::constants)",
+                             name);
+  throw ImportError(message + ", not a value computed from the graph's inputs");
+}
+
+std::vector<int64_t> NodeContext::constantInts(int i) const {
+  const Tensor &value = constantInput(i);
+  if (value.dtype() != DType::Int64 && value.dtype() != DType::Int32)
+    fail("input " + std::to_string(i) + " must hold integers, not " +
+         std::string(dtypeName(value.dtype())));
+  return value.to_vector<int64_t>();
+}
+
+const ::onnx::AttributeProto *NodeContext::attribute(const std::string &name, int type) {
+  for (const ::onnx::AttributeProto &attribute : node_.attribute())
+    if (attribute.name() == name) {
+      read_.insert(name);
+      if (attribute.type() != type)
+        fail("attribute " + name + " has type " +
+             ::onnx::AttributeProto::AttributeType_Name(attribute.type()) + ", not " +
+             ::onnx::AttributeProto::AttributeType_Name(
+                 static_cast<::onnx::AttributeProto::AttributeType>(type)));
+      return &attribute;
+    }
+  return nullptr;
+}
+
+bool NodeContext::hasAttribute(const std::string &name) const {
+  for (const ::onnx::AttributeProto &attribute : node_.attribute())
+    if (attribute.name() == name)
+      return true;
+  return false;
+}
+
+int64_t NodeContext::attrInt(const std::string &name, int64_t otherwise) {
+  const auto *a = attribute(name, ::onnx::AttributeProto::INT);
+  return a ? a->i() : otherwise;
+}
+
+float NodeContext::attrFloat(const std::string &name, float otherwise) {
+  const auto *a = attribute(name, ::onnx::AttributeProto::FLOAT);
+  return a ? a->f() : otherwise;
+}
+
+std::string NodeContext::attrString(const std::string &name, const std::string &otherwise) {
+  const auto *a = attribute(name, ::onnx::AttributeProto::STRING);
+  return a ? a->s() : otherwise;
+}
+
+std::vector<int64_t> NodeContext::attrInts(const std::string &name,
+                                           std::vector<int64_t> otherwise) {
+  const auto *a = attribute(name, ::onnx::AttributeProto::INTS);
+  return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : otherwise;
+}
+
+std::vector<float> NodeContext::attrFloats(const std::string &name) {
+  const auto *a = attribute(name, ::onnx::AttributeProto::FLOATS);
+  return a ? std::vector<float>(a->floats().begin(), a->floats().end()) : std::vector<float>{};
+}
+
+Tensor NodeContext::attrTensor(const std::string &name) {
+  const auto *a = attribute(name, ::onnx::AttributeProto::TENSOR);
+  if (!a)
+    fail("attribute " + name + " is missing");
+  try {
+    return tensorOf(a->t(), "attribute " + name);
+  } catch (const ImportError &error) {
+    fail(error.what());
+  }
+}
+
+void NodeContext::checkEveryAttributeRead() const {
+  for (const ::onnx::AttributeProto &attribute : node_.attribute())
+    if (!read_.count(attribute.name()))
+      fail("attribute " + attribute.name() + " is not supported");
+}
+
+//===----------------------------------------------------------------------===//
+// The model
+//===----------------------------------------------------------------------===//
+
+struct Model::Impl {
+  std::string path;
+  int64_t opset = 0;
+  ::onnx::ModelProto proto;
+  std::vector<ValueInfo> inputs, outputs;
+  /// Values known while compiling: initializers, Constant nodes, given
+  /// inputs, and what was folded from them (while tracing, every value
+  /// that is not symbolic is known too: the shape of a static input).
+  std::map<std::string, Tensor> constants;
+  std::set<std::string> graphInputs;
+  /// The nodes left to trace, in the graph's (topological) order.
+  std::vector<const ::onnx::NodeProto *> nodes;
+  std::shared_ptr<ember::detail::FunctionCore> core;
+
+  /// Runs `node` on the values `values` gives, adding its outputs.
+  void run(const ::onnx::NodeProto &node, std::map<std::string, Tensor> &values) const;
+  /// The graph's outputs for the (symbolic) `arguments`.
+  std::vector<Tensor> trace(const std::vector<Tensor> &arguments) const;
+  ember::detail::CallKey keyOf(const std::vector<Tensor> &inputs) const;
+};
+
+namespace {
+
+ValueInfo valueInfoOf(const ::onnx::ValueInfoProto &proto, const std::string &path) {
+  ValueInfo info;
+  info.name = proto.name();
+  std::string what = path + ": graph input/output '" + proto.name() + "'";
+  if (!proto.type().has_tensor_type())
+    throw ImportError(what + " is not a tensor (sequences, maps and optionals are not "
+                             "supported)");
+  const auto &type = proto.type().tensor_type();
+  std::optional<DType> dtype = dtypeOfElementType(type.elem_type());
+  if (!dtype)
+    throw ImportError(what + " has elements of " + elementTypeName(type.elem_type()) +
+                      ", which ember has no dtype for");
+  info.dtype = *dtype;
+  if (!type.has_shape())
+    throw ImportError(what + " has no shape (ember needs each input's rank)");
+  for (const auto &dim : type.shape().dim())
+    info.shape.push_back(dim.has_dim_value() ? dim.dim_value() : kNone);
+  return info;
+}
+
+std::string functionNameOf(const std::string &graphName) {
+  std::string name = "onnx_";
+  for (char c : graphName)
+    name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return name;
+}
+
+} // namespace
+
+void Model::Impl::run(const ::onnx::NodeProto &node, std::map<std::string, Tensor> &values) const {
+  NodeContext context(
+      node, opset, path,
+      [&](const std::string &name) -> const Tensor * {
+        auto found = values.find(name);
+        return found == values.end() ? nullptr : &found->second;
+      },
+      [&](const std::string &name) { // eager values are known while tracing
+        auto found = values.find(name);
+        return found != values.end() && !found->second.is_symbolic();
+      },
+      [&](const std::string &name) { return graphInputs.count(name) != 0; });
+  if (!node.domain().empty() && node.domain() != "ai.onnx")
+    context.fail("the domain '" + node.domain() + "' is not supported (only ONNX's own ops)");
+  Operator op = operatorFor(node.op_type());
+  if (!op)
+    context.fail("the op type " + node.op_type() + " is not supported");
+  std::vector<Tensor> results;
+  try {
+    results = op(context);
+  } catch (const ImportError &) {
+    throw;
+  } catch (const Error &error) { // ember refused the ops the node became
+    context.fail(error.what());
+  }
+  context.checkEveryAttributeRead();
+  for (int i = 0; i < node.output_size(); ++i) {
+    if (node.output(i).empty())
+      continue;
+    if (i >= static_cast<int>(results.size()))
+      context.fail("output " + std::to_string(i) + " is not supported");
+    values[node.output(i)] = results[static_cast<size_t>(i)];
+  }
+}
+
+std::vector<Tensor> Model::Impl::trace(const std::vector<Tensor> &arguments) const {
+  std::map<std::string, Tensor> values = constants;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    values[inputs[i].name] = arguments[i];
+  for (const ::onnx::NodeProto *node : nodes) {
+    // A node of values known while tracing (the shape of a static input,
+    // what follows from it) runs at once: its results stay known, for the
+    // Reshapes and Slices that need them.
+    bool known = std::all_of(node->input().begin(), node->input().end(), [&](const std::string &n) {
+      auto found = values.find(n);
+      return n.empty() || (found != values.end() && !found->second.is_symbolic());
+    });
+    if (known) {
+      InitScope eagerly;
+      run(*node, values);
+    } else {
+      run(*node, values);
+    }
+  }
+  std::vector<Tensor> results;
+  for (const ValueInfo &output : outputs) {
+    auto found = values.find(output.name);
+    if (found == values.end())
+      throw ImportError(path + ": the graph output '" + output.name + "' has no value");
+    results.push_back(found->second);
+  }
+  return results;
+}
+
+ember::detail::CallKey Model::Impl::keyOf(const std::vector<Tensor> &arguments) const {
+  if (arguments.size() != inputs.size())
+    throw ImportError(path + ": the model takes " + std::to_string(inputs.size()) +
+                      " inputs, not " + std::to_string(arguments.size()));
+  ember::detail::CallKey key;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    const Tensor &argument = arguments[i];
+    const ValueInfo &input = inputs[i];
+    bool fits = argument.defined() && argument.dtype() == input.dtype &&
+                argument.rank() == static_cast<int>(input.shape.size());
+    for (size_t d = 0; fits && d < input.shape.size(); ++d)
+      fits = input.shape[d] == kNone || input.shape[d] == argument.shape()[static_cast<int>(d)];
+    if (!fits) {
+      std::string want = std::string(dtypeName(input.dtype)) + "[";
+      for (size_t d = 0; d < input.shape.size(); ++d)
+        want += (d ? ", " : "") +
+                (input.shape[d] == kNone ? std::string("?") : std::to_string(input.shape[d]));
+      throw ImportError(path + ": input " + std::to_string(i) + " ('" + input.name + "') must be " +
+                        want + "], not " + (argument.defined() ? describe(argument) : "undefined"));
+    }
+    ember::detail::collectArg(key, argument);
+  }
+  return key;
+}
+
+Model ember::onnx::load(const std::string &path, const LoadOptions &options) {
+  auto impl = std::make_shared<Model::Impl>();
+  impl->path = path;
+  std::ifstream file(path, std::ios::binary);
+  if (!file)
+    throw ImportError(path + ": cannot be opened");
+  if (!impl->proto.ParseFromIstream(&file))
+    throw ImportError(path + ": not an ONNX model (the protobuf does not parse)");
+  try {
+    ::onnx::checker::check_model(impl->proto);
+    ::onnx::shape_inference::InferShapes(impl->proto);
+  } catch (const std::exception &error) {
+    throw ImportError(path + ": the ONNX checker refused the model: " + error.what());
+  }
+  for (const auto &opset : impl->proto.opset_import())
+    if (opset.domain().empty() || opset.domain() == "ai.onnx")
+      impl->opset = opset.version();
+  if (impl->opset < 7 || impl->opset > 17)
+    throw ImportError(path + ": opset " + std::to_string(impl->opset) +
+                      " is not supported (ember imports opsets 7 to 17)");
+  const ::onnx::GraphProto &graph = impl->proto.graph();
+  for (const ::onnx::TensorProto &initializer : graph.initializer())
+    impl->constants[initializer.name()] =
+        tensorOf(initializer, path + ": initializer '" + initializer.name() + "'");
+  for (const ::onnx::ValueInfoProto &input : graph.input()) {
+    if (impl->constants.count(input.name()))
+      continue; // an initializer listed as an input (IR version < 4) is a weight
+    if (auto given = options.constants.find(input.name()); given != options.constants.end()) {
+      impl->constants[input.name()] = given->second;
+      continue;
+    }
+    impl->inputs.push_back(valueInfoOf(input, path));
+    impl->graphInputs.insert(input.name());
+  }
+  for (const auto &given : options.constants)
+    if (!impl->constants.count(given.first))
+      throw ImportError(path + ": LoadOptions::constants names '" + given.first +
+                        "', which is not an input of the graph");
+  for (const ::onnx::ValueInfoProto &output : graph.output())
+    impl->outputs.push_back(valueInfoOf(output, path));
+
+  // Nodes whose inputs are all known run now, once (eagerly); the others
+  // are traced for every signature.
+  for (const ::onnx::NodeProto &node : graph.node()) {
+    bool known = std::all_of(node.input().begin(), node.input().end(), [&](const std::string &n) {
+      return n.empty() || impl->constants.count(n);
+    });
+    if (known)
+      impl->run(node, impl->constants);
+    else
+      impl->nodes.push_back(&node);
+  }
+  impl->core = std::make_shared<ember::detail::FunctionCore>(functionNameOf(graph.name()));
+  Model model;
+  model.impl_ = std::move(impl);
+  return model;
+}
+
+const std::vector<ValueInfo> &Model::inputs() const { return impl_->inputs; }
+const std::vector<ValueInfo> &Model::outputs() const { return impl_->outputs; }
+
+std::vector<Tensor> Model::operator()(const std::vector<Tensor> &inputs) const {
+  std::shared_ptr<const Impl> impl = impl_;
+  return impl->core->call(impl->keyOf(inputs),
+                          [impl](const std::vector<Tensor> &symbolic) {
+                            return impl->trace(symbolic);
+                          });
+}
+
+std::string Model::traced_ir(const std::vector<Tensor> &inputs) const {
+  std::shared_ptr<const Impl> impl = impl_;
+  return impl->core->tracedIR(impl->keyOf(inputs), [impl](const std::vector<Tensor> &symbolic) {
+    return impl->trace(symbolic);
+  });
+}
+
+void Model::export_mlir(const std::string &path, const std::vector<Tensor> &inputs) const {
+  std::shared_ptr<const Impl> impl = impl_;
+  impl->core->exportMLIR(path, impl->keyOf(inputs), [impl](const std::vector<Tensor> &symbolic) {
+    return impl->trace(symbolic);
+  });
+}
+
+std::vector<Tensor> Model::example_inputs(int64_t noneSize) const {
+  std::vector<Tensor> examples;
+  for (const ValueInfo &input : impl_->inputs) {
+    std::vector<int64_t> dims = input.shape;
+    for (int64_t &d : dims)
+      if (d == kNone)
+        d = noneSize;
+    examples.push_back(zeros(Shape(std::span<const int64_t>(dims)), input.dtype));
+  }
+  return examples;
+}

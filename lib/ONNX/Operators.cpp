@@ -1,0 +1,833 @@
+//===- Operators.cpp - ONNX ops as ember ops --------------------------------===//
+//
+// One function per ONNX op (or family), each written from the ONNX operator
+// specification for opsets 7 to 17, on ember's front-end ops: what runs is
+// what a user of ember would have written by hand, traced and compiled the
+// same way. Attributes an op reads are checked against what ember
+// implements; any other value is refused by name (NodeContext).
+//
+//===----------------------------------------------------------------------===//
+
+#include "NodeContext.h"
+
+#include "ember/Frontend/NN.h"
+#include "ember/Frontend/Ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+using namespace ember;
+using namespace ember::onnx;
+using namespace ember::onnx::detail;
+
+namespace {
+
+using Results = std::vector<Tensor>;
+
+/// A scalar tensor of `dtype` (broadcast against tensors of that dtype).
+Tensor scalar(double value, DType dtype) { return Tensor(Scalar(value), dtype); }
+
+bool isFloat(DType dtype) { return isFloatingPoint(dtype); }
+
+void requireFloat(NodeContext &node, const Tensor &x) {
+  if (!isFloat(x.dtype()))
+    node.fail("takes floating-point tensors, not " + describe(x));
+}
+
+/// A dim of a tensor that must be known while compiling.
+int64_t knownDim(NodeContext &node, const Tensor &x, int d) {
+  int64_t size = x.shape()[d];
+  if (size == kNone)
+    node.fail("needs dim " + std::to_string(d) + " of " + describe(x) +
+              " while compiling (a symbolic dim is not supported here yet)");
+  return size;
+}
+
+/// `axis` (negative counts from the end) checked against `rank`.
+int64_t normalizeAxis(NodeContext &node, int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    node.fail("axis " + std::to_string(axis) + " is out of range for rank " +
+              std::to_string(rank));
+  return axis < 0 ? axis + rank : axis;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+template <Tensor (*F)(const Tensor &, const Tensor &, SourceLoc)> Results binary(NodeContext &node) {
+  return {F(node.input(0), node.input(1), SourceLoc::current())};
+}
+
+template <Tensor (*F)(const Tensor &, SourceLoc)> Results unary(NodeContext &node) {
+  return {F(node.input(0), SourceLoc::current())};
+}
+
+template <Tensor (*F)(const Tensor &, SourceLoc)> Results floatUnary(NodeContext &node) {
+  requireFloat(node, node.input(0));
+  return {F(node.input(0), SourceLoc::current())};
+}
+
+/// Sum, Mean, Max, Min: any number of inputs, broadcast together.
+template <Tensor (*F)(const Tensor &, const Tensor &, SourceLoc), bool mean = false>
+Results variadic(NodeContext &node) {
+  Tensor result = node.input(0);
+  for (int i = 1; i < node.inputCount(); ++i)
+    result = F(result, node.input(i), SourceLoc::current());
+  if (mean) {
+    requireFloat(node, result);
+    result = div(result, scalar(node.inputCount(), result.dtype()));
+  }
+  return {result};
+}
+
+Results identity(NodeContext &node) { return {node.input(0)}; }
+
+Results divide(NodeContext &node) { return {div(node.input(0), node.input(1))}; }
+
+Results power(NodeContext &node) {
+  Tensor x = node.input(0), y = node.input(1);
+  requireFloat(node, x);
+  if (y.dtype() != x.dtype()) // opset 12+: the exponent may be of another type
+    y = cast(y, x.dtype());
+  return {pow(x, y)};
+}
+
+Results modulo(NodeContext &node) {
+  if (node.attrInt("fmod", 0) != 0)
+    node.unsupported("fmod", "1");
+  Tensor a = node.input(0);
+  if (isFloat(a.dtype()))
+    node.fail("with fmod = 0 takes integers, not " + describe(a));
+  return {mod(a, node.input(1))};
+}
+
+Results reciprocal(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  requireFloat(node, x);
+  return {div(scalar(1, x.dtype()), x)};
+}
+
+Results logicalNot(NodeContext &node) { return {logical_not(node.input(0))}; }
+Results logicalXor(NodeContext &node) { return {not_equal(node.input(0), node.input(1))}; }
+
+Results select(NodeContext &node) {
+  return {where(node.input(0), node.input(1), node.input(2))};
+}
+
+Results leakyRelu(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  requireFloat(node, x);
+  double alpha = node.attrFloat("alpha", 0.01f);
+  return {where(less(x, scalar(0, x.dtype())), mul(x, scalar(alpha, x.dtype())), x)};
+}
+
+Results parametricRelu(NodeContext &node) {
+  const Tensor &x = node.input(0), &slope = node.input(1);
+  requireFloat(node, x);
+  return {where(less(x, scalar(0, x.dtype())), mul(x, slope), x)};
+}
+
+Results elu(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  requireFloat(node, x);
+  double alpha = node.attrFloat("alpha", 1.f);
+  Tensor negative = mul(sub(exp(x), scalar(1, x.dtype())), scalar(alpha, x.dtype()));
+  return {where(less(x, scalar(0, x.dtype())), negative, x)};
+}
+
+Results selu(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  requireFloat(node, x);
+  double alpha = node.attrFloat("alpha", 1.67326319217681884765625f);
+  double gamma = node.attrFloat("gamma", 1.05070102214813232421875f);
+  Tensor negative = mul(sub(exp(x), scalar(1, x.dtype())), scalar(alpha, x.dtype()));
+  Tensor inner = where(less_equal(x, scalar(0, x.dtype())), negative, x);
+  return {mul(inner, scalar(gamma, x.dtype()))};
+}
+
+Results hardSigmoid(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  requireFloat(node, x);
+  double alpha = node.attrFloat("alpha", 0.2f), beta = node.attrFloat("beta", 0.5f);
+  Tensor linear = add(mul(x, scalar(alpha, x.dtype())), scalar(beta, x.dtype()));
+  return {maximum(minimum(linear, scalar(1, x.dtype())), scalar(0, x.dtype()))};
+}
+
+Results softplus(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  requireFloat(node, x);
+  return {log1p(exp(x))};
+}
+
+Results softsign(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  requireFloat(node, x);
+  return {div(x, add(abs(x), scalar(1, x.dtype())))};
+}
+
+Results clip(NodeContext &node) {
+  Tensor x = node.input(0);
+  if (node.opset() < 11) {
+    float lowest = node.attrFloat("min", -std::numeric_limits<float>::max());
+    float highest = node.attrFloat("max", std::numeric_limits<float>::max());
+    requireFloat(node, x);
+    return {minimum(maximum(x, scalar(lowest, x.dtype())), scalar(highest, x.dtype()))};
+  }
+  if (node.has(1))
+    x = maximum(x, node.input(1));
+  if (node.has(2))
+    x = minimum(x, node.input(2));
+  return {x};
+}
+
+Results castTo(NodeContext &node) {
+  int64_t to = node.attrInt("to", 0);
+  std::optional<DType> dtype = dtypeOfElementType(static_cast<int32_t>(to));
+  if (!dtype)
+    node.unsupported("to", elementTypeName(static_cast<int32_t>(to)));
+  return {cast(node.input(0), *dtype)};
+}
+
+//===----------------------------------------------------------------------===//
+// Shapes
+//===----------------------------------------------------------------------===//
+
+Results reshapeTo(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  std::vector<int64_t> shape = node.constantInts(1);
+  bool allowZero = node.attrInt("allowzero", 0) != 0;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] == 0 && !allowZero) { // 0 copies the input's dim
+      if (static_cast<int>(d) >= x.rank())
+        node.fail("shape[" + std::to_string(d) + "] = 0 copies a dim the input has not");
+      shape[d] = knownDim(node, x, static_cast<int>(d));
+    }
+  return {reshape(x, shape)};
+}
+
+Results flatten(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  int64_t axis = node.attrInt("axis", 1);
+  if (axis < 0)
+    axis += x.rank();
+  if (axis < 0 || axis > x.rank())
+    node.fail("axis " + std::to_string(axis) + " is out of range for " + describe(x));
+  int64_t outer = 1;
+  for (int d = 0; d < axis; ++d)
+    outer *= knownDim(node, x, d);
+  return {reshape(x, {outer, -1})};
+}
+
+Results transposeBy(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  return {transpose(x, node.attrInts("perm"))};
+}
+
+/// Squeeze's and Unsqueeze's axes: an attribute before opset 13, an input from it.
+std::vector<int64_t> axesOf(NodeContext &node, bool &given) {
+  given = true;
+  if (node.opset() >= 13) {
+    if (node.has(1))
+      return node.constantInts(1);
+    given = false;
+    return {};
+  }
+  given = node.hasAttribute("axes");
+  return node.attrInts("axes");
+}
+
+Results squeeze(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  bool given;
+  std::vector<int64_t> axes = axesOf(node, given);
+  std::vector<bool> drop(static_cast<size_t>(x.rank()), false);
+  if (!given) {
+    for (int d = 0; d < x.rank(); ++d)
+      drop[d] = knownDim(node, x, d) == 1;
+  }
+  for (int64_t axis : axes) {
+    int64_t d = normalizeAxis(node, axis, x.rank());
+    if (knownDim(node, x, static_cast<int>(d)) != 1)
+      node.fail("cannot squeeze dim " + std::to_string(d) + " of " + describe(x));
+    drop[d] = true;
+  }
+  std::vector<int64_t> shape;
+  for (int d = 0; d < x.rank(); ++d)
+    if (!drop[d])
+      shape.push_back(knownDim(node, x, d));
+  return {reshape(x, shape)};
+}
+
+Results unsqueeze(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  bool given;
+  std::vector<int64_t> axes = axesOf(node, given);
+  int64_t rank = x.rank() + static_cast<int64_t>(axes.size());
+  std::vector<bool> inserted(static_cast<size_t>(rank), false);
+  for (int64_t axis : axes) {
+    int64_t d = normalizeAxis(node, axis, rank);
+    if (inserted[d])
+      node.fail("axis " + std::to_string(axis) + " is given twice");
+    inserted[d] = true;
+  }
+  std::vector<int64_t> shape;
+  for (int64_t d = 0, from = 0; d < rank; ++d)
+    shape.push_back(inserted[d] ? 1 : knownDim(node, x, static_cast<int>(from++)));
+  return {reshape(x, shape)};
+}
+
+Results concatenate(NodeContext &node) {
+  std::vector<Tensor> inputs;
+  for (int i = 0; i < node.inputCount(); ++i)
+    inputs.push_back(node.input(i));
+  if (!node.hasAttribute("axis"))
+    node.fail("attribute axis is missing");
+  return {concat(inputs, node.attrInt("axis", 0))};
+}
+
+Results sliceOf(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (node.opset() < 10) {
+    starts = node.attrInts("starts");
+    ends = node.attrInts("ends");
+    axes = node.attrInts("axes");
+  } else {
+    starts = node.constantInts(1);
+    ends = node.constantInts(2);
+    if (node.has(3))
+      axes = node.constantInts(3);
+    if (node.has(4))
+      steps = node.constantInts(4);
+  }
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i)
+      axes.push_back(static_cast<int64_t>(i));
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() ||
+      steps.size() != starts.size())
+    node.fail("starts, ends, axes and steps must have one value per sliced axis");
+  int rank = x.rank();
+  std::vector<int64_t> start(rank, 0), limit(rank, kNone), stride(rank, 1);
+  std::vector<bool> seen(rank, false);
+  for (size_t i = 0; i < starts.size(); ++i) {
+    int64_t d = normalizeAxis(node, axes[i], rank);
+    if (seen[d])
+      node.fail("axis " + std::to_string(axes[i]) + " is sliced twice");
+    seen[d] = true;
+    int64_t size = knownDim(node, x, static_cast<int>(d)), step = steps[i];
+    if (step == 0)
+      node.fail("a step of 0");
+    // ONNX's clamping, then bounds that mean the same in Python's terms.
+    int64_t s = starts[i], e = ends[i];
+    if (s < 0)
+      s = std::max<int64_t>(s, -size) + size;
+    if (e < 0)
+      e = std::max<int64_t>(e, -size - 1) + size; // may reach -1: before the first
+    if (step > 0) {
+      s = std::clamp<int64_t>(s, 0, size);
+      e = std::clamp<int64_t>(e, 0, size);
+    } else {
+      s = std::clamp<int64_t>(s, -1, size - 1);
+      e = std::clamp<int64_t>(e, -1, size - 1);
+    }
+    if (step < 0 && s < 0) { // nothing: an empty slice
+      s = 0;
+      e = 0;
+      step = 1;
+    }
+    start[d] = s;
+    limit[d] = e < 0 ? kNone : e;
+    stride[d] = step;
+  }
+  for (int d = 0; d < rank; ++d)
+    if (!seen[d])
+      limit[d] = kNone;
+  return {slice(x, start, limit, stride)};
+}
+
+Results gatherAlong(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  int64_t axis = normalizeAxis(node, node.attrInt("axis", 0), x.rank());
+  return {gather(x, node.input(1), axis)};
+}
+
+Results shapeOf(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  int64_t rank = x.rank();
+  int64_t first = node.attrInt("start", 0), last = node.attrInt("end", rank);
+  first = std::clamp<int64_t>(first < 0 ? first + rank : first, 0, rank);
+  last = std::clamp<int64_t>(last < 0 ? last + rank : last, 0, rank);
+  std::vector<int64_t> dims;
+  bool known = true;
+  for (int64_t d = first; d < last; ++d) {
+    dims.push_back(x.shape()[static_cast<int>(d)]);
+    known &= dims.back() != kNone;
+  }
+  if (known) // known while compiling: later Reshapes can use it
+    return {Tensor::from_vector(dims, {static_cast<int64_t>(dims.size())})};
+  Tensor all = shape(x);
+  return {slice(all, {first}, {last})};
+}
+
+Results sizeOf(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  int64_t count = 1;
+  for (int d = 0; d < x.rank(); ++d)
+    count *= knownDim(node, x, d);
+  return {Tensor(Scalar(count), DType::Int64)};
+}
+
+Results constant(NodeContext &node) {
+  if (node.hasAttribute("value"))
+    return {node.attrTensor("value")};
+  if (node.hasAttribute("value_float"))
+    return {scalar(node.attrFloat("value_float", 0), DType::Float32)};
+  if (node.hasAttribute("value_int"))
+    return {Tensor(Scalar(node.attrInt("value_int", 0)), DType::Int64)};
+  if (node.hasAttribute("value_floats")) {
+    std::vector<float> values = node.attrFloats("value_floats");
+    return {Tensor::from_vector(values, {static_cast<int64_t>(values.size())})};
+  }
+  if (node.hasAttribute("value_ints")) {
+    std::vector<int64_t> values = node.attrInts("value_ints");
+    return {Tensor::from_vector(values, {static_cast<int64_t>(values.size())})};
+  }
+  node.fail("has no value ember supports (value, value_float(s), value_int(s))");
+}
+
+Results constantOfShape(NodeContext &node) {
+  std::vector<int64_t> dims = node.constantInts(0);
+  Tensor value = node.hasAttribute("value") ? node.attrTensor("value") : scalar(0, DType::Float32);
+  if (value.numel() != 1)
+    node.fail("attribute value must hold one element, not " + describe(value));
+  return {broadcast_to(reshape(value, {}), Shape(std::span<const int64_t>(dims)))};
+}
+
+/// numpy's broadcast of two shapes (the Expand op's rule).
+std::vector<int64_t> broadcastShapes(NodeContext &node, std::vector<int64_t> a,
+                                     std::vector<int64_t> b) {
+  if (a.size() < b.size())
+    std::swap(a, b);
+  b.insert(b.begin(), a.size() - b.size(), 1);
+  for (size_t d = 0; d < a.size(); ++d) {
+    if (a[d] == 1)
+      a[d] = b[d];
+    else if (b[d] != 1 && b[d] != a[d])
+      node.fail("dims " + std::to_string(a[d]) + " and " + std::to_string(b[d]) +
+                " do not broadcast");
+  }
+  return a;
+}
+
+Results expand(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  std::vector<int64_t> own;
+  for (int d = 0; d < x.rank(); ++d)
+    own.push_back(knownDim(node, x, d));
+  std::vector<int64_t> shape = broadcastShapes(node, own, node.constantInts(1));
+  return {broadcast_to(x, Shape(std::span<const int64_t>(shape)))};
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+/// A reduction's axes (an attribute, or from ReduceSum's opset 13 an
+/// input) and whether "no axes" means every axis or none.
+std::vector<int64_t> reductionAxes(NodeContext &node, bool axesAsInput, bool &identity) {
+  identity = false;
+  std::vector<int64_t> axes;
+  if (axesAsInput) {
+    if (node.has(1))
+      axes = node.constantInts(1);
+    identity = axes.empty() && node.attrInt("noop_with_empty_axes", 0) != 0;
+  } else {
+    axes = node.attrInts("axes");
+  }
+  return axes;
+}
+
+enum class Reduction { Sum, Mean, Max, Min, Prod, SumSquare, L1, L2, LogSum, LogSumExp };
+
+template <Reduction kind> Results reduce(NodeContext &node) {
+  Tensor x = node.input(0);
+  bool identity;
+  bool axesAsInput = kind == Reduction::Sum && node.opset() >= 13;
+  std::vector<int64_t> axes = reductionAxes(node, axesAsInput, identity);
+  bool keepdims = node.attrInt("keepdims", 1) != 0;
+  if (identity)
+    return {x};
+  if (axes.empty()) // every axis
+    for (int d = 0; d < x.rank(); ++d)
+      axes.push_back(d);
+  switch (kind) {
+  case Reduction::Sum:
+    return {reduce_sum(x, axes, keepdims)};
+  case Reduction::Mean:
+    requireFloat(node, x);
+    return {reduce_mean(x, axes, keepdims)};
+  case Reduction::Max:
+    return {reduce_max(x, axes, keepdims)};
+  case Reduction::Min:
+    return {reduce_min(x, axes, keepdims)};
+  case Reduction::Prod:
+    return {reduce_prod(x, axes, keepdims)};
+  case Reduction::SumSquare:
+    return {reduce_sum(mul(x, x), axes, keepdims)};
+  case Reduction::L1:
+    return {reduce_sum(abs(x), axes, keepdims)};
+  case Reduction::L2:
+    requireFloat(node, x);
+    return {sqrt(reduce_sum(mul(x, x), axes, keepdims))};
+  case Reduction::LogSum:
+    requireFloat(node, x);
+    return {log(reduce_sum(x, axes, keepdims))};
+  case Reduction::LogSumExp: {
+    requireFloat(node, x);
+    // Shifted by the largest element, as logsumexp is computed stably.
+    Tensor top = reduce_max(x, axes, true);
+    Tensor sum = reduce_sum(exp(sub(x, top)), axes, true);
+    Tensor result = add(log(sum), top);
+    if (!keepdims) {
+      std::vector<int64_t> shape;
+      for (int d = 0; d < x.rank(); ++d)
+        if (std::find_if(axes.begin(), axes.end(), [&](int64_t a) {
+              return normalizeAxis(node, a, x.rank()) == d;
+            }) == axes.end())
+          shape.push_back(knownDim(node, x, d));
+      result = reshape(result, shape);
+    }
+    return {result};
+  }
+  }
+  return {};
+}
+
+template <bool largest> Results argExtreme(NodeContext &node) {
+  Tensor x = node.input(0);
+  int64_t axis = normalizeAxis(node, node.attrInt("axis", 0), x.rank());
+  bool keepdims = node.attrInt("keepdims", 1) != 0;
+  if (node.attrInt("select_last_index", 0) != 0)
+    node.unsupported("select_last_index", "1");
+  if (!largest) {
+    if (x.dtype() == DType::Bool)
+      node.fail("takes numbers, not " + describe(x));
+    x = isFloat(x.dtype()) ? neg(x) : sub(scalar(-1, x.dtype()), x); // ~x keeps the order reversed
+  }
+  return {argmax(x, axis, keepdims)};
+}
+
+//===----------------------------------------------------------------------===//
+// Neural networks
+//===----------------------------------------------------------------------===//
+
+/// numpy's matmul: 1-D operands promoted and the added dim removed, batch
+/// dims broadcast.
+Results matrixProduct(NodeContext &node) {
+  Tensor a = node.input(0), b = node.input(1);
+  if (a.rank() == 0 || b.rank() == 0)
+    node.fail("takes tensors of rank 1 or more, not " + describe(a) + " and " + describe(b));
+  bool vectorA = a.rank() == 1, vectorB = b.rank() == 1;
+  if (vectorA)
+    a = reshape(a, {1, knownDim(node, a, 0)});
+  if (vectorB)
+    b = reshape(b, {knownDim(node, b, 0), 1});
+  std::vector<int64_t> batchA(a.shape().begin(), a.shape().end() - 2),
+      batchB(b.shape().begin(), b.shape().end() - 2);
+  if (batchA != batchB) {
+    std::vector<int64_t> batch = broadcastShapes(node, batchA, batchB);
+    auto widen = [&](const Tensor &t) {
+      std::vector<int64_t> shape = batch;
+      shape.push_back(knownDim(node, t, t.rank() - 2));
+      shape.push_back(knownDim(node, t, t.rank() - 1));
+      return broadcast_to(t, Shape(std::span<const int64_t>(shape)));
+    };
+    a = widen(a);
+    b = widen(b);
+  }
+  Tensor y = matmul(a, b);
+  if (vectorA || vectorB) {
+    std::vector<int64_t> shape(y.shape().begin(), y.shape().end() - 2);
+    if (!vectorA)
+      shape.push_back(y.shape()[y.rank() - 2]);
+    if (!vectorB)
+      shape.push_back(y.shape()[y.rank() - 1]);
+    y = reshape(y, shape);
+  }
+  return {y};
+}
+
+Results gemm(NodeContext &node) {
+  Tensor a = node.input(0), b = node.input(1);
+  requireFloat(node, a);
+  if (node.attrInt("transA", 0))
+    a = transpose(a);
+  if (node.attrInt("transB", 0))
+    b = transpose(b);
+  double alpha = node.attrFloat("alpha", 1.f), beta = node.attrFloat("beta", 1.f);
+  if (node.opset() < 7)
+    node.ignoreAttribute("broadcast");
+  Tensor y = matmul(a, b);
+  if (alpha != 1)
+    y = mul(y, scalar(alpha, y.dtype()));
+  if (node.has(2)) {
+    Tensor c = node.input(2);
+    if (beta != 1)
+      c = mul(c, scalar(beta, c.dtype()));
+    y = add(y, c);
+  }
+  return {y};
+}
+
+/// Softmax and LogSoftmax: before opset 13 over the input flattened to 2-D
+/// at `axis` (default 1), from it along `axis` (default -1).
+template <bool logarithm> Results softmaxOf(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  requireFloat(node, x);
+  auto apply = [&](const Tensor &t, int64_t axis) {
+    return logarithm ? nn::log_softmax(t, axis) : nn::softmax(t, axis);
+  };
+  if (node.opset() >= 13)
+    return {apply(x, node.attrInt("axis", -1))};
+  int64_t axis = node.attrInt("axis", 1);
+  if (axis < 0)
+    axis += x.rank();
+  if (axis < 0 || axis > x.rank())
+    node.fail("axis " + std::to_string(axis) + " is out of range for " + describe(x));
+  int64_t outer = 1;
+  for (int d = 0; d < axis; ++d)
+    outer *= knownDim(node, x, d);
+  std::vector<int64_t> shape;
+  for (int d = 0; d < x.rank(); ++d)
+    shape.push_back(knownDim(node, x, d));
+  return {reshape(apply(reshape(x, {outer, -1}), 1), shape)};
+}
+
+/// The pads, strides and dilations of a 2-D window op (Conv, pooling) in
+/// ember's terms: {top, bottom, left, right}, or TensorFlow's SAME.
+struct Window {
+  std::array<int64_t, 2> kernel{}, strides{1, 1}, dilations{1, 1};
+  std::array<int64_t, 4> pads{0, 0, 0, 0};
+  bool same = false;
+};
+
+Window windowOf(NodeContext &node, const Tensor &x, std::array<int64_t, 2> kernel,
+                bool takesDilations) {
+  if (x.rank() != 4)
+    node.fail("supports 2-D windows (NCHW inputs of rank 4), not " + describe(x));
+  Window w;
+  w.kernel = kernel;
+  std::vector<int64_t> strides = node.attrInts("strides", {1, 1});
+  std::vector<int64_t> dilations = node.attrInts("dilations", {1, 1});
+  std::vector<int64_t> pads = node.attrInts("pads", {0, 0, 0, 0});
+  if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4)
+    node.fail("strides, dilations and pads must be given for 2 dims");
+  if (!takesDilations && (dilations[0] != 1 || dilations[1] != 1))
+    node.unsupported("dilations", "other than 1");
+  w.strides = {strides[0], strides[1]};
+  w.dilations = {dilations[0], dilations[1]};
+  w.pads = {pads[0], pads[2], pads[1], pads[3]}; // ONNX: begins, then ends
+  std::string autoPad = node.attrString("auto_pad", "NOTSET");
+  if (autoPad == "SAME_UPPER") // TensorFlow's SAME: the odd one at the end
+    w.same = true;
+  else if (autoPad == "VALID")
+    w.pads = {0, 0, 0, 0};
+  else if (autoPad != "NOTSET")
+    node.unsupported("auto_pad", autoPad);
+  return w;
+}
+
+Tensor toChannelsLast(const Tensor &x) { return transpose(x, {0, 2, 3, 1}); }
+Tensor toChannelsFirst(const Tensor &x) { return transpose(x, {0, 3, 1, 2}); }
+
+Results convolution(NodeContext &node) {
+  const Tensor &x = node.input(0), &w = node.input(1);
+  requireFloat(node, x);
+  if (node.attrInt("group", 1) != 1)
+    node.unsupported("group", std::to_string(node.attrInt("group", 1)));
+  if (w.rank() != 4)
+    node.fail("supports 2-D convolutions (weights of rank 4), not " + describe(w));
+  std::array<int64_t, 2> kernel = {knownDim(node, w, 2), knownDim(node, w, 3)};
+  std::vector<int64_t> given = node.attrInts("kernel_shape", {kernel[0], kernel[1]});
+  if (given != std::vector<int64_t>{kernel[0], kernel[1]})
+    node.fail("kernel_shape does not match the weights' " + describe(w));
+  Window window = windowOf(node, x, kernel, /*takesDilations=*/true);
+  Tensor filters = transpose(w, {2, 3, 1, 0}); // [M, C, kH, kW] -> HWIO
+  Tensor y = window.same
+                 ? nn::conv2d(toChannelsLast(x), filters, window.strides, "SAME", window.dilations)
+                 : nn::conv2d(toChannelsLast(x), filters, window.strides, window.pads,
+                              window.dilations);
+  if (node.has(2))
+    y = add(y, node.input(2)); // the bias, per output channel (last here)
+  return {toChannelsFirst(y)};
+}
+
+template <bool largest> Results pooling(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  requireFloat(node, x);
+  std::vector<int64_t> kernel = node.attrInts("kernel_shape");
+  if (kernel.size() != 2)
+    node.fail("supports 2-D pooling (kernel_shape of 2 dims)");
+  Window window = windowOf(node, x, {kernel[0], kernel[1]}, /*takesDilations=*/false);
+  if (node.attrInt("ceil_mode", 0) != 0)
+    node.unsupported("ceil_mode", "1");
+  if (largest && node.attrInt("storage_order", 0) != 0)
+    node.unsupported("storage_order", "1");
+  if (largest && node.node().output_size() > 1 && !node.node().output(1).empty())
+    node.fail("output 1 (the indices) is not supported");
+  bool padded = window.pads != std::array<int64_t, 4>{0, 0, 0, 0};
+  if (padded)
+    node.fail("explicit pads are not supported (VALID, SAME_UPPER and zero pads are)");
+  if (!largest && window.same && node.attrInt("count_include_pad", 0) != 0)
+    node.unsupported("count_include_pad", "1 with auto_pad SAME_UPPER");
+  if (!largest)
+    node.ignoreAttribute("count_include_pad"); // no padding, or TensorFlow's (which excludes it)
+  std::string padding = window.same ? "SAME" : "VALID";
+  Tensor in = toChannelsLast(x);
+  Tensor y = largest ? nn::max_pool2d(in, window.kernel, window.strides, padding)
+                     : nn::avg_pool2d(in, window.kernel, window.strides, padding);
+  return {toChannelsFirst(y)};
+}
+
+template <bool largest> Results globalPooling(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  requireFloat(node, x);
+  std::vector<int64_t> axes;
+  for (int d = 2; d < x.rank(); ++d)
+    axes.push_back(d);
+  return {largest ? reduce_max(x, axes, true) : reduce_mean(x, axes, true)};
+}
+
+Results batchNormalization(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  requireFloat(node, x);
+  if (node.attrInt("training_mode", 0) != 0)
+    node.unsupported("training_mode", "1");
+  if (node.opset() < 9 && node.attrInt("spatial", 1) != 1)
+    node.unsupported("spatial", "0");
+  node.ignoreAttribute("momentum"); // updates the running statistics in training only
+  for (int i = 1; i < node.node().output_size(); ++i)
+    if (!node.node().output(i).empty())
+      node.fail("output " + std::to_string(i) + " (training statistics) is not supported");
+  double epsilon = node.attrFloat("epsilon", 1e-5f);
+  if (x.rank() < 2)
+    node.fail("takes inputs of rank 2 or more, not " + describe(x));
+  // Per channel (dim 1): shaped [C, 1, ..., 1] to broadcast against NC...
+  std::vector<int64_t> perChannel = {knownDim(node, x, 1)};
+  perChannel.insert(perChannel.end(), static_cast<size_t>(x.rank() - 2), 1);
+  auto channel = [&](int i) { return reshape(cast(node.input(i), x.dtype()), perChannel); };
+  Tensor scale = channel(1), bias = channel(2), mean = channel(3), variance = channel(4);
+  Tensor inverse = rsqrt(add(variance, scalar(epsilon, x.dtype())));
+  return {add(mul(mul(sub(x, mean), inverse), scale), bias)};
+}
+
+Results dropout(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  node.ignoreAttribute("seed");
+  if (node.opset() < 12)
+    node.ignoreAttribute("ratio"); // applied in training only
+  if (node.opset() < 7)
+    node.ignoreAttribute("is_test");
+  if (node.has(2) && node.constantInput(2).item<bool>())
+    node.fail("training_mode = true is not supported (inference only)");
+  Results results = {x};
+  if (node.node().output_size() > 1 && !node.node().output(1).empty())
+    results.push_back(broadcast_to(Tensor(Scalar(true), DType::Bool), x.shape()));
+  return results;
+}
+
+const std::map<std::string, Operator> &operators() {
+  static const std::map<std::string, Operator> table = {
+      {"Abs", unary<abs>},
+      {"Add", binary<add>},
+      {"And", binary<logical_and>},
+      {"ArgMax", argExtreme<true>},
+      {"ArgMin", argExtreme<false>},
+      {"AveragePool", pooling<false>},
+      {"BatchNormalization", batchNormalization},
+      {"Cast", castTo},
+      {"Clip", clip},
+      {"Concat", concatenate},
+      {"Constant", constant},
+      {"ConstantOfShape", constantOfShape},
+      {"Conv", convolution},
+      {"Cos", floatUnary<cos>},
+      {"Div", divide},
+      {"Dropout", dropout},
+      {"Elu", elu},
+      {"Equal", binary<equal>},
+      {"Exp", floatUnary<exp>},
+      {"Expand", expand},
+      {"Flatten", flatten},
+      {"Gather", gatherAlong},
+      {"Gemm", gemm},
+      {"GlobalAveragePool", globalPooling<false>},
+      {"GlobalMaxPool", globalPooling<true>},
+      {"Greater", binary<greater>},
+      {"GreaterOrEqual", binary<greater_equal>},
+      {"HardSigmoid", hardSigmoid},
+      {"Identity", identity},
+      {"LeakyRelu", leakyRelu},
+      {"Less", binary<less>},
+      {"LessOrEqual", binary<less_equal>},
+      {"Log", floatUnary<log>},
+      {"LogSoftmax", softmaxOf<true>},
+      {"MatMul", matrixProduct},
+      {"Max", variadic<maximum>},
+      {"MaxPool", pooling<true>},
+      {"Mean", variadic<add, true>},
+      {"Min", variadic<minimum>},
+      {"Mod", modulo},
+      {"Mul", binary<mul>},
+      {"Neg", unary<neg>},
+      {"Not", logicalNot},
+      {"Or", binary<logical_or>},
+      {"PRelu", parametricRelu},
+      {"Pow", power},
+      {"Reciprocal", reciprocal},
+      {"ReduceL1", reduce<Reduction::L1>},
+      {"ReduceL2", reduce<Reduction::L2>},
+      {"ReduceLogSum", reduce<Reduction::LogSum>},
+      {"ReduceLogSumExp", reduce<Reduction::LogSumExp>},
+      {"ReduceMax", reduce<Reduction::Max>},
+      {"ReduceMean", reduce<Reduction::Mean>},
+      {"ReduceMin", reduce<Reduction::Min>},
+      {"ReduceProd", reduce<Reduction::Prod>},
+      {"ReduceSum", reduce<Reduction::Sum>},
+      {"ReduceSumSquare", reduce<Reduction::SumSquare>},
+      {"Relu", floatUnary<relu>},
+      {"Reshape", reshapeTo},
+      {"Selu", selu},
+      {"Shape", shapeOf},
+      {"Sigmoid", floatUnary<sigmoid>},
+      {"Sign", unary<sign>},
+      {"Sin", floatUnary<sin>},
+      {"Size", sizeOf},
+      {"Slice", sliceOf},
+      {"Softmax", softmaxOf<false>},
+      {"Softplus", softplus},
+      {"Softsign", softsign},
+      {"Sqrt", floatUnary<sqrt>},
+      {"Squeeze", squeeze},
+      {"Sub", binary<sub>},
+      {"Sum", variadic<add>},
+      {"Tanh", floatUnary<tanh>},
+      {"Transpose", transposeBy},
+      {"Unsqueeze", unsqueeze},
+      {"Where", select},
+      {"Xor", logicalXor},
+  };
+  return table;
+}
+
+} // namespace
+
+Operator ember::onnx::detail::operatorFor(const std::string &opType) {
+  auto found = operators().find(opType);
+  return found == operators().end() ? nullptr : found->second;
+}
