@@ -74,6 +74,7 @@ tools = [
     ToolSubst("ember-opt", unresolved="fatal"),
     ToolSubst("ember-compile", unresolved="fatal"),
     ToolSubst("ember-run", unresolved="fatal"),
+    ToolSubst("ember-import-onnx", unresolved="fatal"),
     ToolSubst("mlir-runner", unresolved="fatal"),
     # The user-story examples (examples/), whose output the Examples tests check.
     ToolSubst("a1_eager_matmul", unresolved="fatal"),

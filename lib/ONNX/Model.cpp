@@ -17,9 +17,12 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
+
+#include <unistd.h>
 
 using namespace ember;
 using namespace ember::onnx;
@@ -261,6 +264,8 @@ struct Model::Impl {
   /// The nodes left to trace, in the graph's (topological) order.
   std::vector<const ::onnx::NodeProto *> nodes;
   std::shared_ptr<ember::detail::FunctionCore> core;
+  /// Traced for the inputs' types, symbolic dims as None (for export).
+  std::shared_ptr<ember::detail::FunctionCore> genericCore;
 
   /// Runs `node` on the values `values` gives, adding its outputs.
   void run(const ::onnx::NodeProto &node, std::map<std::string, Tensor> &values) const;
@@ -441,7 +446,13 @@ Model ember::onnx::load(const std::string &path, const LoadOptions &options) {
     else
       impl->nodes.push_back(&node);
   }
-  impl->core = std::make_shared<ember::detail::FunctionCore>(functionNameOf(graph.name()));
+  std::string name = functionNameOf(graph.name());
+  impl->core = std::make_shared<ember::detail::FunctionCore>(name);
+  FunctionOptions generic;
+  for (const ValueInfo &input : impl->inputs)
+    generic.input_signature.push_back({input.shape, input.dtype});
+  impl->genericCore =
+      std::make_shared<ember::detail::FunctionCore>(name, false, std::nullopt, std::move(generic));
   Model model;
   model.impl_ = std::move(impl);
   return model;
@@ -467,9 +478,25 @@ std::string Model::traced_ir(const std::vector<Tensor> &inputs) const {
 
 void Model::export_mlir(const std::string &path, const std::vector<Tensor> &inputs) const {
   std::shared_ptr<const Impl> impl = impl_;
-  impl->core->exportMLIR(path, impl->keyOf(inputs), [impl](const std::vector<Tensor> &symbolic) {
-    return impl->trace(symbolic);
-  });
+  impl->genericCore->exportMLIR(path, impl->keyOf(inputs),
+                                [impl](const std::vector<Tensor> &symbolic) {
+                                  return impl->trace(symbolic);
+                                });
+}
+
+std::string ember::onnx::import_mlir(const std::string &path, const LoadOptions &options) {
+  Model model = load(path, options);
+  std::filesystem::path file =
+      std::filesystem::temp_directory_path() /
+      ("ember-onnx-" + std::to_string(::getpid()) + "-" +
+       std::to_string(reinterpret_cast<uintptr_t>(&model)) + ".mlir");
+  model.export_mlir(file.string(), model.example_inputs());
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  in.close();
+  std::filesystem::remove(file);
+  return text.str();
 }
 
 std::vector<Tensor> Model::example_inputs(int64_t noneSize) const {

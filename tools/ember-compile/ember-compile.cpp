@@ -15,6 +15,7 @@
 
 #include "ember/Compiler/Compiler.h"
 #include "ember/Init/InitAll.h"
+#include "ember/ONNX/ONNX.h"
 #include "ember/Support/AtomicFile.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -48,7 +49,7 @@ using ember::compiler::Phase;
 // register (the command line still takes them).
 static cl::OptionCategory compileCategory("ember-compile options");
 
-static cl::opt<std::string> inputPath(cl::Positional, cl::desc("<input .mlir>"), cl::Required,
+static cl::opt<std::string> inputPath(cl::Positional, cl::desc("<input .mlir or .onnx>"), cl::Required,
                                       cl::cat(compileCategory));
 static cl::opt<std::string> outputPath("o", cl::desc("Output file ('-': standard output)"),
                                        cl::value_desc("file"), cl::Required,
@@ -541,10 +542,21 @@ int main(int argc, char **argv) {
   context.printOpOnDiagnostic(false); // one line an error: file:line:col: error: ...
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  std::string readError;
-  std::unique_ptr<llvm::MemoryBuffer> input = openInputFile(inputPath, &readError);
-  if (!input)
-    return fail(readError);
+  std::unique_ptr<llvm::MemoryBuffer> input;
+  if (llvm::StringRef(inputPath).ends_with(".onnx")) {
+    // An ONNX model: imported (ember::onnx) into the module compiled below.
+    try {
+      input = llvm::MemoryBuffer::getMemBufferCopy(ember::onnx::import_mlir(inputPath),
+                                                   inputPath + " (imported)");
+    } catch (const std::exception &error) {
+      return fail(error.what());
+    }
+  } else {
+    std::string readError;
+    input = openInputFile(inputPath, &readError);
+    if (!input)
+      return fail(readError);
+  }
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)

@@ -67,8 +67,11 @@ std::string compare(const Tensor &got, const Tensor &want) {
   return "";
 }
 
-std::string firstLine(const std::string &text) {
+/// The first line of an error, without the test's own paths.
+std::string firstLine(const std::string &text, const fs::path &dir) {
   std::string line = text.substr(0, text.find('\n'));
+  for (size_t at; (at = line.find(dir.string() + "/")) != std::string::npos;)
+    line.erase(at, dir.string().size() + 1);
   return line.size() > 400 ? line.substr(0, 400) + "..." : line;
 }
 
@@ -135,9 +138,9 @@ Outcome runTest(const fs::path &dir) {
     }
     return {"pass", ""};
   } catch (const Error &error) {
-    return {"unsupported", firstLine(error.what())};
+    return {"unsupported", firstLine(error.what(), dir)};
   } catch (const std::exception &error) {
-    return {"failed", firstLine(error.what())};
+    return {"failed", firstLine(error.what(), dir)};
   }
 }
 

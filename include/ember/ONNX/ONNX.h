@@ -69,8 +69,9 @@ public:
   std::vector<Tensor> operator()(const std::vector<Tensor> &inputs) const;
   /// The ember IR that `(*this)(inputs)` runs, as traced.
   std::string traced_ir(const std::vector<Tensor> &inputs) const;
-  /// Writes that IR as a module for ember-opt and ember-compile; the
-  /// function is named `name`.
+  /// Writes that IR as a module for ember-opt and ember-compile (one public
+  /// function, `onnx_<graph name>`; the model's symbolic dims as `?`, any
+  /// size then fits them).
   void export_mlir(const std::string &path, const std::vector<Tensor> &inputs) const;
   /// Zeros of every input's type (symbolic dims of size `noneSize`).
   std::vector<Tensor> example_inputs(int64_t noneSize = 1) const;
@@ -84,6 +85,11 @@ private:
 
 /// Reads, checks and imports the ONNX model at `path`; throws ImportError.
 Model load(const std::string &path, const LoadOptions &options = {});
+
+/// The model at `path` as ember MLIR text (Model::export_mlir of
+/// example_inputs()): what ember-import-onnx writes and ember-compile
+/// compiles.
+std::string import_mlir(const std::string &path, const LoadOptions &options = {});
 
 /// A tensor stored as an ONNX TensorProto file (the node tests'
 /// input_N.pb and output_N.pb), and its name if `name`; throws ImportError.

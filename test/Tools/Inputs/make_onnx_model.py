@@ -1,0 +1,54 @@
+"""Writes small ONNX models for the importer's tests (onnx.helper, Debian's
+python3-onnx): python3 make_onnx_model.py KIND PATH
+
+  mlp          y = softmax(relu(x @ W1 + b1) @ W2 + b2), x: float32[batch, 3]
+               ("batch" symbolic), the weights fixed initializers
+  unsupported  a node of an op ember does not import (Erf)
+  bad-attr     a Conv with group = 2 (an attribute value ember refuses)
+"""
+import sys
+
+from onnx import TensorProto, helper, save
+
+
+def mlp():
+    w1 = helper.make_tensor("W1", TensorProto.FLOAT, [3, 4],
+                            [0.1 * (i - 5) for i in range(12)])
+    b1 = helper.make_tensor("b1", TensorProto.FLOAT, [4], [0.5, -0.25, 0.0, 1.0])
+    w2 = helper.make_tensor("W2", TensorProto.FLOAT, [4, 2],
+                            [0.3, -0.2, 0.1, 0.4, -0.5, 0.6, 0.2, -0.1])
+    b2 = helper.make_tensor("b2", TensorProto.FLOAT, [2], [0.05, -0.05])
+    nodes = [
+        helper.make_node("MatMul", ["x", "W1"], ["h0"], name="fc1"),
+        helper.make_node("Add", ["h0", "b1"], ["h1"], name="bias1"),
+        helper.make_node("Relu", ["h1"], ["h2"], name="relu"),
+        helper.make_node("Gemm", ["h2", "W2", "b2"], ["logits"], name="fc2"),
+        helper.make_node("Softmax", ["logits"], ["y"], name="softmax", axis=1),
+    ]
+    graph = helper.make_graph(
+        nodes, "mlp",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 2])],
+        [w1, b1, w2, b2])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def unsupported():
+    graph = helper.make_graph(
+        [helper.make_node("Erf", ["x"], ["y"], name="gelu_erf")], "erf",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def bad_attr():
+    w = helper.make_tensor("w", TensorProto.FLOAT, [2, 1, 1, 1], [1.0, 2.0])
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["y"], name="grouped", group=2)], "grouped",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 3, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 3, 3])], [w])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+kind, path = sys.argv[1], sys.argv[2]
+save({"mlp": mlp, "unsupported": unsupported, "bad-attr": bad_attr}[kind](), path)
