@@ -463,10 +463,11 @@ const std::vector<ValueInfo> &Model::outputs() const { return impl_->outputs; }
 
 std::vector<Tensor> Model::operator()(const std::vector<Tensor> &inputs) const {
   std::shared_ptr<const Impl> impl = impl_;
-  return impl->core->call(impl->keyOf(inputs),
-                          [impl](const std::vector<Tensor> &symbolic) {
-                            return impl->trace(symbolic);
-                          });
+  auto trace = [impl](const std::vector<Tensor> &symbolic) { return impl->trace(symbolic); };
+  // An eager GradientTape records the call as one op (the trace keeps the
+  // model alive, not the arguments: they are its symbolic inputs).
+  auto keepTrace = [trace]() -> ember::detail::FunctionCore::Trace { return trace; };
+  return impl->core->call(impl->keyOf(inputs), trace, keepTrace);
 }
 
 std::string Model::traced_ir(const std::vector<Tensor> &inputs) const {

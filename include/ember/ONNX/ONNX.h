@@ -5,8 +5,9 @@
 // traced function: each node becomes ember ops, initializers become
 // constants, and the whole graph is one compiled function per signature.
 //
-//   ember::onnx::Model model = ember::onnx::load(path);  // e.g. exported by torch.onnx
-//   std::vector<ember::Tensor> outputs = model({ember::ones({1, 4})});
+//   ember::onnx::Model model = ember::onnx::load("mlp.onnx"); // from torch.onnx.export, say
+//   std::vector<ember::Tensor> outputs = model({ember::ones({2, 3})}); // compiled for [2, 3]
+//   ember::Tensor probabilities = outputs[0];                  // float32[2, 2]
 //
 // What ember cannot run is refused when the model loads or first runs, with
 // an ImportError naming the node, its op type and the attribute or input

@@ -1,0 +1,221 @@
+// ember::onnx's C++ door: models built here with ONNX's own protobuf
+// classes, loaded, run through the JIT and checked against the same
+// computation written with ember's ops.
+#include "ember/ember.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
+using namespace ember;
+
+namespace {
+
+/// A graph of one opset-13 model, saved to a temporary file by save().
+struct ModelBuilder {
+  ::onnx::ModelProto model;
+  ::onnx::GraphProto *graph;
+  ModelBuilder() {
+    model.set_ir_version(8);
+    model.add_opset_import()->set_version(13);
+    graph = model.mutable_graph();
+    graph->set_name("test");
+  }
+  void value(::onnx::ValueInfoProto *info, const std::string &name, int type,
+             std::vector<int64_t> dims) {
+    info->set_name(name);
+    auto *tensor = info->mutable_type()->mutable_tensor_type();
+    tensor->set_elem_type(type);
+    auto *shape = tensor->mutable_shape();
+    for (int64_t d : dims) {
+      if (d < 0)
+        shape->add_dim()->set_dim_param("batch");
+      else
+        shape->add_dim()->set_dim_value(d);
+    }
+  }
+  void input(const std::string &name, std::vector<int64_t> dims,
+             int type = ::onnx::TensorProto::FLOAT) {
+    value(graph->add_input(), name, type, dims);
+  }
+  void output(const std::string &name, std::vector<int64_t> dims,
+              int type = ::onnx::TensorProto::FLOAT) {
+    value(graph->add_output(), name, type, dims);
+  }
+  void weight(const std::string &name, std::vector<int64_t> dims, std::vector<float> values) {
+    ::onnx::TensorProto *t = graph->add_initializer();
+    t->set_name(name);
+    t->set_data_type(::onnx::TensorProto::FLOAT);
+    for (int64_t d : dims)
+      t->add_dims(d);
+    for (float v : values)
+      t->add_float_data(v);
+  }
+  ::onnx::NodeProto *node(const std::string &type, std::vector<std::string> inputs,
+                          std::vector<std::string> outputs) {
+    ::onnx::NodeProto *n = graph->add_node();
+    n->set_op_type(type);
+    n->set_name(type + "_" + std::to_string(graph->node_size()));
+    for (const std::string &i : inputs)
+      n->add_input(i);
+    for (const std::string &o : outputs)
+      n->add_output(o);
+    return n;
+  }
+  std::string save(const std::string &stem) {
+    std::string path = (std::filesystem::temp_directory_path() /
+                        (stem + "-" + std::to_string(::getpid()) + ".onnx"))
+                           .string();
+    std::ofstream file(path, std::ios::binary);
+    model.SerializeToOstream(&file);
+    return path;
+  }
+};
+
+void setInt(::onnx::NodeProto *node, const std::string &name, int64_t value) {
+  auto *a = node->add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::INT);
+  a->set_i(value);
+}
+
+/// y = tanh(x @ w + b), x: float32[batch, 2].
+std::string denseModel() {
+  ModelBuilder m;
+  m.input("x", {-1, 2});
+  m.output("y", {-1, 3});
+  m.weight("w", {2, 3}, {0.5f, -1.f, 0.25f, 2.f, 0.f, -0.5f});
+  m.weight("b", {3}, {0.1f, 0.2f, -0.3f});
+  m.node("MatMul", {"x", "w"}, {"xw"});
+  m.node("Add", {"xw", "b"}, {"z"});
+  m.node("Tanh", {"z"}, {"y"});
+  return m.save("dense");
+}
+
+Tensor denseByHand(const Tensor &x) {
+  Tensor w = Tensor::from_vector(std::vector<float>{0.5f, -1.f, 0.25f, 2.f, 0.f, -0.5f}, {2, 3});
+  Tensor b = Tensor::from_vector(std::vector<float>{0.1f, 0.2f, -0.3f}, {3});
+  return tanh(matmul(x, w) + b);
+}
+
+void expectClose(const Tensor &got, const Tensor &want, double tolerance = 1e-6) {
+  ASSERT_EQ(got.shape().vec(), want.shape().vec());
+  std::vector<double> g = got.to_vector<double>(), w = want.to_vector<double>();
+  for (size_t i = 0; i < g.size(); ++i)
+    EXPECT_NEAR(g[i], w[i], tolerance) << "element " << i;
+}
+
+} // namespace
+
+TEST(ONNXModel, RunsLikeTheSameOpsWrittenByHandForEveryBatch) {
+  std::string path = denseModel();
+  ember::onnx::Model model = ember::onnx::load(path);
+  ASSERT_EQ(model.inputs().size(), 1u);
+  EXPECT_EQ(model.inputs()[0].name, "x");
+  EXPECT_EQ(model.inputs()[0].shape, (std::vector<int64_t>{kNone, 2}));
+  EXPECT_EQ(model.outputs()[0].shape, (std::vector<int64_t>{kNone, 3}));
+  for (int64_t rows : {1, 4, 4, 7}) {
+    Tensor x = random_uniform({rows, 2}, 7 + rows) * 2.f - 1.f;
+    std::vector<Tensor> y = model({x});
+    ASSERT_EQ(y.size(), 1u);
+    expectClose(y[0], denseByHand(x));
+  }
+  EXPECT_NE(model.traced_ir({ones({4, 2})}).find("ember.tanh"), std::string::npos);
+  std::filesystem::remove(path);
+}
+
+TEST(ONNXModel, CallsThatDoNotFitTheInputsAreRefused) {
+  std::string path = denseModel();
+  ember::onnx::Model model = ember::onnx::load(path);
+  auto message = [&](const std::vector<Tensor> &inputs) {
+    try {
+      model(inputs);
+    } catch (const ember::onnx::ImportError &error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message({ones({2, 3})}).find("input 0 ('x') must be float32[?, 2], not"),
+            std::string::npos);
+  EXPECT_NE(message({ones({2, 2}, DType::Float64)}).find("must be float32[?, 2]"),
+            std::string::npos);
+  EXPECT_NE(message({}).find("takes 1 inputs, not 0"), std::string::npos);
+  std::filesystem::remove(path);
+}
+
+TEST(ONNXModel, InputsNeededWhileCompilingCanBeGivenAsConstants) {
+  ModelBuilder m;
+  m.input("x", {2, 3});
+  m.input("shape", {2}, ::onnx::TensorProto::INT64);
+  m.output("y", {3, 2});
+  m.node("Reshape", {"x", "shape"}, {"y"});
+  std::string path = m.save("reshape");
+  ember::onnx::Model plain = ember::onnx::load(path);
+  Tensor x = reshape(arange(0, 6, 1, DType::Float32), {2, 3});
+  try {
+    plain({x, Tensor::from_vector(std::vector<int64_t>{3, 2}, {2})});
+    FAIL() << "no error";
+  } catch (const ember::onnx::NeedsConstantError &error) {
+    EXPECT_EQ(error.input, "shape");
+    EXPECT_NE(std::string(error.what()).find("(Reshape): input 1 ('shape') must be known"),
+              std::string::npos)
+        << error.what();
+  }
+  ember::onnx::LoadOptions options;
+  options.constants["shape"] = Tensor::from_vector(std::vector<int64_t>{3, -1}, {2});
+  ember::onnx::Model model = ember::onnx::load(path, options);
+  ASSERT_EQ(model.inputs().size(), 1u); // the constant left the inputs
+  expectClose(model({x})[0], reshape(x, {3, 2}));
+  std::filesystem::remove(path);
+}
+
+TEST(ONNXModel, AttributesEmberDoesNotImplementAreNamed) {
+  ModelBuilder m;
+  m.input("x", {2, 3});
+  m.output("i", {2, 1}, ::onnx::TensorProto::INT64);
+  ::onnx::NodeProto *argmax = m.node("ArgMax", {"x"}, {"i"});
+  argmax->set_name("pick");
+  setInt(argmax, "axis", 1);
+  setInt(argmax, "select_last_index", 1);
+  std::string path = m.save("argmax");
+  try {
+    ember::onnx::load(path)({ones({2, 3})});
+    FAIL() << "no error";
+  } catch (const ember::onnx::ImportError &error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("node 'pick' (ArgMax): attribute select_last_index = 1 is not supported"),
+              std::string::npos)
+        << error.what();
+  }
+  std::filesystem::remove(path);
+}
+
+TEST(ONNXModel, AGradientTapeDifferentiatesThroughAnImportedModel) {
+  // d/dx sum(tanh(x @ w + b)) by a tape over the compiled model, against
+  // central finite differences.
+  std::string path = denseModel();
+  ember::onnx::Model model = ember::onnx::load(path);
+  Tensor x = Tensor::from_vector(std::vector<float>{0.3f, -0.7f, 0.1f, 0.9f}, {2, 2});
+  GradientTape tape;
+  tape.watch(x);
+  Tensor loss = reduce_sum(model({x})[0]);
+  std::optional<Tensor> gradient = tape.gradient(loss, {x})[0];
+  ASSERT_TRUE(gradient.has_value()) << "the tape did not see the model's call";
+  Tensor grad = *gradient;
+  std::vector<float> values = x.to_vector<float>(), g = grad.to_vector<float>();
+  for (size_t i = 0; i < values.size(); ++i) {
+    auto at = [&](float delta) {
+      std::vector<float> shifted = values;
+      shifted[i] += delta;
+      return reduce_sum(denseByHand(Tensor::from_vector(shifted, {2, 2}))).item<double>();
+    };
+    double eps = 1e-2, numeric = (at(eps) - at(-eps)) / (2 * eps);
+    EXPECT_NEAR(g[i], numeric, 2e-3) << "element " << i;
+  }
+  std::filesystem::remove(path);
+}
