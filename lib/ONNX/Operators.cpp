@@ -31,6 +31,9 @@ Tensor scalar(double value, DType dtype) { return Tensor(Scalar(value), dtype); 
 
 bool isFloat(DType dtype) { return isFloatingPoint(dtype); }
 
+/// A zero of x's dtype, to broadcast against it.
+Tensor zeros_like_scalar(const Tensor &x) { return Tensor(Scalar(0), x.dtype()); }
+
 void requireFloat(NodeContext &node, const Tensor &x) {
   if (!isFloat(x.dtype()))
     node.fail("takes floating-point tensors, not " + describe(x));
@@ -95,13 +98,23 @@ Results power(NodeContext &node) {
   return {pow(x, y)};
 }
 
+/// x truncated toward zero, exactly (through int64; values too large to
+/// have a fraction, inf and nan are their own).
+Tensor truncate(const Tensor &x) {
+  Tensor truncated = cast(cast(x, DType::Int64), x.dtype());
+  return where(less(abs(x), scalar(0x1p52, x.dtype())), truncated, x);
+}
+
 Results modulo(NodeContext &node) {
-  if (node.attrInt("fmod", 0) != 0)
-    node.unsupported("fmod", "1");
-  Tensor a = node.input(0);
-  if (isFloat(a.dtype()))
-    node.fail("with fmod = 0 takes integers, not " + describe(a));
-  return {mod(a, node.input(1))};
+  Tensor a = node.input(0), b = node.input(1);
+  if (node.attrInt("fmod", 0) == 0) { // Python's %: the sign of the divisor
+    if (isFloat(a.dtype()))
+      node.fail("with fmod = 0 takes integers, not " + describe(a));
+    return {mod(a, b)};
+  }
+  // C's fmod: the sign of the dividend, a - b * trunc(a / b).
+  Tensor quotient = div(a, b);
+  return {sub(a, mul(b, isFloat(a.dtype()) ? truncate(quotient) : quotient))};
 }
 
 Results reciprocal(NodeContext &node) {
@@ -356,6 +369,32 @@ Results gatherAlong(NodeContext &node) {
   return {gather(x, node.input(1), axis)};
 }
 
+/// GatherElements: out[i...] = x[i... with index[i...] along axis], as a
+/// gather from x flattened at each element's linear position.
+Results gatherElements(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  Tensor index = cast(node.input(1), DType::Int64);
+  int64_t axis = normalizeAxis(node, node.attrInt("axis", 0), x.rank());
+  if (index.rank() != x.rank())
+    node.fail("takes indices of x's rank, not " + describe(index));
+  int64_t size = knownDim(node, x, static_cast<int>(axis));
+  index = where(less(index, Tensor(Scalar(int64_t(0)), DType::Int64)),
+                add(index, Tensor(Scalar(size), DType::Int64)), index);
+  Tensor linear;
+  int64_t stride = 1;
+  for (int d = x.rank() - 1; d >= 0; --d) {
+    Tensor at = d == axis ? index : iota_like(index, d);
+    Tensor term = mul(at, Tensor(Scalar(stride), DType::Int64));
+    linear = linear.defined() ? add(linear, term) : term;
+    stride *= knownDim(node, x, d);
+  }
+  // An index out of its dim's range could land on another element: refuse it.
+  Tensor inRange = logical_and(greater_equal(index, Tensor(Scalar(int64_t(0)), DType::Int64)),
+                               less(index, Tensor(Scalar(size), DType::Int64)));
+  linear = where(inRange, linear, Tensor(Scalar(int64_t(-1) - stride), DType::Int64));
+  return {gather(reshape(x, {-1}), linear)};
+}
+
 Results shapeOf(NodeContext &node) {
   const Tensor &x = node.input(0);
   int64_t rank = x.rank();
@@ -512,14 +551,21 @@ template <bool largest> Results argExtreme(NodeContext &node) {
   Tensor x = node.input(0);
   int64_t axis = normalizeAxis(node, node.attrInt("axis", 0), x.rank());
   bool keepdims = node.attrInt("keepdims", 1) != 0;
-  if (node.attrInt("select_last_index", 0) != 0)
-    node.unsupported("select_last_index", "1");
+  bool last = node.attrInt("select_last_index", 0) != 0;
   if (!largest) {
     if (x.dtype() == DType::Bool)
       node.fail("takes numbers, not " + describe(x));
     x = isFloat(x.dtype()) ? neg(x) : sub(scalar(-1, x.dtype()), x); // ~x keeps the order reversed
   }
-  return {argmax(x, axis, keepdims)};
+  if (!last)
+    return {argmax(x, axis, keepdims)};
+  // The last of equal elements: the first along the reversed axis.
+  int64_t size = knownDim(node, x, static_cast<int>(axis));
+  std::vector<int64_t> start(x.rank(), 0), limit(x.rank(), kNone), stride(x.rank(), 1);
+  start[axis] = size - 1;
+  stride[axis] = -1;
+  Tensor reversed = argmax(slice(x, start, limit, stride), axis, keepdims);
+  return {sub(scalar(static_cast<double>(size - 1), reversed.dtype()), reversed)};
 }
 
 //===----------------------------------------------------------------------===//
@@ -608,12 +654,13 @@ template <bool logarithm> Results softmaxOf(NodeContext &node) {
   return {reshape(apply(reshape(x, {outer, -1}), 1), shape)};
 }
 
-/// The pads, strides and dilations of a 2-D window op (Conv, pooling) in
-/// ember's terms: {top, bottom, left, right}, or TensorFlow's SAME.
+/// The kernel, strides, dilations and pads of a 2-D window op (Conv,
+/// pooling), the pads in ember's order {top, bottom, left, right}; auto_pad
+/// SAME_UPPER and SAME_LOWER become the pads they stand for.
 struct Window {
   std::array<int64_t, 2> kernel{}, strides{1, 1}, dilations{1, 1};
   std::array<int64_t, 4> pads{0, 0, 0, 0};
-  bool same = false;
+  bool padded() const { return pads != std::array<int64_t, 4>{0, 0, 0, 0}; }
 };
 
 Window windowOf(NodeContext &node, const Tensor &x, std::array<int64_t, 2> kernel,
@@ -633,12 +680,20 @@ Window windowOf(NodeContext &node, const Tensor &x, std::array<int64_t, 2> kerne
   w.dilations = {dilations[0], dilations[1]};
   w.pads = {pads[0], pads[2], pads[1], pads[3]}; // ONNX: begins, then ends
   std::string autoPad = node.attrString("auto_pad", "NOTSET");
-  if (autoPad == "SAME_UPPER") // TensorFlow's SAME: the odd one at the end
-    w.same = true;
-  else if (autoPad == "VALID")
+  if (autoPad == "VALID") {
     w.pads = {0, 0, 0, 0};
-  else if (autoPad != "NOTSET")
+  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    for (int d = 0; d < 2; ++d) { // out = ceil(in / stride)
+      int64_t in = knownDim(node, x, d + 2), stride = w.strides[d];
+      int64_t out = (in + stride - 1) / stride;
+      int64_t total = std::max<int64_t>((out - 1) * stride + (kernel[d] - 1) * w.dilations[d] + 1 - in, 0);
+      int64_t begin = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      w.pads[2 * d] = begin;
+      w.pads[2 * d + 1] = total - begin;
+    }
+  } else if (autoPad != "NOTSET") {
     node.unsupported("auto_pad", autoPad);
+  }
   return w;
 }
 
@@ -658,13 +713,32 @@ Results convolution(NodeContext &node) {
     node.fail("kernel_shape does not match the weights' " + describe(w));
   Window window = windowOf(node, x, kernel, /*takesDilations=*/true);
   Tensor filters = transpose(w, {2, 3, 1, 0}); // [M, C, kH, kW] -> HWIO
-  Tensor y = window.same
-                 ? nn::conv2d(toChannelsLast(x), filters, window.strides, "SAME", window.dilations)
-                 : nn::conv2d(toChannelsLast(x), filters, window.strides, window.pads,
-                              window.dilations);
+  Tensor y = nn::conv2d(toChannelsLast(x), filters, window.strides, window.pads, window.dilations);
   if (node.has(2))
     y = add(y, node.input(2)); // the bias, per output channel (last here)
   return {toChannelsFirst(y)};
+}
+
+/// x (NHWC) with `pads` {top, bottom, left, right} of `value` around H and W.
+Tensor padSpatially(NodeContext &node, Tensor x, const std::array<int64_t, 4> &pads, double value) {
+  for (int d = 1; d <= 2; ++d) {
+    int64_t before = pads[2 * (d - 1)], after = pads[2 * (d - 1) + 1];
+    auto slab = [&](int64_t size) {
+      std::vector<int64_t> shape;
+      for (int e = 0; e < 4; ++e)
+        shape.push_back(e == d ? size : knownDim(node, x, e));
+      return full(Shape(std::span<const int64_t>(shape)), Scalar(value), x.dtype());
+    };
+    std::vector<Tensor> pieces;
+    if (before)
+      pieces.push_back(slab(before));
+    pieces.push_back(x);
+    if (after)
+      pieces.push_back(slab(after));
+    if (pieces.size() > 1)
+      x = concat(pieces, d);
+  }
+  return x;
 }
 
 template <bool largest> Results pooling(NodeContext &node) {
@@ -680,18 +754,23 @@ template <bool largest> Results pooling(NodeContext &node) {
     node.unsupported("storage_order", "1");
   if (largest && node.node().output_size() > 1 && !node.node().output(1).empty())
     node.fail("output 1 (the indices) is not supported");
-  bool padded = window.pads != std::array<int64_t, 4>{0, 0, 0, 0};
-  if (padded)
-    node.fail("explicit pads are not supported (VALID, SAME_UPPER and zero pads are)");
-  if (!largest && window.same && node.attrInt("count_include_pad", 0) != 0)
-    node.unsupported("count_include_pad", "1 with auto_pad SAME_UPPER");
-  if (!largest)
-    node.ignoreAttribute("count_include_pad"); // no padding, or TensorFlow's (which excludes it)
-  std::string padding = window.same ? "SAME" : "VALID";
   Tensor in = toChannelsLast(x);
-  Tensor y = largest ? nn::max_pool2d(in, window.kernel, window.strides, padding)
-                     : nn::avg_pool2d(in, window.kernel, window.strides, padding);
-  return {toChannelsFirst(y)};
+  if (largest) { // padding never wins a window: -inf
+    Tensor padded = window.padded() ? padSpatially(node, in, window.pads,
+                                                   -std::numeric_limits<double>::infinity())
+                                    : in;
+    return {toChannelsFirst(nn::max_pool2d(padded, window.kernel, window.strides, "VALID"))};
+  }
+  bool countPads = node.attrInt("count_include_pad", 0) != 0;
+  Tensor average = nn::avg_pool2d(window.padded() ? padSpatially(node, in, window.pads, 0) : in,
+                                  window.kernel, window.strides, "VALID");
+  if (window.padded() && !countPads) {
+    // Each window's mean over its real elements: the mean over the padded
+    // window divided by the share of real elements in it.
+    Tensor real = padSpatially(node, broadcast_to(scalar(1, x.dtype()), in.shape()), window.pads, 0);
+    average = div(average, nn::avg_pool2d(real, window.kernel, window.strides, "VALID"));
+  }
+  return {toChannelsFirst(average)};
 }
 
 template <bool largest> Results globalPooling(NodeContext &node) {
@@ -741,54 +820,476 @@ Results dropout(NodeContext &node) {
   return results;
 }
 
+//===----------------------------------------------------------------------===//
+// More elementwise ops, composed
+//===----------------------------------------------------------------------===//
+
+/// floor(x) (or ceil) exactly: x truncated through int64, corrected by one
+/// where that moved the wrong way; values too large to have a fraction (and
+/// inf, nan) are their own floor.
+template <bool up> Results rounding(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  requireFloat(node, x);
+  DType dtype = x.dtype();
+  Tensor truncated = cast(cast(x, DType::Int64), dtype);
+  Tensor step = cast(up ? less(truncated, x) : greater(truncated, x), dtype);
+  Tensor rounded = up ? add(truncated, step) : sub(truncated, step);
+  return {where(less(abs(x), scalar(0x1p52, dtype)), rounded, x)};
+}
+
+Results thresholdedRelu(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  requireFloat(node, x);
+  double alpha = node.attrFloat("alpha", 1.f);
+  return {where(greater(x, scalar(alpha, x.dtype())), x, scalar(0, x.dtype()))};
+}
+
+Results celu(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  requireFloat(node, x);
+  double alpha = node.attrFloat("alpha", 1.f);
+  Tensor a = scalar(alpha, x.dtype()), zero = scalar(0, x.dtype());
+  Tensor negative = mul(a, sub(exp(div(x, a)), scalar(1, x.dtype())));
+  return {add(maximum(x, zero), minimum(negative, zero))};
+}
+
+Results shrink(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  double lambd = node.attrFloat("lambd", 0.5f), bias = node.attrFloat("bias", 0.f);
+  Tensor l = scalar(lambd, x.dtype()), b = scalar(bias, x.dtype());
+  return {where(less(x, neg(l)), add(x, b),
+                where(greater(x, l), sub(x, b), scalar(0, x.dtype())))};
+}
+
+Results isNan(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  requireFloat(node, x);
+  return {not_equal(x, x)};
+}
+
+Results isInf(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  requireFloat(node, x);
+  bool positive = node.attrInt("detect_positive", 1), negative = node.attrInt("detect_negative", 1);
+  Tensor inf = scalar(std::numeric_limits<double>::infinity(), x.dtype());
+  Tensor up = equal(x, inf), down = equal(x, neg(inf));
+  if (positive && negative)
+    return {logical_or(up, down)};
+  if (positive)
+    return {up};
+  if (negative)
+    return {down};
+  return {less(x, x)}; // neither: all false (NaN too)
+}
+
+Results tangent(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  requireFloat(node, x);
+  return {div(sin(x), cos(x))};
+}
+
+template <bool cosine> Results hyperbolic(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  requireFloat(node, x);
+  Tensor up = exp(x), down = exp(neg(x));
+  return {mul(cosine ? add(up, down) : sub(up, down), scalar(0.5, x.dtype()))};
+}
+
+/// asinh, acosh and atanh through their logarithms.
+Results inverseHyperbolic(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  requireFloat(node, x);
+  Tensor one = scalar(1, x.dtype());
+  const std::string &type = node.node().op_type();
+  if (type == "Asinh")
+    return {log(add(x, sqrt(add(mul(x, x), one))))};
+  if (type == "Acosh")
+    return {log(add(x, sqrt(sub(mul(x, x), one))))};
+  return {mul(log(div(add(one, x), sub(one, x))), scalar(0.5, x.dtype()))}; // Atanh
+}
+
+Results castLike(NodeContext &node) { return {cast(node.input(0), node.input(1).dtype())}; }
+
+//===----------------------------------------------------------------------===//
+// More shapes
+//===----------------------------------------------------------------------===//
+
+Results range(NodeContext &node) {
+  const Tensor &start = node.constantInput(0), &limit = node.constantInput(1),
+               &delta = node.constantInput(2);
+  DType dtype = start.dtype();
+  auto value = [&](const Tensor &t) {
+    if (t.numel() != 1)
+      node.fail("takes scalars, not " + describe(t));
+    return t.item<double>();
+  };
+  if (isFloat(dtype))
+    return {arange(value(start), value(limit), value(delta), dtype)};
+  return {arange(static_cast<int64_t>(value(start)), static_cast<int64_t>(value(limit)),
+                 static_cast<int64_t>(value(delta)), dtype)};
+}
+
+Results split(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  int64_t axis = normalizeAxis(node, node.attrInt("axis", 0), x.rank());
+  int64_t size = knownDim(node, x, static_cast<int>(axis));
+  std::vector<int64_t> sizes =
+      node.opset() >= 13 ? (node.has(1) ? node.constantInts(1) : std::vector<int64_t>{})
+                         : node.attrInts("split");
+  int64_t outputs = node.node().output_size();
+  if (sizes.empty()) {
+    if (size % outputs != 0)
+      node.fail("cannot split dim " + std::to_string(axis) + " of " + describe(x) + " into " +
+                std::to_string(outputs) + " equal parts");
+    sizes.assign(static_cast<size_t>(outputs), size / outputs);
+  }
+  if (static_cast<int64_t>(sizes.size()) != outputs ||
+      std::accumulate(sizes.begin(), sizes.end(), int64_t(0)) != size)
+    node.fail("the split sizes do not add up to dim " + std::to_string(axis) + " of " +
+              describe(x));
+  Results parts;
+  int64_t at = 0;
+  for (int64_t part : sizes) {
+    std::vector<int64_t> start(x.rank(), 0), limit(x.rank(), kNone);
+    start[axis] = at;
+    limit[axis] = at + part;
+    parts.push_back(slice(x, start, limit));
+    at += part;
+  }
+  return parts;
+}
+
+Results tile(NodeContext &node) {
+  Tensor x = node.input(0);
+  std::vector<int64_t> repeats = node.constantInts(1);
+  if (static_cast<int>(repeats.size()) != x.rank())
+    node.fail("takes one repeat per dim of " + describe(x));
+  for (int d = 0; d < x.rank(); ++d) {
+    if (repeats[d] < 0)
+      node.fail("a negative repeat");
+    if (repeats[d] != 1)
+      x = concat(std::vector<Tensor>(static_cast<size_t>(repeats[d]), x), d);
+  }
+  return {x};
+}
+
+Results pad(NodeContext &node) {
+  Tensor x = node.input(0);
+  std::string mode = node.attrString("mode", "constant");
+  if (mode != "constant")
+    node.unsupported("mode", mode);
+  std::vector<int64_t> pads =
+      node.opset() >= 11 ? node.constantInts(1) : node.attrInts("pads");
+  double value = node.opset() >= 11 ? (node.has(2) ? node.constantInput(2).item<double>() : 0.0)
+                                    : node.attrFloat("value", 0.f);
+  if (node.opset() >= 11 && node.has(3))
+    node.fail("input 3 (axes) is not supported");
+  int rank = x.rank();
+  if (static_cast<int>(pads.size()) != 2 * rank)
+    node.fail("takes 2 pads per dim of " + describe(x));
+  for (int d = 0; d < rank; ++d) {
+    int64_t before = pads[d], after = pads[d + rank];
+    if (before < 0 || after < 0)
+      node.fail("negative pads (cropping) are not supported");
+    std::vector<Tensor> pieces;
+    auto slab = [&](int64_t size) {
+      std::vector<int64_t> shape;
+      for (int e = 0; e < rank; ++e)
+        shape.push_back(e == d ? size : knownDim(node, x, e));
+      return full(Shape(std::span<const int64_t>(shape)), Scalar(value), x.dtype());
+    };
+    if (before)
+      pieces.push_back(slab(before));
+    pieces.push_back(x);
+    if (after)
+      pieces.push_back(slab(after));
+    if (pieces.size() > 1)
+      x = concat(pieces, d);
+  }
+  return {x};
+}
+
+/// DepthToSpace and SpaceToDepth (NCHW): reshapes and a transpose.
+Results depthToSpace(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  int64_t b = node.attrInt("blocksize", 0);
+  std::string mode = node.attrString("mode", "DCR");
+  if (x.rank() != 4 || b <= 0)
+    node.fail("takes an NCHW tensor and a positive blocksize");
+  int64_t n = knownDim(node, x, 0), c = knownDim(node, x, 1), h = knownDim(node, x, 2),
+          w = knownDim(node, x, 3);
+  if (c % (b * b))
+    node.fail("the channels of " + describe(x) + " are not a multiple of blocksize^2");
+  Tensor t = mode == "DCR" ? transpose(reshape(x, {n, b, b, c / (b * b), h, w}), {0, 3, 4, 1, 5, 2})
+             : mode == "CRD"
+                 ? transpose(reshape(x, {n, c / (b * b), b, b, h, w}), {0, 1, 4, 2, 5, 3})
+                 : (node.unsupported("mode", mode), x);
+  return {reshape(t, {n, c / (b * b), h * b, w * b})};
+}
+
+Results spaceToDepth(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  int64_t b = node.attrInt("blocksize", 0);
+  if (x.rank() != 4 || b <= 0)
+    node.fail("takes an NCHW tensor and a positive blocksize");
+  int64_t n = knownDim(node, x, 0), c = knownDim(node, x, 1), h = knownDim(node, x, 2),
+          w = knownDim(node, x, 3);
+  if (h % b || w % b)
+    node.fail("the height and width of " + describe(x) + " are not multiples of the blocksize");
+  Tensor t = transpose(reshape(x, {n, c, h / b, b, w / b, b}), {0, 3, 5, 1, 2, 4});
+  return {reshape(t, {n, c * b * b, h / b, w / b})};
+}
+
+/// x with `axis` moved to the end, and back.
+Tensor axisLast(const Tensor &x, int64_t axis) {
+  std::vector<int64_t> perm;
+  for (int d = 0; d < x.rank(); ++d)
+    if (d != axis)
+      perm.push_back(d);
+  perm.push_back(axis);
+  return transpose(x, perm);
+}
+
+Tensor axisBack(const Tensor &x, int64_t axis) {
+  std::vector<int64_t> perm;
+  int last = x.rank() - 1;
+  for (int d = 0, from = 0; d < x.rank(); ++d)
+    perm.push_back(d == axis ? last : from++);
+  return transpose(x, perm);
+}
+
+Results oneHot(NodeContext &node) {
+  Tensor indices = node.input(0);
+  const Tensor &depthInput = node.constantInput(1), &values = node.constantInput(2);
+  if (depthInput.numel() != 1 || values.numel() != 2)
+    node.fail("takes a scalar depth and two values (off, on)");
+  int64_t depth = static_cast<int64_t>(depthInput.item<double>());
+  std::vector<double> offOn = values.to_vector<double>();
+  if (isFloat(indices.dtype()))
+    indices = cast(indices, DType::Int64);
+  // Negative indices count from the end.
+  indices = where(less(indices, scalar(0, indices.dtype())),
+                  add(indices, scalar(static_cast<double>(depth), indices.dtype())), indices);
+  Tensor y = nn::one_hot(indices, depth, values.dtype(), offOn[1], offOn[0]);
+  int64_t axis = normalizeAxis(node, node.attrInt("axis", -1), y.rank());
+  return {axis == y.rank() - 1 ? y : axisBack(y, axis)};
+}
+
+Results eyeLike(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  if (x.rank() != 2)
+    node.fail("takes a matrix, not " + describe(x));
+  int64_t k = node.attrInt("k", 0);
+  DType dtype = x.dtype();
+  if (node.hasAttribute("dtype")) {
+    std::optional<DType> given = dtypeOfElementType(static_cast<int32_t>(node.attrInt("dtype", 1)));
+    if (!given)
+      node.unsupported("dtype", elementTypeName(static_cast<int32_t>(node.attrInt("dtype", 1))));
+    dtype = *given;
+  }
+  Tensor rows = iota_like(x, 0), cols = iota_like(x, 1);
+  Tensor diagonal = equal(sub(cols, rows), Tensor(Scalar(k), DType::Int64));
+  return {cast(diagonal, dtype)};
+}
+
+Results trilu(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  if (x.rank() < 2)
+    node.fail("takes tensors of rank 2 or more, not " + describe(x));
+  int64_t k = node.has(1) ? node.constantInput(1).item<int64_t>() : 0;
+  bool upper = node.attrInt("upper", 1) != 0;
+  Tensor offset = sub(iota_like(x, x.rank() - 1), iota_like(x, x.rank() - 2));
+  Tensor kept = upper ? greater_equal(offset, Tensor(Scalar(k), DType::Int64))
+                      : less_equal(offset, Tensor(Scalar(k), DType::Int64));
+  return {where(kept, x, zeros_like_scalar(x))};
+}
+
+//===----------------------------------------------------------------------===//
+// More neural-network ops
+//===----------------------------------------------------------------------===//
+
+Results hardmax(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  requireFloat(node, x);
+  auto along = [&](const Tensor &t, int64_t axis) {
+    Tensor last = axisLast(t, axis);
+    Tensor y = nn::one_hot(argmax(last, last.rank() - 1), knownDim(node, last, last.rank() - 1),
+                           t.dtype());
+    return axisBack(y, axis);
+  };
+  if (node.opset() >= 13)
+    return {along(x, normalizeAxis(node, node.attrInt("axis", -1), x.rank()))};
+  int64_t axis = node.attrInt("axis", 1);
+  if (axis < 0)
+    axis += x.rank();
+  int64_t outer = 1;
+  for (int d = 0; d < axis; ++d)
+    outer *= knownDim(node, x, d);
+  std::vector<int64_t> shape;
+  for (int d = 0; d < x.rank(); ++d)
+    shape.push_back(knownDim(node, x, d));
+  return {reshape(along(reshape(x, {outer, -1}), 1), shape)};
+}
+
+Results layerNormalization(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  requireFloat(node, x);
+  int64_t axis = normalizeAxis(node, node.attrInt("axis", -1), x.rank());
+  double epsilon = node.attrFloat("epsilon", 1e-5f);
+  node.ignoreAttribute("stash_type"); // float32 or wider: computed in x's dtype
+  std::vector<int64_t> axes;
+  for (int64_t d = axis; d < x.rank(); ++d)
+    axes.push_back(d);
+  Tensor mean = reduce_mean(x, axes, true);
+  Tensor centered = sub(x, mean);
+  Tensor variance = reduce_mean(mul(centered, centered), axes, true);
+  Tensor inverse = rsqrt(add(variance, scalar(epsilon, x.dtype())));
+  Tensor y = mul(mul(centered, inverse), node.input(1));
+  if (node.has(2))
+    y = add(y, node.input(2));
+  return {y, mean, inverse};
+}
+
+Results meanVarianceNormalization(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  requireFloat(node, x);
+  std::vector<int64_t> axes = node.attrInts("axes", {0, 2, 3});
+  Tensor mean = reduce_mean(x, axes, true);
+  Tensor centered = sub(x, mean);
+  Tensor variance = reduce_mean(mul(centered, centered), axes, true);
+  return {div(centered, add(sqrt(variance), scalar(1e-9, x.dtype())))};
+}
+
+Results lpNormalization(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  requireFloat(node, x);
+  int64_t axis = normalizeAxis(node, node.attrInt("axis", -1), x.rank());
+  int64_t p = node.attrInt("p", 2);
+  if (p != 1 && p != 2)
+    node.unsupported("p", std::to_string(p));
+  Tensor norm = p == 1 ? reduce_sum(abs(x), {axis}, true) : sqrt(reduce_sum(mul(x, x), {axis}, true));
+  return {div(x, norm)};
+}
+
+/// NegativeLogLikelihoodLoss on log-probabilities [N, C, d...] and targets
+/// [N, d...]: -logp[n, target, d...] times the target's weight; targets
+/// equal to ignore_index count nothing. Reduced as ONNX says: none, sum, or
+/// mean (divided by the weights of the counted targets).
+Tensor negativeLogLikelihood(NodeContext &node, const Tensor &logp, const Tensor &target,
+                             const Tensor *weight) {
+  std::string reduction = node.attrString("reduction", "mean");
+  if (reduction != "none" && reduction != "sum" && reduction != "mean")
+    node.unsupported("reduction", reduction);
+  bool ignoring = node.hasAttribute("ignore_index");
+  int64_t ignore = node.attrInt("ignore_index", 0);
+  if (logp.rank() < 2)
+    node.fail("takes inputs [N, C, ...], not " + describe(logp));
+  int64_t classes = knownDim(node, logp, 1);
+  Tensor labels = cast(target, DType::Int64);
+  Tensor counted = ignoring ? not_equal(labels, Tensor(Scalar(ignore), DType::Int64))
+                            : equal(labels, labels);
+  // An ignored target picks class 0 (its weight is then 0).
+  Tensor safe = where(counted, labels, Tensor(Scalar(int64_t(0)), DType::Int64));
+  Tensor picked = reduce_sum(mul(axisBack(nn::one_hot(safe, classes, logp.dtype()), 1), logp), {1});
+  Tensor w = cast(counted, logp.dtype());
+  if (weight)
+    w = mul(w, gather(*weight, safe));
+  Tensor loss = neg(mul(picked, w));
+  if (reduction == "none")
+    return loss;
+  Tensor total = reduce_sum(loss);
+  return reduction == "sum" ? total : div(total, reduce_sum(w));
+}
+
+Results nllLoss(NodeContext &node) {
+  const Tensor &logp = node.input(0);
+  requireFloat(node, logp);
+  Tensor weight;
+  if (node.has(2))
+    weight = node.input(2);
+  return {negativeLogLikelihood(node, logp, node.input(1), node.has(2) ? &weight : nullptr)};
+}
+
+Results softmaxCrossEntropyLoss(NodeContext &node) {
+  const Tensor &scores = node.input(0);
+  requireFloat(node, scores);
+  Tensor logp = nn::log_softmax(scores, 1);
+  Tensor weight;
+  if (node.has(2))
+    weight = node.input(2);
+  Tensor loss = negativeLogLikelihood(node, logp, node.input(1), node.has(2) ? &weight : nullptr);
+  return {loss, logp};
+}
+
 const std::map<std::string, Operator> &operators() {
   static const std::map<std::string, Operator> table = {
       {"Abs", unary<abs>},
+      {"Acosh", inverseHyperbolic},
       {"Add", binary<add>},
       {"And", binary<logical_and>},
       {"ArgMax", argExtreme<true>},
       {"ArgMin", argExtreme<false>},
+      {"Asinh", inverseHyperbolic},
+      {"Atanh", inverseHyperbolic},
       {"AveragePool", pooling<false>},
       {"BatchNormalization", batchNormalization},
       {"Cast", castTo},
+      {"CastLike", castLike},
+      {"Ceil", rounding<true>},
+      {"Celu", celu},
       {"Clip", clip},
       {"Concat", concatenate},
       {"Constant", constant},
       {"ConstantOfShape", constantOfShape},
       {"Conv", convolution},
       {"Cos", floatUnary<cos>},
+      {"Cosh", hyperbolic<true>},
+      {"DepthToSpace", depthToSpace},
       {"Div", divide},
       {"Dropout", dropout},
       {"Elu", elu},
       {"Equal", binary<equal>},
       {"Exp", floatUnary<exp>},
       {"Expand", expand},
+      {"EyeLike", eyeLike},
       {"Flatten", flatten},
+      {"Floor", rounding<false>},
       {"Gather", gatherAlong},
+      {"GatherElements", gatherElements},
       {"Gemm", gemm},
       {"GlobalAveragePool", globalPooling<false>},
       {"GlobalMaxPool", globalPooling<true>},
       {"Greater", binary<greater>},
       {"GreaterOrEqual", binary<greater_equal>},
       {"HardSigmoid", hardSigmoid},
+      {"Hardmax", hardmax},
       {"Identity", identity},
+      {"IsInf", isInf},
+      {"IsNaN", isNan},
+      {"LayerNormalization", layerNormalization},
       {"LeakyRelu", leakyRelu},
       {"Less", binary<less>},
       {"LessOrEqual", binary<less_equal>},
       {"Log", floatUnary<log>},
       {"LogSoftmax", softmaxOf<true>},
+      {"LpNormalization", lpNormalization},
       {"MatMul", matrixProduct},
       {"Max", variadic<maximum>},
       {"MaxPool", pooling<true>},
       {"Mean", variadic<add, true>},
+      {"MeanVarianceNormalization", meanVarianceNormalization},
       {"Min", variadic<minimum>},
       {"Mod", modulo},
       {"Mul", binary<mul>},
       {"Neg", unary<neg>},
+      {"NegativeLogLikelihoodLoss", nllLoss},
       {"Not", logicalNot},
+      {"OneHot", oneHot},
       {"Or", binary<logical_or>},
       {"PRelu", parametricRelu},
+      {"Pad", pad},
       {"Pow", power},
+      {"Range", range},
       {"Reciprocal", reciprocal},
       {"ReduceL1", reduce<Reduction::L1>},
       {"ReduceL2", reduce<Reduction::L2>},
@@ -804,20 +1305,29 @@ const std::map<std::string, Operator> &operators() {
       {"Reshape", reshapeTo},
       {"Selu", selu},
       {"Shape", shapeOf},
+      {"Shrink", shrink},
       {"Sigmoid", floatUnary<sigmoid>},
       {"Sign", unary<sign>},
       {"Sin", floatUnary<sin>},
+      {"Sinh", hyperbolic<false>},
       {"Size", sizeOf},
       {"Slice", sliceOf},
       {"Softmax", softmaxOf<false>},
+      {"SoftmaxCrossEntropyLoss", softmaxCrossEntropyLoss},
       {"Softplus", softplus},
       {"Softsign", softsign},
+      {"SpaceToDepth", spaceToDepth},
+      {"Split", split},
       {"Sqrt", floatUnary<sqrt>},
       {"Squeeze", squeeze},
       {"Sub", binary<sub>},
       {"Sum", variadic<add>},
+      {"Tan", tangent},
       {"Tanh", floatUnary<tanh>},
+      {"ThresholdedRelu", thresholdedRelu},
+      {"Tile", tile},
       {"Transpose", transposeBy},
+      {"Trilu", trilu},
       {"Unsqueeze", unsqueeze},
       {"Where", select},
       {"Xor", logicalXor},
