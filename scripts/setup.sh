@@ -19,8 +19,9 @@ packages=(
   # collectives across processes (ember::distributed)
   libgloo-dev
   # the ONNX importer (ember::onnx): ONNX's protobuf, checker and shape
-  # inference; python3-onnx generates the ONNX node tests (scripts/onnx-node-tests.sh)
-  libonnx-dev python3-onnx
+  # inference; python3-onnx generates the ONNX node tests (scripts/onnx-node-tests.sh),
+  # torch exports the real models the importer is tested on (scripts/onnx-real-models.sh)
+  libonnx-dev python3-onnx python3-torch python3-torchvision
   # tests and benchmarks; valgrind checks what MLIR's uninstrumented code frees;
   # numpy prints the text the tensor printer must match
   libgtest-dev libbenchmark-dev valgrind python3-numpy

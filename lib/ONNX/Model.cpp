@@ -402,6 +402,18 @@ Model ember::onnx::load(const std::string &path, const LoadOptions &options) {
     throw ImportError(path + ": cannot be opened");
   if (!impl->proto.ParseFromIstream(&file))
     throw ImportError(path + ": not an ONNX model (the protobuf does not parse)");
+  for (const auto &[name, size] : options.dims) {
+    bool found = false;
+    for (::onnx::ValueInfoProto &input : *impl->proto.mutable_graph()->mutable_input())
+      for (auto &dim : *input.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim())
+        if (dim.has_dim_param() && dim.dim_param() == name) {
+          dim.set_dim_value(size);
+          found = true;
+        }
+    if (!found || size < 0)
+      throw ImportError(path + ": LoadOptions::dims gives " + name + " = " + std::to_string(size) +
+                        (found ? ", not a size" : ", but no input has a dim of that name"));
+  }
   try {
     ::onnx::checker::check_model(impl->proto);
     ::onnx::shape_inference::InferShapes(impl->proto);
@@ -483,6 +495,21 @@ void Model::export_mlir(const std::string &path, const std::vector<Tensor> &inpu
                                 [impl](const std::vector<Tensor> &symbolic) {
                                   return impl->trace(symbolic);
                                 });
+}
+
+std::map<std::string, int64_t> ember::onnx::parse_dims(const std::string &text) {
+  std::map<std::string, int64_t> dims;
+  std::stringstream items(text);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    size_t equals = item.find('=');
+    char *end = nullptr;
+    long long size = equals == std::string::npos ? -1 : std::strtoll(item.c_str() + equals + 1, &end, 10);
+    if (equals == std::string::npos || equals == 0 || !end || *end != '\0' || size < 0)
+      throw ImportError("'" + item + "' is not NAME=SIZE (a symbolic dim's name and its size)");
+    dims[item.substr(0, equals)] = size;
+  }
+  return dims;
 }
 
 std::string ember::onnx::import_mlir(const std::string &path, const LoadOptions &options) {

@@ -228,6 +228,16 @@ Results flatten(NodeContext &node) {
     axis += x.rank();
   if (axis < 0 || axis > x.rank())
     node.fail("axis " + std::to_string(axis) + " is out of range for " + describe(x));
+  // The side whose dims are all known gives its size, the other is -1 (so
+  // that a symbolic batch before the axis is inferred at run time).
+  bool innerKnown = true;
+  int64_t inner = 1;
+  for (int d = static_cast<int>(axis); d < x.rank(); ++d) {
+    innerKnown &= x.shape()[d] != kNone;
+    inner *= innerKnown ? x.shape()[d] : 1;
+  }
+  if (innerKnown && axis > 0)
+    return {reshape(x, {-1, inner})};
   int64_t outer = 1;
   for (int d = 0; d < axis; ++d)
     outer *= knownDim(node, x, d);
@@ -585,6 +595,15 @@ Results matrixProduct(NodeContext &node) {
     b = reshape(b, {knownDim(node, b, 0), 1});
   std::vector<int64_t> batchA(a.shape().begin(), a.shape().end() - 2),
       batchB(b.shape().begin(), b.shape().end() - 2);
+  if (!vectorA && !vectorB && batchB.empty() && !batchA.empty()) {
+    // [..., m, k] x [k, n] (a Linear layer on a sequence): one matmul of
+    // the rows; the result takes a's leading sizes, symbolic ones too.
+    int64_t k = knownDim(node, b, 0), n = knownDim(node, b, 1);
+    Tensor rows = matmul(reshape(a, {-1, k}), b);
+    std::vector<int64_t> shape(a.shape().begin(), a.shape().end() - 1);
+    shape.push_back(n);
+    return {reshape(rows, shape, a)};
+  }
   if (batchA != batchB) {
     std::vector<int64_t> batch = broadcastShapes(node, batchA, batchB);
     auto widen = [&](const Tensor &t) {
@@ -719,16 +738,27 @@ Results convolution(NodeContext &node) {
   return {toChannelsFirst(y)};
 }
 
+/// A tensor of `value` shaped as x but `size` along dim d: x's first
+/// `size` rows along d with every element replaced (so that its other dims
+/// may be symbolic, a batch of any size), or a filled tensor of static dims.
+Tensor slabLike(NodeContext &node, const Tensor &x, int d, int64_t size, double value) {
+  if (size <= knownDim(node, x, d)) {
+    std::vector<int64_t> start(x.rank(), 0), limit(x.rank(), kNone);
+    limit[d] = size;
+    Tensor rows = slice(x, start, limit);
+    return where(less(rows, rows), rows, scalar(value, x.dtype())); // less: false, NaN too
+  }
+  std::vector<int64_t> shape;
+  for (int e = 0; e < x.rank(); ++e)
+    shape.push_back(e == d ? size : knownDim(node, x, e));
+  return full(Shape(std::span<const int64_t>(shape)), Scalar(value), x.dtype());
+}
+
 /// x (NHWC) with `pads` {top, bottom, left, right} of `value` around H and W.
 Tensor padSpatially(NodeContext &node, Tensor x, const std::array<int64_t, 4> &pads, double value) {
   for (int d = 1; d <= 2; ++d) {
     int64_t before = pads[2 * (d - 1)], after = pads[2 * (d - 1) + 1];
-    auto slab = [&](int64_t size) {
-      std::vector<int64_t> shape;
-      for (int e = 0; e < 4; ++e)
-        shape.push_back(e == d ? size : knownDim(node, x, e));
-      return full(Shape(std::span<const int64_t>(shape)), Scalar(value), x.dtype());
-    };
+    auto slab = [&](int64_t size) { return slabLike(node, x, d, size, value); };
     std::vector<Tensor> pieces;
     if (before)
       pieces.push_back(slab(before));

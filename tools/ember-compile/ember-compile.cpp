@@ -49,6 +49,10 @@ using ember::compiler::Phase;
 // register (the command line still takes them).
 static cl::OptionCategory compileCategory("ember-compile options");
 
+static cl::opt<std::string> onnxDims(
+    "onnx-dim",
+    cl::desc("An ONNX model's symbolic dims given sizes, NAME=SIZE,... (e.g. batch=8)"),
+    cl::init(""), cl::cat(compileCategory));
 static cl::opt<std::string> inputPath(cl::Positional, cl::desc("<input .mlir or .onnx>"), cl::Required,
                                       cl::cat(compileCategory));
 static cl::opt<std::string> outputPath("o", cl::desc("Output file ('-': standard output)"),
@@ -546,12 +550,17 @@ int main(int argc, char **argv) {
   if (llvm::StringRef(inputPath).ends_with(".onnx")) {
     // An ONNX model: imported (ember::onnx) into the module compiled below.
     try {
-      input = llvm::MemoryBuffer::getMemBufferCopy(ember::onnx::import_mlir(inputPath),
+      ember::onnx::LoadOptions onnxOptions;
+      if (!onnxDims.empty())
+        onnxOptions.dims = ember::onnx::parse_dims(onnxDims);
+      input = llvm::MemoryBuffer::getMemBufferCopy(ember::onnx::import_mlir(inputPath, onnxOptions),
                                                    inputPath + " (imported)");
     } catch (const std::exception &error) {
       return fail(error.what());
     }
   } else {
+    if (!onnxDims.empty())
+      return fail("--onnx-dim applies to an ONNX model (a .onnx input)");
     std::string readError;
     input = openInputFile(inputPath, &readError);
     if (!input)

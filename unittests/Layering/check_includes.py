@@ -67,10 +67,13 @@ RULES = [
      ["ember/Train/", "ember/IO/", "ember/Frontend/", "ember/Support/"]),
     (["include/ember/Distributed", "lib/Distributed"],
      ["ember/Distributed/", "ember/Frontend/", "ember/Support/"]),
+    (["include/ember/ONNX", "lib/ONNX"], ["ember/ONNX/", "ember/Frontend/", "ember/Support/"]),
     (["include/ember/ember.h", "lib/SharedLibrary.cpp"],
      ["ember/Frontend/", "ember/Support/", "ember/IO/", "ember/Data/", "ember/Train/",
-      "ember/Distributed/"]),
-    (["tools"], ["ember/Compiler/", "ember/Init/", "ember/Support/"] + COMPILER),
+      "ember/Distributed/", "ember/ONNX/"]),
+    # The tools: the compiler, and the ONNX importer (ember-compile takes
+    # .onnx models; ember-import-onnx).
+    (["tools"], ["ember/Compiler/", "ember/Init/", "ember/Support/", "ember/ONNX/"] + COMPILER),
 ]
 
 

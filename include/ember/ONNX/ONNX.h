@@ -58,6 +58,10 @@ struct LoadOptions {
   /// Values of graph inputs, which then become constants of the model (and
   /// leave its inputs): for inputs that ops need while compiling.
   std::map<std::string, Tensor> constants;
+  /// Sizes for the model's symbolic dims, by name ({"batch", 8}): the
+  /// inputs' dims so named become static (for a model whose ops cannot take
+  /// a dim of any size yet: ahead of time, one object per size then).
+  std::map<std::string, int64_t> dims;
 };
 
 class Model {
@@ -91,6 +95,10 @@ Model load(const std::string &path, const LoadOptions &options = {});
 /// example_inputs()): what ember-import-onnx writes and ember-compile
 /// compiles.
 std::string import_mlir(const std::string &path, const LoadOptions &options = {});
+
+/// "batch=8,seq=128" as LoadOptions::dims (the tools' --dim); throws
+/// ImportError.
+std::map<std::string, int64_t> parse_dims(const std::string &text);
 
 /// A tensor stored as an ONNX TensorProto file (the node tests'
 /// input_N.pb and output_N.pb), and its name if `name`; throws ImportError.

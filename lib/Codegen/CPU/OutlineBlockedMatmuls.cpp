@@ -63,6 +63,11 @@ struct OutlineBlockedMatmulsPass
         // get it fused into its blocks (ember-fuse-matmul-epilogues): later.
         if (keepEpilogueCandidates && mayGetAnEpilogue(matmul->getResult(0)))
           continue;
+        // A result of `?` dims (a batch of any size) stays inline: a called
+        // function cannot return it into a caller's buffer
+        // (buffer-results-to-out-params refuses dynamically shaped results).
+        if (!cast<ShapedType>(matmul->getResult(0).getType()).hasStaticShape())
+          continue;
         ember::outlineIntoFunction(matmul, func, "_matmul", symbols, outlined);
       }
     }

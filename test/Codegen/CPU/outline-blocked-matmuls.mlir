@@ -81,3 +81,24 @@ func.func @constants(%x: tensor<10x10xi32>) -> tensor<10x10xi32> {
   %2 = ember.matmul %1, %two : tensor<10x10xi32>, tensor<10x10xi32> -> tensor<10x10xi32>
   return %2 : tensor<10x10xi32>
 }
+
+// -----
+
+// Matmuls of a batch of any size stay inline: a called function could not
+// return a `?`-shaped result into its caller's buffer (an ONNX ResNet with a
+// symbolic batch compiled ahead of time met this); the static ones of the
+// same chain are still outlined.
+// CHECK-LABEL: func.func @dynamic_rows(
+// CHECK-COUNT-3: scf.for {{.*}} -> (tensor<?x16xf32>)
+// CHECK-NOT:     -> tensor<?x16xf32> attributes {passthrough
+// CHECK:         call @dynamic_rows_matmul{{.*}} -> tensor<16x16xf32>
+// CHECK:         call @dynamic_rows_matmul{{.*}} -> tensor<16x16xf32>
+// CHECK:         return
+func.func @dynamic_rows(%x: tensor<?x16xf32>, %w: tensor<16x16xf32>) -> (tensor<?x16xf32>, tensor<16x16xf32>) {
+  %0 = ember.matmul %x, %w : tensor<?x16xf32>, tensor<16x16xf32> -> tensor<?x16xf32>
+  %1 = ember.matmul %0, %w : tensor<?x16xf32>, tensor<16x16xf32> -> tensor<?x16xf32>
+  %2 = ember.matmul %1, %w : tensor<?x16xf32>, tensor<16x16xf32> -> tensor<?x16xf32>
+  %3 = ember.matmul %w, %w : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+  %4 = ember.matmul %3, %w : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+  return %2, %4 : tensor<?x16xf32>, tensor<16x16xf32>
+}
