@@ -264,8 +264,10 @@ struct Model::Impl {
   /// The nodes left to trace, in the graph's (topological) order.
   std::vector<const ::onnx::NodeProto *> nodes;
   std::shared_ptr<ember::detail::FunctionCore> core;
-  /// Traced for the inputs' types, symbolic dims as None (for export).
+  /// Traced for the inputs' types, symbolic dims as None (for export, and
+  /// calls with LoadOptions::shape_generic).
   std::shared_ptr<ember::detail::FunctionCore> genericCore;
+  bool shapeGeneric = false;
 
   /// Runs `node` on the values `values` gives, adding its outputs.
   void run(const ::onnx::NodeProto &node, std::map<std::string, Tensor> &values) const;
@@ -276,7 +278,8 @@ struct Model::Impl {
 
 namespace {
 
-ValueInfo valueInfoOf(const ::onnx::ValueInfoProto &proto, const std::string &path) {
+ValueInfo valueInfoOf(const ::onnx::ValueInfoProto &proto, const std::string &path,
+                      bool isInput) {
   ValueInfo info;
   info.name = proto.name();
   std::string what = path + ": graph input/output '" + proto.name() + "'";
@@ -289,11 +292,23 @@ ValueInfo valueInfoOf(const ::onnx::ValueInfoProto &proto, const std::string &pa
     throw ImportError(what + " has elements of " + elementTypeName(type.elem_type()) +
                       ", which ember has no dtype for");
   info.dtype = *dtype;
-  if (!type.has_shape())
-    throw ImportError(what + " has no shape (ember needs each input's rank)");
+  if (!type.has_shape()) {
+    if (isInput)
+      throw ImportError(what + " has no shape (ember needs each input's rank)");
+    info.rank_known = false;
+    return info;
+  }
   for (const auto &dim : type.shape().dim())
     info.shape.push_back(dim.has_dim_value() ? dim.dim_value() : kNone);
   return info;
+}
+
+/// "[?, 3]" for {kNone, 3}.
+std::string dimsText(const std::vector<int64_t> &dims) {
+  std::string text = "[";
+  for (size_t d = 0; d < dims.size(); ++d)
+    text += (d ? ", " : "") + (dims[d] == kNone ? std::string("?") : std::to_string(dims[d]));
+  return text + "]";
 }
 
 std::string functionNameOf(const std::string &graphName) {
@@ -364,7 +379,22 @@ std::vector<Tensor> Model::Impl::trace(const std::vector<Tensor> &arguments) con
     auto found = values.find(output.name);
     if (found == values.end())
       throw ImportError(path + ": the graph output '" + output.name + "' has no value");
-    results.push_back(found->second);
+    // What the model declares, checked: an op imported wrongly is an error
+    // here rather than a result of another type or shape.
+    const Tensor &value = found->second;
+    bool fits = value.dtype() == output.dtype &&
+                (!output.rank_known || value.rank() == static_cast<int>(output.shape.size()));
+    for (size_t d = 0; fits && d < output.shape.size(); ++d) {
+      int64_t have = value.shape()[static_cast<int>(d)];
+      fits = output.shape[d] == kNone || have == kNone || have == output.shape[d];
+    }
+    if (!fits)
+      throw ImportError(path + ": the graph output '" + output.name + "' came out as " +
+                        describe(value) + ", but the model declares " +
+                        std::string(dtypeName(output.dtype)) +
+                        (output.rank_known ? dimsText(output.shape) : std::string(" (any shape)")) +
+                        " (an importer error: please report it)");
+    results.push_back(value);
   }
   return results;
 }
@@ -382,12 +412,9 @@ ember::detail::CallKey Model::Impl::keyOf(const std::vector<Tensor> &arguments) 
     for (size_t d = 0; fits && d < input.shape.size(); ++d)
       fits = input.shape[d] == kNone || input.shape[d] == argument.shape()[static_cast<int>(d)];
     if (!fits) {
-      std::string want = std::string(dtypeName(input.dtype)) + "[";
-      for (size_t d = 0; d < input.shape.size(); ++d)
-        want += (d ? ", " : "") +
-                (input.shape[d] == kNone ? std::string("?") : std::to_string(input.shape[d]));
       throw ImportError(path + ": input " + std::to_string(i) + " ('" + input.name + "') must be " +
-                        want + "], not " + (argument.defined() ? describe(argument) : "undefined"));
+                        std::string(dtypeName(input.dtype)) + dimsText(input.shape) + ", not " +
+                        (argument.defined() ? describe(argument) : "undefined"));
     }
     ember::detail::collectArg(key, argument);
   }
@@ -437,7 +464,7 @@ Model ember::onnx::load(const std::string &path, const LoadOptions &options) {
       impl->constants[input.name()] = given->second;
       continue;
     }
-    impl->inputs.push_back(valueInfoOf(input, path));
+    impl->inputs.push_back(valueInfoOf(input, path, true));
     impl->graphInputs.insert(input.name());
   }
   for (const auto &given : options.constants)
@@ -445,7 +472,7 @@ Model ember::onnx::load(const std::string &path, const LoadOptions &options) {
       throw ImportError(path + ": LoadOptions::constants names '" + given.first +
                         "', which is not an input of the graph");
   for (const ::onnx::ValueInfoProto &output : graph.output())
-    impl->outputs.push_back(valueInfoOf(output, path));
+    impl->outputs.push_back(valueInfoOf(output, path, false));
 
   // Nodes whose inputs are all known run now, once (eagerly); the others
   // are traced for every signature.
@@ -465,6 +492,7 @@ Model ember::onnx::load(const std::string &path, const LoadOptions &options) {
     generic.input_signature.push_back({input.shape, input.dtype});
   impl->genericCore =
       std::make_shared<ember::detail::FunctionCore>(name, false, std::nullopt, std::move(generic));
+  impl->shapeGeneric = options.shape_generic;
   Model model;
   model.impl_ = std::move(impl);
   return model;
@@ -479,7 +507,8 @@ std::vector<Tensor> Model::operator()(const std::vector<Tensor> &inputs) const {
   // An eager GradientTape records the call as one op (the trace keeps the
   // model alive, not the arguments: they are its symbolic inputs).
   auto keepTrace = [trace]() -> ember::detail::FunctionCore::Trace { return trace; };
-  return impl->core->call(impl->keyOf(inputs), trace, keepTrace);
+  auto &core = impl->shapeGeneric ? impl->genericCore : impl->core;
+  return core->call(impl->keyOf(inputs), trace, keepTrace);
 }
 
 std::string Model::traced_ir(const std::vector<Tensor> &inputs) const {

@@ -98,13 +98,6 @@ Results power(NodeContext &node) {
   return {pow(x, y)};
 }
 
-/// x truncated toward zero, exactly (through int64; values too large to
-/// have a fraction, inf and nan are their own).
-Tensor truncate(const Tensor &x) {
-  Tensor truncated = cast(cast(x, DType::Int64), x.dtype());
-  return where(less(abs(x), scalar(0x1p52, x.dtype())), truncated, x);
-}
-
 Results modulo(NodeContext &node) {
   Tensor a = node.input(0), b = node.input(1);
   if (node.attrInt("fmod", 0) == 0) { // Python's %: the sign of the divisor
@@ -112,9 +105,12 @@ Results modulo(NodeContext &node) {
       node.fail("with fmod = 0 takes integers, not " + describe(a));
     return {mod(a, b)};
   }
-  // C's fmod: the sign of the dividend, a - b * trunc(a / b).
-  Tensor quotient = div(a, b);
-  return {sub(a, mul(b, isFloat(a.dtype()) ? truncate(quotient) : quotient))};
+  // C's fmod: the sign of the dividend. Exact for integers as
+  // a - b * (a / b); a float's a / b rounds (fmod(1e10f, 3) would be 0, not
+  // 1), and ember has no exact float fmod yet.
+  if (isFloat(a.dtype()))
+    node.fail("fmod = 1 on " + describe(a) + " is not supported (integers only)");
+  return {sub(a, mul(b, div(a, b)))};
 }
 
 Results reciprocal(NodeContext &node) {
@@ -172,7 +168,9 @@ Results hardSigmoid(NodeContext &node) {
 Results softplus(NodeContext &node) {
   const Tensor &x = node.input(0);
   requireFloat(node, x);
-  return {log1p(exp(x))};
+  // log(1 + e^x) = x + log(1 + e^-x): no overflow for large x.
+  Tensor zero = scalar(0, x.dtype());
+  return {where(greater(x, zero), add(x, log1p(exp(neg(x)))), log1p(exp(x)))};
 }
 
 Results softsign(NodeContext &node) {
@@ -388,6 +386,10 @@ Results gatherElements(NodeContext &node) {
   if (index.rank() != x.rank())
     node.fail("takes indices of x's rank, not " + describe(index));
   int64_t size = knownDim(node, x, static_cast<int>(axis));
+  for (int d = 0; d < x.rank(); ++d) // beyond x's dims, a position would reach the next row
+    if (d != axis && knownDim(node, index, d) > knownDim(node, x, d))
+      node.fail("the indices " + describe(index) + " are larger than " + describe(x) +
+                " along dim " + std::to_string(d));
   index = where(less(index, Tensor(Scalar(int64_t(0)), DType::Int64)),
                 add(index, Tensor(Scalar(size), DType::Int64)), index);
   Tensor linear;
@@ -540,6 +542,9 @@ template <Reduction kind> Results reduce(NodeContext &node) {
     requireFloat(node, x);
     // Shifted by the largest element, as logsumexp is computed stably.
     Tensor top = reduce_max(x, axes, true);
+    // An infinite largest element shifts nothing (inf - inf would be NaN).
+    top = where(less(abs(top), scalar(std::numeric_limits<double>::infinity(), x.dtype())), top,
+                scalar(0, x.dtype()));
     Tensor sum = reduce_sum(exp(sub(x, top)), axes, true);
     Tensor result = add(log(sum), top);
     if (!keepdims) {
@@ -806,6 +811,10 @@ template <bool largest> Results pooling(NodeContext &node) {
 template <bool largest> Results globalPooling(NodeContext &node) {
   const Tensor &x = node.input(0);
   requireFloat(node, x);
+  if (x.rank() < 2)
+    node.fail("takes inputs [N, C, ...], not " + describe(x));
+  if (x.rank() == 2)
+    return {x}; // no spatial dims: each window is one element
   std::vector<int64_t> axes;
   for (int d = 2; d < x.rank(); ++d)
     axes.push_back(d);
@@ -845,8 +854,9 @@ Results dropout(NodeContext &node) {
   if (node.has(2) && node.constantInput(2).item<bool>())
     node.fail("training_mode = true is not supported (inference only)");
   Results results = {x};
-  if (node.node().output_size() > 1 && !node.node().output(1).empty())
-    results.push_back(broadcast_to(Tensor(Scalar(true), DType::Bool), x.shape()));
+  if (node.node().output_size() > 1 && !node.node().output(1).empty()) // all kept
+    results.push_back(broadcast_to(Tensor(Scalar(1), node.opset() < 10 ? x.dtype() : DType::Bool),
+                                   x.shape()));
   return results;
 }
 
@@ -864,6 +874,8 @@ template <bool up> Results rounding(NodeContext &node) {
   Tensor truncated = cast(cast(x, DType::Int64), dtype);
   Tensor step = cast(up ? less(truncated, x) : greater(truncated, x), dtype);
   Tensor rounded = up ? add(truncated, step) : sub(truncated, step);
+  // A zero keeps x's sign (ceil(-0.5) is -0): x * 0.
+  rounded = where(equal(rounded, scalar(0, dtype)), mul(x, scalar(0, dtype)), rounded);
   return {where(less(abs(x), scalar(0x1p52, dtype)), rounded, x)};
 }
 
@@ -886,6 +898,9 @@ Results celu(NodeContext &node) {
 Results shrink(NodeContext &node) {
   const Tensor &x = node.input(0);
   double lambd = node.attrFloat("lambd", 0.5f), bias = node.attrFloat("bias", 0.f);
+  if (!isFloat(x.dtype()) && (lambd != std::trunc(lambd) || bias != std::trunc(bias)))
+    node.fail("takes whole lambd and bias for " + describe(x) + " (ONNX computes a fractional "
+              "one in floating point, which is not supported)");
   Tensor l = scalar(lambd, x.dtype()), b = scalar(bias, x.dtype());
   return {where(less(x, neg(l)), add(x, b),
                 where(greater(x, l), sub(x, b), scalar(0, x.dtype())))};
@@ -921,21 +936,39 @@ Results tangent(NodeContext &node) {
 template <bool cosine> Results hyperbolic(NodeContext &node) {
   const Tensor &x = node.input(0);
   requireFloat(node, x);
+  DType t = x.dtype();
   Tensor up = exp(x), down = exp(neg(x));
-  return {mul(cosine ? add(up, down) : sub(up, down), scalar(0.5, x.dtype()))};
+  Tensor value = mul(cosine ? add(up, down) : sub(up, down), scalar(0.5, t));
+  if (cosine)
+    return {value};
+  // Small |x|: e^x - e^-x cancels; its series x + x^3/6 + x^5/120 + x^7/5040.
+  Tensor x2 = mul(x, x);
+  Tensor series = mul(
+      x, add(scalar(1, t),
+             mul(x2, add(scalar(1.0 / 6, t),
+                         mul(x2, add(scalar(1.0 / 120, t), mul(x2, scalar(1.0 / 5040, t))))))));
+  return {where(less(abs(x), scalar(0.1, t)), series, value)};
 }
 
 /// asinh, acosh and atanh through their logarithms.
 Results inverseHyperbolic(NodeContext &node) {
   const Tensor &x = node.input(0);
   requireFloat(node, x);
-  Tensor one = scalar(1, x.dtype());
+  DType t = x.dtype();
+  Tensor one = scalar(1, t), a = abs(x);
+  // Beyond 2^26, x^2 + 1 is x^2 (and x^2 may overflow): log(2|x|).
+  Tensor large = less(scalar(0x1p26, t), a);
+  Tensor logTwice = add(log(a), scalar(std::log(2.0), t));
   const std::string &type = node.node().op_type();
-  if (type == "Asinh")
-    return {log(add(x, sqrt(add(mul(x, x), one))))};
-  if (type == "Acosh")
-    return {log(add(x, sqrt(sub(mul(x, x), one))))};
-  return {mul(log(div(add(one, x), sub(one, x))), scalar(0.5, x.dtype()))}; // Atanh
+  if (type == "Asinh") { // sign(x) log1p(|x| + x^2 / (1 + sqrt(1 + x^2))): no cancellation
+    Tensor inner = log1p(add(a, div(mul(a, a), add(one, sqrt(add(one, mul(a, a)))))));
+    Tensor magnitude = where(large, logTwice, inner);
+    return {where(less(x, scalar(0, t)), neg(magnitude), magnitude)};
+  }
+  if (type == "Acosh") // log(x + sqrt((x - 1)(x + 1)))
+    return {where(large, logTwice, log(add(x, sqrt(mul(sub(x, one), add(x, one))))))};
+  // Atanh: log1p(2x / (1 - x)) / 2, exact for small x.
+  return {mul(log1p(div(add(x, x), sub(one, x))), scalar(0.5, t))};
 }
 
 Results castLike(NodeContext &node) { return {cast(node.input(0), node.input(1).dtype())}; }
@@ -955,8 +988,8 @@ Results range(NodeContext &node) {
   };
   if (isFloat(dtype))
     return {arange(value(start), value(limit), value(delta), dtype)};
-  return {arange(static_cast<int64_t>(value(start)), static_cast<int64_t>(value(limit)),
-                 static_cast<int64_t>(value(delta)), dtype)};
+  value(start), value(limit), value(delta); // scalars; integers read exactly:
+  return {arange(start.item<int64_t>(), limit.item<int64_t>(), delta.item<int64_t>(), dtype)};
 }
 
 Results split(NodeContext &node) {
@@ -1012,6 +1045,10 @@ Results pad(NodeContext &node) {
       node.opset() >= 11 ? node.constantInts(1) : node.attrInts("pads");
   double value = node.opset() >= 11 ? (node.has(2) ? node.constantInput(2).item<double>() : 0.0)
                                     : node.attrFloat("value", 0.f);
+  // An integer pad value read exactly (int64 beyond 2^53 too).
+  Scalar fill = !isFloat(x.dtype()) && node.opset() >= 11 && node.has(2)
+                    ? Scalar(node.constantInput(2).item<int64_t>())
+                    : Scalar(value);
   if (node.opset() >= 11 && node.has(3))
     node.fail("input 3 (axes) is not supported");
   int rank = x.rank();
@@ -1026,7 +1063,7 @@ Results pad(NodeContext &node) {
       std::vector<int64_t> shape;
       for (int e = 0; e < rank; ++e)
         shape.push_back(e == d ? size : knownDim(node, x, e));
-      return full(Shape(std::span<const int64_t>(shape)), Scalar(value), x.dtype());
+      return full(Shape(std::span<const int64_t>(shape)), fill, x.dtype());
     };
     if (before)
       pieces.push_back(slab(before));
@@ -1097,9 +1134,11 @@ Results oneHot(NodeContext &node) {
   std::vector<double> offOn = values.to_vector<double>();
   if (isFloat(indices.dtype()))
     indices = cast(indices, DType::Int64);
-  // Negative indices count from the end.
-  indices = where(less(indices, scalar(0, indices.dtype())),
-                  add(indices, scalar(static_cast<double>(depth), indices.dtype())), indices);
+  // From opset 11, negative indices count from the end (before, they are
+  // out of range: a row of `off`).
+  if (node.opset() >= 11)
+    indices = where(less(indices, scalar(0, indices.dtype())),
+                    add(indices, scalar(static_cast<double>(depth), indices.dtype())), indices);
   Tensor y = nn::one_hot(indices, depth, values.dtype(), offOn[1], offOn[0]);
   int64_t axis = normalizeAxis(node, node.attrInt("axis", -1), y.rank());
   return {axis == y.rank() - 1 ? y : axisBack(y, axis)};
@@ -1166,18 +1205,25 @@ Results layerNormalization(NodeContext &node) {
   requireFloat(node, x);
   int64_t axis = normalizeAxis(node, node.attrInt("axis", -1), x.rank());
   double epsilon = node.attrFloat("epsilon", 1e-5f);
-  node.ignoreAttribute("stash_type"); // float32 or wider: computed in x's dtype
+  // Mean and InvStdDev are computed in (and typed) stash_type, float32 by
+  // default, whatever x's dtype; Y is x's.
+  int64_t stash = node.attrInt("stash_type", 1);
+  std::optional<DType> stashType = dtypeOfElementType(static_cast<int32_t>(stash));
+  if (!stashType || !isFloat(*stashType))
+    node.unsupported("stash_type", std::to_string(stash));
+  DType u = *stashType;
+  Tensor xu = cast(x, u);
   std::vector<int64_t> axes;
   for (int64_t d = axis; d < x.rank(); ++d)
     axes.push_back(d);
-  Tensor mean = reduce_mean(x, axes, true);
-  Tensor centered = sub(x, mean);
+  Tensor mean = reduce_mean(xu, axes, true);
+  Tensor centered = sub(xu, mean);
   Tensor variance = reduce_mean(mul(centered, centered), axes, true);
-  Tensor inverse = rsqrt(add(variance, scalar(epsilon, x.dtype())));
-  Tensor y = mul(mul(centered, inverse), node.input(1));
+  Tensor inverse = rsqrt(add(variance, scalar(epsilon, u)));
+  Tensor y = mul(mul(centered, inverse), cast(node.input(1), u));
   if (node.has(2))
-    y = add(y, node.input(2));
-  return {y, mean, inverse};
+    y = add(y, cast(node.input(2), u));
+  return {cast(y, x.dtype()), mean, inverse};
 }
 
 Results meanVarianceNormalization(NodeContext &node) {
@@ -1218,13 +1264,21 @@ Tensor negativeLogLikelihood(NodeContext &node, const Tensor &logp, const Tensor
   Tensor labels = cast(target, DType::Int64);
   Tensor counted = ignoring ? not_equal(labels, Tensor(Scalar(ignore), DType::Int64))
                             : equal(labels, labels);
-  // An ignored target picks class 0 (its weight is then 0).
-  Tensor safe = where(counted, labels, Tensor(Scalar(int64_t(0)), DType::Int64));
-  Tensor picked = reduce_sum(mul(axisBack(nn::one_hot(safe, classes, logp.dtype()), 1), logp), {1});
+  // An ignored target picks class 0 (its weight is then 0); any other
+  // outside [0, C) is an error where the model runs (a checked gather of
+  // the classes' numbers, negative ones sent past the end).
+  Tensor zero = Tensor(Scalar(int64_t(0)), DType::Int64);
+  Tensor safe = where(counted, labels, zero);
+  safe = gather(arange(int64_t(0), classes, int64_t(1), DType::Int64),
+                where(less(safe, zero), Tensor(Scalar(classes), DType::Int64), safe));
+  // The target's log-probability selected, not multiplied out: the other
+  // classes' may be -inf (masked logits), and 0 * -inf is NaN.
+  Tensor chosen = cast(axisBack(nn::one_hot(safe, classes, DType::Int32), 1), DType::Bool);
+  Tensor picked = reduce_sum(where(chosen, logp, scalar(0, logp.dtype())), {1});
   Tensor w = cast(counted, logp.dtype());
   if (weight)
     w = mul(w, gather(*weight, safe));
-  Tensor loss = neg(mul(picked, w));
+  Tensor loss = where(counted, neg(mul(picked, w)), scalar(0, logp.dtype()));
   if (reduction == "none")
     return loss;
   Tensor total = reduce_sum(loss);

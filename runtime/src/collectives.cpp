@@ -11,7 +11,10 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <cstdio>
 #include <thread>
+
+#include <unistd.h>
 
 namespace {
 std::atomic<emberrt_all_reduce_hook_t> allReduceHook{nullptr};
@@ -29,6 +32,11 @@ bool contiguous(int64_t rank, const int64_t *words, int64_t &count) {
   return dense;
 }
 
+constexpr const char *kNoEngine = "ran without a process group: call "
+                                  "ember::distributed::init_process_group() first (a C "
+                                  "program installs its engine with "
+                                  "emberrt_set_all_reduce_hook)";
+
 char *elementsOf(const int64_t *words, size_t size) {
   return reinterpret_cast<char *>(words[1]) + words[2] * static_cast<int64_t>(size);
 }
@@ -36,7 +44,6 @@ char *elementsOf(const int64_t *words, size_t size) {
 /// An all-reduce started by compiled code: its buffer (the result, holding
 /// the operand's values, reduced in place), and once done, why it failed.
 struct StartedAllReduce {
-  emberrt_all_reduce_hook_t hook;
   void *data;
   int64_t count;
   emberrt_dtype_t dtype;
@@ -45,7 +52,17 @@ struct StartedAllReduce {
   int32_t status = 0;
   char error[1024] = {};
 
-  void run() { status = hook(data, data, count, dtype, reduction, error, sizeof error); }
+  /// With the engine installed when it runs (one removed meanwhile, its
+  /// state perhaps freed, is not called).
+  void run() {
+    emberrt_all_reduce_hook_t hook = allReduceHook.load();
+    if (!hook) {
+      status = 1;
+      std::snprintf(error, sizeof error, "%s", kNoEngine);
+      return;
+    }
+    status = hook(data, data, count, dtype, reduction, error, sizeof error);
+  }
 };
 
 /// The communication thread: runs the started all-reduces one at a time, in
@@ -56,6 +73,8 @@ struct CollectiveThread {
   std::mutex mutex;
   std::condition_variable changed;
   std::deque<StartedAllReduce *> queue;
+  bool running = false; // a job taken from the queue, not yet done
+  pid_t process = ::getpid();
 
   CollectiveThread() { std::thread([this] { serve(); }).detach(); }
 
@@ -65,12 +84,19 @@ struct CollectiveThread {
       changed.wait(lock, [&] { return !queue.empty(); });
       StartedAllReduce *job = queue.front();
       queue.pop_front();
+      running = true;
       lock.unlock();
       job->run();
       lock.lock();
+      running = false;
       job->done = true;
       changed.notify_all();
     }
+  }
+  /// Whether started all-reduces are still queued or running.
+  bool busy() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return running || !queue.empty();
   }
   void start(StartedAllReduce *job) {
     std::lock_guard<std::mutex> lock(mutex);
@@ -85,9 +111,30 @@ struct CollectiveThread {
 
 std::atomic<bool> collectiveThreadEnabled{false};
 
+std::atomic<CollectiveThread *> communication{nullptr};
+
+/// The communication thread, started at its first use: again in a child
+/// process after fork(), which keeps the parent's state but not its thread
+/// (the parent's is left as it was).
 CollectiveThread &collectiveThread() {
-  static CollectiveThread *thread = new CollectiveThread;
+  CollectiveThread *thread = communication.load();
+  if (!thread || thread->process != ::getpid()) {
+    static std::mutex starting;
+    std::lock_guard<std::mutex> lock(starting);
+    thread = communication.load();
+    if (!thread || thread->process != ::getpid()) {
+      thread = new CollectiveThread;
+      communication.store(thread);
+    }
+  }
   return *thread;
+}
+
+/// Whether a start must queue behind all-reduces still on the thread (the
+/// thread turned off meanwhile: they go first, keeping the order).
+bool collectivesPending() {
+  CollectiveThread *thread = communication.load();
+  return thread && thread->process == ::getpid() && thread->busy();
 }
 
 void finish(StartedAllReduce *job, int32_t site) {
@@ -103,13 +150,8 @@ void finish(StartedAllReduce *job, int32_t site) {
 int64_t startAllReduce(int64_t rank, void *operand, int64_t resultRank, void *result,
                        int32_t dtype, size_t size, int32_t reduction, int32_t site) {
   auto *in = static_cast<int64_t *>(operand), *out = static_cast<int64_t *>(result);
-  emberrt_all_reduce_hook_t hook = allReduceHook.load();
-  if (!hook) {
-    emberrt_report_fault_message(EMBERRT_FAULT_COLLECTIVE, site,
-                                 "ran without a process group: call "
-                                 "ember::distributed::init_process_group() first (a C "
-                                 "program installs its engine with "
-                                 "emberrt_set_all_reduce_hook)");
+  if (!allReduceHook.load()) {
+    emberrt_report_fault_message(EMBERRT_FAULT_COLLECTIVE, site, kNoEngine);
     return 0;
   }
   int64_t count, outCount;
@@ -124,9 +166,9 @@ int64_t startAllReduce(int64_t rank, void *operand, int64_t resultRank, void *re
   emberrt_memref_copy(static_cast<int64_t>(size), &from, &to);
   if (outCount == 0)
     return 0;
-  auto *job = new StartedAllReduce{hook, elementsOf(out, size), outCount,
+  auto *job = new StartedAllReduce{elementsOf(out, size), outCount,
                                    static_cast<emberrt_dtype_t>(dtype), reduction};
-  if (!collectiveThreadEnabled.load()) {
+  if (!collectiveThreadEnabled.load() && !collectivesPending()) {
     job->run();
     finish(job, site);
     return 0;

@@ -77,13 +77,6 @@ struct ModelBuilder {
   }
 };
 
-void setInt(::onnx::NodeProto *node, const std::string &name, int64_t value) {
-  auto *a = node->add_attribute();
-  a->set_name(name);
-  a->set_type(::onnx::AttributeProto::INT);
-  a->set_i(value);
-}
-
 /// y = tanh(x @ w + b), x: float32[batch, 2].
 std::string denseModel() {
   ModelBuilder m;
@@ -177,18 +170,26 @@ TEST(ONNXModel, InputsNeededWhileCompilingCanBeGivenAsConstants) {
 TEST(ONNXModel, AttributesEmberDoesNotImplementAreNamed) {
   ModelBuilder m;
   m.input("x", {2, 3});
-  m.output("i", {2, 1}, ::onnx::TensorProto::INT64);
-  ::onnx::NodeProto *argmax = m.node("ArgMax", {"x"}, {"i"});
-  argmax->set_name("pick");
-  setInt(argmax, "axis", 1);
-  setInt(argmax, "select_last_index", 1);
-  std::string path = m.save("argmax");
+  m.output("y", {3, 3});
+  ::onnx::TensorProto *pads = m.graph->add_initializer();
+  pads->set_name("pads");
+  pads->set_data_type(::onnx::TensorProto::INT64);
+  pads->add_dims(4);
+  for (int64_t p : {1, 0, 0, 0})
+    pads->add_int64_data(p);
+  ::onnx::NodeProto *pad = m.node("Pad", {"x", "pads"}, {"y"});
+  pad->set_name("mirror");
+  auto *mode = pad->add_attribute();
+  mode->set_name("mode");
+  mode->set_type(::onnx::AttributeProto::STRING);
+  mode->set_s("reflect");
+  std::string path = m.save("pad");
   try {
     ember::onnx::load(path)({ones({2, 3})});
     FAIL() << "no error";
   } catch (const ember::onnx::ImportError &error) {
     EXPECT_NE(std::string(error.what())
-                  .find("node 'pick' (ArgMax): attribute select_last_index = 1 is not supported"),
+                  .find("node 'mirror' (Pad): attribute mode = reflect is not supported"),
               std::string::npos)
         << error.what();
   }

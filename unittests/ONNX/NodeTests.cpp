@@ -6,13 +6,17 @@
 //   wrong        an output differs in dtype, shape or values
 //   failed       anything else (an exception that is not ember's)
 // Usage: ember-onnx-node-tests DIR [--table FILE] [--expect FILE] [--filter TEXT]
-//                              [--rtol R] [--scaled-atol A] [--must-pass]
+//                              [--rtol R] [--scaled-atol A] [--must-pass] [--dynamic]
 // runs every DIR/<test>/model.onnx on its test_data_set_*/input_*.pb.
 // --table writes the results as a markdown table; --expect fails if a test
 // that FILE's table marks "pass" does not pass now; --must-pass fails on an
-// unsupported one too (the real models of scripts/export_onnx_models.py).
+// unsupported one too (the real models of scripts/export_onnx_models.py);
+// --dynamic makes every input dim symbolic and compiles each model once for
+// them (the node tests with dynamic inputs, as onnx-mlir runs them).
 // Exits non-zero on any wrong or failed test.
 #include "ember/ember.h"
+
+#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <cmath>
@@ -22,6 +26,8 @@
 #include <map>
 #include <set>
 #include <sstream>
+
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 using namespace ember;
@@ -52,6 +58,40 @@ std::vector<fs::path> sorted(const fs::path &dir, const std::string &prefix) {
 /// real models, whose float32 sums differ from PyTorch's in their order.
 double relativeTolerance = 1e-3, absoluteTolerance = 1e-7, scaledAbsoluteTolerance = 0;
 
+/// --dynamic: every dim of every graph input made symbolic, and the model
+/// compiled once for them (LoadOptions::shape_generic), as onnx-mlir runs
+/// the node tests with dynamic inputs.
+bool dynamicInputs = false;
+
+/// A copy of the model at `path` whose inputs' dims are all symbolic
+/// ("d<input>_<dim>"), written next to the temporary files; its path.
+std::string withSymbolicInputs(const fs::path &path) {
+  ::onnx::ModelProto model;
+  {
+    std::ifstream in(path, std::ios::binary);
+    if (!model.ParseFromIstream(&in))
+      throw ember::onnx::ImportError(path.string() + ": not an ONNX model (the protobuf does not parse)");
+  }
+  std::set<std::string> initializers;
+  for (const auto &initializer : model.graph().initializer())
+    initializers.insert(initializer.name());
+  int index = 0;
+  for (auto &input : *model.mutable_graph()->mutable_input()) {
+    if (initializers.count(input.name()) || !input.type().has_tensor_type())
+      continue;
+    int d = 0;
+    for (auto &dim : *input.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim())
+      dim.set_dim_param("d" + std::to_string(index) + "_" + std::to_string(d++));
+    ++index;
+  }
+  model.mutable_graph()->clear_value_info(); // inferred again, symbolically
+  fs::path out = fs::temp_directory_path() /
+                 ("ember-onnx-dynamic-" + std::to_string(::getpid()) + ".onnx");
+  std::ofstream file(out, std::ios::binary);
+  model.SerializeToOstream(&file);
+  return out.string();
+}
+
 /// "" if `got` matches `want` within the tolerances, else how it differs.
 std::string compare(const Tensor &got, const Tensor &want) {
   if (got.dtype() != want.dtype())
@@ -81,23 +121,26 @@ std::string compare(const Tensor &got, const Tensor &want) {
   return "";
 }
 
-/// The first line of an error, without the test's own paths.
-std::string firstLine(const std::string &text, const fs::path &dir) {
+/// The first line of an error, without the test's own paths (and the
+/// temporary model of --dynamic named as the model).
+std::string firstLine(const std::string &text, const fs::path &dir, const std::string &model) {
   std::string line = text.substr(0, text.find('\n'));
+  for (size_t at; (at = line.find(model)) != std::string::npos;)
+    line.replace(at, model.size(), "model.onnx");
   for (size_t at; (at = line.find(dir.string() + "/")) != std::string::npos;)
     line.erase(at, dir.string().size() + 1);
   return line.size() > 400 ? line.substr(0, 400) + "..." : line;
 }
 
 /// Runs one data set through `model`.
-Outcome runSet(const onnx::Model &model, const onnx::LoadOptions &options,
+Outcome runSet(const ember::onnx::Model &model, const ember::onnx::LoadOptions &options,
                const std::map<std::string, Tensor> &inputs, const std::vector<Tensor> &outputs,
                const fs::path &set) {
   for (const auto &[name, value] : options.constants)
     if (!compare(inputs.at(name), value).empty())
       return {"unsupported", "data sets differ in the constant input '" + name + "'"};
   std::vector<Tensor> args;
-  for (const onnx::ValueInfo &input : model.inputs()) {
+  for (const ember::onnx::ValueInfo &input : model.inputs()) {
     auto found = inputs.find(input.name);
     if (found == inputs.end())
       return {"failed", "the test data has no input '" + input.name + "'"};
@@ -119,6 +162,7 @@ Outcome runTest(const fs::path &dir) {
   // Every data set's inputs by name, and outputs in order.
   std::vector<std::map<std::string, Tensor>> inputs;
   std::vector<std::vector<Tensor>> outputs;
+  std::string path = modelPath.string();
   try {
     for (const fs::path &set : sets) {
       std::map<std::string, Tensor> named;
@@ -126,26 +170,29 @@ Outcome runTest(const fs::path &dir) {
         if (file.extension() != ".pb")
           continue;
         std::string name;
-        Tensor t = onnx::load_tensor(file.string(), &name);
+        Tensor t = ember::onnx::load_tensor(file.string(), &name);
         named[name] = t;
       }
       std::vector<Tensor> expected;
       for (const fs::path &file : sorted(set, "output_"))
         if (file.extension() == ".pb")
-          expected.push_back(onnx::load_tensor(file.string()));
+          expected.push_back(ember::onnx::load_tensor(file.string()));
       inputs.push_back(std::move(named));
       outputs.push_back(std::move(expected));
     }
-    onnx::LoadOptions options;
+    ember::onnx::LoadOptions options;
+    options.shape_generic = dynamicInputs;
+    if (dynamicInputs)
+      path = withSymbolicInputs(modelPath);
     for (int attempt = 0;; ++attempt) {
       try {
-        onnx::Model model = onnx::load(modelPath.string(), options);
+        ember::onnx::Model model = ember::onnx::load(path, options);
         for (size_t s = 0; s < sets.size(); ++s)
           if (Outcome outcome = runSet(model, options, inputs[s], outputs[s], sets[s]);
               outcome.status != "pass")
             return outcome;
         break;
-      } catch (const onnx::NeedsConstantError &error) {
+      } catch (const ember::onnx::NeedsConstantError &error) {
         // An input a Reshape or Slice needs while compiling: the test's
         // value becomes a constant (every data set must then agree on it).
         if (attempt > 8 || inputs.empty() || !inputs[0].count(error.input))
@@ -155,9 +202,9 @@ Outcome runTest(const fs::path &dir) {
     }
     return {"pass", ""};
   } catch (const Error &error) {
-    return {"unsupported", firstLine(error.what(), dir)};
+    return {"unsupported", firstLine(error.what(), dir, path)};
   } catch (const std::exception &error) {
-    return {"failed", firstLine(error.what(), dir)};
+    return {"failed", firstLine(error.what(), dir, path)};
   }
 }
 
@@ -191,8 +238,8 @@ int main(int argc, char **argv) {
   bool mustPass = false;
   for (int i = 2; i < argc; ++i) {
     std::string option = argv[i];
-    if (option == "--must-pass") {
-      mustPass = true;
+    if (option == "--must-pass" || option == "--dynamic") {
+      (option == "--dynamic" ? dynamicInputs : mustPass) = true;
       continue;
     }
     if (i + 1 == argc) {
@@ -231,9 +278,14 @@ int main(int argc, char **argv) {
       }
   if (!table.empty()) {
     std::ofstream out(table + ".tmp");
-    out << "# ONNX node tests through ember::onnx\n\n"
+    out << "# ONNX node tests through ember::onnx" << (dynamicInputs ? ", inputs dynamic" : "")
+        << "\n\n"
         << "Generated by `scripts/onnx-node-tests.sh --table` from the node tests of Debian's "
-           "python3-onnx 1.12 (opsets up to 17).\n"
+           "python3-onnx 1.12 (opsets up to 17)"
+        << (dynamicInputs ? ", every input dim made symbolic and each model compiled once for "
+                            "any sizes (`LoadOptions::shape_generic`)"
+                          : "")
+        << ".\n"
         << "pass: every output within ONNX's tolerances (rtol 1e-3, atol 1e-7); unsupported: "
            "refused with a clear error; wrong: a different answer (must stay 0).\n\n"
         << "| | count |\n|---|---|\n";

@@ -15,6 +15,9 @@
 #include <thread>
 #include <vector>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 namespace {
 
 /// The fake engine: two processes holding the same values (the sum doubles
@@ -25,12 +28,14 @@ struct FakeEngine {
   std::vector<float> order; // each call's first element
   std::thread::id thread;
   std::atomic<bool> gate{true};
+  std::atomic<int> entered{0}; // calls begun
   bool heldUntilOpened = true;
 };
 FakeEngine *engine = nullptr;
 
 int32_t fakeAllReduce(const void *input, void *output, int64_t count, emberrt_dtype_t dtype,
                       int32_t reduction, char *error, size_t capacity) {
+  ++engine->entered;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (!engine->gate.load() && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -149,4 +154,57 @@ TEST_F(Collectives, WithoutAnEngineTheStartFaults) {
   emberrt_fault_t fault = emberrt_take_fault();
   EXPECT_EQ(fault.kind, EMBERRT_FAULT_COLLECTIVE);
   EXPECT_NE(std::string(emberrt_fault_message()).find("init_process_group"), std::string::npos);
+}
+
+TEST_F(Collectives, TurnedOffWhileSomeAreQueuedTheNextGoesBehindThem) {
+  emberrt_set_collective_thread(1);
+  fake.gate = false;
+  Vector first({1, 1}), firstOut({0, 0}), second({2, 2}), secondOut({0, 0});
+  int64_t ticket = start(first, firstOut);
+  emberrt_set_collective_thread(0);
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    fake.gate = true;
+  });
+  int64_t next = start(second, secondOut); // queued behind the first, not run here
+  emberrt_all_reduce_wait(next, 7);
+  emberrt_all_reduce_wait(ticket, 7);
+  release.join();
+  EXPECT_EQ(fake.order, (std::vector<float>{1, 2}));
+  EXPECT_EQ(secondOut.values, (std::vector<float>{4, 4}));
+}
+
+TEST_F(Collectives, AnEngineRemovedWhileOneIsQueuedIsNotCalled) {
+  emberrt_set_collective_thread(1);
+  fake.gate = false;
+  Vector x({1, 2}), out({0, 0}), y({3, 4}), out2({0, 0});
+  int64_t running = start(x, out); // held by the engine...
+  while (fake.entered.load() == 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  int64_t queued = start(y, out2); // ...while this one waits in the queue
+  emberrt_set_all_reduce_hook(nullptr);
+  fake.gate = true;
+  emberrt_all_reduce_wait(running, 7);
+  EXPECT_EQ(emberrt_take_fault().kind, EMBERRT_FAULT_NONE);
+  emberrt_all_reduce_wait(queued, 8);
+  emberrt_fault_t fault = emberrt_take_fault();
+  EXPECT_EQ(fault.kind, EMBERRT_FAULT_COLLECTIVE);
+  EXPECT_EQ(fault.site, 8);
+  EXPECT_EQ(fake.order.size(), 1u); // the removed engine saw the first only
+}
+
+TEST_F(Collectives, AForkedChildStartsItsOwnThread) {
+  emberrt_set_collective_thread(1);
+  Vector warm({1}), warmOut({0});
+  emberrt_all_reduce_wait(start(warm, warmOut), 7); // the parent's thread exists
+  pid_t child = ::fork();
+  if (child == 0) {
+    // The parent's thread is not here: a start must not wait for it forever.
+    Vector x({5}), out({0});
+    emberrt_all_reduce_wait(start(x, out), 7);
+    ::_exit(out.values[0] == 10 && emberrt_take_fault().kind == EMBERRT_FAULT_NONE ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }

@@ -52,6 +52,8 @@ struct ValueInfo {
   std::string name;
   DType dtype = DType::Float32;
   std::vector<int64_t> shape;
+  /// false for an output whose rank the model does not give (shape empty).
+  bool rank_known = true;
 };
 
 struct LoadOptions {
@@ -62,6 +64,12 @@ struct LoadOptions {
   /// inputs' dims so named become static (for a model whose ops cannot take
   /// a dim of any size yet: ahead of time, one object per size then).
   std::map<std::string, int64_t> dims;
+  /// Whether calls compile the graph once for the model's symbolic dims (as
+  /// `?`: one compile serves every batch size, as ember-compile's object
+  /// does), rather than once per shape called with (the default, as
+  /// ember::function traces). A model whose ops cannot take a dim of any
+  /// size yet is then refused when first called.
+  bool shape_generic = false;
 };
 
 class Model {

@@ -192,11 +192,15 @@ const char *emberrt_fault_message(void);
  * runs at once and the wait has nothing to do, and with
  * emberrt_set_collective_thread(1) it runs on the runtime's communication
  * thread (one at a time, in the order started) while the caller goes on,
- * and the wait blocks until it is done. emberrt_all_reduce_<type> is both
- * in one call. The hook reads `count` contiguous elements at `input` (which
+ * and the wait blocks until it is done (one started while earlier ones are
+ * still on the thread queues behind them, thread on or not). Every process
+ * must start the same all-reduces in the same order: start them from one
+ * thread at a time. emberrt_all_reduce_<type> is both in one call. The hook reads `count` contiguous elements at `input` (which
  * may be `output`: in place) and writes them reduced at `output`; it
  * returns 0, or non-zero after writing why into `error`; it must tolerate
- * being called from the communication thread. A failure, or a call without
+ * being called from the communication thread, and is read when each
+ * all-reduce runs (after emberrt_set_all_reduce_hook(NULL) a queued one
+ * faults instead). A failure, or a call without
  * a hook, reports EMBERRT_FAULT_COLLECTIVE at `site` (on the thread that
  * waits) with the message. reduction: 0 sum, 1 mean, 2 max, 3 min. */
 typedef int32_t (*emberrt_all_reduce_hook_t)(const void *input, void *output, int64_t count,
