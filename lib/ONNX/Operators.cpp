@@ -654,16 +654,14 @@ Results gemm(NodeContext &node) {
   return {y};
 }
 
-/// Softmax and LogSoftmax: before opset 13 over the input flattened to 2-D
-/// at `axis` (default 1), from it along `axis` (default -1).
-template <bool logarithm> Results softmaxOf(NodeContext &node) {
+/// Softmax, LogSoftmax and Hardmax (`apply(t, axis)`): from opset 13 along
+/// `axis` (default -1); before, over the input flattened to 2-D at `axis`
+/// (default 1).
+template <typename Apply> Results alongAxisByOpset(NodeContext &node, Apply apply) {
   const Tensor &x = node.input(0);
   requireFloat(node, x);
-  auto apply = [&](const Tensor &t, int64_t axis) {
-    return logarithm ? nn::log_softmax(t, axis) : nn::softmax(t, axis);
-  };
   if (node.opset() >= 13)
-    return {apply(x, node.attrInt("axis", -1))};
+    return {apply(x, normalizeAxis(node, node.attrInt("axis", -1), x.rank()))};
   int64_t axis = node.attrInt("axis", 1);
   if (axis < 0)
     axis += x.rank();
@@ -676,6 +674,12 @@ template <bool logarithm> Results softmaxOf(NodeContext &node) {
   for (int d = 0; d < x.rank(); ++d)
     shape.push_back(knownDim(node, x, d));
   return {reshape(apply(reshape(x, {outer, -1}), 1), shape)};
+}
+
+template <bool logarithm> Results softmaxOf(NodeContext &node) {
+  return alongAxisByOpset(node, [](const Tensor &t, int64_t axis) {
+    return logarithm ? nn::log_softmax(t, axis) : nn::softmax(t, axis);
+  });
 }
 
 /// The kernel, strides, dilations and pads of a 2-D window op (Conv,
@@ -743,37 +747,40 @@ Results convolution(NodeContext &node) {
   return {toChannelsFirst(y)};
 }
 
-/// A tensor of `value` shaped as x but `size` along dim d: x's first
-/// `size` rows along d with every element replaced (so that its other dims
-/// may be symbolic, a batch of any size), or a filled tensor of static dims.
-Tensor slabLike(NodeContext &node, const Tensor &x, int d, int64_t size, double value) {
+/// A tensor of `fill` shaped as x but `size` along dim d: x's first `size`
+/// rows along d with every element replaced (so that its other dims may be
+/// symbolic, a batch of any size), or a filled tensor of static dims.
+Tensor slabLike(NodeContext &node, const Tensor &x, int d, int64_t size, Scalar fill) {
   if (size <= knownDim(node, x, d)) {
     std::vector<int64_t> start(x.rank(), 0), limit(x.rank(), kNone);
     limit[d] = size;
     Tensor rows = slice(x, start, limit);
-    return where(less(rows, rows), rows, scalar(value, x.dtype())); // less: false, NaN too
+    return where(less(rows, rows), rows, Tensor(fill, x.dtype())); // less: false, NaN too
   }
   std::vector<int64_t> shape;
   for (int e = 0; e < x.rank(); ++e)
     shape.push_back(e == d ? size : knownDim(node, x, e));
-  return full(Shape(std::span<const int64_t>(shape)), Scalar(value), x.dtype());
+  return full(Shape(std::span<const int64_t>(shape)), fill, x.dtype());
+}
+
+/// x with `before` and `after` elements of `fill` around dim d.
+Tensor padAlong(NodeContext &node, const Tensor &x, int d, int64_t before, int64_t after,
+                Scalar fill) {
+  if (!before && !after)
+    return x;
+  std::vector<Tensor> pieces;
+  if (before)
+    pieces.push_back(slabLike(node, x, d, before, fill));
+  pieces.push_back(x);
+  if (after)
+    pieces.push_back(slabLike(node, x, d, after, fill));
+  return concat(pieces, d);
 }
 
 /// x (NHWC) with `pads` {top, bottom, left, right} of `value` around H and W.
 Tensor padSpatially(NodeContext &node, Tensor x, const std::array<int64_t, 4> &pads, double value) {
-  for (int d = 1; d <= 2; ++d) {
-    int64_t before = pads[2 * (d - 1)], after = pads[2 * (d - 1) + 1];
-    auto slab = [&](int64_t size) { return slabLike(node, x, d, size, value); };
-    std::vector<Tensor> pieces;
-    if (before)
-      pieces.push_back(slab(before));
-    pieces.push_back(x);
-    if (after)
-      pieces.push_back(slab(after));
-    if (pieces.size() > 1)
-      x = concat(pieces, d);
-  }
-  return x;
+  x = padAlong(node, x, 1, pads[0], pads[1], Scalar(value));
+  return padAlong(node, x, 2, pads[2], pads[3], Scalar(value));
 }
 
 template <bool largest> Results pooling(NodeContext &node) {
@@ -1055,23 +1062,9 @@ Results pad(NodeContext &node) {
   if (static_cast<int>(pads.size()) != 2 * rank)
     node.fail("takes 2 pads per dim of " + describe(x));
   for (int d = 0; d < rank; ++d) {
-    int64_t before = pads[d], after = pads[d + rank];
-    if (before < 0 || after < 0)
+    if (pads[d] < 0 || pads[d + rank] < 0)
       node.fail("negative pads (cropping) are not supported");
-    std::vector<Tensor> pieces;
-    auto slab = [&](int64_t size) {
-      std::vector<int64_t> shape;
-      for (int e = 0; e < rank; ++e)
-        shape.push_back(e == d ? size : knownDim(node, x, e));
-      return full(Shape(std::span<const int64_t>(shape)), fill, x.dtype());
-    };
-    if (before)
-      pieces.push_back(slab(before));
-    pieces.push_back(x);
-    if (after)
-      pieces.push_back(slab(after));
-    if (pieces.size() > 1)
-      x = concat(pieces, d);
+    x = padAlong(node, x, d, pads[d], pads[d + rank], fill);
   }
   return {x};
 }
@@ -1178,26 +1171,12 @@ Results trilu(NodeContext &node) {
 //===----------------------------------------------------------------------===//
 
 Results hardmax(NodeContext &node) {
-  const Tensor &x = node.input(0);
-  requireFloat(node, x);
-  auto along = [&](const Tensor &t, int64_t axis) {
+  return alongAxisByOpset(node, [&](const Tensor &t, int64_t axis) {
     Tensor last = axisLast(t, axis);
     Tensor y = nn::one_hot(argmax(last, last.rank() - 1), knownDim(node, last, last.rank() - 1),
                            t.dtype());
     return axisBack(y, axis);
-  };
-  if (node.opset() >= 13)
-    return {along(x, normalizeAxis(node, node.attrInt("axis", -1), x.rank()))};
-  int64_t axis = node.attrInt("axis", 1);
-  if (axis < 0)
-    axis += x.rank();
-  int64_t outer = 1;
-  for (int d = 0; d < axis; ++d)
-    outer *= knownDim(node, x, d);
-  std::vector<int64_t> shape;
-  for (int d = 0; d < x.rank(); ++d)
-    shape.push_back(knownDim(node, x, d));
-  return {reshape(along(reshape(x, {outer, -1}), 1), shape)};
+  });
 }
 
 Results layerNormalization(NodeContext &node) {
@@ -1288,21 +1267,15 @@ Tensor negativeLogLikelihood(NodeContext &node, const Tensor &logp, const Tensor
 Results nllLoss(NodeContext &node) {
   const Tensor &logp = node.input(0);
   requireFloat(node, logp);
-  Tensor weight;
-  if (node.has(2))
-    weight = node.input(2);
-  return {negativeLogLikelihood(node, logp, node.input(1), node.has(2) ? &weight : nullptr)};
+  return {negativeLogLikelihood(node, logp, node.input(1), node.has(2) ? &node.input(2) : nullptr)};
 }
 
 Results softmaxCrossEntropyLoss(NodeContext &node) {
   const Tensor &scores = node.input(0);
   requireFloat(node, scores);
   Tensor logp = nn::log_softmax(scores, 1);
-  Tensor weight;
-  if (node.has(2))
-    weight = node.input(2);
-  Tensor loss = negativeLogLikelihood(node, logp, node.input(1), node.has(2) ? &weight : nullptr);
-  return {loss, logp};
+  return {negativeLogLikelihood(node, logp, node.input(1), node.has(2) ? &node.input(2) : nullptr),
+          logp};
 }
 
 const std::map<std::string, Operator> &operators() {
