@@ -731,8 +731,6 @@ Tensor toChannelsFirst(const Tensor &x) { return transpose(x, {0, 3, 1, 2}); }
 Results convolution(NodeContext &node) {
   const Tensor &x = node.input(0), &w = node.input(1);
   requireFloat(node, x);
-  if (node.attrInt("group", 1) != 1)
-    node.unsupported("group", std::to_string(node.attrInt("group", 1)));
   if (w.rank() != 4)
     node.fail("supports 2-D convolutions (weights of rank 4), not " + describe(w));
   std::array<int64_t, 2> kernel = {knownDim(node, w, 2), knownDim(node, w, 3)};
@@ -740,8 +738,23 @@ Results convolution(NodeContext &node) {
   if (given != std::vector<int64_t>{kernel[0], kernel[1]})
     node.fail("kernel_shape does not match the weights' " + describe(w));
   Window window = windowOf(node, x, kernel, /*takesDilations=*/true);
-  Tensor filters = transpose(w, {2, 3, 1, 0}); // [M, C, kH, kW] -> HWIO
-  Tensor y = nn::conv2d(toChannelsLast(x), filters, window.strides, window.pads, window.dilations);
+  // Groups: the input's channels and the filters split into `group` equal
+  // parts, each part convolved with its own, the results side by side.
+  int64_t groups = node.attrInt("group", 1);
+  int64_t channels = knownDim(node, x, 1), filters = knownDim(node, w, 0);
+  if (groups < 1 || channels % groups || filters % groups ||
+      knownDim(node, w, 1) * groups != channels)
+    node.fail("group = " + std::to_string(groups) + " does not divide the input " + describe(x) +
+              " and the weights " + describe(w));
+  Tensor in = toChannelsLast(x), hwio = transpose(w, {2, 3, 1, 0}); // [M, C/g, kH, kW] -> HWIO
+  std::vector<Tensor> parts;
+  int64_t inPart = channels / groups, outPart = filters / groups;
+  for (int64_t g = 0; g < groups; ++g) {
+    Tensor xg = groups == 1 ? in : slice(in, {0, 0, 0, g * inPart}, {kNone, kNone, kNone, (g + 1) * inPart});
+    Tensor wg = groups == 1 ? hwio : slice(hwio, {0, 0, 0, g * outPart}, {kNone, kNone, kNone, (g + 1) * outPart});
+    parts.push_back(nn::conv2d(xg, wg, window.strides, window.pads, window.dilations));
+  }
+  Tensor y = parts.size() == 1 ? parts[0] : concat(parts, 3);
   if (node.has(2))
     y = add(y, node.input(2)); // the bias, per output channel (last here)
   return {toChannelsFirst(y)};

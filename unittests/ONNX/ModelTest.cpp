@@ -220,3 +220,29 @@ TEST(ONNXModel, AGradientTapeDifferentiatesThroughAnImportedModel) {
   }
   std::filesystem::remove(path);
 }
+
+TEST(ONNXModel, AGroupedConvolutionConvolvesEachGroupWithItsFilters) {
+  // 4 input channels in 2 groups, 2 filters a group (1x1), against the same
+  // computed by hand: output channel o of group g sums the group's inputs.
+  ModelBuilder m;
+  m.input("x", {1, 4, 2, 2});
+  m.output("y", {1, 4, 2, 2});
+  std::vector<float> weights = {1, 2, 3, 4, 5, 6, 7, 8}; // [4 outputs][2 inputs of its group]
+  m.weight("w", {4, 2, 1, 1}, weights);
+  ::onnx::NodeProto *conv = m.node("Conv", {"x", "w"}, {"y"});
+  auto *group = conv->add_attribute();
+  group->set_name("group");
+  group->set_type(::onnx::AttributeProto::INT);
+  group->set_i(2);
+  std::string path = m.save("grouped");
+  Tensor x = random_uniform({1, 4, 2, 2}, 3);
+  Tensor y = ember::onnx::load(path)({x})[0];
+  std::vector<float> in = x.to_vector<float>(), want(16);
+  for (int o = 0; o < 4; ++o)
+    for (int p = 0; p < 4; ++p) {
+      int g = o / 2;
+      want[o * 4 + p] = weights[o * 2] * in[(2 * g) * 4 + p] + weights[o * 2 + 1] * in[(2 * g + 1) * 4 + p];
+    }
+  expectClose(y, Tensor::from_vector(want, {1, 4, 2, 2}), 1e-5);
+  std::filesystem::remove(path);
+}
