@@ -59,6 +59,7 @@ inline constexpr trace::AttrSchema kAllReduceAttrs[] = {{"reduction", trace::Att
   X(kExp, "ember.exp", {})                                                                         \
   X(kLog, "ember.log", {})                                                                         \
   X(kLog1p, "ember.log1p", {})                                                                     \
+  X(kErf, "ember.erf", {})                                                                         \
   X(kSqrt, "ember.sqrt", {})                                                                       \
   X(kRsqrt, "ember.rsqrt", {})                                                                     \
   X(kTanh, "ember.tanh", {})                                                                       \

@@ -1319,6 +1319,7 @@ const std::map<std::string, Operator> &operators() {
       {"Dropout", dropout},
       {"Elu", elu},
       {"Equal", binary<equal>},
+      {"Erf", floatUnary<erf>},
       {"Exp", floatUnary<exp>},
       {"Expand", expand},
       {"EyeLike", eyeLike},

@@ -155,6 +155,7 @@ TEST(Autodiff, UnaryOps) {
   checkGradients("exp", [](auto &v) { return exp(v[0]); }, {x});
   checkGradients("log", [](auto &v) { return log(v[0]); }, {positive});
   checkGradients("log1p", [](auto &v) { return log1p(v[0]); }, {positive});
+  checkGradients("erf", [](auto &v) { return erf(v[0]); }, {x});
   checkGradients("sqrt", [](auto &v) { return sqrt(v[0]); }, {positive});
   checkGradients("rsqrt", [](auto &v) { return rsqrt(v[0]); }, {positive});
   checkGradients("tanh", [](auto &v) { return tanh(v[0]); }, {x});

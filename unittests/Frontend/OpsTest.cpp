@@ -108,6 +108,7 @@ TEST(Ops, Float32TranscendentalsMatchLibmOverTheirRange) {
   check("exp", exp(t), t, [](float v) { return std::exp(v); });
   check("log", log(positive), positive, [](float v) { return std::log(v); });
   check("log1p", log1p(positive), positive, [](float v) { return std::log1p(v); });
+  check("erf", erf(t), t, [](float v) { return std::erf(v); });
   check("tanh", tanh(t), t, [](float v) { return std::tanh(v); });
   check("sigmoid", sigmoid(t), t, [](float v) { return 1 / (1 + std::exp(-v)); });
 }

@@ -123,6 +123,8 @@ Tensor abs(const Tensor &x, EMBER_LOC);
 Tensor exp(const Tensor &x, EMBER_LOC);
 Tensor log(const Tensor &x, EMBER_LOC);
 Tensor log1p(const Tensor &x, EMBER_LOC);
+/// The error function (tf.math.erf), exact GELU's: x * (1 + erf(x / sqrt 2)) / 2.
+Tensor erf(const Tensor &x, EMBER_LOC);
 Tensor sqrt(const Tensor &x, EMBER_LOC);
 Tensor rsqrt(const Tensor &x, EMBER_LOC);
 Tensor tanh(const Tensor &x, EMBER_LOC);

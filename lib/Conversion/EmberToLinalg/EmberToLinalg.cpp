@@ -331,6 +331,7 @@ static Value emitScalar(Operation *op, OpBuilder &b, Location loc, ValueRange ar
       .Case([&](ExpOp) { return unaryFloat(math::ExpOp()); })
       .Case([&](LogOp) { return unaryFloat(math::LogOp()); })
       .Case([&](Log1pOp) { return unaryFloat(math::Log1pOp()); })
+      .Case([&](ErfOp) { return unaryFloat(math::ErfOp()); })
       .Case([&](SqrtOp) { return unaryFloat(math::SqrtOp()); })
       // 1 / sqrt(x) rather than math.rsqrt, which libm does not provide.
       .Case([&](RsqrtOp) -> Value {

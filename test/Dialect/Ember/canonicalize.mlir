@@ -480,6 +480,18 @@ func.func @exp_log_fold() -> (tensor<3xf32>, tensor<3xf32>, tensor<2xf64>) {
 
 // -----
 
+// erf folds with std::erf.
+// CHECK-LABEL: func.func @erf_fold(
+// CHECK:         %[[ERF:.*]] = ember.constant dense<[0.000000e+00, 0.84270079294971{{[0-9]*}}, -0.99532226501895{{[0-9]*}}]> : tensor<3xf64>
+// CHECK-NEXT:    return %[[ERF]]
+func.func @erf_fold() -> tensor<3xf64> {
+  %a = ember.constant dense<[0.0, 1.0, -2.0]> : tensor<3xf64>
+  %0 = ember.erf %a : tensor<3xf64>
+  return %0 : tensor<3xf64>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @sqrt_rsqrt_fold(
 // CHECK-DAG:     %[[SQRT:.*]] = ember.constant dense<[2.000000e+00, 1.41421354, 0.000000e+00]> : tensor<3xf32>
 // CHECK-DAG:     %[[RSQRT:.*]] = ember.constant dense<[5.000000e-01, 2.500000e-01]> : tensor<2xf32>

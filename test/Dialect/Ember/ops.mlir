@@ -142,7 +142,8 @@ func.func @select(%c: tensor<2x3xi1>, %a: tensor<2x3xf64>, %b: tensor<2x3xf64>, 
 // CHECK-NEXT:    %[[SIGN:.*]] = ember.sign %[[SQUARE]] : tensor<4xf32>
 // CHECK-NEXT:    %[[SIN:.*]] = ember.sin %[[SIGN]] : tensor<4xf32>
 // CHECK-NEXT:    %[[COS:.*]] = ember.cos %[[SIN]] : tensor<4xf32>
-// CHECK-NEXT:    return %[[COS]] : tensor<4xf32>
+// CHECK-NEXT:    %[[ERF:.*]] = ember.erf %[[COS]] : tensor<4xf32>
+// CHECK-NEXT:    return %[[ERF]] : tensor<4xf32>
 func.func @unary_float(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = ember.neg %x : tensor<4xf32>
   %1 = ember.abs %0 : tensor<4xf32>
@@ -158,7 +159,8 @@ func.func @unary_float(%x: tensor<4xf32>) -> tensor<4xf32> {
   %11 = ember.sign %10 : tensor<4xf32>
   %12 = ember.sin %11 : tensor<4xf32>
   %13 = ember.cos %12 : tensor<4xf32>
-  return %13 : tensor<4xf32>
+  %14 = ember.erf %13 : tensor<4xf32>
+  return %14 : tensor<4xf32>
 }
 
 // CHECK-LABEL: func.func @unary_int(

@@ -58,6 +58,7 @@ struct Grad {
   Value mul(Value x, Value y) { return MulOp::create(b, loc, x, y); }
   Value div(Value x, Value y) { return DivOp::create(b, loc, x, y); }
   Value neg(Value x) { return NegOp::create(b, loc, x); }
+  Value exp(Value x) { return ExpOp::create(b, loc, x); }
   Value scale(Value x, double factor) { return mul(x, splat(x, factor)); }
   Value compare(ComparisonDirection d, Value x, Value y) { return CompareOp::create(b, loc, d, x, y); }
   /// g where `condition`, else 0.
@@ -272,6 +273,8 @@ EMBER_UNARY_VJP(AbsOp, g.mul(dy, SignOp::create(builder, getLoc(), x)))
 EMBER_UNARY_VJP(ExpOp, g.mul(dy, y))
 EMBER_UNARY_VJP(LogOp, g.div(dy, x))
 EMBER_UNARY_VJP(Log1pOp, g.div(dy, g.add(x, g.splat(x, 1))))
+// d/dx erf(x) = 2/sqrt(pi) exp(-x^2).
+EMBER_UNARY_VJP(ErfOp, g.mul(g.scale(dy, 1.1283791670955126), g.exp(g.neg(g.mul(x, x)))))
 EMBER_UNARY_VJP(SqrtOp, g.div(g.scale(dy, 0.5), y))
 EMBER_UNARY_VJP(RsqrtOp, g.mul(g.scale(dy, -0.5), g.mul(y, g.mul(y, y))))
 EMBER_UNARY_VJP(TanhOp, g.mul(dy, g.sub(g.splat(y, 1), g.mul(y, y))))

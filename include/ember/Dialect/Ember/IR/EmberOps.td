@@ -117,6 +117,7 @@ def Ember_AbsOp : Ember_UnaryOp<"abs", "absolute value.", "numbers">;
 def Ember_ExpOp : Ember_UnaryOp<"exp", "natural exponential.", "floats">;
 def Ember_LogOp : Ember_UnaryOp<"log", "natural logarithm.", "floats">;
 def Ember_Log1pOp : Ember_UnaryOp<"log1p", "`log(1 + x)`, accurate near 0.", "floats">;
+def Ember_ErfOp : Ember_UnaryOp<"erf", "error function `2/sqrt(pi) * integral of exp(-t^2) from 0 to x` (GELU's).", "floats">;
 def Ember_SqrtOp : Ember_UnaryOp<"sqrt", "square root.", "floats">;
 def Ember_RsqrtOp : Ember_UnaryOp<"rsqrt", "reciprocal square root `1 / sqrt(x)`.", "floats">;
 def Ember_TanhOp : Ember_UnaryOp<"tanh", "hyperbolic tangent.", "floats">;
