@@ -6,11 +6,9 @@
 # 1. JIT: ember::onnx::load, each batch size against PyTorch's outputs
 #    (rtol 1e-4; an absolute tolerance of 1e-4 times the output's largest
 #    magnitude);
-# 2. ahead of time: ember-compile model.onnx into a C program, the same data.
-#    The MLP and ResNet-18 keep their symbolic batch (one object serves both
-#    sizes); the transformer's attention reshapes by sizes computed from
-#    the batch, which the importer cannot keep symbolic yet: one object per
-#    size (--onnx-dim batch=N).
+# 2. ahead of time: ember-compile model.onnx into a C program, the same data;
+#    the symbolic batch stays `?`, one object serves both sizes (the
+#    transformer's attention reshapes by sizes computed from the batch).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
@@ -22,9 +20,9 @@ if [[ ! -f $models/.complete ]]; then
 fi
 "$build/bin/ember-onnx-node-tests" "$models" --rtol 1e-4 --scaled-atol 1e-4 --must-pass
 
-cc() { # DIR RESULT_RANK [-DONNX_STATIC_SHAPES]
+cc() { # DIR RESULT_RANK
   clang-22 -std=c99 -O1 -Wall -Werror -I"$1" -I"$root/runtime/include" -DONNX_RESULT_RANK="$2" \
-    ${3:-} -c "$root/test/ONNX/call_onnx_model.c" -o "$1/main.o"
+    -c "$root/test/ONNX/call_onnx_model.c" -o "$1/main.o"
   clang-22 -fuse-ld=lld "$1/main.o" "$1/model.o" -L"$build/lib" -lemberrt -Wl,-rpath,"$build/lib" \
     -lomp -lstdc++ -lm -ldl -lpthread -o "$1/main"; }
 check() { # DIR DATASET DIM...
@@ -32,20 +30,15 @@ check() { # DIR DATASET DIM...
   printf '%s %s: ' "$(basename "$dir")" "$(basename "$data")"
   "$dir/aot/main" "$data/input_0.bin" "$data/output_0.bin" "$@"
 }
-for name in mlp resnet18; do
-  dir=$models/$name; mkdir -p "$dir/aot"
+# One object each, for every batch size (the symbolic dim stays `?`).
+for model in mlp:2 resnet18:2 transformer:3; do
+  name=${model%:*} dir=$models/${model%:*}; mkdir -p "$dir/aot"
   "$build/bin/ember-compile" "$dir/model.onnx" -o "$dir/aot/model.o" --header "$dir/aot/model.h"
-  cc "$dir/aot" 2
+  cc "$dir/aot" "${model#*:}"
 done
 check "$models/mlp" test_data_set_0 1 784
 check "$models/mlp" test_data_set_1 3 784
 check "$models/resnet18" test_data_set_0 1 3 64 64
 check "$models/resnet18" test_data_set_1 3 3 64 64
-for set in 0 1; do
-  batch=$((set == 0 ? 1 : 3))
-  dir=$models/transformer; mkdir -p "$dir/aot"
-  "$build/bin/ember-compile" "$dir/model.onnx" --onnx-dim batch=$batch -o "$dir/aot/model.o" \
-    --header "$dir/aot/model.h"
-  cc "$dir/aot" 3 -DONNX_STATIC_SHAPES
-  check "$dir" test_data_set_$set 12 $batch 128
-done
+check "$models/transformer" test_data_set_0 12 1 128
+check "$models/transformer" test_data_set_1 12 3 128

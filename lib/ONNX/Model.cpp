@@ -131,9 +131,11 @@ Tensor ember::onnx::load_tensor(const std::string &path, std::string *name) {
 NodeContext::NodeContext(const ::onnx::NodeProto &node, int64_t opset, std::string where,
                          std::function<const Tensor *(const std::string &)> lookup,
                          std::function<bool(const std::string &)> isConstant,
-                         std::function<bool(const std::string &)> isGraphInput)
+                         std::function<bool(const std::string &)> isGraphInput,
+                         std::function<const PartialValue *(const std::string &)> partial)
     : node_(node), opset_(opset), where_(std::move(where)), lookup_(std::move(lookup)),
-      isConstant_(std::move(isConstant)), isGraphInput_(std::move(isGraphInput)) {}
+      isConstant_(std::move(isConstant)), isGraphInput_(std::move(isGraphInput)),
+      partial_(std::move(partial)) {}
 
 std::string NodeContext::describe() const {
   return "node '" + node_.name() + "' (" + node_.op_type() + ")";
@@ -175,7 +177,18 @@ const Tensor &NodeContext::constantInput(int i) const {
   throw ImportError(message + ", not a value computed from the graph's inputs");
 }
 
+std::vector<int64_t> NodeContext::shapeInts(int i) const {
+  if (has(i) && partial_)
+    if (const PartialValue *value = partial_(node_.input(i)))
+      return value->values;
+  return constantInts(i);
+}
+
 std::vector<int64_t> NodeContext::constantInts(int i) const {
+  if (has(i) && partial_)
+    if (const PartialValue *value = partial_(node_.input(i));
+        value && std::find(value->values.begin(), value->values.end(), kNone) == value->values.end())
+      return value->values; // computed from sizes, all of them known
   const Tensor &value = constantInput(i);
   if (value.dtype() != DType::Int64 && value.dtype() != DType::Int32)
     fail("input " + std::to_string(i) + " must hold integers, not " +
@@ -269,8 +282,10 @@ struct Model::Impl {
   std::shared_ptr<ember::detail::FunctionCore> genericCore;
   bool shapeGeneric = false;
 
-  /// Runs `node` on the values `values` gives, adding its outputs.
-  void run(const ::onnx::NodeProto &node, std::map<std::string, Tensor> &values) const;
+  /// Runs `node` on the values `values` gives, adding its outputs (and to
+  /// `partial`, when given, what is known of an integer output that is not).
+  void run(const ::onnx::NodeProto &node, std::map<std::string, Tensor> &values,
+           std::map<std::string, PartialValue> *partial = nullptr) const;
   /// The graph's outputs for the (symbolic) `arguments`.
   std::vector<Tensor> trace(const std::vector<Tensor> &arguments) const;
   ember::detail::CallKey keyOf(const std::vector<Tensor> &inputs) const;
@@ -320,7 +335,8 @@ std::string functionNameOf(const std::string &graphName) {
 
 } // namespace
 
-void Model::Impl::run(const ::onnx::NodeProto &node, std::map<std::string, Tensor> &values) const {
+void Model::Impl::run(const ::onnx::NodeProto &node, std::map<std::string, Tensor> &values,
+                      std::map<std::string, PartialValue> *partial) const {
   NodeContext context(
       node, opset, path,
       [&](const std::string &name) -> const Tensor * {
@@ -331,7 +347,13 @@ void Model::Impl::run(const ::onnx::NodeProto &node, std::map<std::string, Tenso
         auto found = values.find(name);
         return found != values.end() && !found->second.is_symbolic();
       },
-      [&](const std::string &name) { return graphInputs.count(name) != 0; });
+      [&](const std::string &name) { return graphInputs.count(name) != 0; },
+      [&](const std::string &name) -> const PartialValue * {
+        if (!partial)
+          return nullptr;
+        auto found = partial->find(name);
+        return found == partial->end() ? nullptr : &found->second;
+      });
   if (!node.domain().empty() && node.domain() != "ai.onnx")
     context.fail("the domain '" + node.domain() + "' is not supported (only ONNX's own ops)");
   Operator op = operatorFor(node.op_type());
@@ -353,10 +375,30 @@ void Model::Impl::run(const ::onnx::NodeProto &node, std::map<std::string, Tenso
       context.fail("output " + std::to_string(i) + " is not supported");
     values[node.output(i)] = results[static_cast<size_t>(i)];
   }
+  // Sizes computed from `?` dims: what is known of them, element by element.
+  if (partial && !results.empty() && results[0].is_symbolic() && results[0].rank() <= 1 &&
+      !isFloatingPoint(results[0].dtype())) {
+    std::vector<std::optional<PartialValue>> known;
+    for (const std::string &name : node.input()) {
+      std::optional<PartialValue> value;
+      if (auto p = partial->find(name); p != partial->end()) {
+        value = p->second;
+      } else if (auto v = values.find(name); v != values.end() && !v->second.is_symbolic() &&
+                                             v->second.rank() <= 1 &&
+                                             !isFloatingPoint(v->second.dtype())) {
+        value = PartialValue{v->second.to_vector<int64_t>(), v->second.rank() == 0};
+      }
+      known.push_back(std::move(value));
+    }
+    const Tensor *first = node.input_size() ? context.lookupInput(0) : nullptr;
+    if (std::optional<PartialValue> value = partialValueOf(node, opset, known, first))
+      (*partial)[node.output(0)] = std::move(*value);
+  }
 }
 
 std::vector<Tensor> Model::Impl::trace(const std::vector<Tensor> &arguments) const {
   std::map<std::string, Tensor> values = constants;
+  std::map<std::string, PartialValue> partial;
   for (size_t i = 0; i < inputs.size(); ++i)
     values[inputs[i].name] = arguments[i];
   for (const ::onnx::NodeProto *node : nodes) {
@@ -371,7 +413,7 @@ std::vector<Tensor> Model::Impl::trace(const std::vector<Tensor> &arguments) con
       InitScope eagerly;
       run(*node, values);
     } else {
-      run(*node, values);
+      run(*node, values, &partial);
     }
   }
   std::vector<Tensor> results;

@@ -29,6 +29,21 @@ std::string elementTypeName(int32_t elementType);
 /// `proto` as an eager CPU tensor; `what` names it in errors.
 Tensor tensorOf(const ::onnx::TensorProto &proto, const std::string &what);
 
+/// An integer value of rank 0 or 1 whose elements are partly known while
+/// compiling (kNone where not): a shape of `?` dims, sizes computed from it
+/// (ShapeValues.cpp).
+struct PartialValue {
+  std::vector<int64_t> values;
+  bool scalar = false;
+};
+
+/// What `node`'s output 0 holds, element by element, given what is known of
+/// its inputs (constants, partial values; nullopt: nothing) and its first
+/// input's tensor (for Shape); nullopt for the ops not followed.
+std::optional<PartialValue> partialValueOf(const ::onnx::NodeProto &node, int64_t opset,
+                                           const std::vector<std::optional<PartialValue>> &inputs,
+                                           const Tensor *first);
+
 class NodeContext {
 public:
   /// `lookup(name)`: the value of `name` (a symbolic or eager tensor), null
@@ -38,7 +53,8 @@ public:
   NodeContext(const ::onnx::NodeProto &node, int64_t opset, std::string where,
               std::function<const Tensor *(const std::string &)> lookup,
               std::function<bool(const std::string &)> isConstant,
-              std::function<bool(const std::string &)> isGraphInput);
+              std::function<bool(const std::string &)> isGraphInput,
+              std::function<const PartialValue *(const std::string &)> partial = {});
 
   const ::onnx::NodeProto &node() const { return node_; }
   int64_t opset() const { return opset_; }
@@ -48,10 +64,15 @@ public:
   int inputCount() const { return node_.input_size(); }
   /// Input `i`'s value; an absent one is an error naming it.
   const Tensor &input(int i) const;
+  /// Input `i`'s value, or null if it is absent or has none.
+  const Tensor *lookupInput(int i) const { return has(i) ? lookup_(node_.input(i)) : nullptr; }
   /// Input `i`'s value, which must be known while compiling (its integer
   /// values, or its tensor).
   std::vector<int64_t> constantInts(int i) const;
   const Tensor &constantInput(int i) const;
+  /// Input i's integer values as far as they are known while compiling
+  /// (kNone where they are not: sizes computed from a `?` dim).
+  std::vector<int64_t> shapeInts(int i) const;
 
   bool hasAttribute(const std::string &name) const;
   int64_t attrInt(const std::string &name, int64_t otherwise);
@@ -81,6 +102,7 @@ private:
   std::function<const Tensor *(const std::string &)> lookup_;
   std::function<bool(const std::string &)> isConstant_;
   std::function<bool(const std::string &)> isGraphInput_;
+  std::function<const PartialValue *(const std::string &)> partial_;
   std::set<std::string> read_;
 };
 

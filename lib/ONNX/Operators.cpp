@@ -206,17 +206,38 @@ Results castTo(NodeContext &node) {
 // Shapes
 //===----------------------------------------------------------------------===//
 
+/// x reshaped to `shape`, whose sizes may be unknown while compiling
+/// (kNone: a size computed from a `?` dim) or -1 (inferred): one of those
+/// is inferred; several must each be x's own `?` dim at the same position
+/// (`own[d]`: shape[d] is x's dim d, as a Reshape's 0 says).
+Tensor reshapeWithUnknowns(NodeContext &node, const Tensor &x, std::vector<int64_t> shape,
+                           const std::vector<bool> &own = {}) {
+  int64_t unknown = std::count(shape.begin(), shape.end(), kNone) +
+                    std::count(shape.begin(), shape.end(), int64_t(-1));
+  if (unknown <= 1) {
+    std::replace(shape.begin(), shape.end(), kNone, int64_t(-1));
+    return reshape(x, shape);
+  }
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] == -1 || (shape[d] == kNone && !(d < own.size() && own[d])))
+      node.fail("cannot reshape " + describe(x) + " to sizes of which " +
+                std::to_string(unknown) + " are known only when the model runs");
+  return reshape(x, shape, x); // each unknown size is x's at its position
+}
+
 Results reshapeTo(NodeContext &node) {
   const Tensor &x = node.input(0);
-  std::vector<int64_t> shape = node.constantInts(1);
+  std::vector<int64_t> shape = node.shapeInts(1);
+  std::vector<bool> own(shape.size(), false);
   bool allowZero = node.attrInt("allowzero", 0) != 0;
   for (size_t d = 0; d < shape.size(); ++d)
     if (shape[d] == 0 && !allowZero) { // 0 copies the input's dim
       if (static_cast<int>(d) >= x.rank())
         node.fail("shape[" + std::to_string(d) + "] = 0 copies a dim the input has not");
-      shape[d] = knownDim(node, x, static_cast<int>(d));
+      shape[d] = x.shape()[static_cast<int>(d)]; // kNone for a `?` dim
+      own[d] = true;
     }
-  return {reshape(x, shape)};
+  return {reshapeWithUnknowns(node, x, shape, own)};
 }
 
 Results flatten(NodeContext &node) {
@@ -278,8 +299,8 @@ Results squeeze(NodeContext &node) {
   std::vector<int64_t> shape;
   for (int d = 0; d < x.rank(); ++d)
     if (!drop[d])
-      shape.push_back(knownDim(node, x, d));
-  return {reshape(x, shape)};
+      shape.push_back(x.shape()[d]);
+  return {reshapeWithUnknowns(node, x, shape)};
 }
 
 Results unsqueeze(NodeContext &node) {
@@ -296,8 +317,8 @@ Results unsqueeze(NodeContext &node) {
   }
   std::vector<int64_t> shape;
   for (int64_t d = 0, from = 0; d < rank; ++d)
-    shape.push_back(inserted[d] ? 1 : knownDim(node, x, static_cast<int>(from++)));
-  return {reshape(x, shape)};
+    shape.push_back(inserted[d] ? 1 : x.shape()[static_cast<int>(from++)]);
+  return {reshapeWithUnknowns(node, x, shape)};
 }
 
 Results concatenate(NodeContext &node) {

@@ -2,9 +2,7 @@
  * onnx_torch_jit, one input and one output, float32) on a data set written
  * by scripts/export_onnx_models.py, and compares with PyTorch's output:
  *   call_onnx_model INPUT.bin OUTPUT.bin DIM...
- * (compiled with -DONNX_RESULT_RANK=<the output's rank>, and
- * -DONNX_STATIC_SHAPES for a model whose dims are all static, whose output
- * then has the input's shape: the transformer's)
+ * (compiled with -DONNX_RESULT_RANK=<the output's rank>)
  * Prints "ok: N elements" or the first element that differs by more than
  * rtol 1e-4 (with an absolute tolerance of 1e-4 times the output's largest
  * magnitude: float32 sums in another order), exiting 1 then. */
@@ -51,16 +49,11 @@ int main(int argc, char **argv) {
   for (d = 0; d < rank; ++d)
     dims[d] = atoll(argv[3 + d]);
   emberrt_memref_init(&x, in, rank, dims);
-#ifdef ONNX_STATIC_SHAPES /* a header without sizes to ask: the output's are the input's */
-  for (d = 0; d < ONNX_RESULT_RANK; ++d)
-    outDims[d] = dims[d];
-#else
   error = onnx_torch_jit_result_sizes(&x, outDims);
   if (error) {
     printf("error: %s\n", error);
     return 1;
   }
-#endif
   /* The result's rank, ONNX_RESULT_RANK, is given when this is compiled. */
   out = malloc((size_t)wantCount * sizeof(float));
   emberrt_memref_init(&y, out, ONNX_RESULT_RANK, outDims);
@@ -70,12 +63,7 @@ int main(int argc, char **argv) {
     printf("error: %ld elements out, %ld expected\n", outCount, wantCount);
     return 1;
   }
-#ifdef ONNX_STATIC_SHAPES
-  error = NULL;
-  onnx_torch_jit(&x, &y);
-#else
   error = onnx_torch_jit(&x, &y);
-#endif
   if (error) {
     printf("error: %s\n", error);
     return 1;

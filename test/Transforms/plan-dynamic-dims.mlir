@@ -239,3 +239,17 @@ func.func @slices_in_part(%x: tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<3x4xf
   %3 = ember.concat %0, %2 axis = 0 : tensor<?x4xf32>, tensor<2x4xf32> -> tensor<?x4xf32>
   return %0, %1, %3 : tensor<?x4xf32>, tensor<3x4xf32>, tensor<?x4xf32>
 }
+
+// -----
+
+// Attention's shape: rows split into heads and merged back (4 * dim 0 of
+// argument 0 on both sides of the add): a size always equal to itself is
+// not a check (ember-compile's C header would compare it to itself).
+// CHECK-LABEL: func.func @heads_and_back(
+// CHECK-SAME:      ember.dim_checks = []
+func.func @heads_and_back(%x: tensor<?x8xf32>) -> tensor<?x2xf32> {
+  %0 = ember.reshape %x : tensor<?x8xf32> -> tensor<?x2xf32>
+  %1 = ember.reshape %x : tensor<?x8xf32> -> tensor<?x2xf32>
+  %2 = ember.add %0, %1 : tensor<?x2xf32>
+  return %2 : tensor<?x2xf32>
+}
