@@ -1200,6 +1200,122 @@ Results trilu(NodeContext &node) {
   return {where(kept, x, zeros_like_scalar(x))};
 }
 
+/// Resize (opsets 11 to 17), nearest, linear and cubic: each axis whose
+/// size changes, one after the other (the modes are separable), as a
+/// gather of each output position's neighbors along it (for linear and
+/// cubic their weighted sum), the positions and coefficients computed here
+/// as the ONNX reference computes them (edge values past the ends).
+Results resize(NodeContext &node) {
+  if (node.opset() < 11)
+    node.fail("Resize before opset 11 is not supported");
+  Tensor x = node.input(0);
+  requireFloat(node, x);
+  std::string mode = node.attrString("mode", "nearest");
+  std::string transform = node.attrString("coordinate_transformation_mode", "half_pixel");
+  std::string rounding = node.attrString("nearest_mode", "round_prefer_floor");
+  bool excludeOutside = node.attrInt("exclude_outside", 0) != 0;
+  double a = node.attrFloat("cubic_coeff_a", -0.75f);
+  node.ignoreAttribute("extrapolation_value"); // tf_crop_and_resize only
+  if (mode != "nearest" && mode != "linear" && mode != "cubic")
+    node.unsupported("mode", mode);
+  if (transform != "half_pixel" && transform != "pytorch_half_pixel" &&
+      transform != "align_corners" && transform != "asymmetric" &&
+      transform != "tf_half_pixel_for_nn")
+    node.unsupported("coordinate_transformation_mode", transform);
+  if (rounding != "round_prefer_floor" && rounding != "round_prefer_ceil" && rounding != "floor" &&
+      rounding != "ceil")
+    node.unsupported("nearest_mode", rounding);
+  int rank = x.rank();
+  std::vector<int64_t> sizes;
+  std::vector<double> scales;
+  if (node.has(3))
+    sizes = node.constantInts(3);
+  if (sizes.empty() && node.has(2))
+    scales = node.constantInput(2).to_vector<double>();
+  if (sizes.empty() == scales.empty())
+    node.fail("takes either scales or sizes (one of them, not empty)");
+  if (static_cast<int>(sizes.size() + scales.size()) != rank)
+    node.fail("takes one scale or size per dim of " + describe(x));
+  // The neighbors' offsets from the position's floor, and their coefficients
+  // for a fraction r in (0, 1] (the reference's linear, nearest and cubic).
+  std::vector<int64_t> offsets = mode == "cubic" ? std::vector<int64_t>{-1, 0, 1, 2}
+                                                 : std::vector<int64_t>{0, 1};
+  auto coefficients = [&](double r, bool whole) -> std::vector<double> {
+    if (mode == "linear")
+      return {1 - r, r};
+    if (mode == "nearest") {
+      bool up = whole || (rounding == "round_prefer_floor" ? r > 0.5
+                          : rounding == "round_prefer_ceil" ? r >= 0.5
+                                                            : rounding == "ceil");
+      return {up ? 0.0 : 1.0, up ? 1.0 : 0.0};
+    }
+    double p = r + 1, q = 1 - r, t = 2 - r;
+    return {((a * p - 5 * a) * p + 8 * a) * p - 4 * a, ((a + 2) * r - (a + 3)) * r * r + 1,
+            ((a + 2) * q - (a + 3)) * q * q + 1, ((a * t - 5 * a) * t + 8 * a) * t - 4 * a};
+  };
+  for (int d = 0; d < rank; ++d) {
+    int64_t in = knownDim(node, x, d);
+    int64_t out = sizes.empty() ? static_cast<int64_t>(std::floor(scales[d] * double(in))) : sizes[d];
+    double scale = sizes.empty() ? scales[d] : double(out) / double(in);
+    if (out < 0 || !(scale > 0) || in == 0)
+      node.fail("cannot resize dim " + std::to_string(d) + " of " + describe(x));
+    if (out == in && scale == 1)
+      continue;
+    double width = scale * double(in); // the reference's output width (not rounded)
+    std::vector<std::vector<int64_t>> index(offsets.size());
+    std::vector<std::vector<double>> weight(offsets.size());
+    for (int64_t j = 0; j < out; ++j) {
+      double at = transform == "align_corners"
+                      ? (width == 1 ? 0 : double(j) * double(in - 1) / (width - 1))
+                  : transform == "asymmetric"           ? double(j) / scale
+                  : transform == "tf_half_pixel_for_nn" ? (double(j) + 0.5) / scale
+                  : transform == "pytorch_half_pixel" && width == 1
+                      ? -0.5
+                      : (double(j) + 0.5) / scale - 0.5;
+      // A whole position counts as the end of the interval before it (the
+      // reference's ratio 1), whose nearest neighbors, ties to the smaller,
+      // are the same.
+      double floor = std::floor(at);
+      bool whole = at == floor;
+      int64_t base = static_cast<int64_t>(floor) - (whole ? 1 : 0);
+      std::vector<double> c = coefficients(whole ? 1.0 : at - floor, whole);
+      if (excludeOutside) {
+        double sum = 0;
+        for (size_t n = 0; n < offsets.size(); ++n) {
+          int64_t i = base + offsets[n];
+          if (i < 0 || i >= in)
+            c[n] = 0;
+          sum += c[n];
+        }
+        for (double &v : c)
+          v = sum != 0 ? v / sum : v;
+      }
+      for (size_t n = 0; n < offsets.size(); ++n) {
+        index[n].push_back(std::clamp<int64_t>(base + offsets[n], 0, in - 1)); // edge values
+        weight[n].push_back(c[n]);
+      }
+    }
+    if (mode == "nearest") { // the neighbor of coefficient 1, gathered exactly
+      std::vector<int64_t> chosen;
+      for (int64_t j = 0; j < out; ++j)
+        chosen.push_back(weight[1][j] == 1 ? index[1][j] : index[0][j]);
+      x = gather(x, Tensor::from_vector(chosen, {out}), d);
+      continue;
+    }
+    std::vector<int64_t> along(static_cast<size_t>(rank), 1);
+    along[d] = out;
+    Shape weightShape{std::span<const int64_t>(along)};
+    Tensor sum;
+    for (size_t n = 0; n < offsets.size(); ++n) {
+      Tensor term = mul(gather(x, Tensor::from_vector(index[n], {out}), d),
+                        Tensor::from_vector(weight[n], weightShape, x.dtype()));
+      sum = sum.defined() ? add(sum, term) : term;
+    }
+    x = sum;
+  }
+  return {x};
+}
+
 //===----------------------------------------------------------------------===//
 // More neural-network ops
 //===----------------------------------------------------------------------===//
@@ -1395,6 +1511,7 @@ const std::map<std::string, Operator> &operators() {
       {"ReduceSumSquare", reduce<Reduction::SumSquare>},
       {"Relu", floatUnary<relu>},
       {"Reshape", reshapeTo},
+      {"Resize", resize},
       {"Selu", selu},
       {"Shape", shapeOf},
       {"Shrink", shrink},
