@@ -70,40 +70,44 @@ Tensor ember::onnx::detail::tensorOf(const ::onnx::TensorProto &proto, const std
     throw ImportError(what + ": its data is stored outside the model (external data), which the "
                              "importer does not read yet");
   std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
-  for (int64_t d : dims)
+  // The data checked against the dims before anything is allocated: a
+  // malformed file (or another kind of proto) may claim any dims.
+  size_t count = 1, size = dtypeSize(*dtype);
+  for (int64_t d : dims) {
     if (d < 0)
       throw ImportError(what + ": a negative dim (" + std::to_string(d) + ")");
+    if (d && count > std::numeric_limits<size_t>::max() / size / static_cast<size_t>(d))
+      throw ImportError(what + ": its dims hold more elements than memory can");
+    count *= static_cast<size_t>(d);
+  }
+  size_t have = proto.has_raw_data() ? proto.raw_data().size() / size
+                : proto.data_type() == ::onnx::TensorProto::FLOAT  ? proto.float_data_size()
+                : proto.data_type() == ::onnx::TensorProto::DOUBLE ? proto.double_data_size()
+                : proto.data_type() == ::onnx::TensorProto::INT64  ? proto.int64_data_size()
+                                                                   : proto.int32_data_size();
+  if (have != count || (proto.has_raw_data() && proto.raw_data().size() != count * size))
+    throw ImportError(what + ": " +
+                      (proto.has_raw_data() ? std::to_string(proto.raw_data().size()) + " bytes"
+                                            : std::to_string(have) + " values") +
+                      " of data for a shape of " + std::to_string(count) + " elements");
   Tensor tensor = Tensor::empty(Shape(std::span<const int64_t>(dims)), *dtype);
-  size_t count = static_cast<size_t>(tensor.numel()), bytes = tensor.nbytes();
+  size_t bytes = tensor.nbytes();
   char *out = static_cast<char *>(tensor.data());
-  auto expect = [&](size_t have) {
-    if (have != count)
-      throw ImportError(what + ": " + std::to_string(have) + " values for a shape of " +
-                        std::to_string(count) + " elements");
-  };
   if (proto.has_raw_data()) {
-    if (proto.raw_data().size() != bytes)
-      throw ImportError(what + ": " + std::to_string(proto.raw_data().size()) +
-                        " bytes of data for " + std::to_string(bytes));
     std::memcpy(out, proto.raw_data().data(), bytes); // little-endian, as this host
     return tensor;
   }
   switch (proto.data_type()) {
   case ::onnx::TensorProto::FLOAT:
-    expect(proto.float_data_size());
     std::memcpy(out, proto.float_data().data(), bytes);
     break;
   case ::onnx::TensorProto::DOUBLE:
-    expect(proto.double_data_size());
     std::memcpy(out, proto.double_data().data(), bytes);
     break;
   case ::onnx::TensorProto::INT64:
-    expect(proto.int64_data_size());
     std::memcpy(out, proto.int64_data().data(), bytes);
     break;
   default: // INT32, BOOL, FLOAT16, BFLOAT16: one int32 per element
-    expect(proto.int32_data_size());
-    size_t size = bytes / std::max<size_t>(count, 1);
     for (size_t i = 0; i < count; ++i) {
       int32_t value = proto.int32_data(static_cast<int>(i));
       std::memcpy(out + i * size, &value, size); // the low bytes (little-endian)
