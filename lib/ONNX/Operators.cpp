@@ -56,6 +56,14 @@ int64_t normalizeAxis(NodeContext &node, int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
+/// x reversed along dim d (of known size).
+Tensor reversedAlong(NodeContext &node, const Tensor &x, int d) {
+  std::vector<int64_t> start(x.rank(), 0), limit(x.rank(), kNone), stride(x.rank(), 1);
+  start[d] = knownDim(node, x, d) - 1;
+  stride[d] = -1;
+  return slice(x, start, limit, stride);
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise
 //===----------------------------------------------------------------------===//
@@ -597,10 +605,7 @@ template <bool largest> Results argExtreme(NodeContext &node) {
     return {argmax(x, axis, keepdims)};
   // The last of equal elements: the first along the reversed axis.
   int64_t size = knownDim(node, x, static_cast<int>(axis));
-  std::vector<int64_t> start(x.rank(), 0), limit(x.rank(), kNone), stride(x.rank(), 1);
-  start[axis] = size - 1;
-  stride[axis] = -1;
-  Tensor reversed = argmax(slice(x, start, limit, stride), axis, keepdims);
+  Tensor reversed = argmax(reversedAlong(node, x, static_cast<int>(axis)), axis, keepdims);
   return {sub(scalar(static_cast<double>(size - 1), reversed.dtype()), reversed)};
 }
 
@@ -1316,6 +1321,35 @@ Results resize(NodeContext &node) {
   return {x};
 }
 
+/// CumSum: running sums along an axis by doubling steps (x plus x shifted
+/// by 1, 2, 4, ... along it: log2(n) adds), exclusive (shifted by one
+/// first) and reverse as the attributes say.
+Results cumulativeSum(NodeContext &node) {
+  Tensor x = node.input(0);
+  if (x.dtype() == DType::Bool)
+    node.fail("takes numbers, not " + describe(x));
+  const Tensor &axisInput = node.constantInput(1);
+  if (axisInput.numel() != 1)
+    node.fail("takes a scalar axis, not " + describe(axisInput));
+  int d = static_cast<int>(normalizeAxis(node, axisInput.item<int64_t>(), x.rank()));
+  bool exclusive = node.attrInt("exclusive", 0) != 0, reverse = node.attrInt("reverse", 0) != 0;
+  int64_t n = knownDim(node, x, d);
+  if (n == 0)
+    return {x};
+  if (reverse)
+    x = reversedAlong(node, x, d);
+  auto shifted = [&](const Tensor &t, int64_t by) { // t moved `by` along d, zeros first
+    std::vector<int64_t> start(t.rank(), 0), limit(t.rank(), kNone);
+    limit[d] = n - by;
+    return concat({slabLike(node, t, d, by, Scalar(0)), slice(t, start, limit)}, d);
+  };
+  if (exclusive)
+    x = shifted(x, 1);
+  for (int64_t by = 1; by < n; by *= 2)
+    x = add(x, shifted(x, by));
+  return {reverse ? reversedAlong(node, x, d) : x};
+}
+
 //===----------------------------------------------------------------------===//
 // More neural-network ops
 //===----------------------------------------------------------------------===//
@@ -1451,6 +1485,7 @@ const std::map<std::string, Operator> &operators() {
       {"Conv", convolution},
       {"Cos", floatUnary<cos>},
       {"Cosh", hyperbolic<true>},
+      {"CumSum", cumulativeSum},
       {"DepthToSpace", depthToSpace},
       {"Div", divide},
       {"Dropout", dropout},
