@@ -786,6 +786,111 @@ Results convolution(NodeContext &node) {
   return {toChannelsFirst(y)};
 }
 
+Tensor padAlong(NodeContext &node, const Tensor &x, int d, int64_t before, int64_t after,
+                Scalar fill);
+
+/// x (NHWC) with stride - 1 zeros between its elements along dim d.
+Tensor spreadAlong(NodeContext &node, const Tensor &x, int d, int64_t stride) {
+  if (stride == 1)
+    return x;
+  int64_t size = knownDim(node, x, d);
+  std::vector<int64_t> shape;
+  for (int e = 0; e < x.rank(); ++e) {
+    shape.push_back(e == 0 ? -1 : knownDim(node, x, e));
+    if (e == d)
+      shape.push_back(1);
+  }
+  Tensor column = reshape(x, shape); // a new dim after d, of size 1
+  Tensor spread = padAlong(node, column, d + 1, 0, stride - 1, Scalar(0));
+  shape.erase(shape.begin() + d + 1);
+  shape[d] = size * stride;
+  std::vector<int64_t> start(x.rank(), 0), limit(x.rank(), kNone);
+  limit[d] = (size - 1) * stride + 1;
+  return slice(reshape(spread, shape), start, limit);
+}
+
+/// ConvTranspose (2-D, groups): the gradient of a convolution with respect
+/// to its input, as a convolution of the input spread apart by the strides
+/// (zeros between), padded by what the kernel reaches past each end less
+/// the pads (cropped where that is negative), with the kernel flipped.
+Results transposedConvolution(NodeContext &node) {
+  const Tensor &x = node.input(0), &w = node.input(1);
+  requireFloat(node, x);
+  if (w.rank() != 4 || x.rank() != 4)
+    node.fail("supports 2-D transposed convolutions (NCHW inputs), not " + describe(x));
+  std::array<int64_t, 2> kernel = {knownDim(node, w, 2), knownDim(node, w, 3)};
+  std::vector<int64_t> given = node.attrInts("kernel_shape", {kernel[0], kernel[1]});
+  if (given != std::vector<int64_t>{kernel[0], kernel[1]})
+    node.fail("kernel_shape does not match the weights' " + describe(w));
+  std::vector<int64_t> strides = node.attrInts("strides", {1, 1});
+  std::vector<int64_t> dilations = node.attrInts("dilations", {1, 1});
+  std::vector<int64_t> pads = node.attrInts("pads", {0, 0, 0, 0});
+  std::vector<int64_t> extra = node.attrInts("output_padding", {0, 0});
+  if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4 || extra.size() != 2)
+    node.fail("strides, dilations, pads and output_padding must be given for 2 dims");
+  std::string autoPad = node.attrString("auto_pad", "NOTSET");
+  std::vector<int64_t> outputShape = node.attrInts("output_shape");
+  if (!outputShape.empty() && outputShape.size() != 2)
+    node.fail("output_shape must give 2 dims (H, W)");
+  int64_t groups = node.attrInt("group", 1);
+  int64_t channels = knownDim(node, x, 1);
+  if (groups < 1 || channels % groups || knownDim(node, w, 0) != channels)
+    node.fail("group = " + std::to_string(groups) + " does not fit the input " + describe(x) +
+              " and the weights " + describe(w));
+  std::array<int64_t, 4> around{}; // {top, bottom, left, right} around the spread input
+  for (int d = 0; d < 2; ++d) {
+    int64_t reach = (kernel[d] - 1) * dilations[d]; // the kernel's extent less one
+    int64_t begin = pads[d], end = pads[d + 2];
+    if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" &&
+        autoPad != "SAME_LOWER")
+      node.unsupported("auto_pad", autoPad);
+    if (!outputShape.empty() || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      // The pads that give the output shape (SAME: input * stride), split
+      // as the spec says: the odd one at the end for SAME_UPPER.
+      int64_t in = knownDim(node, x, d + 2);
+      int64_t out = outputShape.empty() ? in * strides[d] : outputShape[d];
+      int64_t total = strides[d] * (in - 1) + extra[d] + reach + 1 - out;
+      if (total < 0) // larger than the input gives: where the rows go, spec and reference differ
+        node.fail("output_shape " + std::to_string(out) + " is larger than the input gives (" +
+                  std::to_string(out + total) + "): give output_padding instead");
+      begin = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      end = total - begin;
+    } else if (autoPad == "VALID") {
+      begin = end = 0;
+    }
+    around[2 * d] = reach - begin;
+    around[2 * d + 1] = reach - end + extra[d];
+  }
+  Tensor in = toChannelsLast(x);
+  in = spreadAlong(node, spreadAlong(node, in, 1, strides[0]), 2, strides[1]);
+  // Pads where what the kernel reaches is positive, crops where negative.
+  for (int d = 0; d < 2; ++d) {
+    int64_t before = around[2 * d], after = around[2 * d + 1];
+    in = padAlong(node, in, d + 1, std::max<int64_t>(before, 0), std::max<int64_t>(after, 0),
+                  Scalar(0));
+    if (before < 0 || after < 0) {
+      std::vector<int64_t> start(4, 0), limit(4, kNone);
+      start[d + 1] = std::max<int64_t>(-before, 0);
+      limit[d + 1] = knownDim(node, in, d + 1) - std::max<int64_t>(-after, 0);
+      in = slice(in, start, limit);
+    }
+  }
+  // [C, M/g, kH, kW] flipped in space, as HWIO per group.
+  Tensor flipped = reversedAlong(node, reversedAlong(node, w, 2), 3);
+  Tensor hwio = transpose(flipped, {2, 3, 0, 1}); // [kH, kW, C, M/g]
+  int64_t inPart = channels / groups;
+  std::vector<Tensor> parts;
+  for (int64_t g = 0; g < groups; ++g) {
+    Tensor xg = groups == 1 ? in : slice(in, {0, 0, 0, g * inPart}, {kNone, kNone, kNone, (g + 1) * inPart});
+    Tensor wg = groups == 1 ? hwio : slice(hwio, {0, 0, g * inPart, 0}, {kNone, kNone, (g + 1) * inPart, kNone});
+    parts.push_back(nn::conv2d(xg, wg, {1, 1}, "VALID", {dilations[0], dilations[1]}));
+  }
+  Tensor y = parts.size() == 1 ? parts[0] : concat(parts, 3);
+  if (node.has(2))
+    y = add(y, node.input(2));
+  return {toChannelsFirst(y)};
+}
+
 /// A tensor of `fill` shaped as x but `size` along dim d: x's first `size`
 /// rows along d with every element replaced (so that its other dims may be
 /// symbolic, a batch of any size), or a filled tensor of static dims.
@@ -1483,6 +1588,7 @@ const std::map<std::string, Operator> &operators() {
       {"Constant", constant},
       {"ConstantOfShape", constantOfShape},
       {"Conv", convolution},
+      {"ConvTranspose", transposedConvolution},
       {"Cos", floatUnary<cos>},
       {"Cosh", hyperbolic<true>},
       {"CumSum", cumulativeSum},

@@ -246,3 +246,43 @@ TEST(ONNXModel, AGroupedConvolutionConvolvesEachGroupWithItsFilters) {
   expectClose(y, Tensor::from_vector(want, {1, 4, 2, 2}), 1e-5);
   std::filesystem::remove(path);
 }
+
+TEST(ONNXModel, AGroupedTransposedConvolutionIsItsGroupsSideBySide) {
+  // ConvTranspose with 2 groups (strides 2, pads 1) against each group run
+  // as a ConvTranspose of its own on its channel.
+  auto model = [](const std::string &stem, int64_t channels, int64_t groups,
+                  const std::vector<float> &weights) {
+    ModelBuilder m;
+    m.input("x", {1, channels, 3, 3});
+    m.output("y", {1, channels, 5, 5});
+    m.weight("w", {channels, 1, 3, 3}, weights);
+    ::onnx::NodeProto *conv = m.node("ConvTranspose", {"x", "w"}, {"y"});
+    auto set = [&](const std::string &name, std::vector<int64_t> values) {
+      auto *a = conv->add_attribute();
+      a->set_name(name);
+      a->set_type(::onnx::AttributeProto::INTS);
+      for (int64_t v : values)
+        a->add_ints(v);
+    };
+    set("strides", {2, 2});
+    set("pads", {1, 1, 1, 1});
+    auto *group = conv->add_attribute();
+    group->set_name("group");
+    group->set_type(::onnx::AttributeProto::INT);
+    group->set_i(groups);
+    return m.save(stem);
+  };
+  std::vector<float> w(18);
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = 0.25f * float(i) - 2.f;
+  std::string both = model("transposed-both", 2, 2, w);
+  std::string first = model("transposed-first", 1, 1, {w.begin(), w.begin() + 9});
+  std::string second = model("transposed-second", 1, 1, {w.begin() + 9, w.end()});
+  Tensor x = random_uniform({1, 2, 3, 3}, 5);
+  Tensor y = ember::onnx::load(both)({x})[0];
+  Tensor y0 = ember::onnx::load(first)({slice(x, {0, 0, 0, 0}, {kNone, 1, kNone, kNone})})[0];
+  Tensor y1 = ember::onnx::load(second)({slice(x, {0, 1, 0, 0}, {kNone, 2, kNone, kNone})})[0];
+  expectClose(y, concat({y0, y1}, 1), 1e-5);
+  for (const std::string &path : {both, first, second})
+    std::filesystem::remove(path);
+}
