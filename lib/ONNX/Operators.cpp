@@ -844,15 +844,20 @@ Results transposedConvolution(NodeContext &node) {
     if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" &&
         autoPad != "SAME_LOWER")
       node.unsupported("auto_pad", autoPad);
-    if (!outputShape.empty() || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    bool same = autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER";
+    if (!outputShape.empty() || same) {
       // The pads that give the output shape (SAME: input * stride), split
       // as the spec says: the odd one at the end for SAME_UPPER.
       int64_t in = knownDim(node, x, d + 2);
       int64_t out = outputShape.empty() ? in * strides[d] : outputShape[d];
       int64_t total = strides[d] * (in - 1) + extra[d] + reach + 1 - out;
-      if (total < 0) // larger than the input gives: where the rows go, spec and reference differ
-        node.fail("output_shape " + std::to_string(out) + " is larger than the input gives (" +
-                  std::to_string(out + total) + "): give output_padding instead");
+      // Without SAME, the spec, ONNX's reference and onnxruntime place the
+      // rows an output_shape trims (or adds) differently: only the shape
+      // the input gives anyway is taken.
+      if (total < 0 || (!same && (total != 0 || begin != 0 || end != 0)))
+        node.fail("output_shape " + std::to_string(out) + " differs from what the input gives (" +
+                  std::to_string(out + total) + ") without auto_pad SAME: give pads and "
+                  "output_padding instead");
       begin = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
       end = total - begin;
     } else if (autoPad == "VALID") {
@@ -1335,6 +1340,18 @@ Results resize(NodeContext &node) {
   if (rounding != "round_prefer_floor" && rounding != "round_prefer_ceil" && rounding != "floor" &&
       rounding != "ceil")
     node.unsupported("nearest_mode", rounding);
+  // tf_half_pixel_for_nn (opsets 11-12 only) puts a position of an
+  // unchanged axis half-way: only nearest rounding down keeps it (others
+  // differ between the spec and onnxruntime).
+  if (transform == "tf_half_pixel_for_nn" &&
+      (node.opset() >= 13 || mode != "nearest" ||
+       (rounding != "round_prefer_floor" && rounding != "floor")))
+    node.fail("coordinate_transformation_mode = tf_half_pixel_for_nn is supported before opset 13, "
+              "with mode nearest rounding down (round_prefer_floor, floor) only");
+  // Nearest outside the input excluded leaves no neighbor (NaN in the
+  // reference): only linear and cubic take exclude_outside.
+  if (excludeOutside && mode == "nearest")
+    node.unsupported("exclude_outside", "1 with mode nearest");
   int rank = x.rank();
   std::vector<int64_t> sizes;
   std::vector<double> scales;
