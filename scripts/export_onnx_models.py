@@ -72,6 +72,6 @@ def export(out, name):
             write(os.path.join(data, "output_0"), model(x).numpy(), "output")
 
 
-out = sys.argv[1]
-for name in sys.argv[2:] or MODELS:
-    export(out, name)
+if __name__ == "__main__":
+    for name in sys.argv[2:] or MODELS:
+        export(sys.argv[1], name)
