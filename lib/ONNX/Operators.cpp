@@ -436,6 +436,49 @@ Results gatherElements(NodeContext &node) {
   return {gather(reshape(x, {-1}), linear)};
 }
 
+/// GatherND (batch_dims 0): each index tuple's slice of data, as a gather
+/// from data with its first k dims merged, at each tuple's linear position.
+Results gatherND(NodeContext &node) {
+  const Tensor &data = node.input(0);
+  Tensor indices = cast(node.input(1), DType::Int64);
+  if (node.attrInt("batch_dims", 0) != 0)
+    node.unsupported("batch_dims", std::to_string(node.attrInt("batch_dims", 0)));
+  if (indices.rank() < 1)
+    node.fail("takes indices of rank 1 or more, not " + describe(indices));
+  int64_t k = knownDim(node, indices, indices.rank() - 1);
+  if (k < 1 || k > data.rank())
+    node.fail("index tuples of " + std::to_string(k) + " for " + describe(data));
+  Tensor linear;
+  Tensor outOfRange;
+  int64_t stride = 1;
+  for (int64_t j = k - 1; j >= 0; --j) {
+    int64_t size = knownDim(node, data, static_cast<int>(j));
+    std::vector<int64_t> start(indices.rank(), 0), limit(indices.rank(), kNone);
+    start.back() = j;
+    limit.back() = j + 1;
+    Tensor at = slice(indices, start, limit); // [..., 1]
+    Tensor zero = Tensor(Scalar(int64_t(0)), DType::Int64), n = Tensor(Scalar(size), DType::Int64);
+    at = where(less(at, zero), add(at, n), at); // negative ones count from the end
+    Tensor bad = logical_or(less(at, zero), greater_equal(at, n));
+    outOfRange = outOfRange.defined() ? logical_or(outOfRange, bad) : bad;
+    Tensor term = mul(at, Tensor(Scalar(stride), DType::Int64));
+    linear = linear.defined() ? add(linear, term) : term;
+    stride *= size;
+  }
+  // An index out of its dim's range could land on another element: sent
+  // past the end, where the gather refuses it.
+  linear = where(outOfRange, Tensor(Scalar(stride), DType::Int64), linear);
+  std::vector<int64_t> tupleShape(indices.shape().begin(), indices.shape().end() - 1);
+  for (int64_t d : tupleShape)
+    if (d == kNone)
+      node.fail("needs the indices' dims while compiling, not " + describe(indices));
+  linear = reshape(linear, tupleShape);
+  std::vector<int64_t> merged = {stride};
+  for (int d = static_cast<int>(k); d < data.rank(); ++d)
+    merged.push_back(knownDim(node, data, d));
+  return {gather(reshape(data, merged), linear, 0)};
+}
+
 Results shapeOf(NodeContext &node) {
   const Tensor &x = node.input(0);
   int64_t rank = x.rank();
@@ -1023,16 +1066,41 @@ Results dropout(NodeContext &node) {
 /// floor(x) (or ceil) exactly: x truncated through int64, corrected by one
 /// where that moved the wrong way; values too large to have a fraction (and
 /// inf, nan) are their own floor.
-template <bool up> Results rounding(NodeContext &node) {
-  const Tensor &x = node.input(0);
-  requireFloat(node, x);
+/// A whole number computed from x (floor, ceil, ...) with the special
+/// values right: a zero keeps x's sign (ceil(-0.5) is -0: x * 0), and x
+/// too large to have a fraction (and inf, nan) is its own.
+Tensor wholeOf(const Tensor &x, const Tensor &whole) {
+  DType dtype = x.dtype();
+  Tensor signed_ = where(equal(whole, scalar(0, dtype)), mul(x, scalar(0, dtype)), whole);
+  return where(less(abs(x), scalar(0x1p52, dtype)), signed_, x);
+}
+
+/// floor(x) (or ceil) exactly: x truncated through int64 (exact below
+/// 2^52), corrected by one where that moved the wrong way.
+Tensor roundedDown(const Tensor &x, bool up) {
   DType dtype = x.dtype();
   Tensor truncated = cast(cast(x, DType::Int64), dtype);
   Tensor step = cast(up ? less(truncated, x) : greater(truncated, x), dtype);
-  Tensor rounded = up ? add(truncated, step) : sub(truncated, step);
-  // A zero keeps x's sign (ceil(-0.5) is -0): x * 0.
-  rounded = where(equal(rounded, scalar(0, dtype)), mul(x, scalar(0, dtype)), rounded);
-  return {where(less(abs(x), scalar(0x1p52, dtype)), rounded, x)};
+  return up ? add(truncated, step) : sub(truncated, step);
+}
+
+template <bool up> Results rounding(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  requireFloat(node, x);
+  return {wholeOf(x, roundedDown(x, up))};
+}
+
+/// Round: to the nearest whole number, halves to the even one (numpy's).
+Results roundHalfToEven(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  requireFloat(node, x);
+  DType t = x.dtype();
+  Tensor below = roundedDown(x, false), above = add(below, scalar(1, t));
+  Tensor fraction = sub(x, below), half = scalar(0.5, t); // exact below 2^52
+  Tensor even = equal(mod(below, scalar(2, t)), scalar(0, t));
+  Tensor nearest = where(greater(fraction, half), above,
+                         where(less(fraction, half), below, where(even, below, above)));
+  return {wholeOf(x, nearest)};
 }
 
 Results thresholdedRelu(NodeContext &node) {
@@ -1622,6 +1690,7 @@ const std::map<std::string, Operator> &operators() {
       {"Floor", rounding<false>},
       {"Gather", gatherAlong},
       {"GatherElements", gatherElements},
+      {"GatherND", gatherND},
       {"Gemm", gemm},
       {"GlobalAveragePool", globalPooling<false>},
       {"GlobalMaxPool", globalPooling<true>},
@@ -1670,6 +1739,7 @@ const std::map<std::string, Operator> &operators() {
       {"Relu", floatUnary<relu>},
       {"Reshape", reshapeTo},
       {"Resize", resize},
+      {"Round", roundHalfToEven},
       {"Selu", selu},
       {"Shape", shapeOf},
       {"Shrink", shrink},

@@ -3,7 +3,7 @@ python3-onnx): python3 make_onnx_model.py KIND PATH
 
   mlp          y = softmax(relu(x @ W1 + b1) @ W2 + b2), x: float32[batch, 3]
                ("batch" symbolic), the weights fixed initializers
-  unsupported  a node of an op ember does not import (Round)
+  unsupported  a node of an op ember does not import (Det)
   bad-attr     a MaxPool with ceil_mode = 1 (an attribute value ember refuses)
 """
 import sys
@@ -35,9 +35,9 @@ def mlp():
 
 def unsupported():
     graph = helper.make_graph(
-        [helper.make_node("Round", ["x"], ["y"], name="rounding")], "round",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+        [helper.make_node("Det", ["x"], ["y"], name="determinant")], "det",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [])])
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
 
 
