@@ -13,7 +13,12 @@
 // an ImportError naming the node, its op type and the attribute or input
 // (never a wrong answer). Inputs that an op needs as values while compiling
 // (a Reshape's shape, a Slice's starts) must be initializers or Constant
-// nodes, or be given in LoadOptions::constants.
+// nodes, or be given in LoadOptions::constants; sizes a model computes from
+// its shapes (Shape, Gather, Mul, Concat into a Reshape) are followed, so
+// a symbolic dim ("batch") stays `?` when exported or compiled ahead of
+// time (ember-import-onnx, ember-compile model.onnx). A program that also
+// includes ONNX's own protobuf headers (namespace ::onnx) writes
+// ember::onnx in full.
 //
 //===----------------------------------------------------------------------===//
 #ifndef EMBER_ONNX_ONNX_H
