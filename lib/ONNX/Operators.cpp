@@ -1540,6 +1540,117 @@ Results cumulativeSum(NodeContext &node) {
   return {reverse ? reversedAlong(node, x, d) : x};
 }
 
+/// Einsum of one or two operands, each letter at most once a term (no
+/// diagonals, no ellipsis): letters one operand alone has and the output
+/// has not are summed first; then the two operands' letters sort into
+/// batch (both and the output), contracted (both, not the output), left and
+/// right (one and the output), and one batched matmul computes the rest,
+/// transposed to the output's order.
+Results einsum(NodeContext &node) {
+  std::string equation;
+  for (char c : node.attrString("equation", ""))
+    if (c != ' ')
+      equation += c;
+  if (equation.find("...") != std::string::npos)
+    node.unsupported("equation", "'" + equation + "' (an ellipsis)");
+  size_t arrow = equation.find("->");
+  std::string lhs = equation.substr(0, arrow);
+  std::vector<std::string> terms;
+  for (size_t at = 0;;) {
+    size_t comma = lhs.find(',', at);
+    terms.push_back(lhs.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+    if (comma == std::string::npos)
+      break;
+    at = comma + 1;
+  }
+  if (static_cast<int>(terms.size()) != node.inputCount() || terms.size() > 2)
+    node.fail("equation '" + equation + "' takes " + std::to_string(terms.size()) +
+              " operands (one or two are supported), the node has " +
+              std::to_string(node.inputCount()));
+  std::map<char, int64_t> sizes;
+  std::map<char, int> uses;
+  std::vector<Tensor> operands;
+  for (size_t t = 0; t < terms.size(); ++t) {
+    const Tensor &x = node.input(static_cast<int>(t));
+    requireFloat(node, x);
+    if (static_cast<int>(terms[t].size()) != x.rank())
+      node.fail("term '" + terms[t] + "' does not name each dim of " + describe(x));
+    for (size_t d = 0; d < terms[t].size(); ++d) {
+      char c = terms[t][d];
+      if (!std::isalpha(static_cast<unsigned char>(c)))
+        node.fail("equation '" + equation + "' is not letters, commas and ->");
+      if (terms[t].find(c) != d)
+        node.unsupported("equation", "'" + equation + "' (a letter twice in a term: a diagonal)");
+      int64_t size = knownDim(node, x, static_cast<int>(d));
+      if (sizes.count(c) && sizes[c] != size)
+        node.fail("letter " + std::string(1, c) + " has sizes " + std::to_string(sizes[c]) +
+                  " and " + std::to_string(size));
+      sizes[c] = size;
+      ++uses[c];
+    }
+    operands.push_back(x);
+  }
+  std::string out;
+  if (arrow == std::string::npos) { // implicit: the letters used once, in order
+    for (const auto &[c, n] : uses)
+      if (n == 1)
+        out += c;
+  } else {
+    out = equation.substr(arrow + 2);
+    for (size_t i = 0; i < out.size(); ++i)
+      if (!sizes.count(out[i]) || out.find(out[i]) != i)
+        node.fail("output '" + out + "' names a letter no operand has, or one twice");
+  }
+  auto has = [](const std::string &term, char c) { return term.find(c) != std::string::npos; };
+  // Letters of one operand only, not in the output: summed there first.
+  for (size_t t = 0; t < terms.size(); ++t) {
+    std::vector<int64_t> axes;
+    std::string kept;
+    for (size_t d = 0; d < terms[t].size(); ++d) {
+      char c = terms[t][d];
+      bool elsewhere = terms.size() == 2 && has(terms[1 - t], c);
+      if (!has(out, c) && !elsewhere)
+        axes.push_back(static_cast<int64_t>(d));
+      else
+        kept += c;
+    }
+    if (!axes.empty()) {
+      operands[t] = reduce_sum(operands[t], axes);
+      terms[t] = kept;
+    }
+  }
+  auto permutation = [](const std::string &from, const std::string &to) {
+    std::vector<int64_t> perm;
+    for (char c : to)
+      perm.push_back(static_cast<int64_t>(from.find(c)));
+    return perm;
+  };
+  auto product = [&](const std::string &letters) {
+    int64_t n = 1;
+    for (char c : letters)
+      n *= sizes[c];
+    return n;
+  };
+  if (terms.size() == 1)
+    return {transpose(operands[0], permutation(terms[0], out))};
+  std::string batch, contracted, left, right;
+  for (char c : terms[0])
+    (has(terms[1], c) ? (has(out, c) ? batch : contracted) : left) += c;
+  for (char c : terms[1])
+    if (!has(terms[0], c))
+      right += c;
+  Tensor a = reshape(transpose(operands[0], permutation(terms[0], batch + left + contracted)),
+                     {product(batch), product(left), product(contracted)});
+  Tensor b = reshape(transpose(operands[1], permutation(terms[1], batch + contracted + right)),
+                     {product(batch), product(contracted), product(right)});
+  std::string produced = batch + left + right;
+  std::vector<int64_t> shape;
+  for (char c : produced)
+    shape.push_back(sizes[c]);
+  Tensor y = reshape(matmul(a, b), shape);
+  return {transpose(y, permutation(produced, out))};
+}
+
 //===----------------------------------------------------------------------===//
 // More neural-network ops
 //===----------------------------------------------------------------------===//
@@ -1680,6 +1791,7 @@ const std::map<std::string, Operator> &operators() {
       {"DepthToSpace", depthToSpace},
       {"Div", divide},
       {"Dropout", dropout},
+      {"Einsum", einsum},
       {"Elu", elu},
       {"Equal", binary<equal>},
       {"Erf", floatUnary<erf>},

@@ -286,3 +286,30 @@ TEST(ONNXModel, AGroupedTransposedConvolutionIsItsGroupsSideBySide) {
   for (const std::string &path : {both, first, second})
     std::filesystem::remove(path);
 }
+
+TEST(ONNXModel, EinsumComputesAttentionScoresAndSums) {
+  // bhqd,bhkd->bhqk (attention's scores) and, from the same operands, a
+  // contraction that also sums a letter of one operand alone (ij,jk->i).
+  ModelBuilder m;
+  m.input("q", {2, 3, 4, 5});
+  m.input("k", {2, 3, 6, 5});
+  m.input("a", {2, 3});
+  m.input("b", {3, 4});
+  m.output("scores", {2, 3, 4, 6});
+  m.output("rows", {2});
+  auto equation = [](::onnx::NodeProto *node, const std::string &text) {
+    auto *e = node->add_attribute();
+    e->set_name("equation");
+    e->set_type(::onnx::AttributeProto::STRING);
+    e->set_s(text);
+  };
+  equation(m.node("Einsum", {"q", "k"}, {"scores"}), "bhqd, bhkd -> bhqk");
+  equation(m.node("Einsum", {"a", "b"}, {"rows"}), "ij,jk->i");
+  std::string path = m.save("einsum");
+  Tensor q = random_uniform({2, 3, 4, 5}, 1), k = random_uniform({2, 3, 6, 5}, 2);
+  Tensor a = random_uniform({2, 3}, 3), b = random_uniform({3, 4}, 4);
+  std::vector<Tensor> y = ember::onnx::load(path)({q, k, a, b});
+  expectClose(y[0], matmul(q, transpose(k, {0, 1, 3, 2})), 1e-5);
+  expectClose(y[1], reduce_sum(matmul(a, b), {1}), 1e-5);
+  std::filesystem::remove(path);
+}
