@@ -322,12 +322,48 @@ ValueInfo valueInfoOf(const ::onnx::ValueInfoProto &proto, const std::string &pa
   return info;
 }
 
+/// Whether `name`'s value is known while compiling: a value that is not
+/// symbolic (a constant, or while tracing, what follows from static shapes).
+bool knownIn(const std::map<std::string, Tensor> &values, const std::string &name) {
+  auto found = values.find(name);
+  return found != values.end() && !found->second.is_symbolic();
+}
+
+/// Whether each of `node`'s inputs is absent or known.
+bool inputsKnown(const ::onnx::NodeProto &node, const std::map<std::string, Tensor> &values) {
+  return std::all_of(node.input().begin(), node.input().end(),
+                     [&](const std::string &n) { return n.empty() || knownIn(values, n); });
+}
+
 /// "[?, 3]" for {kNone, 3}.
 std::string dimsText(const std::vector<int64_t> &dims) {
   std::string text = "[";
   for (size_t d = 0; d < dims.size(); ++d)
     text += (d ? ", " : "") + (dims[d] == kNone ? std::string("?") : std::to_string(dims[d]));
   return text + "]";
+}
+
+/// Whether `value` has the type `info` declares (a `?` on either side
+/// fits any size).
+bool fitsType(const Tensor &value, const ValueInfo &info) {
+  if (!value.defined() || value.dtype() != info.dtype)
+    return false;
+  if (!info.rank_known)
+    return true;
+  if (value.rank() != static_cast<int>(info.shape.size()))
+    return false;
+  for (size_t d = 0; d < info.shape.size(); ++d) {
+    int64_t have = value.shape()[static_cast<int>(d)];
+    if (info.shape[d] != kNone && have != kNone && have != info.shape[d])
+      return false;
+  }
+  return true;
+}
+
+/// "float32[?, 3]", or "float32 (any shape)".
+std::string typeText(const ValueInfo &info) {
+  return std::string(dtypeName(info.dtype)) +
+         (info.rank_known ? dimsText(info.shape) : std::string(" (any shape)"));
 }
 
 std::string functionNameOf(const std::string &graphName) {
@@ -347,10 +383,7 @@ void Model::Impl::run(const ::onnx::NodeProto &node, std::map<std::string, Tenso
         auto found = values.find(name);
         return found == values.end() ? nullptr : &found->second;
       },
-      [&](const std::string &name) { // eager values are known while tracing
-        auto found = values.find(name);
-        return found != values.end() && !found->second.is_symbolic();
-      },
+      [&](const std::string &name) { return knownIn(values, name); },
       [&](const std::string &name) { return graphInputs.count(name) != 0; },
       [&](const std::string &name) -> const PartialValue * {
         if (!partial)
@@ -409,11 +442,7 @@ std::vector<Tensor> Model::Impl::trace(const std::vector<Tensor> &arguments) con
     // A node of values known while tracing (the shape of a static input,
     // what follows from it) runs at once: its results stay known, for the
     // Reshapes and Slices that need them.
-    bool known = std::all_of(node->input().begin(), node->input().end(), [&](const std::string &n) {
-      auto found = values.find(n);
-      return n.empty() || (found != values.end() && !found->second.is_symbolic());
-    });
-    if (known) {
+    if (inputsKnown(*node, values)) {
       InitScope eagerly;
       run(*node, values);
     } else {
@@ -428,17 +457,9 @@ std::vector<Tensor> Model::Impl::trace(const std::vector<Tensor> &arguments) con
     // What the model declares, checked: an op imported wrongly is an error
     // here rather than a result of another type or shape.
     const Tensor &value = found->second;
-    bool fits = value.dtype() == output.dtype &&
-                (!output.rank_known || value.rank() == static_cast<int>(output.shape.size()));
-    for (size_t d = 0; fits && d < output.shape.size(); ++d) {
-      int64_t have = value.shape()[static_cast<int>(d)];
-      fits = output.shape[d] == kNone || have == kNone || have == output.shape[d];
-    }
-    if (!fits)
+    if (!fitsType(value, output))
       throw ImportError(path + ": the graph output '" + output.name + "' came out as " +
-                        describe(value) + ", but the model declares " +
-                        std::string(dtypeName(output.dtype)) +
-                        (output.rank_known ? dimsText(output.shape) : std::string(" (any shape)")) +
+                        describe(value) + ", but the model declares " + typeText(output) +
                         " (an importer error: please report it)");
     results.push_back(value);
   }
@@ -453,15 +474,10 @@ ember::detail::CallKey Model::Impl::keyOf(const std::vector<Tensor> &arguments) 
   for (size_t i = 0; i < arguments.size(); ++i) {
     const Tensor &argument = arguments[i];
     const ValueInfo &input = inputs[i];
-    bool fits = argument.defined() && argument.dtype() == input.dtype &&
-                argument.rank() == static_cast<int>(input.shape.size());
-    for (size_t d = 0; fits && d < input.shape.size(); ++d)
-      fits = input.shape[d] == kNone || input.shape[d] == argument.shape()[static_cast<int>(d)];
-    if (!fits) {
+    if (!fitsType(argument, input)) // (a call's tensors have no `?` dims)
       throw ImportError(path + ": input " + std::to_string(i) + " ('" + input.name + "') must be " +
-                        std::string(dtypeName(input.dtype)) + dimsText(input.shape) + ", not " +
+                        typeText(input) + ", not " +
                         (argument.defined() ? describe(argument) : "undefined"));
-    }
     ember::detail::collectArg(key, argument);
   }
   return key;
@@ -523,10 +539,7 @@ Model ember::onnx::load(const std::string &path, const LoadOptions &options) {
   // Nodes whose inputs are all known run now, once (eagerly); the others
   // are traced for every signature.
   for (const ::onnx::NodeProto &node : graph.node()) {
-    bool known = std::all_of(node.input().begin(), node.input().end(), [&](const std::string &n) {
-      return n.empty() || impl->constants.count(n);
-    });
-    if (known)
+    if (inputsKnown(node, impl->constants))
       impl->run(node, impl->constants);
     else
       impl->nodes.push_back(&node);

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <numeric>
 
@@ -30,6 +31,9 @@ using Results = std::vector<Tensor>;
 Tensor scalar(double value, DType dtype) { return Tensor(Scalar(value), dtype); }
 
 bool isFloat(DType dtype) { return isFloatingPoint(dtype); }
+
+/// An int64 scalar (an index, a size).
+Tensor int64Scalar(int64_t value) { return Tensor(Scalar(value), DType::Int64); }
 
 /// A zero of x's dtype, to broadcast against it.
 Tensor zeros_like_scalar(const Tensor &x) { return Tensor(Scalar(0), x.dtype()); }
@@ -406,6 +410,26 @@ Results gatherAlong(NodeContext &node) {
   return {gather(x, node.input(1), axis)};
 }
 
+/// The row-major position, in a tensor of dims `sizes`, of the element
+/// that positions[d] (along dim d; broadcast together; negative ones count
+/// from the end) name; where any is out of its dim's range, the element
+/// count: past the end, where a gather refuses it (it could otherwise land
+/// on another element).
+Tensor linearPositions(const std::vector<Tensor> &positions, const std::vector<int64_t> &sizes) {
+  Tensor linear, outOfRange, zero = int64Scalar(0);
+  int64_t stride = 1;
+  for (size_t d = sizes.size(); d-- > 0;) {
+    Tensor n = int64Scalar(sizes[d]);
+    Tensor at = where(less(positions[d], zero), add(positions[d], n), positions[d]);
+    Tensor bad = logical_or(less(at, zero), greater_equal(at, n));
+    outOfRange = outOfRange.defined() ? logical_or(outOfRange, bad) : bad;
+    Tensor term = mul(at, int64Scalar(stride));
+    linear = linear.defined() ? add(linear, term) : term;
+    stride *= sizes[d];
+  }
+  return where(outOfRange, int64Scalar(stride), linear);
+}
+
 /// GatherElements: out[i...] = x[i... with index[i...] along axis], as a
 /// gather from x flattened at each element's linear position.
 Results gatherElements(NodeContext &node) {
@@ -414,26 +438,17 @@ Results gatherElements(NodeContext &node) {
   int64_t axis = normalizeAxis(node, node.attrInt("axis", 0), x.rank());
   if (index.rank() != x.rank())
     node.fail("takes indices of x's rank, not " + describe(index));
-  int64_t size = knownDim(node, x, static_cast<int>(axis));
   for (int d = 0; d < x.rank(); ++d) // beyond x's dims, a position would reach the next row
     if (d != axis && knownDim(node, index, d) > knownDim(node, x, d))
       node.fail("the indices " + describe(index) + " are larger than " + describe(x) +
                 " along dim " + std::to_string(d));
-  index = where(less(index, Tensor(Scalar(int64_t(0)), DType::Int64)),
-                add(index, Tensor(Scalar(size), DType::Int64)), index);
-  Tensor linear;
-  int64_t stride = 1;
-  for (int d = x.rank() - 1; d >= 0; --d) {
-    Tensor at = d == axis ? index : iota_like(index, d);
-    Tensor term = mul(at, Tensor(Scalar(stride), DType::Int64));
-    linear = linear.defined() ? add(linear, term) : term;
-    stride *= knownDim(node, x, d);
+  std::vector<Tensor> positions;
+  std::vector<int64_t> sizes;
+  for (int d = 0; d < x.rank(); ++d) {
+    positions.push_back(d == axis ? index : iota_like(index, d));
+    sizes.push_back(knownDim(node, x, d));
   }
-  // An index out of its dim's range could land on another element: refuse it.
-  Tensor inRange = logical_and(greater_equal(index, Tensor(Scalar(int64_t(0)), DType::Int64)),
-                               less(index, Tensor(Scalar(size), DType::Int64)));
-  linear = where(inRange, linear, Tensor(Scalar(int64_t(-1) - stride), DType::Int64));
-  return {gather(reshape(x, {-1}), linear)};
+  return {gather(reshape(x, {-1}), linearPositions(positions, sizes))};
 }
 
 /// GatherND (batch_dims 0): each index tuple's slice of data, as a gather
@@ -448,26 +463,17 @@ Results gatherND(NodeContext &node) {
   int64_t k = knownDim(node, indices, indices.rank() - 1);
   if (k < 1 || k > data.rank())
     node.fail("index tuples of " + std::to_string(k) + " for " + describe(data));
-  Tensor linear;
-  Tensor outOfRange;
-  int64_t stride = 1;
-  for (int64_t j = k - 1; j >= 0; --j) {
-    int64_t size = knownDim(node, data, static_cast<int>(j));
+  std::vector<Tensor> positions; // each tuple's component j: [..., 1]
+  std::vector<int64_t> sizes;
+  for (int64_t j = 0; j < k; ++j) {
     std::vector<int64_t> start(indices.rank(), 0), limit(indices.rank(), kNone);
     start.back() = j;
     limit.back() = j + 1;
-    Tensor at = slice(indices, start, limit); // [..., 1]
-    Tensor zero = Tensor(Scalar(int64_t(0)), DType::Int64), n = Tensor(Scalar(size), DType::Int64);
-    at = where(less(at, zero), add(at, n), at); // negative ones count from the end
-    Tensor bad = logical_or(less(at, zero), greater_equal(at, n));
-    outOfRange = outOfRange.defined() ? logical_or(outOfRange, bad) : bad;
-    Tensor term = mul(at, Tensor(Scalar(stride), DType::Int64));
-    linear = linear.defined() ? add(linear, term) : term;
-    stride *= size;
+    positions.push_back(slice(indices, start, limit));
+    sizes.push_back(knownDim(node, data, static_cast<int>(j)));
   }
-  // An index out of its dim's range could land on another element: sent
-  // past the end, where the gather refuses it.
-  linear = where(outOfRange, Tensor(Scalar(stride), DType::Int64), linear);
+  Tensor linear = linearPositions(positions, sizes);
+  int64_t stride = std::accumulate(sizes.begin(), sizes.end(), int64_t(1), std::multiplies<>());
   std::vector<int64_t> tupleShape(indices.shape().begin(), indices.shape().end() - 1);
   for (int64_t d : tupleShape)
     if (d == kNone)
@@ -502,7 +508,7 @@ Results sizeOf(NodeContext &node) {
   int64_t count = 1;
   for (int d = 0; d < x.rank(); ++d)
     count *= knownDim(node, x, d);
-  return {Tensor(Scalar(count), DType::Int64)};
+  return {int64Scalar(count)};
 }
 
 Results constant(NodeContext &node) {
@@ -511,7 +517,7 @@ Results constant(NodeContext &node) {
   if (node.hasAttribute("value_float"))
     return {scalar(node.attrFloat("value_float", 0), DType::Float32)};
   if (node.hasAttribute("value_int"))
-    return {Tensor(Scalar(node.attrInt("value_int", 0)), DType::Int64)};
+    return {int64Scalar(node.attrInt("value_int", 0))};
   if (node.hasAttribute("value_floats")) {
     std::vector<float> values = node.attrFloats("value_floats");
     return {Tensor::from_vector(values, {static_cast<int64_t>(values.size())})};
@@ -1367,7 +1373,7 @@ Results eyeLike(NodeContext &node) {
     dtype = *given;
   }
   Tensor rows = iota_like(x, 0), cols = iota_like(x, 1);
-  Tensor diagonal = equal(sub(cols, rows), Tensor(Scalar(k), DType::Int64));
+  Tensor diagonal = equal(sub(cols, rows), int64Scalar(k));
   return {cast(diagonal, dtype)};
 }
 
@@ -1378,8 +1384,7 @@ Results trilu(NodeContext &node) {
   int64_t k = node.has(1) ? node.constantInput(1).item<int64_t>() : 0;
   bool upper = node.attrInt("upper", 1) != 0;
   Tensor offset = sub(iota_like(x, x.rank() - 1), iota_like(x, x.rank() - 2));
-  Tensor kept = upper ? greater_equal(offset, Tensor(Scalar(k), DType::Int64))
-                      : less_equal(offset, Tensor(Scalar(k), DType::Int64));
+  Tensor kept = upper ? greater_equal(offset, int64Scalar(k)) : less_equal(offset, int64Scalar(k));
   return {where(kept, x, zeros_like_scalar(x))};
 }
 
@@ -1726,15 +1731,14 @@ Tensor negativeLogLikelihood(NodeContext &node, const Tensor &logp, const Tensor
     node.fail("takes inputs [N, C, ...], not " + describe(logp));
   int64_t classes = knownDim(node, logp, 1);
   Tensor labels = cast(target, DType::Int64);
-  Tensor counted = ignoring ? not_equal(labels, Tensor(Scalar(ignore), DType::Int64))
-                            : equal(labels, labels);
+  Tensor counted = ignoring ? not_equal(labels, int64Scalar(ignore)) : equal(labels, labels);
   // An ignored target picks class 0 (its weight is then 0); any other
   // outside [0, C) is an error where the model runs (a checked gather of
   // the classes' numbers, negative ones sent past the end).
-  Tensor zero = Tensor(Scalar(int64_t(0)), DType::Int64);
+  Tensor zero = int64Scalar(0);
   Tensor safe = where(counted, labels, zero);
   safe = gather(arange(int64_t(0), classes, int64_t(1), DType::Int64),
-                where(less(safe, zero), Tensor(Scalar(classes), DType::Int64), safe));
+                where(less(safe, zero), int64Scalar(classes), safe));
   // The target's log-probability selected, not multiplied out: the other
   // classes' may be -inf (masked logits), and 0 * -inf is NaN.
   Tensor chosen = cast(axisBack(nn::one_hot(safe, classes, DType::Int32), 1), DType::Bool);

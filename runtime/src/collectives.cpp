@@ -149,13 +149,13 @@ void finish(StartedAllReduce *job, int32_t site) {
 /// to wait for).
 int64_t startAllReduce(int64_t rank, void *operand, int64_t resultRank, void *result,
                        int32_t dtype, size_t size, int32_t reduction, int32_t site) {
-  auto *in = static_cast<int64_t *>(operand), *out = static_cast<int64_t *>(result);
+  auto *out = static_cast<int64_t *>(result);
   if (!allReduceHook.load()) {
     emberrt_report_fault_message(EMBERRT_FAULT_COLLECTIVE, site, kNoEngine);
     return 0;
   }
-  int64_t count, outCount;
-  if (!contiguous(resultRank, out, outCount)) {
+  int64_t count;
+  if (!contiguous(resultRank, out, count)) {
     emberrt_report_fault_message(EMBERRT_FAULT_COLLECTIVE, site,
                                  "was given a result buffer it cannot fill (an internal error)");
     return 0;
@@ -164,9 +164,9 @@ int64_t startAllReduce(int64_t rank, void *operand, int64_t resultRank, void *re
   // free again when this returns (the engine reduces a copy in place anyway).
   emberrt_unranked_memref_t from{rank, operand}, to{resultRank, result};
   emberrt_memref_copy(static_cast<int64_t>(size), &from, &to);
-  if (outCount == 0)
+  if (count == 0)
     return 0;
-  auto *job = new StartedAllReduce{elementsOf(out, size), outCount,
+  auto *job = new StartedAllReduce{elementsOf(out, size), count,
                                    static_cast<emberrt_dtype_t>(dtype), reduction};
   if (!collectiveThreadEnabled.load() && !collectivesPending()) {
     job->run();
