@@ -69,6 +69,9 @@ inline constexpr trace::AttrSchema kAllReduceAttrs[] = {{"reduction", trace::Att
   X(kSign, "ember.sign", {})                                                                       \
   X(kSin, "ember.sin", {})                                                                         \
   X(kCos, "ember.cos", {})                                                                         \
+  X(kAsin, "ember.asin", {})                                                                       \
+  X(kAcos, "ember.acos", {})                                                                       \
+  X(kAtan, "ember.atan", {})                                                                       \
   X(kCast, "ember.cast", {})                                                                       \
   X(kBroadcastTo, "ember.broadcast_to", {})                                                        \
   X(kReshape, "ember.reshape", {})                                                                 \

@@ -158,6 +158,9 @@ EMBER_DEFINE_UNARY(square, kSquare)
 EMBER_DEFINE_UNARY(sign, kSign)
 EMBER_DEFINE_UNARY(sin, kSin)
 EMBER_DEFINE_UNARY(cos, kCos)
+EMBER_DEFINE_UNARY(asin, kAsin)
+EMBER_DEFINE_UNARY(acos, kAcos)
+EMBER_DEFINE_UNARY(atan, kAtan)
 #undef EMBER_DEFINE_UNARY
 
 Tensor ember::where(const Tensor &condition, const Tensor &a, const Tensor &b, SourceLoc loc) {

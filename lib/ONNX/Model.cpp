@@ -14,6 +14,7 @@
 #include "ember/Frontend/Ops.h"
 
 #include <onnx/checker.h>
+#include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
 #include <cstring>
@@ -157,9 +158,17 @@ bool NodeContext::has(int i) const {
   return i < node_.input_size() && !node_.input(i).empty();
 }
 
+const Tensor *NodeContext::lookupInput(int i) const {
+  if (auto found = replaced_.find(i); found != replaced_.end())
+    return &found->second;
+  return has(i) ? lookup_(node_.input(i)) : nullptr;
+}
+
 const Tensor &NodeContext::input(int i) const {
   if (!has(i))
     fail("input " + std::to_string(i) + " is missing");
+  if (auto found = replaced_.find(i); found != replaced_.end())
+    return found->second;
   const Tensor *value = lookup_(node_.input(i));
   if (!value)
     fail("input " + std::to_string(i) + " ('" + node_.input(i) + "') has no value");
@@ -239,7 +248,19 @@ std::string NodeContext::attrString(const std::string &name, const std::string &
 std::vector<int64_t> NodeContext::attrInts(const std::string &name,
                                            std::vector<int64_t> otherwise) {
   const auto *a = attribute(name, ::onnx::AttributeProto::INTS);
-  return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : otherwise;
+  if (!a)
+    return otherwise;
+  std::vector<int64_t> values(a->ints().begin(), a->ints().end());
+  if (liftedToTwoD_) {
+    if (values.size() == 1 && (name == "kernel_shape" || name == "strides" || name == "dilations" ||
+                               name == "output_shape"))
+      values.insert(values.begin(), 1);
+    else if (values.size() == 1 && name == "output_padding")
+      values.insert(values.begin(), 0);
+    else if (values.size() == 2 && name == "pads")
+      values = {0, values[0], 0, values[1]};
+  }
+  return values;
 }
 
 std::vector<float> NodeContext::attrFloats(const std::string &name) {
@@ -509,13 +530,36 @@ Model ember::onnx::load(const std::string &path, const LoadOptions &options) {
   } catch (const std::exception &error) {
     throw ImportError(path + ": the ONNX checker refused the model: " + error.what());
   }
+  // A model of other domains' ops alone imports no opset of ONNX's own (the
+  // checker refuses a node of a domain not imported): its nodes are refused
+  // by their domain.
+  impl->opset = 17;
   for (const auto &opset : impl->proto.opset_import())
     if (opset.domain().empty() || opset.domain() == "ai.onnx")
       impl->opset = opset.version();
-  if (impl->opset < 7 || impl->opset > 17)
+  if (impl->opset < 1 || impl->opset > 17)
     throw ImportError(path + ": opset " + std::to_string(impl->opset) +
-                      " is not supported (ember imports opsets 7 to 17)");
+                      " is not supported (ember imports opsets 7 to 17, and older ones where "
+                      "their ops are those of opset 7)");
   const ::onnx::GraphProto &graph = impl->proto.graph();
+  if (impl->opset < 7) {
+    // An older model is an opset-7 model if each of its ops is the version
+    // opset 7 has (Elu 6, Not 1, ...): ONNX's registry says which is in effect.
+    for (const ::onnx::NodeProto &node : graph.node()) {
+      if (!node.domain().empty() && node.domain() != "ai.onnx")
+        continue; // refused by name when the node is imported
+      const ::onnx::OpSchema *then =
+          ::onnx::OpSchemaRegistry::Schema(node.op_type(), int(impl->opset), "");
+      const ::onnx::OpSchema *at7 = ::onnx::OpSchemaRegistry::Schema(node.op_type(), 7, "");
+      if (!then || !at7 || then->since_version() != at7->since_version())
+        throw ImportError(
+            path + ": node '" + node.name() + "' (" + node.op_type() + "): opset " +
+            std::to_string(impl->opset) + "'s " + node.op_type() +
+            (then ? " (version " + std::to_string(then->since_version()) + ")" : std::string()) +
+            " is not opset 7's, and ember imports opsets 7 to 17");
+    }
+    impl->opset = 7;
+  }
   for (const ::onnx::TensorProto &initializer : graph.initializer())
     impl->constants[initializer.name()] =
         tensorOf(initializer, path + ": initializer '" + initializer.name() + "'");

@@ -14,6 +14,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -65,7 +66,9 @@ public:
   /// Input `i`'s value; an absent one is an error naming it.
   const Tensor &input(int i) const;
   /// Input `i`'s value, or null if it is absent or has none.
-  const Tensor *lookupInput(int i) const { return has(i) ? lookup_(node_.input(i)) : nullptr; }
+  const Tensor *lookupInput(int i) const;
+  /// Input `i` reads as `value` from now on (a 1-D op's input lifted to 2-D).
+  void replaceInput(int i, Tensor value) { replaced_[i] = std::move(value); }
   /// Input `i`'s value, which must be known while compiling (its integer
   /// values, or its tensor).
   std::vector<int64_t> constantInts(int i) const;
@@ -83,6 +86,11 @@ public:
   Tensor attrTensor(const std::string &name);
   /// Marks `name` read without reading it (an attribute that changes nothing here).
   void ignoreAttribute(const std::string &name) { read_.insert(name); }
+  /// From now on, a 1-D window's attributes read as those of a 2-D window
+  /// whose first spatial dim has size 1: kernel_shape, strides, dilations
+  /// and output_shape [v] as [1, v], pads [b, e] as [0, b, 0, e],
+  /// output_padding [p] as [0, p].
+  void liftWindowAttributesToTwoD() { liftedToTwoD_ = true; }
 
   /// Throws ImportError: "<where>: node '<name>' (<op type>): <message>".
   [[noreturn]] void fail(const std::string &message) const;
@@ -104,6 +112,8 @@ private:
   std::function<bool(const std::string &)> isGraphInput_;
   std::function<const PartialValue *(const std::string &)> partial_;
   std::set<std::string> read_;
+  std::map<int, Tensor> replaced_;
+  bool liftedToTwoD_ = false;
 };
 
 /// An operator: the node's outputs, in order (one per output the node

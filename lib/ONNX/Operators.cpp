@@ -104,10 +104,12 @@ Results divide(NodeContext &node) { return {div(node.input(0), node.input(1))}; 
 
 Results power(NodeContext &node) {
   Tensor x = node.input(0), y = node.input(1);
-  requireFloat(node, x);
+  if (!isFloat(x.dtype()) && isFloat(y.dtype())) // opset 12+: an integer base, a float exponent:
+    return {cast(pow(cast(x, DType::Float64), cast(y, DType::Float64)), x.dtype())}; // truncated
   if (y.dtype() != x.dtype()) // opset 12+: the exponent may be of another type
     y = cast(y, x.dtype());
-  return {pow(x, y)};
+  return {pow(
+      x, y)}; // integers: exact (wrapping as numpy's), a negative exponent gives 0 but for 1 and -1
 }
 
 Results modulo(NodeContext &node) {
@@ -175,6 +177,13 @@ Results hardSigmoid(NodeContext &node) {
   double alpha = node.attrFloat("alpha", 0.2f), beta = node.attrFloat("beta", 0.5f);
   Tensor linear = add(mul(x, scalar(alpha, x.dtype())), scalar(beta, x.dtype()));
   return {maximum(minimum(linear, scalar(1, x.dtype())), scalar(0, x.dtype()))};
+}
+
+Results hardSwish(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  requireFloat(node, x);
+  Tensor gate = add(mul(x, scalar(1.0 / 6, x.dtype())), scalar(0.5, x.dtype()));
+  return {mul(x, maximum(minimum(gate, scalar(1, x.dtype())), scalar(0, x.dtype())))};
 }
 
 Results softplus(NodeContext &node) {
@@ -430,8 +439,19 @@ Tensor linearPositions(const std::vector<Tensor> &positions, const std::vector<i
   return where(outOfRange, int64Scalar(stride), linear);
 }
 
-/// GatherElements: out[i...] = x[i... with index[i...] along axis], as a
-/// gather from x flattened at each element's linear position.
+/// out[i...] = x[i... with index[i...] along axis] (numpy's take_along_axis),
+/// as a gather from x flattened at each element's linear position.
+Tensor takeAlong(NodeContext &node, const Tensor &x, const Tensor &index, int64_t axis) {
+  std::vector<Tensor> positions;
+  std::vector<int64_t> sizes;
+  for (int d = 0; d < x.rank(); ++d) {
+    positions.push_back(d == axis ? index : iota_like(index, d));
+    sizes.push_back(knownDim(node, x, d));
+  }
+  return gather(reshape(x, {-1}), linearPositions(positions, sizes));
+}
+
+/// GatherElements: takeAlong with ONNX's checks.
 Results gatherElements(NodeContext &node) {
   const Tensor &x = node.input(0);
   Tensor index = cast(node.input(1), DType::Int64);
@@ -442,13 +462,28 @@ Results gatherElements(NodeContext &node) {
     if (d != axis && knownDim(node, index, d) > knownDim(node, x, d))
       node.fail("the indices " + describe(index) + " are larger than " + describe(x) +
                 " along dim " + std::to_string(d));
-  std::vector<Tensor> positions;
-  std::vector<int64_t> sizes;
-  for (int d = 0; d < x.rank(); ++d) {
-    positions.push_back(d == axis ? index : iota_like(index, d));
-    sizes.push_back(knownDim(node, x, d));
-  }
-  return {gather(reshape(x, {-1}), linearPositions(positions, sizes))};
+  return {takeAlong(node, x, index, axis)};
+}
+
+/// ReverseSequence: along the time axis, each sequence's first `length`
+/// elements reversed (the rest kept), as GatherElements of positions.
+Results reverseSequence(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  Tensor lengths = cast(node.input(1), DType::Int64);
+  int64_t timeAxis = node.attrInt("time_axis", 0), batchAxis = node.attrInt("batch_axis", 1);
+  if (x.rank() < 2 || timeAxis + batchAxis != 1 || std::min(timeAxis, batchAxis) != 0)
+    node.fail("takes a tensor of rank 2 or more, time_axis and batch_axis 0 and 1 (either "
+              "way), not " +
+              describe(x) + " with " + std::to_string(timeAxis) + " and " +
+              std::to_string(batchAxis));
+  if (lengths.rank() != 1)
+    node.fail("takes sequence_lens of rank 1, not " + describe(lengths));
+  std::vector<int64_t> alongBatch(static_cast<size_t>(x.rank()), 1);
+  alongBatch[batchAxis] = -1;
+  Tensor length = reshape(lengths, alongBatch);
+  Tensor t = iota_like(x, static_cast<int>(timeAxis), DType::Int64);
+  Tensor index = where(less(t, length), sub(sub(length, int64Scalar(1)), t), t);
+  return {takeAlong(node, x, index, timeAxis)};
 }
 
 /// GatherND (batch_dims 0): each index tuple's slice of data, as a gather
@@ -803,6 +838,35 @@ Window windowOf(NodeContext &node, const Tensor &x, std::array<int64_t, 2> kerne
 Tensor toChannelsLast(const Tensor &x) { return transpose(x, {0, 2, 3, 1}); }
 Tensor toChannelsFirst(const Tensor &x) { return transpose(x, {0, 3, 1, 2}); }
 
+/// A window op of one spatial dim (Conv, ConvTranspose, pooling on
+/// [N, C, L]) as the 2-D one on [N, C, 1, L]: its first `lifted` inputs (the
+/// data, the weights) gain a dim of size 1 after dim 1, its attributes read
+/// as those of that 2-D window, and its results lose the dim again.
+template <Results (*twoD)(NodeContext &), int lifted> Results oneOrTwoD(NodeContext &node) {
+  if (node.input(0).rank() != 3)
+    return twoD(node);
+  auto reshapedAround = [&](const Tensor &x, bool insert) {
+    std::vector<int64_t> shape(x.shape().begin(), x.shape().end());
+    if (insert)
+      shape.insert(shape.begin() + 2, 1);
+    else
+      shape.erase(shape.begin() + 2);
+    return reshapeWithUnknowns(node, x, shape, {true, true});
+  };
+  for (int i = 0; i < lifted; ++i)
+    if (node.has(i)) {
+      if (node.input(i).rank() != 3)
+        node.fail("input " + std::to_string(i) + " must be of rank 3 beside a 1-D input, not " +
+                  describe(node.input(i)));
+      node.replaceInput(i, reshapedAround(node.input(i), true));
+    }
+  node.liftWindowAttributesToTwoD();
+  Results results = twoD(node);
+  for (Tensor &result : results)
+    result = reshapedAround(result, false);
+  return results;
+}
+
 Results convolution(NodeContext &node) {
   const Tensor &x = node.input(0), &w = node.input(1);
   requireFloat(node, x);
@@ -988,8 +1052,22 @@ template <bool largest> Results pooling(NodeContext &node) {
   if (kernel.size() != 2)
     node.fail("supports 2-D pooling (kernel_shape of 2 dims)");
   Window window = windowOf(node, x, {kernel[0], kernel[1]}, /*takesDilations=*/false);
-  if (node.attrInt("ceil_mode", 0) != 0)
-    node.unsupported("ceil_mode", "1");
+  bool countPads = !largest && node.attrInt("count_include_pad", 0) != 0;
+  if (node.attrInt("ceil_mode", 0) != 0) {
+    // Output sizes rounded up (the spec's ceil((in + pads - kernel) / stride)
+    // + 1): the last windows reach past the end, as if padded there; that
+    // padding never counts (max: -inf; average: not in the divisor).
+    for (int d = 0; d < 2; ++d) {
+      int64_t span =
+          knownDim(node, x, d + 2) + window.pads[2 * d] + window.pads[2 * d + 1] - window.kernel[d];
+      int64_t stride = window.strides[d];
+      int64_t beyond = span < 0 ? 0 : (stride - span % stride) % stride;
+      if (beyond && countPads)
+        node.fail("ceil_mode = 1 with count_include_pad = 1 is not supported (which "
+                  "elements the divisor counts past the end differs between implementations)");
+      window.pads[2 * d + 1] += beyond;
+    }
+  }
   if (largest && node.attrInt("storage_order", 0) != 0)
     node.unsupported("storage_order", "1");
   if (largest && node.node().output_size() > 1 && !node.node().output(1).empty())
@@ -1001,7 +1079,6 @@ template <bool largest> Results pooling(NodeContext &node) {
                                     : in;
     return {toChannelsFirst(nn::max_pool2d(padded, window.kernel, window.strides, "VALID"))};
   }
-  bool countPads = node.attrInt("count_include_pad", 0) != 0;
   Tensor average = nn::avg_pool2d(window.padded() ? padSpatially(node, in, window.pads, 0) : in,
                                   window.kernel, window.strides, "VALID");
   if (window.padded() && !countPads) {
@@ -1011,6 +1088,32 @@ template <bool largest> Results pooling(NodeContext &node) {
     average = div(average, nn::avg_pool2d(real, window.kernel, window.strides, "VALID"));
   }
   return {toChannelsFirst(average)};
+}
+
+/// LRN: x / (bias + alpha / size * the sum of squares over `size` channels
+/// around each)^beta, the window's odd element after the channel.
+Results localResponseNormalization(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  requireFloat(node, x);
+  int64_t size = node.attrInt("size", 0);
+  double alpha = node.attrFloat("alpha", 1e-4f), beta = node.attrFloat("beta", 0.75f),
+         bias = node.attrFloat("bias", 1.0f);
+  if (x.rank() < 3 || size < 1)
+    node.fail("takes [N, C, ...] inputs and a positive size, not " + describe(x) + " and " +
+              std::to_string(size));
+  int64_t channels = knownDim(node, x, 1);
+  Tensor squares = padAlong(node, mul(x, x), 1, (size - 1) / 2, size / 2, Scalar(0));
+  Tensor sum;
+  std::vector<int64_t> start(static_cast<size_t>(x.rank()), 0), limit(start.size(), kNone);
+  for (int64_t i = 0; i < size; ++i) {
+    start[1] = i;
+    limit[1] = i + channels;
+    Tensor term = slice(squares, start, limit);
+    sum = sum.defined() ? add(sum, term) : term;
+  }
+  Tensor denominator =
+      add(scalar(bias, x.dtype()), mul(scalar(alpha / double(size), x.dtype()), sum));
+  return {div(x, pow(denominator, scalar(beta, x.dtype())))};
 }
 
 template <bool largest> Results globalPooling(NodeContext &node) {
@@ -1029,24 +1132,41 @@ template <bool largest> Results globalPooling(NodeContext &node) {
 Results batchNormalization(NodeContext &node) {
   const Tensor &x = node.input(0);
   requireFloat(node, x);
-  if (node.attrInt("training_mode", 0) != 0)
-    node.unsupported("training_mode", "1");
+  // training_mode (opset 14+): normalized by the batch's own statistics,
+  // the running ones updated (outputs 1 and 2).
+  bool training = node.opset() >= 14 && node.attrInt("training_mode", 0) != 0;
   if (node.opset() < 9 && node.attrInt("spatial", 1) != 1)
     node.unsupported("spatial", "0");
-  node.ignoreAttribute("momentum"); // updates the running statistics in training only
-  for (int i = 1; i < node.node().output_size(); ++i)
+  double momentum = node.attrFloat("momentum", 0.9f);
+  for (int i = training ? 3 : 1; i < node.node().output_size(); ++i)
     if (!node.node().output(i).empty())
       node.fail("output " + std::to_string(i) + " (training statistics) is not supported");
   double epsilon = node.attrFloat("epsilon", 1e-5f);
   if (x.rank() < 2)
     node.fail("takes inputs of rank 2 or more, not " + describe(x));
   // Per channel (dim 1): shaped [C, 1, ..., 1] to broadcast against NC...
-  std::vector<int64_t> perChannel = {knownDim(node, x, 1)};
+  int64_t channels = knownDim(node, x, 1);
+  std::vector<int64_t> perChannel = {channels};
   perChannel.insert(perChannel.end(), static_cast<size_t>(x.rank() - 2), 1);
   auto channel = [&](int i) { return reshape(cast(node.input(i), x.dtype()), perChannel); };
   Tensor scale = channel(1), bias = channel(2), mean = channel(3), variance = channel(4);
-  Tensor inverse = rsqrt(add(variance, scalar(epsilon, x.dtype())));
-  return {add(mul(mul(sub(x, mean), inverse), scale), bias)};
+  if (!training) {
+    Tensor inverse = rsqrt(add(variance, scalar(epsilon, x.dtype())));
+    return {add(mul(mul(sub(x, mean), inverse), scale), bias)};
+  }
+  std::vector<int64_t> axes = {0};
+  for (int d = 2; d < x.rank(); ++d)
+    axes.push_back(d);
+  Tensor batchMean = reshape(reduce_mean(x, axes, true), perChannel);
+  Tensor batchVariance = reshape(reduce_mean(square(sub(x, batchMean)), axes, true), perChannel);
+  Tensor inverse = rsqrt(add(batchVariance, scalar(epsilon, x.dtype())));
+  Tensor y = add(mul(mul(sub(x, batchMean), inverse), scale), bias);
+  auto running = [&](const Tensor &old, const Tensor &current, int input) {
+    Tensor updated =
+        add(mul(old, scalar(momentum, x.dtype())), mul(current, scalar(1 - momentum, x.dtype())));
+    return cast(reshape(updated, {channels}), node.input(input).dtype());
+  };
+  return {y, running(mean, batchMean, 3), running(variance, batchVariance, 4)};
 }
 
 Results dropout(NodeContext &node) {
@@ -1266,10 +1386,37 @@ Results tile(NodeContext &node) {
   return {x};
 }
 
+/// x with `before` and `after` elements along dim d taken from its own
+/// edge (mode "edge": the first and last repeated) or mirrored around it
+/// (mode "reflect": numpy's, the edge itself not repeated, periodic where
+/// the pads are longer than the dim): one gather of positions known now.
+Tensor padFromItself(NodeContext &node, const Tensor &x, int d, int64_t before, int64_t after,
+                     bool reflect) {
+  if (!before && !after)
+    return x;
+  int64_t size = knownDim(node, x, d);
+  if (size == 0)
+    node.fail("cannot pad the empty dim " + std::to_string(d) + " of " + describe(x) +
+              " from its own elements");
+  std::vector<int64_t> positions;
+  int64_t period = 2 * (size - 1);
+  for (int64_t i = -before; i < size + after; ++i) {
+    int64_t at = std::clamp<int64_t>(i, 0, size - 1);
+    if (reflect && period > 0) {
+      at = ((i % period) + period) % period;
+      if (at >= size)
+        at = period - at;
+    }
+    positions.push_back(at);
+  }
+  return gather(x, Tensor::from_vector(positions, Shape{static_cast<int64_t>(positions.size())}),
+                d);
+}
+
 Results pad(NodeContext &node) {
   Tensor x = node.input(0);
   std::string mode = node.attrString("mode", "constant");
-  if (mode != "constant")
+  if (mode != "constant" && mode != "edge" && mode != "reflect")
     node.unsupported("mode", mode);
   std::vector<int64_t> pads =
       node.opset() >= 11 ? node.constantInts(1) : node.attrInts("pads");
@@ -1287,7 +1434,8 @@ Results pad(NodeContext &node) {
   for (int d = 0; d < rank; ++d) {
     if (pads[d] < 0 || pads[d + rank] < 0)
       node.fail("negative pads (cropping) are not supported");
-    x = padAlong(node, x, d, pads[d], pads[d + rank], fill);
+    x = mode == "constant" ? padAlong(node, x, d, pads[d], pads[d + rank], fill)
+                           : padFromItself(node, x, d, pads[d], pads[d + rank], mode == "reflect");
   }
   return {x};
 }
@@ -1393,9 +1541,14 @@ Results trilu(NodeContext &node) {
 /// gather of each output position's neighbors along it (for linear and
 /// cubic their weighted sum), the positions and coefficients computed here
 /// as the ONNX reference computes them (edge values past the ends).
+Tensor resampled(NodeContext &node, Tensor x, const std::string &mode, const std::string &transform,
+                 const std::string &rounding, bool excludeOutside, double a,
+                 const std::vector<int64_t> &sizes, const std::vector<double> &scales);
+Results upsample(NodeContext &node);
+
 Results resize(NodeContext &node) {
   if (node.opset() < 11)
-    node.fail("Resize before opset 11 is not supported");
+    return upsample(node); // opset 10: Upsample's (scales as input 1)
   Tensor x = node.input(0);
   requireFloat(node, x);
   std::string mode = node.attrString("mode", "nearest");
@@ -1425,13 +1578,37 @@ Results resize(NodeContext &node) {
   // reference): only linear and cubic take exclude_outside.
   if (excludeOutside && mode == "nearest")
     node.unsupported("exclude_outside", "1 with mode nearest");
-  int rank = x.rank();
   std::vector<int64_t> sizes;
   std::vector<double> scales;
   if (node.has(3))
     sizes = node.constantInts(3);
   if (sizes.empty() && node.has(2))
     scales = node.constantInput(2).to_vector<double>();
+  return {resampled(node, x, mode, transform, rounding, excludeOutside, a, sizes, scales)};
+}
+
+/// Upsample (opsets 7 to 9): Resize's nearest (rounding down) and linear,
+/// positions j / scale.
+Results upsample(NodeContext &node) {
+  Tensor x = node.input(0);
+  requireFloat(node, x);
+  std::string mode = node.attrString("mode", "nearest");
+  if (mode != "nearest" && mode != "linear")
+    node.unsupported("mode", mode);
+  std::vector<double> scales;
+  if (node.opset() < 9)
+    for (float scale : node.attrFloats("scales"))
+      scales.push_back(scale);
+  else
+    scales = node.constantInput(1).to_vector<double>();
+  return {resampled(node, x, mode, "asymmetric", "floor", false, -0.75, {}, scales)};
+}
+
+/// x resized to `sizes` or by `scales` (one of them empty), Resize's way.
+Tensor resampled(NodeContext &node, Tensor x, const std::string &mode, const std::string &transform,
+                 const std::string &rounding, bool excludeOutside, double a,
+                 const std::vector<int64_t> &sizes, const std::vector<double> &scales) {
+  int rank = x.rank();
   if (sizes.empty() == scales.empty())
     node.fail("takes either scales or sizes (one of them, not empty)");
   if (static_cast<int>(sizes.size() + scales.size()) != rank)
@@ -1513,7 +1690,7 @@ Results resize(NodeContext &node) {
     }
     x = sum;
   }
-  return {x};
+  return x;
 }
 
 /// CumSum: running sums along an axis by doubling steps (x plus x shifted
@@ -1770,14 +1947,17 @@ Results softmaxCrossEntropyLoss(NodeContext &node) {
 const std::map<std::string, Operator> &operators() {
   static const std::map<std::string, Operator> table = {
       {"Abs", unary<abs>},
+      {"Acos", floatUnary<acos>},
       {"Acosh", inverseHyperbolic},
       {"Add", binary<add>},
       {"And", binary<logical_and>},
       {"ArgMax", argExtreme<true>},
       {"ArgMin", argExtreme<false>},
+      {"Asin", floatUnary<asin>},
       {"Asinh", inverseHyperbolic},
+      {"Atan", floatUnary<atan>},
       {"Atanh", inverseHyperbolic},
-      {"AveragePool", pooling<false>},
+      {"AveragePool", oneOrTwoD<pooling<false>, 1>},
       {"BatchNormalization", batchNormalization},
       {"Cast", castTo},
       {"CastLike", castLike},
@@ -1787,8 +1967,8 @@ const std::map<std::string, Operator> &operators() {
       {"Concat", concatenate},
       {"Constant", constant},
       {"ConstantOfShape", constantOfShape},
-      {"Conv", convolution},
-      {"ConvTranspose", transposedConvolution},
+      {"Conv", oneOrTwoD<convolution, 2>},
+      {"ConvTranspose", oneOrTwoD<transposedConvolution, 2>},
       {"Cos", floatUnary<cos>},
       {"Cosh", hyperbolic<true>},
       {"CumSum", cumulativeSum},
@@ -1813,10 +1993,12 @@ const std::map<std::string, Operator> &operators() {
       {"Greater", binary<greater>},
       {"GreaterOrEqual", binary<greater_equal>},
       {"HardSigmoid", hardSigmoid},
+      {"HardSwish", hardSwish},
       {"Hardmax", hardmax},
       {"Identity", identity},
       {"IsInf", isInf},
       {"IsNaN", isNan},
+      {"LRN", localResponseNormalization},
       {"LayerNormalization", layerNormalization},
       {"LeakyRelu", leakyRelu},
       {"Less", binary<less>},
@@ -1826,7 +2008,7 @@ const std::map<std::string, Operator> &operators() {
       {"LpNormalization", lpNormalization},
       {"MatMul", matrixProduct},
       {"Max", variadic<maximum>},
-      {"MaxPool", pooling<true>},
+      {"MaxPool", oneOrTwoD<pooling<true>, 1>},
       {"Mean", variadic<add, true>},
       {"MeanVarianceNormalization", meanVarianceNormalization},
       {"Min", variadic<minimum>},
@@ -1855,6 +2037,7 @@ const std::map<std::string, Operator> &operators() {
       {"Relu", floatUnary<relu>},
       {"Reshape", reshapeTo},
       {"Resize", resize},
+      {"ReverseSequence", reverseSequence},
       {"Round", roundHalfToEven},
       {"Selu", selu},
       {"Shape", shapeOf},
@@ -1882,6 +2065,7 @@ const std::map<std::string, Operator> &operators() {
       {"Transpose", transposeBy},
       {"Trilu", trilu},
       {"Unsqueeze", unsqueeze},
+      {"Upsample", upsample},
       {"Where", select},
       {"Xor", logicalXor},
   };

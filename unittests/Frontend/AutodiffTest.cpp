@@ -156,6 +156,10 @@ TEST(Autodiff, UnaryOps) {
   checkGradients("log", [](auto &v) { return log(v[0]); }, {positive});
   checkGradients("log1p", [](auto &v) { return log1p(v[0]); }, {positive});
   checkGradients("erf", [](auto &v) { return erf(v[0]); }, {x});
+  checkGradients("atan", [](auto &v) { return atan(v[0]); }, {x});
+  Tensor inside = uniform({5}, 14, -0.9, 0.9); // asin and acos: within (-1, 1)
+  checkGradients("asin", [](auto &v) { return asin(v[0]); }, {inside});
+  checkGradients("acos", [](auto &v) { return acos(v[0]); }, {inside});
   checkGradients("sqrt", [](auto &v) { return sqrt(v[0]); }, {positive});
   checkGradients("rsqrt", [](auto &v) { return rsqrt(v[0]); }, {positive});
   checkGradients("tanh", [](auto &v) { return tanh(v[0]); }, {x});

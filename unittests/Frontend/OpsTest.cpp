@@ -109,6 +109,9 @@ TEST(Ops, Float32TranscendentalsMatchLibmOverTheirRange) {
   check("log", log(positive), positive, [](float v) { return std::log(v); });
   check("log1p", log1p(positive), positive, [](float v) { return std::log1p(v); });
   check("erf", erf(t), t, [](float v) { return std::erf(v); });
+  check("atan", atan(t), t, [](float v) { return std::atan(v); });
+  check("asin", asin(t), t, [](float v) { return std::asin(v); }); // NaN outside [-1, 1]
+  check("acos", acos(t), t, [](float v) { return std::acos(v); });
   check("tanh", tanh(t), t, [](float v) { return std::tanh(v); });
   check("sigmoid", sigmoid(t), t, [](float v) { return 1 / (1 + std::exp(-v)); });
 }

@@ -134,6 +134,11 @@ Tensor square(const Tensor &x, EMBER_LOC);
 Tensor sign(const Tensor &x, EMBER_LOC);
 Tensor sin(const Tensor &x, EMBER_LOC);
 Tensor cos(const Tensor &x, EMBER_LOC);
+/// Inverse trigonometric functions (tf.math.asin, acos, atan): NaN outside
+/// [-1, 1] for asin and acos.
+Tensor asin(const Tensor &x, EMBER_LOC);
+Tensor acos(const Tensor &x, EMBER_LOC);
+Tensor atan(const Tensor &x, EMBER_LOC);
 /// numpy astype: bool -> 0/1, number -> bool is x != 0, float -> int truncates
 /// toward zero; floats beyond the integer type saturate to its limits and NaN
 /// gives 0 (XLA's rule; numpy's result there depends on the machine).

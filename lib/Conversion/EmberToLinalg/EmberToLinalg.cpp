@@ -341,6 +341,9 @@ static Value emitScalar(Operation *op, OpBuilder &b, Location loc, ValueRange ar
       .Case([&](TanhOp) { return unaryFloat(math::TanhOp()); })
       .Case([&](SinOp) { return unaryFloat(math::SinOp()); })
       .Case([&](CosOp) { return unaryFloat(math::CosOp()); })
+      .Case([&](AsinOp) { return unaryFloat(math::AsinOp()); })
+      .Case([&](AcosOp) { return unaryFloat(math::AcosOp()); })
+      .Case([&](AtanOp) { return unaryFloat(math::AtanOp()); })
       .Case([&](SigmoidOp) -> Value {
         Value one = constantLike(b, loc, type, 1);
         Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));

@@ -13,7 +13,10 @@ func.func @elementwise_f32(%a: tensor<64x33xf32>, %b: tensor<64x33xf32>) -> tens
   %5 = ember.pow %4, %a : tensor<64x33xf32>
   %6 = ember.log1p %5 : tensor<64x33xf32>
   %7 = ember.erf %6 : tensor<64x33xf32>
-  return %7 : tensor<64x33xf32>
+  %8 = ember.asin %7 : tensor<64x33xf32>
+  %9 = ember.acos %8 : tensor<64x33xf32>
+  %10 = ember.atan %9 : tensor<64x33xf32>
+  return %10 : tensor<64x33xf32>
 }
 
 // CHECK-DAG: llvm.func @ember_entry_elementwise_f64(

@@ -492,6 +492,22 @@ func.func @erf_fold() -> tensor<3xf64> {
 
 // -----
 
+// asin, acos and atan fold with libm's.
+// CHECK-LABEL: func.func @inverse_trigonometric_fold(
+// CHECK-DAG:     %[[ASIN:.*]] = ember.constant dense<[0.000000e+00, 1.5707963267948{{[0-9]*}}, 0x7FF8000000000000]> : tensor<3xf64>
+// CHECK-DAG:     %[[ACOS:.*]] = ember.constant dense<[1.5707963267948{{[0-9]*}}, 0.000000e+00, 0x7FF8000000000000]> : tensor<3xf64>
+// CHECK-DAG:     %[[ATAN:.*]] = ember.constant dense<[0.000000e+00, 0.78539816339744{{[0-9]*}}, 1.1071487177940{{[0-9]*}}]> : tensor<3xf64>
+// CHECK:         return %[[ASIN]], %[[ACOS]], %[[ATAN]]
+func.func @inverse_trigonometric_fold() -> (tensor<3xf64>, tensor<3xf64>, tensor<3xf64>) {
+  %a = ember.constant dense<[0.0, 1.0, 2.0]> : tensor<3xf64>
+  %0 = ember.asin %a : tensor<3xf64>
+  %1 = ember.acos %a : tensor<3xf64>
+  %2 = ember.atan %a : tensor<3xf64>
+  return %0, %1, %2 : tensor<3xf64>, tensor<3xf64>, tensor<3xf64>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @sqrt_rsqrt_fold(
 // CHECK-DAG:     %[[SQRT:.*]] = ember.constant dense<[2.000000e+00, 1.41421354, 0.000000e+00]> : tensor<3xf32>
 // CHECK-DAG:     %[[RSQRT:.*]] = ember.constant dense<[5.000000e-01, 2.500000e-01]> : tensor<2xf32>

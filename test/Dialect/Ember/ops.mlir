@@ -143,7 +143,10 @@ func.func @select(%c: tensor<2x3xi1>, %a: tensor<2x3xf64>, %b: tensor<2x3xf64>, 
 // CHECK-NEXT:    %[[SIN:.*]] = ember.sin %[[SIGN]] : tensor<4xf32>
 // CHECK-NEXT:    %[[COS:.*]] = ember.cos %[[SIN]] : tensor<4xf32>
 // CHECK-NEXT:    %[[ERF:.*]] = ember.erf %[[COS]] : tensor<4xf32>
-// CHECK-NEXT:    return %[[ERF]] : tensor<4xf32>
+// CHECK-NEXT:    %[[ASIN:.*]] = ember.asin %[[ERF]] : tensor<4xf32>
+// CHECK-NEXT:    %[[ACOS:.*]] = ember.acos %[[ASIN]] : tensor<4xf32>
+// CHECK-NEXT:    %[[ATAN:.*]] = ember.atan %[[ACOS]] : tensor<4xf32>
+// CHECK-NEXT:    return %[[ATAN]] : tensor<4xf32>
 func.func @unary_float(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = ember.neg %x : tensor<4xf32>
   %1 = ember.abs %0 : tensor<4xf32>
@@ -160,7 +163,10 @@ func.func @unary_float(%x: tensor<4xf32>) -> tensor<4xf32> {
   %12 = ember.sin %11 : tensor<4xf32>
   %13 = ember.cos %12 : tensor<4xf32>
   %14 = ember.erf %13 : tensor<4xf32>
-  return %14 : tensor<4xf32>
+  %15 = ember.asin %14 : tensor<4xf32>
+  %16 = ember.acos %15 : tensor<4xf32>
+  %17 = ember.atan %16 : tensor<4xf32>
+  return %17 : tensor<4xf32>
 }
 
 // CHECK-LABEL: func.func @unary_int(

@@ -4,7 +4,7 @@ python3-onnx): python3 make_onnx_model.py KIND PATH
   mlp          y = softmax(relu(x @ W1 + b1) @ W2 + b2), x: float32[batch, 3]
                ("batch" symbolic), the weights fixed initializers
   unsupported  a node of an op ember does not import (Det)
-  bad-attr     a MaxPool with ceil_mode = 1 (an attribute value ember refuses)
+  bad-attr     a MaxPool with storage_order = 1 (an attribute value ember refuses)
 """
 import sys
 
@@ -44,9 +44,9 @@ def unsupported():
 def bad_attr():
     graph = helper.make_graph(
         [helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[2, 2],
-                          strides=[2, 2], ceil_mode=1)], "pool",
+                          strides=[2, 2], storage_order=1)], "pool",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 3, 3])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 2, 2])])
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 1, 1])])
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
 
 

@@ -436,6 +436,9 @@ EMBER_FOLD_UNARY(SquareOp, isNumber<T>, square(x))
 EMBER_FOLD_UNARY(SignOp, isNumber<T>, x > 0 ? T(1) : x < 0 ? T(-1) : x)
 EMBER_FOLD_UNARY(SinOp, isFloat<T>, std::sin(x))
 EMBER_FOLD_UNARY(CosOp, isFloat<T>, std::cos(x))
+EMBER_FOLD_UNARY(AsinOp, isFloat<T>, std::asin(x))
+EMBER_FOLD_UNARY(AcosOp, isFloat<T>, std::acos(x))
+EMBER_FOLD_UNARY(AtanOp, isFloat<T>, std::atan(x))
 #undef EMBER_FOLD_UNARY
 
 // Pattern: neg(neg(x)) -> x.

@@ -284,6 +284,12 @@ EMBER_UNARY_VJP(SquareOp, g.mul(g.scale(dy, 2), x))
 EMBER_UNARY_VJP(SignOp, g.splat(dy, 0))
 EMBER_UNARY_VJP(SinOp, g.mul(dy, CosOp::create(builder, getLoc(), x)))
 EMBER_UNARY_VJP(CosOp, g.neg(g.mul(dy, SinOp::create(builder, getLoc(), x))))
+// asin' = 1 / sqrt(1 - x^2) = -acos'; atan' = 1 / (1 + x^2).
+EMBER_UNARY_VJP(AsinOp,
+                g.mul(dy, RsqrtOp::create(builder, getLoc(), g.sub(g.splat(x, 1), g.mul(x, x)))))
+EMBER_UNARY_VJP(AcosOp, g.neg(g.mul(dy, RsqrtOp::create(builder, getLoc(),
+                                                        g.sub(g.splat(x, 1), g.mul(x, x))))))
+EMBER_UNARY_VJP(AtanOp, g.div(dy, g.add(g.splat(x, 1), g.mul(x, x))))
 #undef EMBER_UNARY_VJP
 EMBER_VJP(NotOp) { return noGradients(*this, out); }
 

@@ -127,6 +127,9 @@ def Ember_SquareOp : Ember_UnaryOp<"square", "square `x * x`.", "numbers">;
 def Ember_SignOp : Ember_UnaryOp<"sign", "sign: -1, 0 or 1 (NaN stays NaN).", "numbers">;
 def Ember_SinOp : Ember_UnaryOp<"sin", "sine.", "floats">;
 def Ember_CosOp : Ember_UnaryOp<"cos", "cosine.", "floats">;
+def Ember_AsinOp : Ember_UnaryOp<"asin", "arcsine, in [-pi/2, pi/2] (NaN outside [-1, 1]).", "floats">;
+def Ember_AcosOp : Ember_UnaryOp<"acos", "arccosine, in [0, pi] (NaN outside [-1, 1]).", "floats">;
+def Ember_AtanOp : Ember_UnaryOp<"atan", "arctangent, in [-pi/2, pi/2].", "floats">;
 def Ember_NotOp : Ember_UnaryOp<"not", "logical (i1) or bitwise (integers) not.", "i1 and integers">;
 
 def Ember_CastOp : Ember_Op<"cast", [Pure, Ember_Elementwise, DeclareOpInterfaceMethods<Ember_VJPOpInterface>]> {
