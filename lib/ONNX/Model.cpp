@@ -245,6 +245,12 @@ std::string NodeContext::attrString(const std::string &name, const std::string &
   return a ? a->s() : otherwise;
 }
 
+std::vector<std::string> NodeContext::attrStrings(const std::string &name) {
+  const auto *a = attribute(name, ::onnx::AttributeProto::STRINGS);
+  return a ? std::vector<std::string>(a->strings().begin(), a->strings().end())
+           : std::vector<std::string>{};
+}
+
 std::vector<int64_t> NodeContext::attrInts(const std::string &name,
                                            std::vector<int64_t> otherwise) {
   const auto *a = attribute(name, ::onnx::AttributeProto::INTS);

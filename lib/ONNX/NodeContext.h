@@ -83,6 +83,7 @@ public:
   std::string attrString(const std::string &name, const std::string &otherwise);
   std::vector<int64_t> attrInts(const std::string &name, std::vector<int64_t> otherwise = {});
   std::vector<float> attrFloats(const std::string &name);
+  std::vector<std::string> attrStrings(const std::string &name);
   Tensor attrTensor(const std::string &name);
   /// Marks `name` read without reading it (an attribute that changes nothing here).
   void ignoreAttribute(const std::string &name) { read_.insert(name); }

@@ -465,8 +465,21 @@ Results gatherElements(NodeContext &node) {
   return {takeAlong(node, x, index, axis)};
 }
 
+/// x with each sequence's first `lengths[b]` elements along `timeAxis`
+/// reversed (the rest kept), as GatherElements of positions; a length
+/// beyond the time axis is refused when the gather runs.
+Tensor reversedSequences(NodeContext &node, const Tensor &x, const Tensor &lengths,
+                         int64_t timeAxis, int64_t batchAxis) {
+  std::vector<int64_t> alongBatch(static_cast<size_t>(x.rank()), 1);
+  alongBatch[batchAxis] = -1;
+  Tensor length = reshape(lengths, alongBatch);
+  Tensor t = iota_like(x, static_cast<int>(timeAxis), DType::Int64);
+  Tensor index = where(less(t, length), sub(sub(length, int64Scalar(1)), t), t);
+  return takeAlong(node, x, index, timeAxis);
+}
+
 /// ReverseSequence: along the time axis, each sequence's first `length`
-/// elements reversed (the rest kept), as GatherElements of positions.
+/// elements reversed (the rest kept).
 Results reverseSequence(NodeContext &node) {
   const Tensor &x = node.input(0);
   Tensor lengths = cast(node.input(1), DType::Int64);
@@ -478,12 +491,7 @@ Results reverseSequence(NodeContext &node) {
               std::to_string(batchAxis));
   if (lengths.rank() != 1)
     node.fail("takes sequence_lens of rank 1, not " + describe(lengths));
-  std::vector<int64_t> alongBatch(static_cast<size_t>(x.rank()), 1);
-  alongBatch[batchAxis] = -1;
-  Tensor length = reshape(lengths, alongBatch);
-  Tensor t = iota_like(x, static_cast<int>(timeAxis), DType::Int64);
-  Tensor index = where(less(t, length), sub(sub(length, int64Scalar(1)), t), t);
-  return {takeAlong(node, x, index, timeAxis)};
+  return {reversedSequences(node, x, lengths, timeAxis, batchAxis)};
 }
 
 /// GatherND (batch_dims 0): each index tuple's slice of data, as a gather
@@ -1872,6 +1880,296 @@ Results layerNormalization(NodeContext &node) {
   return {cast(y, x.dtype()), mean, inverse};
 }
 
+/// InstanceNormalization: each (sample, channel) normalized over its
+/// spatial dims, then scaled and shifted per channel.
+Results instanceNormalization(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  requireFloat(node, x);
+  if (x.rank() < 3)
+    node.fail("takes inputs [N, C, D1, ...], not " + describe(x));
+  double epsilon = node.attrFloat("epsilon", 1e-5f);
+  std::vector<int64_t> spatial, perChannel = {knownDim(node, x, 1)};
+  for (int d = 2; d < x.rank(); ++d) {
+    spatial.push_back(d);
+    perChannel.push_back(1);
+  }
+  Tensor mean = reduce_mean(x, spatial, true);
+  Tensor centered = sub(x, mean);
+  Tensor variance = reduce_mean(mul(centered, centered), spatial, true);
+  Tensor scale = reshape(node.input(1), perChannel), bias = reshape(node.input(2), perChannel);
+  return {add(mul(mul(centered, rsqrt(add(variance, scalar(epsilon, x.dtype())))), scale), bias)};
+}
+
+//===----------------------------------------------------------------------===//
+// Recurrent layers (RNN, GRU, LSTM), unrolled over their known time steps
+//===----------------------------------------------------------------------===//
+
+/// A recurrent layer's activation by its ONNX name, with the alpha and beta
+/// of those that take them (consumed in order from activation_alpha and
+/// activation_beta where given, else ONNX's defaults).
+struct Activation {
+  std::string name;
+  double alpha = 0, beta = 0;
+};
+
+std::vector<Activation> activationsOf(NodeContext &node, std::vector<std::string> defaults,
+                                      int directions) {
+  std::vector<std::string> names = node.attrStrings("activations");
+  size_t perDirection = defaults.size();
+  if (names.empty())
+    for (int d = 0; d < directions; ++d)
+      names.insert(names.end(), defaults.begin(), defaults.end());
+  if (names.size() != perDirection * static_cast<size_t>(directions))
+    node.fail("takes " + std::to_string(perDirection * directions) + " activations, not " +
+              std::to_string(names.size()));
+  std::vector<float> alphas = node.attrFloats("activation_alpha"),
+                     betas = node.attrFloats("activation_beta");
+  bool alphasGiven = node.hasAttribute("activation_alpha"),
+       betasGiven = node.hasAttribute("activation_beta");
+  size_t nextAlpha = 0, nextBeta = 0;
+  auto take = [&](bool given, const std::vector<float> &values, size_t &next, double otherwise,
+                  const char *list) -> double {
+    if (!given)
+      return otherwise;
+    if (next >= values.size())
+      node.fail(std::string("has too few values in ") + list + " for its activations");
+    return values[next++];
+  };
+  std::vector<Activation> activations;
+  for (const std::string &name : names) {
+    Activation f{name};
+    if (name == "Affine" || name == "ScaledTanh") {
+      f.alpha = take(alphasGiven, alphas, nextAlpha, 1.0, "activation_alpha");
+      f.beta = take(betasGiven, betas, nextBeta, name == "Affine" ? 0.0 : 1.0, "activation_beta");
+    } else if (name == "HardSigmoid") {
+      f.alpha = take(alphasGiven, alphas, nextAlpha, 0.2, "activation_alpha");
+      f.beta = take(betasGiven, betas, nextBeta, 0.5, "activation_beta");
+    } else if (name == "LeakyRelu") {
+      f.alpha = take(alphasGiven, alphas, nextAlpha, 0.01, "activation_alpha");
+    } else if (name == "ThresholdedRelu" || name == "Elu") {
+      f.alpha = take(alphasGiven, alphas, nextAlpha, 1.0, "activation_alpha");
+    } else if (name != "Relu" && name != "Tanh" && name != "Sigmoid" && name != "Softsign" &&
+               name != "Softplus") {
+      node.unsupported("activations", name);
+    }
+    activations.push_back(f);
+  }
+  if (nextAlpha != alphas.size() || nextBeta != betas.size())
+    node.fail("has more activation_alpha or activation_beta values than its activations take");
+  return activations;
+}
+
+Tensor activate(const Activation &f, const Tensor &x) {
+  Tensor zero = scalar(0, x.dtype()), one = scalar(1, x.dtype());
+  auto times = [&](double factor, const Tensor &t) { return mul(t, scalar(factor, x.dtype())); };
+  if (f.name == "Relu")
+    return relu(x);
+  if (f.name == "Tanh")
+    return tanh(x);
+  if (f.name == "Sigmoid")
+    return sigmoid(x);
+  if (f.name == "Affine")
+    return add(times(f.alpha, x), scalar(f.beta, x.dtype()));
+  if (f.name == "ScaledTanh")
+    return times(f.alpha, tanh(times(f.beta, x)));
+  if (f.name == "HardSigmoid")
+    return maximum(minimum(add(times(f.alpha, x), scalar(f.beta, x.dtype())), one), zero);
+  if (f.name == "LeakyRelu")
+    return where(less(x, zero), times(f.alpha, x), x);
+  if (f.name == "ThresholdedRelu")
+    return where(greater(x, scalar(f.alpha, x.dtype())), x, zero);
+  if (f.name == "Elu")
+    return where(less(x, zero), times(f.alpha, sub(exp(x), one)), x);
+  if (f.name == "Softsign")
+    return div(x, add(one, abs(x)));
+  // Softplus: max(x, 0) + log(1 + e^-|x|), without overflow.
+  return add(maximum(x, zero), log1p(exp(neg(abs(x)))));
+}
+
+enum class Cell { RNN, GRU, LSTM };
+
+/// RNN, GRU and LSTM (opsets 7 to 17): each direction's input projection
+/// for all steps as one matmul, then one step per time step (the sequence
+/// length must be known while compiling); sequence_lens masks each
+/// sequence's steps past its length (outputs 0 there, the state kept; the
+/// reverse direction starts at each sequence's own end).
+template <Cell cell> Results recurrent(NodeContext &node) {
+  const int gates = cell == Cell::RNN ? 1 : cell == Cell::GRU ? 3 : 4;
+  std::string direction = node.attrString("direction", "forward");
+  if (direction != "forward" && direction != "reverse" && direction != "bidirectional")
+    node.unsupported("direction", direction);
+  const int directions = direction == "bidirectional" ? 2 : 1;
+  int64_t layout = node.opset() >= 14 ? node.attrInt("layout", 0) : 0;
+  if (layout != 0 && layout != 1)
+    node.unsupported("layout", std::to_string(layout));
+  if (node.hasAttribute("clip"))
+    node.unsupported("clip", std::to_string(node.attrFloat("clip", 0))); // where it applies differs
+  bool linearBeforeReset = cell == Cell::GRU && node.attrInt("linear_before_reset", 0) != 0;
+  if (cell == Cell::LSTM && node.attrInt("input_forget", 0) != 0)
+    node.unsupported("input_forget", "1");
+  std::vector<Activation> activations =
+      activationsOf(node,
+                    cell == Cell::RNN   ? std::vector<std::string>{"Tanh"}
+                    : cell == Cell::GRU ? std::vector<std::string>{"Sigmoid", "Tanh"}
+                                        : std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"},
+                    directions);
+  const size_t perDirection = activations.size() / static_cast<size_t>(directions);
+
+  Tensor x = node.input(0); // [T, B, I] (layout 1: [B, T, I])
+  requireFloat(node, x);
+  if (x.rank() != 3)
+    node.fail("takes X of rank 3, not " + describe(x));
+  if (layout == 1)
+    x = transpose(x, {1, 0, 2});
+  const Tensor &w = node.input(1), &r = node.input(2);
+  int64_t hidden = node.hasAttribute("hidden_size") ? node.attrInt("hidden_size", 0)
+                   : r.rank() == 3                  ? knownDim(node, r, 2)
+                                                    : 0;
+  int64_t steps = knownDim(node, x, 0), features = knownDim(node, x, 2);
+  auto requireShape = [&](const Tensor &t, std::vector<int64_t> shape, const char *what) {
+    bool same = t.rank() == static_cast<int>(shape.size());
+    for (int d = 0; same && d < t.rank(); ++d)
+      same = t.shape()[d] == shape[d] || (shape[d] == kNone);
+    if (!same)
+      node.fail(std::string("takes ") + what + " of shape " + Shape::str(shape) + ", not " +
+                describe(t));
+  };
+  requireShape(w, {directions, gates * hidden, features}, "W");
+  requireShape(r, {directions, gates * hidden, hidden}, "R");
+  if (node.has(3))
+    requireShape(node.input(3), {directions, 2 * gates * hidden}, "B");
+  std::optional<Tensor> lengths;
+  if (node.has(4)) {
+    lengths = reshape(cast(node.input(4), DType::Int64), {-1, 1}); // [B, 1]
+    if (node.input(4).rank() != 1)
+      node.fail("takes sequence_lens of rank 1, not " + describe(node.input(4)));
+  }
+  // An initial state: given as [D, B, H] ([B, D, H] in layout 1), else 0.
+  auto initial = [&](int i, int d, const Tensor &like) {
+    if (!node.has(i))
+      return slabLike(node, like, 1, hidden, Scalar(0)); // [B, H] zeros, any batch
+    Tensor given = node.input(i);
+    if (given.rank() != 3)
+      node.fail("takes input " + std::to_string(i) + " of rank 3, not " + describe(given));
+    int axis = layout == 1 ? 1 : 0;
+    std::vector<int64_t> start(3, 0), limit(3, kNone);
+    start[axis] = d;
+    limit[axis] = d + 1;
+    return reshape(slice(given, start, limit), {-1, hidden});
+  };
+  auto columns = [&](const Tensor &t, int64_t gate) { // gate `gate` of [B, G*H]
+    return slice(t, {0, gate * hidden}, {kNone, (gate + 1) * hidden});
+  };
+  auto ofDirection = [&](const Tensor &t, int d, std::vector<int64_t> shape) {
+    std::vector<int64_t> start(static_cast<size_t>(t.rank()), 0), limit(start.size(), kNone);
+    start[0] = d;
+    limit[0] = d + 1;
+    return reshape(slice(t, start, limit), shape);
+  };
+
+  std::vector<Tensor> ys, lastH, lastC;
+  for (int d = 0; d < directions; ++d) {
+    bool backward = direction == "reverse" || d == 1;
+    const Activation *f = &activations[d * perDirection];
+    Tensor input = !backward ? x
+                   : lengths ? reversedSequences(node, x, reshape(*lengths, {-1}), 0, 1)
+                             : reversedAlong(node, x, 0);
+    Tensor wT = transpose(ofDirection(w, d, {gates * hidden, features}), {1, 0});
+    Tensor rT = transpose(ofDirection(r, d, {gates * hidden, hidden}), {1, 0}); // [H, G*H]
+    // X W^T (+ Wb) for every step at once: [T, B, G*H].
+    Tensor projected =
+        reshape(matmul(reshape(input, {-1, features}), wT), {steps, -1, gates * hidden});
+    std::optional<Tensor> inputBias, recurrentBias;
+    if (node.has(3)) {
+      Tensor b = ofDirection(node.input(3), d, {2 * gates * hidden});
+      inputBias = slice(b, {0}, {gates * hidden});
+      recurrentBias = slice(b, {gates * hidden}, {2 * gates * hidden});
+      projected = add(projected, *inputBias);
+    }
+    Tensor first = reshape(slice(projected, {0, 0, 0}, {1, kNone, kNone}), {-1, gates * hidden});
+    Tensor h = initial(5, d, first), c;
+    if (cell == Cell::LSTM)
+      c = initial(6, d, first);
+    std::optional<Tensor> peepholes;
+    if (cell == Cell::LSTM && node.has(7)) {
+      requireShape(node.input(7), {directions, 3 * hidden}, "P");
+      peepholes = ofDirection(node.input(7), d, {3 * hidden});
+    }
+    auto peephole = [&](int k) { return slice(*peepholes, {k * hidden}, {(k + 1) * hidden}); };
+    std::vector<Tensor> outputs;
+    for (int64_t t = 0; t < steps; ++t) {
+      Tensor xt = reshape(slice(projected, {t, 0, 0}, {t + 1, kNone, kNone}), {-1, gates * hidden});
+      Tensor hr = matmul(h, rT); // H R^T: [B, G*H]
+      if (recurrentBias)
+        hr = add(hr, *recurrentBias);
+      Tensor next, nextC;
+      if (cell == Cell::RNN) {
+        next = activate(f[0], add(xt, hr));
+      } else if (cell == Cell::GRU) { // gates z, r, h
+        Tensor z = activate(f[0], add(columns(xt, 0), columns(hr, 0)));
+        Tensor reset = activate(f[0], add(columns(xt, 1), columns(hr, 1)));
+        Tensor candidate;
+        if (linearBeforeReset) {
+          candidate = add(columns(xt, 2), mul(reset, columns(hr, 2)));
+        } else {
+          Tensor rhT = slice(rT, {0, 2 * hidden}, {kNone, 3 * hidden});
+          candidate = add(columns(xt, 2), matmul(mul(reset, h), rhT));
+          if (recurrentBias)
+            candidate = add(candidate, slice(*recurrentBias, {2 * hidden}, {3 * hidden}));
+        }
+        Tensor hh = activate(f[1], candidate);
+        next = add(mul(sub(scalar(1, z.dtype()), z), hh), mul(z, h));
+      } else { // gates i, o, f, c; peepholes i, o, f
+        Tensor all = add(xt, hr);
+        Tensor gi = columns(all, 0), go = columns(all, 1), gf = columns(all, 2);
+        if (peepholes) {
+          gi = add(gi, mul(peephole(0), c));
+          gf = add(gf, mul(peephole(2), c));
+        }
+        Tensor i = activate(f[0], gi), forget = activate(f[0], gf);
+        nextC = add(mul(forget, c), mul(i, activate(f[1], columns(all, 3))));
+        if (peepholes)
+          go = add(go, mul(peephole(1), nextC));
+        next = mul(activate(f[0], go), activate(f[2], nextC));
+      }
+      if (lengths) { // past a sequence's length: output 0, the state kept
+        Tensor running = less(int64Scalar(t), *lengths); // [B, 1]
+        outputs.push_back(where(running, next, scalar(0, next.dtype())));
+        h = where(running, next, h);
+        if (cell == Cell::LSTM)
+          c = where(running, nextC, c);
+      } else {
+        outputs.push_back(next);
+        h = next;
+        c = nextC;
+      }
+    }
+    std::vector<Tensor> stacked;
+    for (const Tensor &y : outputs)
+      stacked.push_back(reshape(y, {1, 1, -1, hidden}));
+    Tensor y = concat(stacked, 0); // [T, 1, B, H]
+    if (backward)
+      y = lengths ? reversedSequences(node, y, reshape(*lengths, {-1}), 0, 2)
+                  : reversedAlong(node, y, 0);
+    ys.push_back(y);
+    lastH.push_back(reshape(h, {1, -1, hidden}));
+    if (cell == Cell::LSTM)
+      lastC.push_back(reshape(c, {1, -1, hidden}));
+  }
+  Tensor y = directions == 1 ? ys[0] : concat(ys, 1);        // [T, D, B, H]
+  Tensor yh = directions == 1 ? lastH[0] : concat(lastH, 0); // [D, B, H]
+  if (layout == 1) {
+    y = transpose(y, {2, 0, 1, 3}); // [B, T, D, H]
+    yh = transpose(yh, {1, 0, 2});  // [B, D, H]
+  }
+  Results results = {y, yh};
+  if (cell == Cell::LSTM) {
+    Tensor yc = directions == 1 ? lastC[0] : concat(lastC, 0);
+    results.push_back(layout == 1 ? transpose(yc, {1, 0, 2}) : yc);
+  }
+  return results;
+}
+
 Results meanVarianceNormalization(NodeContext &node) {
   const Tensor &x = node.input(0);
   requireFloat(node, x);
@@ -1984,6 +2282,7 @@ const std::map<std::string, Operator> &operators() {
       {"EyeLike", eyeLike},
       {"Flatten", flatten},
       {"Floor", rounding<false>},
+      {"GRU", recurrent<Cell::GRU>},
       {"Gather", gatherAlong},
       {"GatherElements", gatherElements},
       {"GatherND", gatherND},
@@ -1996,9 +2295,11 @@ const std::map<std::string, Operator> &operators() {
       {"HardSwish", hardSwish},
       {"Hardmax", hardmax},
       {"Identity", identity},
+      {"InstanceNormalization", instanceNormalization},
       {"IsInf", isInf},
       {"IsNaN", isNan},
       {"LRN", localResponseNormalization},
+      {"LSTM", recurrent<Cell::LSTM>},
       {"LayerNormalization", layerNormalization},
       {"LeakyRelu", leakyRelu},
       {"Less", binary<less>},
@@ -2022,6 +2323,7 @@ const std::map<std::string, Operator> &operators() {
       {"PRelu", parametricRelu},
       {"Pad", pad},
       {"Pow", power},
+      {"RNN", recurrent<Cell::RNN>},
       {"Range", range},
       {"Reciprocal", reciprocal},
       {"ReduceL1", reduce<Reduction::L1>},
