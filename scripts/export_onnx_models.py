@@ -12,6 +12,9 @@ one data set per batch size, the batch a symbolic dim ("batch") of the model.
   resnet18     torchvision's ResNet-18 (weights=None), 3x64x64 images, eval mode
   transformer  nn.TransformerEncoder, 2 layers, d_model 128, 4 heads,
                batch_first=False (sequence 12, batch dim 1)
+  lstm         nn.LSTM 16 -> 32, 2 layers, bidirectional (sequence 7, batch dim 1)
+  gru          nn.GRU 16 -> 32, bidirectional, batch_first (sequence 7);
+               torch exports it with linear_before_reset
 
 usage: /usr/bin/python3 export_onnx_models.py OUT [NAME...]
 """
@@ -43,7 +46,28 @@ def transformer():
     return model, lambda batch: torch.randn(12, batch, 128), {1: "batch"}
 
 
-MODELS = {"mlp": mlp, "resnet18": resnet18, "transformer": transformer}
+class SequenceOutput(torch.nn.Module):
+    """A recurrent layer's output sequence alone (not its final states)."""
+
+    def __init__(self, layer):
+        super().__init__()
+        self.layer = layer
+
+    def forward(self, x):
+        return self.layer(x)[0]
+
+
+def lstm():
+    model = SequenceOutput(torch.nn.LSTM(16, 32, num_layers=2, bidirectional=True))
+    return model, lambda batch: torch.randn(7, batch, 16), {1: "batch"}
+
+
+def gru():
+    model = SequenceOutput(torch.nn.GRU(16, 32, bidirectional=True, batch_first=True))
+    return model, lambda batch: torch.randn(batch, 7, 16), {0: "batch"}
+
+
+MODELS = {"mlp": mlp, "resnet18": resnet18, "transformer": transformer, "lstm": lstm, "gru": gru}
 BATCHES = [1, 3]
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Real models through the ONNX importer (issue 28), exported offline by
-# Debian's torch 1.13 (scripts/export_onnx_models.py: an MLP, ResNet-18 and a
-# TransformerEncoder, random weights, batch sizes 1 and 3):
+# Debian's torch 1.13 (scripts/export_onnx_models.py: an MLP, ResNet-18, a
+# TransformerEncoder, and through the JIT only a bidirectional LSTM and GRU;
+# random weights, batch sizes 1 and 3):
 #   scripts/onnx-real-models.sh [BUILD_DIR]
 # 1. JIT: ember::onnx::load, each batch size against PyTorch's outputs
 #    (rtol 1e-4; an absolute tolerance of 1e-4 times the output's largest

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -194,6 +195,70 @@ TEST(ONNXModel, AttributesEmberDoesNotImplementAreNamed) {
         << error.what();
   }
   std::filesystem::remove(path);
+}
+
+TEST(ONNXModel, RecurrentSequenceLengthsMaskEachSequenceItsOwnWay) {
+  // A bidirectional LSTM over a batch of a 4-step and a 2-step sequence is
+  // the same LSTM over each sequence alone: zeros past the shorter one's
+  // end, its final states at its own end (its reverse pass starting there).
+  const int64_t features = 2, hidden = 3;
+  auto values = [](int64_t n, float scale) {
+    std::vector<float> v;
+    for (int64_t i = 0; i < n; ++i)
+      v.push_back(scale * std::sin(0.7f * float(i) + 0.3f));
+    return v;
+  };
+  std::vector<std::string> paths;
+  auto lstm = [&](int64_t steps, int64_t batch) {
+    ModelBuilder m;
+    m.input("x", {steps, batch, features});
+    m.input("lengths", {batch}, ::onnx::TensorProto::INT32);
+    m.weight("w", {2, 4 * hidden, features}, values(2 * 4 * hidden * features, 0.5f));
+    m.weight("r", {2, 4 * hidden, hidden}, values(2 * 4 * hidden * hidden, 0.4f));
+    m.weight("b", {2, 8 * hidden}, values(2 * 8 * hidden, 0.2f));
+    m.output("y", {steps, 2, batch, hidden});
+    m.output("h", {2, batch, hidden});
+    m.output("c", {2, batch, hidden});
+    ::onnx::NodeProto *n = m.node("LSTM", {"x", "w", "r", "b", "lengths"}, {"y", "h", "c"});
+    auto *direction = n->add_attribute();
+    direction->set_name("direction");
+    direction->set_type(::onnx::AttributeProto::STRING);
+    direction->set_s("bidirectional");
+    auto *size = n->add_attribute();
+    size->set_name("hidden_size");
+    size->set_type(::onnx::AttributeProto::INT);
+    size->set_i(hidden);
+    paths.push_back(m.save("lstm-" + std::to_string(steps) + "x" + std::to_string(batch)));
+    return ember::onnx::load(paths.back());
+  };
+  Tensor x = Tensor::from_vector(values(4 * 2 * features, 1.0f), {4, 2, features});
+  std::vector<Tensor> both = lstm(4, 2)({x, Tensor({4, 2})});
+  std::vector<Tensor> first = lstm(4, 1)({slice(x, {0, 0, 0}, {kNone, 1, kNone}), Tensor({4})});
+  std::vector<Tensor> second = lstm(2, 1)({slice(x, {0, 1, 0}, {2, 2, kNone}), Tensor({2})});
+  auto expectNear = [](const Tensor &got, const Tensor &expected, const char *what) {
+    std::vector<float> g = got.to_vector<float>(), e = expected.to_vector<float>();
+    ASSERT_EQ(g.size(), e.size()) << what;
+    for (size_t i = 0; i < g.size(); ++i)
+      EXPECT_NEAR(g[i], e[i], 1e-5f) << what << " [" << i << "]";
+  };
+  for (int k = 0; k < 3; ++k) {
+    int64_t batchDim = k == 0 ? 2 : 1; // y: [T, D, B, H]; h, c: [D, B, H]
+    auto ofSequence = [&](const Tensor &t, int64_t b, int64_t steps) {
+      std::vector<int64_t> start(static_cast<size_t>(t.rank()), 0), limit(start.size(), kNone);
+      start[batchDim] = b;
+      limit[batchDim] = b + 1;
+      if (k == 0)
+        limit[0] = steps;
+      return slice(t, start, limit);
+    };
+    expectNear(ofSequence(both[k], 0, 4), first[k], "the 4-step sequence");
+    expectNear(ofSequence(both[k], 1, 2), second[k], "the 2-step sequence");
+  }
+  std::vector<float> past =
+      slice(both[0], {2, 0, 1, 0}, {kNone, kNone, 2, kNone}).to_vector<float>();
+  EXPECT_EQ(past, std::vector<float>(past.size(), 0.f)) << "outputs past the shorter sequence";
+  for (const std::string &path : paths)
+    std::filesystem::remove(path);
 }
 
 TEST(ONNXModel, AGradientTapeDifferentiatesThroughAnImportedModel) {
