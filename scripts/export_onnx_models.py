@@ -16,6 +16,9 @@ one data set per batch size, the batch a symbolic dim ("batch") of the model.
   gru          nn.GRU 16 -> 32, bidirectional, batch_first (sequence 7);
                torch exports it with linear_before_reset
 
+  (named only: resnet18_224, ResNet-18 on 3x224x224; transformer_seq128, the
+  transformer on sequence 128)
+
 usage: /usr/bin/python3 export_onnx_models.py OUT [NAME...]
 """
 import os
@@ -67,7 +70,20 @@ def gru():
     return model, lambda batch: torch.randn(batch, 7, 16), {0: "batch"}
 
 
+def resnet18_224():
+    import torchvision
+    model = torchvision.models.resnet18(weights=None)
+    return model, lambda batch: torch.randn(batch, 3, 224, 224), {0: "batch"}
+
+
+def transformer_seq128():
+    model, _, axes = transformer()
+    return model, lambda batch: torch.randn(128, batch, 128), axes
+
+
 MODELS = {"mlp": mlp, "resnet18": resnet18, "transformer": transformer, "lstm": lstm, "gru": gru}
+# Exported when named (bench/onnx_models.sh): the sizes the issue's figures take.
+BENCH_MODELS = {"resnet18_224": resnet18_224, "transformer_seq128": transformer_seq128}
 BATCHES = [1, 3]
 
 
@@ -79,7 +95,7 @@ def write(path, array, name):
 
 def export(out, name):
     torch.manual_seed(0)
-    model, example, batch_axes = MODELS[name]()
+    model, example, batch_axes = {**MODELS, **BENCH_MODELS}[name]()
     model.eval()
     folder = os.path.join(out, name)
     os.makedirs(folder, exist_ok=True)

@@ -108,8 +108,8 @@ Results power(NodeContext &node) {
     return {cast(pow(cast(x, DType::Float64), cast(y, DType::Float64)), x.dtype())}; // truncated
   if (y.dtype() != x.dtype()) // opset 12+: the exponent may be of another type
     y = cast(y, x.dtype());
-  return {pow(
-      x, y)}; // integers: exact (wrapping as numpy's), a negative exponent gives 0 but for 1 and -1
+  // Integers: exact (wrapping as numpy's); a negative exponent gives 0 but for 1 and -1.
+  return {pow(x, y)};
 }
 
 Results modulo(NodeContext &node) {
@@ -475,6 +475,10 @@ Tensor reversedSequences(NodeContext &node, const Tensor &x, const Tensor &lengt
   Tensor length = reshape(lengths, alongBatch);
   Tensor t = iota_like(x, static_cast<int>(timeAxis), DType::Int64);
   Tensor index = where(less(t, length), sub(sub(length, int64Scalar(1)), t), t);
+  // A length below 0 or past the time axis: positions out of range, which
+  // the gather refuses when it runs.
+  Tensor steps = int64Scalar(knownDim(node, x, static_cast<int>(timeAxis)));
+  index = where(logical_or(less(length, int64Scalar(0)), greater(length, steps)), steps, index);
   return takeAlong(node, x, index, timeAxis);
 }
 
@@ -489,8 +493,10 @@ Results reverseSequence(NodeContext &node) {
               "way), not " +
               describe(x) + " with " + std::to_string(timeAxis) + " and " +
               std::to_string(batchAxis));
-  if (lengths.rank() != 1)
-    node.fail("takes sequence_lens of rank 1, not " + describe(lengths));
+  if (lengths.rank() != 1 || (lengths.shape()[0] != kNone && x.shape()[batchAxis] != kNone &&
+                              lengths.shape()[0] != x.shape()[batchAxis]))
+    node.fail("takes sequence_lens of shape [batch], one length per sequence of " + describe(x) +
+              ", not " + describe(lengths));
   return {reversedSequences(node, x, lengths, timeAxis, batchAxis)};
 }
 
@@ -822,6 +828,9 @@ Window windowOf(NodeContext &node, const Tensor &x, std::array<int64_t, 2> kerne
     node.fail("strides, dilations and pads must be given for 2 dims");
   if (!takesDilations && (dilations[0] != 1 || dilations[1] != 1))
     node.unsupported("dilations", "other than 1");
+  for (int d = 0; d < 2; ++d)
+    if (strides[d] < 1 || dilations[d] < 1 || kernel[d] < 1)
+      node.fail("takes kernel sizes, strides and dilations of 1 or more");
   w.strides = {strides[0], strides[1]};
   w.dilations = {dilations[0], dilations[1]};
   w.pads = {pads[0], pads[2], pads[1], pads[3]}; // ONNX: begins, then ends
@@ -1070,6 +1079,13 @@ template <bool largest> Results pooling(NodeContext &node) {
           knownDim(node, x, d + 2) + window.pads[2 * d] + window.pads[2 * d + 1] - window.kernel[d];
       int64_t stride = window.strides[d];
       int64_t beyond = span < 0 ? 0 : (stride - span % stride) % stride;
+      // A last window that starts past the input (in the end padding) holds
+      // no element: implementations drop it, ONNX 1.12's shape inference not.
+      int64_t windows = (span + beyond) / stride + 1;
+      if (beyond && (windows - 1) * stride >= knownDim(node, x, d + 2) + window.pads[2 * d])
+        node.fail("ceil_mode = 1 makes a last window of only padding along spatial dim " +
+                  std::to_string(d) + " (kernel " + std::to_string(window.kernel[d]) + ", stride " +
+                  std::to_string(stride) + "): not supported");
       if (beyond && countPads)
         node.fail("ceil_mode = 1 with count_include_pad = 1 is not supported (which "
                   "elements the divisor counts past the end differs between implementations)");
@@ -1110,10 +1126,12 @@ Results localResponseNormalization(NodeContext &node) {
     node.fail("takes [N, C, ...] inputs and a positive size, not " + describe(x) + " and " +
               std::to_string(size));
   int64_t channels = knownDim(node, x, 1);
-  Tensor squares = padAlong(node, mul(x, x), 1, (size - 1) / 2, size / 2, Scalar(0));
+  // Window positions past the channels add nothing: at most C - 1 each side.
+  int64_t before = std::min((size - 1) / 2, channels - 1), after = std::min(size / 2, channels - 1);
+  Tensor squares = padAlong(node, mul(x, x), 1, before, after, Scalar(0));
   Tensor sum;
   std::vector<int64_t> start(static_cast<size_t>(x.rank()), 0), limit(start.size(), kNone);
-  for (int64_t i = 0; i < size; ++i) {
+  for (int64_t i = 0; i < before + after + 1; ++i) {
     start[1] = i;
     limit[1] = i + channels;
     Tensor term = slice(squares, start, limit);
@@ -1544,16 +1562,17 @@ Results trilu(NodeContext &node) {
   return {where(kept, x, zeros_like_scalar(x))};
 }
 
-/// Resize (opsets 11 to 17), nearest, linear and cubic: each axis whose
-/// size changes, one after the other (the modes are separable), as a
-/// gather of each output position's neighbors along it (for linear and
-/// cubic their weighted sum), the positions and coefficients computed here
-/// as the ONNX reference computes them (edge values past the ends).
 Tensor resampled(NodeContext &node, Tensor x, const std::string &mode, const std::string &transform,
                  const std::string &rounding, bool excludeOutside, double a,
                  const std::vector<int64_t> &sizes, const std::vector<double> &scales);
 Results upsample(NodeContext &node);
 
+/// Resize (opsets 11 to 17; opset 10's is Upsample's), nearest, linear and
+/// cubic: each axis whose size changes, one after the other (the modes are
+/// separable), as a gather of each output position's neighbors along it
+/// (for linear and cubic their weighted sum), the positions and
+/// coefficients computed here as the ONNX reference computes them (edge
+/// values past the ends).
 Results resize(NodeContext &node) {
   if (node.opset() < 11)
     return upsample(node); // opset 10: Upsample's (scales as input 1)
@@ -1595,8 +1614,8 @@ Results resize(NodeContext &node) {
   return {resampled(node, x, mode, transform, rounding, excludeOutside, a, sizes, scales)};
 }
 
-/// Upsample (opsets 7 to 9): Resize's nearest (rounding down) and linear,
-/// positions j / scale.
+/// Upsample (opsets 7 to 9) and Resize-10: nearest and linear, positions
+/// j / scale (whole scales: nearest is then a repetition).
 Results upsample(NodeContext &node) {
   Tensor x = node.input(0);
   requireFloat(node, x);
@@ -1609,6 +1628,12 @@ Results upsample(NodeContext &node) {
       scales.push_back(scale);
   else
     scales = node.constantInput(1).to_vector<double>();
+  // Whole scales of 1 or more: Upsample's spec takes no less than 1, Resize-10
+  // rounds a downsampling's positions up, and float and double sizes and
+  // positions (ONNX's shape inference, onnxruntime, here) agree for these.
+  for (double scale : scales)
+    if (!(scale >= 1) || scale != std::floor(scale))
+      node.fail("supports whole scales of 1 or more, not " + std::to_string(scale));
   return {resampled(node, x, mode, "asymmetric", "floor", false, -0.75, {}, scales)};
 }
 
