@@ -55,7 +55,10 @@ static std::string parallelizeSteps(bool splitDynamicSizes) {
   // are hoisted (which would share one temporary between iterations); with
   // CompileOptions::splitDynamicSizes, `?` sizes too, split among threads
   // when they turn out large enough at run time.
-  return std::string("func.func(ember-cpu-prefetch-matmul-blocks),"
+  // Copies into or out of strided buffers (concatenations, paddings) as
+  // loops first, which may then run in parallel too.
+  return std::string("func.func(ember-cpu-lower-strided-copies),"
+                     "func.func(ember-cpu-prefetch-matmul-blocks),"
                      "func.func(ember-cpu-parallelize") +
          (splitDynamicSizes ? "{split-dynamic-sizes})" : ")");
 }

@@ -49,6 +49,11 @@ inline constexpr const char *kBufferizeSteps[] = {
     // ... which the caller's buffer then replaces (no copy); a buffer
     // returned twice gets a copy for the repeat first.
     "func.func(ember-copy-repeated-results)",
+    // A private function (an outlined matmul) that returns the buffer it
+    // was given to write into returns nothing: its callers use that buffer
+    // (else the next step copies the result into an out-parameter: a whole
+    // convolution's output, each call).
+    "drop-equivalent-buffer-results",
     "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}",
     // Dynamically shaped results too (upstream copies them, and leaks).
     "func.func(ember-dynamic-results-in-out-params)",

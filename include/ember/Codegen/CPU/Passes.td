@@ -282,6 +282,22 @@ def OpenMPNumThreadsPass : Pass<"ember-omp-num-threads", "::mlir::ModuleOp"> {
                            "::mlir::omp::OpenMPDialect"];
 }
 
+def LowerStridedCopiesPass : Pass<"ember-cpu-lower-strided-copies", "::mlir::func::FuncOp"> {
+  let summary = "Copies between strided buffers as linalg.copy (loops), not memrefCopy";
+  let description = [{
+    On buffers, before ember-cpu-parallelize. A `memref.copy` whose source
+    or target is not one contiguous block (a concatenation's or a padding's
+    subview of its result, a transposed view) becomes a `linalg.copy` of
+    the same operands: loops that LLVM vectorizes along the contiguous
+    innermost dim, split among threads when large (ember-cpu-parallelize).
+    finalize-memref-to-llvm would otherwise call the runtime's `memrefCopy`
+    (`emberrt_memref_copy`), one `memcpy` per contiguous run (a padded
+    row; a single element of a transposed view), on one thread. Copies
+    between contiguous buffers stay `memref.copy` (one `llvm.memcpy`).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def HoistThreadAllocasPass : Pass<"ember-cpu-hoist-thread-allocas", "::mlir::func::FuncOp"> {
   let summary = "Allocate an OpenMP loop body's stack buffers once per thread";
   let description = [{
