@@ -116,6 +116,30 @@ TEST(Ops, Float32TranscendentalsMatchLibmOverTheirRange) {
   check("sigmoid", sigmoid(t), t, [](float v) { return 1 / (1 + std::exp(-v)); });
 }
 
+TEST(Ops, BatchesOfLargeMatmulsMatchALoopInDoublePrecision) {
+  // [3, 64, 48] x [3, 48, 80]: each matmul large enough to be blocked for the
+  // registers, one after the other over the batch (float64 and float32).
+  for (DType dtype : {DType::Float64, DType::Float32}) {
+    Tensor a = cast(random_normal({3, 64, 48}, 31), dtype),
+           b = cast(random_normal({3, 48, 80}, 32), dtype);
+    std::vector<double> av = cast(a, DType::Float64).to_vector<double>(),
+                        bv = cast(b, DType::Float64).to_vector<double>();
+    // Traced: static sizes (an eager op's generic kernel takes any).
+    auto product = function([](const Tensor &x, const Tensor &y) { return matmul(x, y); });
+    std::vector<double> got = cast(product(a, b), DType::Float64).to_vector<double>();
+    ASSERT_EQ(got.size(), size_t(3 * 64 * 80));
+    for (int64_t n = 0; n < 3; ++n)
+      for (int64_t i = 0; i < 64; ++i)
+        for (int64_t j = 0; j < 80; ++j) {
+          double sum = 0;
+          for (int64_t k = 0; k < 48; ++k)
+            sum += av[(n * 64 + i) * 48 + k] * bv[(n * 48 + k) * 80 + j];
+          ASSERT_NEAR(got[(n * 64 + i) * 80 + j], sum, dtype == DType::Float64 ? 1e-12 : 1e-4)
+              << describe(a) << " batch " << n << " [" << i << ", " << j << "]";
+        }
+  }
+}
+
 TEST(Ops, IntegerDivisionFollowsCppAndNumpy) {
   Tensor a = {7, -7, 7, -7}, b = {2, 2, -2, -2};
   EXPECT_EQ(ints(a / b), (std::vector<int>{3, -3, -3, 3}));       // truncates (C++)

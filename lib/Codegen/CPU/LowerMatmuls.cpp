@@ -714,6 +714,43 @@ static Value emitRowVectorMatmul(OpBuilder &b, Location loc, Value lhs, Value rh
 
 /// Whether `init` is a tensor filled with zeros: the matmul then computes
 /// A @ B alone, which the rewrites below compute without reading `init`.
+/// A batch of large matmuls (static sizes): a loop over the batch, each
+/// one's 2-D slices multiplied by a blocked matmul and inserted into C (a
+/// transformer's attention scores: [heads, 128, 32] x [heads, 32, 128]).
+static Value emitBatchOfBlockedMatmuls(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                                       RankedTensorType type, unsigned vectorBits) {
+  Type element = type.getElementType();
+  auto index = [&](OpBuilder &ob, int64_t v) { return arith::ConstantIndexOp::create(ob, loc, v); };
+  Value init = emptyTensor(b, loc, type);
+  auto loop = scf::ForOp::create(
+      b, loc, index(b, 0), index(b, type.getDimSize(0)), index(b, 1), ValueRange{init},
+      [&](OpBuilder &nb, Location nl, Value batch, ValueRange carried) {
+        auto matrixOf = [&](Value t) { // t[batch], 2-D
+          auto tType = cast<RankedTensorType>(t.getType());
+          auto sliceType =
+              RankedTensorType::get({tType.getDimSize(1), tType.getDimSize(2)}, element);
+          SmallVector<OpFoldResult> offsets = {batch, nb.getIndexAttr(0), nb.getIndexAttr(0)};
+          SmallVector<OpFoldResult> sizes = {nb.getIndexAttr(1),
+                                             nb.getIndexAttr(tType.getDimSize(1)),
+                                             nb.getIndexAttr(tType.getDimSize(2))};
+          SmallVector<OpFoldResult> strides(3, nb.getIndexAttr(1));
+          return tensor::ExtractSliceOp::create(nb, nl, sliceType, t, offsets, sizes, strides)
+              .getResult();
+        };
+        auto product = RankedTensorType::get({type.getDimSize(1), type.getDimSize(2)}, element);
+        Value c = emitBlockedMatmul(nb, nl, matmulOperand(matrixOf(lhs)),
+                                    matmulOperand(matrixOf(rhs)), product, vectorBits);
+        SmallVector<OpFoldResult> offsets = {batch, nb.getIndexAttr(0), nb.getIndexAttr(0)};
+        SmallVector<OpFoldResult> sizes = {nb.getIndexAttr(1), nb.getIndexAttr(type.getDimSize(1)),
+                                           nb.getIndexAttr(type.getDimSize(2))};
+        SmallVector<OpFoldResult> strides(3, nb.getIndexAttr(1));
+        Value updated =
+            tensor::InsertSliceOp::create(nb, nl, c, carried[0], offsets, sizes, strides);
+        scf::YieldOp::create(nb, nl, updated);
+      });
+  return loop.getResult(0);
+}
+
 static bool isZeroFilled(Value init) {
   auto fill = init.getDefiningOp<linalg::FillOp>();
   if (!fill)
@@ -771,8 +808,11 @@ static Value lowerMatmul(OpBuilder &b, linalg::LinalgOp op, unsigned vectorBits)
     MatmulOperand a = matmulOperand(lhs);
     a.gather = asGather(lhs);
     return emitBlockedMatmul(b, loc, a, matmulOperand(rhs), type, vectorBits);
+  } else if (type.getRank() == 3 && type.getDimSize(1) * type.getDimSize(2) * k >= (1 << 15)) {
+    // A batch of large ones: each blocked.
+    return emitBatchOfBlockedMatmuls(b, loc, lhs, rhs, type, vectorBits);
   }
-  // Others (small, batched) stay one loop nest. A short reduction
+  // Others (small, small batched ones, `?` batches) stay one loop nest. A short reduction
   // goes innermost, as a hand-written loop has it: LLVM unrolls it fully and
   // vectorizes the contiguous j loop around it. With j innermost instead, j
   // was unrolled and the k loop vectorized with masked gathers down B's

@@ -63,3 +63,25 @@ func.func @accumulating(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor
   %0 = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
   return %0 : tensor<64x64xf32>
 }
+
+// -----
+
+// A batch of large matmuls (each 128 x 32 x 128, a transformer's attention
+// scores): a loop over the batch, each matmul's 2-D slices blocked (panels,
+// blocks of rows, vector FMAs) and inserted into C; no loop nest over
+// (b, i, k, j).
+// CHECK-LABEL: func.func @batch_of_large_matmuls(
+// CHECK-SAME:      %[[A:.*]]: tensor<4x128x32xf32>, %[[B:.*]]: tensor<4x32x128xf32>)
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<4x128x128xf32>) {
+// CHECK-DAG:       %[[AI:.*]] = tensor.extract_slice %[[A]][%[[I]], 0, 0] [1, 128, 32] [1, 1, 1] : tensor<4x128x32xf32> to tensor<128x32xf32>
+// CHECK-DAG:       %[[BI:.*]] = tensor.extract_slice %[[B]][%[[I]], 0, 0] [1, 32, 128] [1, 1, 1] : tensor<4x32x128xf32> to tensor<32x128xf32>
+// CHECK:           scf.for
+// CHECK:             vector.fma
+// CHECK:           } {ember.blocked_matmul
+// CHECK:           %[[INS:.*]] = tensor.insert_slice %{{.*}} into %[[ACC]][%[[I]], 0, 0] [1, 128, 128] [1, 1, 1] : tensor<128x128xf32> into tensor<4x128x128xf32>
+// CHECK:           scf.yield %[[INS]]
+// CHECK-NOT:     linalg.generic
+func.func @batch_of_large_matmuls(%a: tensor<4x128x32xf32>, %b: tensor<4x32x128xf32>) -> tensor<4x128x128xf32> {
+  %0 = ember.matmul %a, %b : tensor<4x128x32xf32>, tensor<4x32x128xf32> -> tensor<4x128x128xf32>
+  return %0 : tensor<4x128x128xf32>
+}

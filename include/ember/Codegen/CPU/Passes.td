@@ -34,9 +34,12 @@ def LowerMatmulsPass : Pass<"ember-cpu-lower-matmuls", "::mlir::func::FuncOp"> {
       most 8 MB. A 2-D `linalg.transpose` feeding either operand is read in
       place, and so is an A that is a gather (the collapse of a copy through
       an affine map: a convolution's patches), its k run as the copy's loops.
+    - A batch of large matmuls (static sizes, each m * n * k >= 32768: a
+      transformer's attention) becomes a loop over the batch, each matmul's
+      2-D slices blocked as above and inserted into C.
     - Short rows and a short reduction (n, k <= 16, power(x, n) on 10x10):
       one vector of C's row per row of A, the k products summed in registers.
-    - Others (small, integer, batched) become a `linalg.generic` whose loops
+    - Others (small, integer, small batched) become a `linalg.generic` whose loops
       run (b..., i, k, j): the innermost loop walks rows of B and C, so it
       vectorizes; with k <= 16 the reduction is innermost instead, as a
       hand-written loop has it (LLVM unrolls it and vectorizes j around it).
