@@ -103,6 +103,8 @@ nlohmann::json parseHeader(const std::string &path, const std::string &text) {
   } catch (const nlohmann::json::parse_error &e) {
     failRead(path, "malformed JSON header at byte " + std::to_string(e.byte) + " of " +
                        std::to_string(text.size()) + ": " + e.what());
+  } catch (const nlohmann::json::exception &e) { // a number out of range (24E323), ...
+    failRead(path, std::string("malformed JSON header: ") + e.what());
   }
 }
 

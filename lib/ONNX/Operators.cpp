@@ -1908,12 +1908,15 @@ Results layerNormalization(NodeContext &node) {
 /// InstanceNormalization: each (sample, channel) normalized over its
 /// spatial dims, then scaled and shifted per channel.
 Results instanceNormalization(NodeContext &node) {
-  const Tensor &x = node.input(0);
-  requireFloat(node, x);
-  if (x.rank() < 3)
-    node.fail("takes inputs [N, C, D1, ...], not " + describe(x));
+  const Tensor &given = node.input(0);
+  requireFloat(node, given);
+  if (given.rank() < 3)
+    node.fail("takes inputs [N, C, D1, ...], not " + describe(given));
   double epsilon = node.attrFloat("epsilon", 1e-5f);
-  std::vector<int64_t> spatial, perChannel = {knownDim(node, x, 1)};
+  // 16-bit floats computed in float32, as LayerNormalization's stash_type.
+  DType compute = given.dtype() == DType::Float64 ? DType::Float64 : DType::Float32;
+  Tensor x = cast(given, compute);
+  std::vector<int64_t> spatial, perChannel = {-1};
   for (int d = 2; d < x.rank(); ++d) {
     spatial.push_back(d);
     perChannel.push_back(1);
@@ -1921,8 +1924,10 @@ Results instanceNormalization(NodeContext &node) {
   Tensor mean = reduce_mean(x, spatial, true);
   Tensor centered = sub(x, mean);
   Tensor variance = reduce_mean(mul(centered, centered), spatial, true);
-  Tensor scale = reshape(node.input(1), perChannel), bias = reshape(node.input(2), perChannel);
-  return {add(mul(mul(centered, rsqrt(add(variance, scalar(epsilon, x.dtype())))), scale), bias)};
+  Tensor scale = reshape(cast(node.input(1), compute), perChannel),
+         bias = reshape(cast(node.input(2), compute), perChannel);
+  Tensor y = add(mul(mul(centered, rsqrt(add(variance, scalar(epsilon, compute)))), scale), bias);
+  return {cast(y, given.dtype())};
 }
 
 //===----------------------------------------------------------------------===//
@@ -2065,9 +2070,15 @@ template <Cell cell> Results recurrent(NodeContext &node) {
     requireShape(node.input(3), {directions, 2 * gates * hidden}, "B");
   std::optional<Tensor> lengths;
   if (node.has(4)) {
-    lengths = reshape(cast(node.input(4), DType::Int64), {-1, 1}); // [B, 1]
     if (node.input(4).rank() != 1)
       node.fail("takes sequence_lens of rank 1, not " + describe(node.input(4)));
+    // A length below 0 or past the steps: a position out of range, which the
+    // gather (of the lengths themselves) refuses when it runs.
+    Tensor given = cast(node.input(4), DType::Int64);
+    Tensor bad = logical_or(less(given, int64Scalar(0)), greater(given, int64Scalar(steps)));
+    Tensor at = where(bad, int64Scalar(std::numeric_limits<int64_t>::max()),
+                      iota_like(given, 0, DType::Int64));
+    lengths = reshape(gather(given, at), {-1, 1}); // [B, 1]
   }
   // An initial state: given as [D, B, H] ([B, D, H] in layout 1), else 0.
   auto initial = [&](int i, int d, const Tensor &like) {

@@ -44,16 +44,18 @@ inline constexpr const char *kBufferizeSteps[] = {
     ("one-shot-bufferize{bufferize-function-boundaries "
      "function-boundary-type-conversion=identity-layout-map allow-return-allocs-from-loops}"),
     // Loops that only write into their buffer (a blocked matmul) stop carrying
-    // it, so that a returned loop result is the allocation itself...
+    // it, so that a returned loop result is the allocation itself, which the
+    // caller's buffer then replaces (no copy).
     "canonicalize",
-    // ... which the caller's buffer then replaces (no copy); a buffer
-    // returned twice gets a copy for the repeat first.
-    "func.func(ember-copy-repeated-results)",
     // A private function (an outlined matmul) that returns the buffer it
     // was given to write into returns nothing: its callers use that buffer
-    // (else the next step copies the result into an out-parameter: a whole
-    // convolution's output, each call).
+    // (else buffer-results-to-out-params copies the result into an
+    // out-parameter: a whole convolution's output, each call). Public
+    // functions keep their results (the entry points' ABI).
     "drop-equivalent-buffer-results",
+    // A buffer returned twice (perhaps only now, as a callee's operand) gets
+    // a copy for the repeat first.
+    "func.func(ember-copy-repeated-results)",
     "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}",
     // Dynamically shaped results too (upstream copies them, and leaks).
     "func.func(ember-dynamic-results-in-out-params)",

@@ -209,26 +209,29 @@ TEST(ONNXModel, RecurrentSequenceLengthsMaskEachSequenceItsOwnWay) {
     return v;
   };
   std::vector<std::string> paths;
-  auto lstm = [&](int64_t steps, int64_t batch) {
+  auto lstm = [&](int64_t steps, int64_t batch, const char *way = "bidirectional") {
+    int64_t directions = std::string(way) == "bidirectional" ? 2 : 1;
     ModelBuilder m;
     m.input("x", {steps, batch, features});
     m.input("lengths", {batch}, ::onnx::TensorProto::INT32);
-    m.weight("w", {2, 4 * hidden, features}, values(2 * 4 * hidden * features, 0.5f));
-    m.weight("r", {2, 4 * hidden, hidden}, values(2 * 4 * hidden * hidden, 0.4f));
-    m.weight("b", {2, 8 * hidden}, values(2 * 8 * hidden, 0.2f));
-    m.output("y", {steps, 2, batch, hidden});
-    m.output("h", {2, batch, hidden});
-    m.output("c", {2, batch, hidden});
+    m.weight("w", {directions, 4 * hidden, features},
+             values(directions * 4 * hidden * features, 0.5f));
+    m.weight("r", {directions, 4 * hidden, hidden}, values(directions * 4 * hidden * hidden, 0.4f));
+    m.weight("b", {directions, 8 * hidden}, values(directions * 8 * hidden, 0.2f));
+    m.output("y", {steps, directions, batch, hidden});
+    m.output("h", {directions, batch, hidden});
+    m.output("c", {directions, batch, hidden});
     ::onnx::NodeProto *n = m.node("LSTM", {"x", "w", "r", "b", "lengths"}, {"y", "h", "c"});
     auto *direction = n->add_attribute();
     direction->set_name("direction");
     direction->set_type(::onnx::AttributeProto::STRING);
-    direction->set_s("bidirectional");
+    direction->set_s(way);
     auto *size = n->add_attribute();
     size->set_name("hidden_size");
     size->set_type(::onnx::AttributeProto::INT);
     size->set_i(hidden);
-    paths.push_back(m.save("lstm-" + std::to_string(steps) + "x" + std::to_string(batch)));
+    paths.push_back(m.save(std::string("lstm-") + way + "-" + std::to_string(steps) + "x" +
+                           std::to_string(batch)));
     return ember::onnx::load(paths.back());
   };
   Tensor x = Tensor::from_vector(values(4 * 2 * features, 1.0f), {4, 2, features});
@@ -257,6 +260,13 @@ TEST(ONNXModel, RecurrentSequenceLengthsMaskEachSequenceItsOwnWay) {
   std::vector<float> past =
       slice(both[0], {2, 0, 1, 0}, {kNone, kNone, 2, kNone}).to_vector<float>();
   EXPECT_EQ(past, std::vector<float>(past.size(), 0.f)) << "outputs past the shorter sequence";
+  // A length past the steps, or below 0, is refused when the model runs, in
+  // either direction.
+  for (const char *way : {"forward", "reverse"})
+    for (int length : {5, -1})
+      EXPECT_THROW(lstm(4, 1, way)({slice(x, {0, 0, 0}, {kNone, 1, kNone}), Tensor({length})}),
+                   ember::Error)
+          << way << " " << length;
   for (const std::string &path : paths)
     std::filesystem::remove(path);
 }

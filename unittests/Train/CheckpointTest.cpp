@@ -200,6 +200,8 @@ TEST_F(CheckpointTest, SafetensorsRefusesCorruptFiles) {
   expectContains(readError(safetensorsBytes(good, data.substr(0, 4))),
                  "beyond the 4 bytes of data (the file is truncated?)");
   expectContains(readError(safetensorsBytes("{\"a\": nope}", "")), "malformed JSON header at byte");
+  // A number JSON cannot hold (found by the fuzzer: it escaped as an exception).
+  expectContains(readError(safetensorsBytes("{\"a\": 24E323}", "")), "malformed JSON header");
   expectContains(readError(safetensorsBytes("[1, 2]", "")), "not a JSON object");
   expectContains(
       readError(safetensorsBytes(R"({"a":{"dtype":"F8_E4M3","shape":[2],"data_offsets":[0,2]}})",
