@@ -16,6 +16,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <array>
+
 namespace mlir::ember {
 #define GEN_PASS_DEF_LOWERMATMULSPASS
 #include "ember/Codegen/CPU/Passes.h.inc"
@@ -712,8 +714,6 @@ static Value emitRowVectorMatmul(OpBuilder &b, Location loc, Value lhs, Value rh
   return rows.getResult(0);
 }
 
-/// Whether `init` is a tensor filled with zeros: the matmul then computes
-/// A @ B alone, which the rewrites below compute without reading `init`.
 /// A batch of large matmuls (static sizes): a loop over the batch, each
 /// one's 2-D slices multiplied by a blocked matmul and inserted into C (a
 /// transformer's attention scores: [heads, 128, 32] x [heads, 32, 128]).
@@ -725,25 +725,25 @@ static Value emitBatchOfBlockedMatmuls(OpBuilder &b, Location loc, Value lhs, Va
   auto loop = scf::ForOp::create(
       b, loc, index(b, 0), index(b, type.getDimSize(0)), index(b, 1), ValueRange{init},
       [&](OpBuilder &nb, Location nl, Value batch, ValueRange carried) {
-        auto matrixOf = [&](Value t) { // t[batch], 2-D
+        // Matrix `batch` of a [batch, rows, columns] tensor, as offsets, sizes and strides.
+        auto matrixOf = [&](RankedTensorType t) {
+          return std::array<SmallVector<OpFoldResult>, 3>{
+              SmallVector<OpFoldResult>{batch, nb.getIndexAttr(0), nb.getIndexAttr(0)},
+              SmallVector<OpFoldResult>{nb.getIndexAttr(1), nb.getIndexAttr(t.getDimSize(1)),
+                                        nb.getIndexAttr(t.getDimSize(2))},
+              SmallVector<OpFoldResult>(3, nb.getIndexAttr(1))};
+        };
+        auto extract = [&](Value t) {
           auto tType = cast<RankedTensorType>(t.getType());
-          auto sliceType =
-              RankedTensorType::get({tType.getDimSize(1), tType.getDimSize(2)}, element);
-          SmallVector<OpFoldResult> offsets = {batch, nb.getIndexAttr(0), nb.getIndexAttr(0)};
-          SmallVector<OpFoldResult> sizes = {nb.getIndexAttr(1),
-                                             nb.getIndexAttr(tType.getDimSize(1)),
-                                             nb.getIndexAttr(tType.getDimSize(2))};
-          SmallVector<OpFoldResult> strides(3, nb.getIndexAttr(1));
-          return tensor::ExtractSliceOp::create(nb, nl, sliceType, t, offsets, sizes, strides)
+          auto [offsets, sizes, strides] = matrixOf(tType);
+          auto matrix = RankedTensorType::get({tType.getDimSize(1), tType.getDimSize(2)}, element);
+          return tensor::ExtractSliceOp::create(nb, nl, matrix, t, offsets, sizes, strides)
               .getResult();
         };
         auto product = RankedTensorType::get({type.getDimSize(1), type.getDimSize(2)}, element);
-        Value c = emitBlockedMatmul(nb, nl, matmulOperand(matrixOf(lhs)),
-                                    matmulOperand(matrixOf(rhs)), product, vectorBits);
-        SmallVector<OpFoldResult> offsets = {batch, nb.getIndexAttr(0), nb.getIndexAttr(0)};
-        SmallVector<OpFoldResult> sizes = {nb.getIndexAttr(1), nb.getIndexAttr(type.getDimSize(1)),
-                                           nb.getIndexAttr(type.getDimSize(2))};
-        SmallVector<OpFoldResult> strides(3, nb.getIndexAttr(1));
+        Value c = emitBlockedMatmul(nb, nl, matmulOperand(extract(lhs)),
+                                    matmulOperand(extract(rhs)), product, vectorBits);
+        auto [offsets, sizes, strides] = matrixOf(type);
         Value updated =
             tensor::InsertSliceOp::create(nb, nl, c, carried[0], offsets, sizes, strides);
         scf::YieldOp::create(nb, nl, updated);
@@ -751,6 +751,8 @@ static Value emitBatchOfBlockedMatmuls(OpBuilder &b, Location loc, Value lhs, Va
   return loop.getResult(0);
 }
 
+/// Whether `init` is a tensor filled with zeros: the matmul then computes
+/// A @ B alone, which the rewrites below compute without reading `init`.
 static bool isZeroFilled(Value init) {
   auto fill = init.getDefiningOp<linalg::FillOp>();
   if (!fill)
