@@ -167,9 +167,7 @@ const Tensor *NodeContext::lookupInput(int i) const {
 const Tensor &NodeContext::input(int i) const {
   if (!has(i))
     fail("input " + std::to_string(i) + " is missing");
-  if (auto found = replaced_.find(i); found != replaced_.end())
-    return found->second;
-  const Tensor *value = lookup_(node_.input(i));
+  const Tensor *value = lookupInput(i);
   if (!value)
     fail("input " + std::to_string(i) + " ('" + node_.input(i) + "') has no value");
   return *value;

@@ -43,6 +43,18 @@ void requireFloat(NodeContext &node, const Tensor &x) {
     node.fail("takes floating-point tensors, not " + describe(x));
 }
 
+/// x's mean over `axes` (kept as dims of size 1), x less that mean, and the
+/// variance (the mean of the squared deviations): what the normalizations
+/// share.
+struct Moments {
+  Tensor mean, centered, variance;
+};
+Moments momentsOf(const Tensor &x, const std::vector<int64_t> &axes) {
+  Tensor mean = reduce_mean(x, axes, true);
+  Tensor centered = sub(x, mean);
+  return {mean, centered, reduce_mean(mul(centered, centered), axes, true)};
+}
+
 /// A dim of a tensor that must be known while compiling.
 int64_t knownDim(NodeContext &node, const Tensor &x, int d) {
   int64_t size = x.shape()[d];
@@ -465,9 +477,19 @@ Results gatherElements(NodeContext &node) {
   return {takeAlong(node, x, index, axis)};
 }
 
+/// Sequence lengths (int64, rank 1) as given, each checked against [0,
+/// steps] when the model runs: a length outside is a position out of range
+/// in a gather of the lengths themselves, which refuses it.
+Tensor checkedLengths(const Tensor &lengths, int64_t steps) {
+  Tensor bad = logical_or(less(lengths, int64Scalar(0)), greater(lengths, int64Scalar(steps)));
+  Tensor at = where(bad, int64Scalar(std::numeric_limits<int64_t>::max()),
+                    iota_like(lengths, 0, DType::Int64));
+  return gather(lengths, at);
+}
+
 /// x with each sequence's first `lengths[b]` elements along `timeAxis`
-/// reversed (the rest kept), as GatherElements of positions; a length
-/// beyond the time axis is refused when the gather runs.
+/// reversed (the rest kept), as GatherElements of positions (lengths from
+/// checkedLengths).
 Tensor reversedSequences(NodeContext &node, const Tensor &x, const Tensor &lengths,
                          int64_t timeAxis, int64_t batchAxis) {
   std::vector<int64_t> alongBatch(static_cast<size_t>(x.rank()), 1);
@@ -475,10 +497,6 @@ Tensor reversedSequences(NodeContext &node, const Tensor &x, const Tensor &lengt
   Tensor length = reshape(lengths, alongBatch);
   Tensor t = iota_like(x, static_cast<int>(timeAxis), DType::Int64);
   Tensor index = where(less(t, length), sub(sub(length, int64Scalar(1)), t), t);
-  // A length below 0 or past the time axis: positions out of range, which
-  // the gather refuses when it runs.
-  Tensor steps = int64Scalar(knownDim(node, x, static_cast<int>(timeAxis)));
-  index = where(logical_or(less(length, int64Scalar(0)), greater(length, steps)), steps, index);
   return takeAlong(node, x, index, timeAxis);
 }
 
@@ -497,7 +515,8 @@ Results reverseSequence(NodeContext &node) {
                               lengths.shape()[0] != x.shape()[batchAxis]))
     node.fail("takes sequence_lens of shape [batch], one length per sequence of " + describe(x) +
               ", not " + describe(lengths));
-  return {reversedSequences(node, x, lengths, timeAxis, batchAxis)};
+  int64_t steps = knownDim(node, x, static_cast<int>(timeAxis));
+  return {reversedSequences(node, x, checkedLengths(lengths, steps), timeAxis, batchAxis)};
 }
 
 /// GatherND (batch_dims 0): each index tuple's slice of data, as a gather
@@ -1075,14 +1094,14 @@ template <bool largest> Results pooling(NodeContext &node) {
     // + 1): the last windows reach past the end, as if padded there; that
     // padding never counts (max: -inf; average: not in the divisor).
     for (int d = 0; d < 2; ++d) {
-      int64_t span =
-          knownDim(node, x, d + 2) + window.pads[2 * d] + window.pads[2 * d + 1] - window.kernel[d];
+      int64_t in = knownDim(node, x, d + 2);
+      int64_t span = in + window.pads[2 * d] + window.pads[2 * d + 1] - window.kernel[d];
       int64_t stride = window.strides[d];
       int64_t beyond = span < 0 ? 0 : (stride - span % stride) % stride;
       // A last window that starts past the input (in the end padding) holds
       // no element: implementations drop it, ONNX 1.12's shape inference not.
       int64_t windows = (span + beyond) / stride + 1;
-      if (beyond && (windows - 1) * stride >= knownDim(node, x, d + 2) + window.pads[2 * d])
+      if (beyond && (windows - 1) * stride >= in + window.pads[2 * d])
         node.fail("ceil_mode = 1 makes a last window of only padding along spatial dim " +
                   std::to_string(d) + " (kernel " + std::to_string(window.kernel[d]) + ", stride " +
                   std::to_string(stride) + "): not supported");
@@ -1176,23 +1195,25 @@ Results batchNormalization(NodeContext &node) {
   perChannel.insert(perChannel.end(), static_cast<size_t>(x.rank() - 2), 1);
   auto channel = [&](int i) { return reshape(cast(node.input(i), x.dtype()), perChannel); };
   Tensor scale = channel(1), bias = channel(2), mean = channel(3), variance = channel(4);
-  if (!training) {
-    Tensor inverse = rsqrt(add(variance, scalar(epsilon, x.dtype())));
-    return {add(mul(mul(sub(x, mean), inverse), scale), bias)};
+  // In training, the batch's moments over every dim but the channels.
+  std::optional<Moments> batch;
+  if (training) {
+    std::vector<int64_t> axes = {0};
+    for (int d = 2; d < x.rank(); ++d)
+      axes.push_back(d);
+    batch = momentsOf(x, axes);
   }
-  std::vector<int64_t> axes = {0};
-  for (int d = 2; d < x.rank(); ++d)
-    axes.push_back(d);
-  Tensor batchMean = reshape(reduce_mean(x, axes, true), perChannel);
-  Tensor batchVariance = reshape(reduce_mean(square(sub(x, batchMean)), axes, true), perChannel);
-  Tensor inverse = rsqrt(add(batchVariance, scalar(epsilon, x.dtype())));
-  Tensor y = add(mul(mul(sub(x, batchMean), inverse), scale), bias);
+  Tensor centered = batch ? batch->centered : sub(x, mean);
+  Tensor inverse = rsqrt(add(batch ? batch->variance : variance, scalar(epsilon, x.dtype())));
+  Tensor y = add(mul(mul(centered, inverse), scale), bias);
+  if (!training)
+    return {y};
   auto running = [&](const Tensor &old, const Tensor &current, int input) {
-    Tensor updated =
-        add(mul(old, scalar(momentum, x.dtype())), mul(current, scalar(1 - momentum, x.dtype())));
-    return cast(reshape(updated, {channels}), node.input(input).dtype());
+    Tensor updated = add(mul(reshape(old, {channels}), scalar(momentum, x.dtype())),
+                         mul(reshape(current, {channels}), scalar(1 - momentum, x.dtype())));
+    return cast(updated, node.input(input).dtype());
   };
-  return {y, running(mean, batchMean, 3), running(variance, batchVariance, 4)};
+  return {y, running(mean, batch->mean, 3), running(variance, batch->variance, 4)};
 }
 
 Results dropout(NodeContext &node) {
@@ -1895,14 +1916,12 @@ Results layerNormalization(NodeContext &node) {
   std::vector<int64_t> axes;
   for (int64_t d = axis; d < x.rank(); ++d)
     axes.push_back(d);
-  Tensor mean = reduce_mean(xu, axes, true);
-  Tensor centered = sub(xu, mean);
-  Tensor variance = reduce_mean(mul(centered, centered), axes, true);
-  Tensor inverse = rsqrt(add(variance, scalar(epsilon, u)));
-  Tensor y = mul(mul(centered, inverse), cast(node.input(1), u));
+  Moments m = momentsOf(xu, axes);
+  Tensor inverse = rsqrt(add(m.variance, scalar(epsilon, u)));
+  Tensor y = mul(mul(m.centered, inverse), cast(node.input(1), u));
   if (node.has(2))
     y = add(y, cast(node.input(2), u));
-  return {cast(y, x.dtype()), mean, inverse};
+  return {cast(y, x.dtype()), m.mean, inverse};
 }
 
 /// InstanceNormalization: each (sample, channel) normalized over its
@@ -1921,12 +1940,11 @@ Results instanceNormalization(NodeContext &node) {
     spatial.push_back(d);
     perChannel.push_back(1);
   }
-  Tensor mean = reduce_mean(x, spatial, true);
-  Tensor centered = sub(x, mean);
-  Tensor variance = reduce_mean(mul(centered, centered), spatial, true);
+  Moments m = momentsOf(x, spatial);
   Tensor scale = reshape(cast(node.input(1), compute), perChannel),
          bias = reshape(cast(node.input(2), compute), perChannel);
-  Tensor y = add(mul(mul(centered, rsqrt(add(variance, scalar(epsilon, compute)))), scale), bias);
+  Tensor y =
+      add(mul(mul(m.centered, rsqrt(add(m.variance, scalar(epsilon, compute)))), scale), bias);
   return {cast(y, given.dtype())};
 }
 
@@ -2072,35 +2090,25 @@ template <Cell cell> Results recurrent(NodeContext &node) {
   if (node.has(4)) {
     if (node.input(4).rank() != 1)
       node.fail("takes sequence_lens of rank 1, not " + describe(node.input(4)));
-    // A length below 0 or past the steps: a position out of range, which the
-    // gather (of the lengths themselves) refuses when it runs.
-    Tensor given = cast(node.input(4), DType::Int64);
-    Tensor bad = logical_or(less(given, int64Scalar(0)), greater(given, int64Scalar(steps)));
-    Tensor at = where(bad, int64Scalar(std::numeric_limits<int64_t>::max()),
-                      iota_like(given, 0, DType::Int64));
-    lengths = reshape(gather(given, at), {-1, 1}); // [B, 1]
+    lengths = reshape(checkedLengths(cast(node.input(4), DType::Int64), steps), {-1, 1}); // [B, 1]
   }
+  // Direction d's part of t (along `axis`), reshaped to `shape`.
+  auto ofDirection = [&](const Tensor &t, int d, std::vector<int64_t> shape, int axis = 0) {
+    std::vector<int64_t> start(static_cast<size_t>(t.rank()), 0), limit(start.size(), kNone);
+    start[axis] = d;
+    limit[axis] = d + 1;
+    return reshape(slice(t, start, limit), shape);
+  };
   // An initial state: given as [D, B, H] ([B, D, H] in layout 1), else 0.
   auto initial = [&](int i, int d, const Tensor &like) {
     if (!node.has(i))
       return slabLike(node, like, 1, hidden, Scalar(0)); // [B, H] zeros, any batch
-    Tensor given = node.input(i);
-    if (given.rank() != 3)
-      node.fail("takes input " + std::to_string(i) + " of rank 3, not " + describe(given));
-    int axis = layout == 1 ? 1 : 0;
-    std::vector<int64_t> start(3, 0), limit(3, kNone);
-    start[axis] = d;
-    limit[axis] = d + 1;
-    return reshape(slice(given, start, limit), {-1, hidden});
+    if (node.input(i).rank() != 3)
+      node.fail("takes input " + std::to_string(i) + " of rank 3, not " + describe(node.input(i)));
+    return ofDirection(node.input(i), d, {-1, hidden}, layout == 1 ? 1 : 0);
   };
   auto columns = [&](const Tensor &t, int64_t gate) { // gate `gate` of [B, G*H]
     return slice(t, {0, gate * hidden}, {kNone, (gate + 1) * hidden});
-  };
-  auto ofDirection = [&](const Tensor &t, int d, std::vector<int64_t> shape) {
-    std::vector<int64_t> start(static_cast<size_t>(t.rank()), 0), limit(start.size(), kNone);
-    start[0] = d;
-    limit[0] = d + 1;
-    return reshape(slice(t, start, limit), shape);
   };
 
   std::vector<Tensor> ys, lastH, lastC;
@@ -2115,12 +2123,11 @@ template <Cell cell> Results recurrent(NodeContext &node) {
     // X W^T (+ Wb) for every step at once: [T, B, G*H].
     Tensor projected =
         reshape(matmul(reshape(input, {-1, features}), wT), {steps, -1, gates * hidden});
-    std::optional<Tensor> inputBias, recurrentBias;
+    std::optional<Tensor> recurrentBias; // Wb is added to the projection here
     if (node.has(3)) {
       Tensor b = ofDirection(node.input(3), d, {2 * gates * hidden});
-      inputBias = slice(b, {0}, {gates * hidden});
+      projected = add(projected, slice(b, {0}, {gates * hidden}));
       recurrentBias = slice(b, {gates * hidden}, {2 * gates * hidden});
-      projected = add(projected, *inputBias);
     }
     Tensor first = reshape(slice(projected, {0, 0, 0}, {1, kNone, kNone}), {-1, gates * hidden});
     Tensor h = initial(5, d, first), c;
@@ -2209,11 +2216,8 @@ template <Cell cell> Results recurrent(NodeContext &node) {
 Results meanVarianceNormalization(NodeContext &node) {
   const Tensor &x = node.input(0);
   requireFloat(node, x);
-  std::vector<int64_t> axes = node.attrInts("axes", {0, 2, 3});
-  Tensor mean = reduce_mean(x, axes, true);
-  Tensor centered = sub(x, mean);
-  Tensor variance = reduce_mean(mul(centered, centered), axes, true);
-  return {div(centered, add(sqrt(variance), scalar(1e-9, x.dtype())))};
+  Moments m = momentsOf(x, node.attrInts("axes", {0, 2, 3}));
+  return {div(m.centered, add(sqrt(m.variance), scalar(1e-9, x.dtype())))};
 }
 
 Results lpNormalization(NodeContext &node) {
