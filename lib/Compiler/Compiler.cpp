@@ -96,7 +96,7 @@ std::string Target::describe() const {
     return "cuda " + cuda.chip + " " + cuda.features + " " + cuda.format + " block " +
            std::to_string(cuda.blockSize) + (cuda.tf32 ? " tf32" : "");
   return "cpu " + (triple.empty() ? std::string("host") : triple) + " " + cpu + " " + features +
-         " vector-bits " + std::to_string(vectorBits);
+         " vector-bits " + std::to_string(vectorBits) + (amxTiles ? "" : " no-amx-tiles");
 }
 
 static void initializeTargets() {
@@ -172,6 +172,10 @@ unsigned ember::compiler::vectorBitsOf(const llvm::MCSubtargetInfo &subtarget) {
   if (subtarget.checkFeatures("+avx"))
     return 256;
   return 128;
+}
+
+bool ember::compiler::hasAmxTiles(const llvm::MCSubtargetInfo &subtarget) {
+  return subtarget.getTargetTriple().isX86() && subtarget.checkFeatures("+amx-tile,+amx-bf16");
 }
 
 /// Long elementwise bodies (a traced chain of 100 ops fused into one loop)
@@ -336,6 +340,7 @@ LogicalResult ember::compiler::compile(ModuleOp module, const CompileOptions &op
   unsigned vectorBits = cuda                      ? 0
                         : options.target.vectorBits ? options.target.vectorBits
                                                     : vectorBitsOf(*machine->getMCSubtargetInfo());
+  bool amxTiles = !cuda && options.target.amxTiles && hasAmxTiles(*machine->getMCSubtargetInfo());
 
   // ember -> ... -> the LLVM dialect, stage by stage.
   ember::registerAllPasses();
@@ -346,7 +351,8 @@ LogicalResult ember::compiler::compile(ModuleOp module, const CompileOptions &op
     if (cuda && stage == LoweringStage::LLVMDialect)
       cudaOptions.barePointers = !hasDynamicShapes(module);
     std::string text = cuda ? cudaStagePipelineText(stage, cudaOptions)
-                            : stagePipelineText(stage, vectorBits, options.splitDynamicSizes);
+                            : stagePipelineText(stage, vectorBits, options.splitDynamicSizes,
+                                                amxTiles);
     if (failed(parsePassPipeline(text, pm))) {
       error = "internal error: cannot build the pass pipeline " + text;
       return failure();

@@ -171,6 +171,8 @@ std::unique_ptr<ember::jit::Executable> ember::jit::link(std::unique_ptr<llvm::M
   provide("emberrt_print_f64", &emberrt_print_f64);
   // Integer division by zero, gather indices out of range (see runtime.h).
   provide("emberrt_report_fault", &emberrt_report_fault);
+  // Code that uses AMX tiles asks for them on entry (ember-cpu-request-amx-tiles).
+  provide("emberrt_require_amx", &emberrt_require_amx);
   provide("emberrt_all_reduce_start_f32", &emberrt_all_reduce_start_f32);
   provide("emberrt_all_reduce_start_f64", &emberrt_all_reduce_start_f64);
   provide("emberrt_all_reduce_start_i32", &emberrt_all_reduce_start_i32);

@@ -16,6 +16,8 @@
 #include "ember/Init/InitAll.h"
 #include "ember/Pipelines/Pipelines.h"
 
+#include "emberrt/runtime.h"
+
 #include "mlir/IR/OperationSupport.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -51,6 +53,8 @@ ember::jit::compileModule(ModuleOp module, std::string &error,
   if (!cacheDir.empty()) {
     llvm::raw_string_ostream os(key);
     os << compilerIdentity() << "cpu " << cpu << "\nvector-bits " << vectorBits() << "\n";
+    if (!cuda && !emberrt_request_amx())
+      os << "no-amx-tiles\n";
     if (splitDynamicSizes)
       os << "split-dynamic-sizes\n";
     if (cuda)
@@ -81,6 +85,9 @@ ember::jit::compileModule(ModuleOp module, std::string &error,
   } else {
     options.target.cpu = cpu; // empty: this machine's, with all its features
     options.target.vectorBits = vectorBits();
+    // AMX tiles (where the CPU has them) only once the OS has granted them
+    // to this process: a tile instruction before that raises SIGILL.
+    options.target.amxTiles = emberrt_request_amx();
   }
   options.afterLowering = afterLowering;
   // ORC runs no constructors (a GPU module's kernel loads): the executable

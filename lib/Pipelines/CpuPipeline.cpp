@@ -125,7 +125,7 @@ static const char *const kToLLVMSteps[] = {
 /// The steps of `stage` for a CPU whose vector registers are `vectorBits`
 /// wide, joined by commas: the contents of a module pass manager.
 static std::string stageSteps(ember::LoweringStage stage, unsigned vectorBits,
-                              bool splitDynamicSizes = false) {
+                              bool splitDynamicSizes = false, bool amxTiles = false) {
   switch (stage) {
   case ember::LoweringStage::Optimized:
     return joinSteps(kOptimizeSteps);
@@ -135,14 +135,26 @@ static std::string stageSteps(ember::LoweringStage stage, unsigned vectorBits,
     // producers into the generic form of a matmul.
     // Long chains of them are outlined at once (what follows sees one copy
     // of each kind), but for those an elementwise consumer may fuse into.
+    // bfloat16 ones on AMX tiles where the CPU has them.
     return "convert-ember-to-linalg,func.func(ember-cpu-lower-convolutions,"
            "ember-cpu-lower-matmuls{vector-bits=" +
-           std::to_string(vectorBits) +
+           std::to_string(vectorBits) + (amxTiles ? " bf16-instructions=amx" : "") +
            "}),ember-outline-blocked-matmuls{keep-epilogue-candidates}," +
            joinSteps(ember::kToLinalgSteps) + "," + joinSteps(kCpuEpilogueSteps);
-  case ember::LoweringStage::LLVMDialect:
+  case ember::LoweringStage::LLVMDialect: {
+    std::string toLLVM = joinSteps(kToLLVMSteps);
+    if (amxTiles) {
+      // Tile ops to their intrinsics; code that uses them asks the OS for
+      // the tiles on entry.
+      auto replace = [&](const std::string &step, const std::string &with) {
+        toLLVM.replace(toLLVM.find(step), step.size(), with);
+      };
+      replace("convert-vector-to-llvm,", "convert-vector-to-llvm{enable-amx},");
+      replace("reconcile-unrealized-casts,", "reconcile-unrealized-casts,ember-cpu-request-amx-tiles,");
+    }
     return joinSteps(ember::kBufferizeSteps) + "," + parallelizeSteps(splitDynamicSizes) + "," +
-           joinSteps(kToLLVMSteps);
+           toLLVM;
+  }
   }
   return "";
 }
@@ -156,8 +168,8 @@ const std::string &ember::lowerToLLVMPipelineText() {
 }
 
 std::string ember::stagePipelineText(LoweringStage stage, unsigned vectorBits,
-                                     bool splitDynamicSizes) {
-  return stageSteps(stage, vectorBits, splitDynamicSizes);
+                                     bool splitDynamicSizes, bool amxTiles) {
+  return stageSteps(stage, vectorBits, splitDynamicSizes, amxTiles);
 }
 
 LogicalResult ember::buildStagePipeline(OpPassManager &pm, LoweringStage stage,
@@ -165,9 +177,10 @@ LogicalResult ember::buildStagePipeline(OpPassManager &pm, LoweringStage stage,
   return parsePassPipeline(stagePipelineText(stage, vectorBits), pm);
 }
 
-LogicalResult ember::buildLowerToLLVMPipeline(OpPassManager &pm, unsigned vectorBits) {
+LogicalResult ember::buildLowerToLLVMPipeline(OpPassManager &pm, unsigned vectorBits,
+                                             bool amxTiles) {
   for (LoweringStage stage : kLoweringStages)
-    if (failed(buildStagePipeline(pm, stage, vectorBits)))
+    if (failed(parsePassPipeline(stagePipelineText(stage, vectorBits, false, amxTiles), pm)))
       return failure();
   return success();
 }
@@ -178,6 +191,10 @@ struct LowerToLLVMOptions : PassPipelineOptions<LowerToLLVMOptions> {
                               llvm::cl::desc("Width of the target's vector registers (the JIT "
                                              "uses the host's: 512 with AVX-512)"),
                               llvm::cl::init(256)};
+  Option<bool> amxTiles{*this, "amx-tiles",
+                        llvm::cl::desc("bfloat16 matmuls on AMX tiles (the target has amx-tile "
+                                       "and amx-bf16; the JIT asks the host)"),
+                        llvm::cl::init(false)};
 };
 } // namespace
 
@@ -191,7 +208,7 @@ void ember::registerPipelines() {
       "Lower a module of ember, func, arith, tensor, scf and bufferization ops on "
       "tensors to the LLVM dialect",
       [](OpPassManager &pm, const LowerToLLVMOptions &options) {
-        (void)ember::buildLowerToLLVMPipeline(pm, options.vectorBits);
+        (void)ember::buildLowerToLLVMPipeline(pm, options.vectorBits, options.amxTiles);
       });
   registerCudaPipeline();
 }

@@ -67,6 +67,9 @@ struct Target {
   /// CPU: the vector width blocked matmuls are sized to; 0: from the
   /// target's features (512 with AVX-512, 256 with AVX, else 128).
   unsigned vectorBits = 0;
+  /// CPU: bfloat16 matmuls on AMX tiles where the target has them (amx-tile,
+  /// amx-bf16); false: never (the JIT's, where the OS refuses them).
+  bool amxTiles = true;
   /// Cuda: the GPU (its host code is for this machine).
   CudaTargetOptions cuda;
 
@@ -163,6 +166,9 @@ void keepOnlyEntryPoints(mlir::ModuleOp lowered, bool noAlias);
 /// blocked matmuls are sized to: 512 with AVX-512, 256 with AVX, else 128
 /// (NEON; SVE widths are not fixed).
 unsigned vectorBitsOf(const llvm::MCSubtargetInfo &subtarget);
+/// Whether `subtarget` multiplies bfloat16 tiles (x86 with amx-tile and
+/// amx-bf16: Sapphire Rapids and later).
+bool hasAmxTiles(const llvm::MCSubtargetInfo &subtarget);
 /// Whether LLVM's `target` knows the CPU `cpu` for `triple` (asked of the
 /// target's default subtarget: one made for an unknown CPU prints LLVM's own
 /// "not a recognized processor" warning first).

@@ -9,6 +9,8 @@
 
 #include "ember/Codegen/CPU/Passes.h"
 
+#include "AmxMatmul.h"
+
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -822,10 +824,57 @@ static Value lowerMatmul(OpBuilder &b, linalg::LinalgOp op, unsigned vectorBits)
   return emitMatmul(b, loc, lhs, rhs, init, /*reductionInnermost=*/k <= 16);
 }
 
+/// Whether `op` is a linalg.generic that copies its one input through
+/// `cast` (an arith op of one operand) and does nothing else, element by
+/// element: convert-ember-to-linalg's castElements.
+template <typename Cast> static bool isElementCast(linalg::GenericOp op) {
+  if (!op || op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() != 0 ||
+      !llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) { return map.isIdentity(); }))
+    return false;
+  auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
+  auto cast = yield.getValues()[0].getDefiningOp<Cast>();
+  return cast && cast->getOperand(0) == op.getBody()->getArgument(0);
+}
+
+/// The bfloat16 tensor that `value` is widened from (float32 operands of a
+/// bfloat16 matmul; ember.cast widens a flattened copy), or null.
+static Value widenedBFloat16(Value value) {
+  auto expand = value.getDefiningOp<tensor::ExpandShapeOp>();
+  auto widen = (expand ? expand.getSrc() : value).getDefiningOp<linalg::GenericOp>();
+  if (!isElementCast<arith::ExtFOp>(widen))
+    return {};
+  Value source = widen.getDpsInputs()[0];
+  if (expand) {
+    auto collapse = source.getDefiningOp<tensor::CollapseShapeOp>();
+    if (!collapse || collapse.getSrcType().getShape() != expand.getResultType().getShape())
+      return {};
+    source = collapse.getSrc();
+  }
+  return getElementTypeOrSelf(source.getType()).isBF16() ? source : Value();
+}
+
+/// The one use of `product` when it rounds it to bfloat16 (a bfloat16
+/// matmul's result), else null.
+static linalg::GenericOp roundingToBFloat16(Value product) {
+  if (!product.hasOneUse())
+    return {};
+  auto round = dyn_cast<linalg::GenericOp>(*product.getUsers().begin());
+  if (!isElementCast<arith::TruncFOp>(round) ||
+      !getElementTypeOrSelf(round.getResult(0).getType()).isBF16())
+    return {};
+  return round;
+}
+
 namespace {
 struct LowerMatmulsPass : mlir::ember::impl::LowerMatmulsPassBase<LowerMatmulsPass> {
   using LowerMatmulsPassBase::LowerMatmulsPassBase;
   void runOnOperation() override {
+    if (bf16Instructions != "none" && bf16Instructions != "amx") {
+      getOperation().emitError("ember-cpu-lower-matmuls: unknown bf16-instructions '")
+          << bf16Instructions << "' (expected none or amx)";
+      return signalPassFailure();
+    }
     SmallVector<linalg::LinalgOp> matmuls;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (isPlainMatmul(op))
@@ -834,8 +883,32 @@ struct LowerMatmulsPass : mlir::ember::impl::LowerMatmulsPassBase<LowerMatmulsPa
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : matmuls) {
       rewriter.setInsertionPoint(op);
+      if (bf16Instructions == "amx" && lowerOnAmxTiles(rewriter, op))
+        continue;
       rewriter.replaceOp(op, lowerMatmul(rewriter, op, vectorBits));
     }
+  }
+
+  /// A bfloat16 matmul (its operands widened to float32, perhaps its result
+  /// rounded back) on AMX tiles, reading the bfloat16 operands themselves:
+  /// whether it was.
+  bool lowerOnAmxTiles(IRRewriter &rewriter, linalg::LinalgOp op) {
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    Value lhs = widenedBFloat16(op.getDpsInputs()[0]), rhs = widenedBFloat16(op.getDpsInputs()[1]);
+    if (type.getRank() != 2 || !lhs || !rhs ||
+        !ember::suitsAmxTiles(type.getDimSize(0), type.getDimSize(1),
+                              cast<RankedTensorType>(lhs.getType()).getDimSize(1)))
+      return false;
+    linalg::GenericOp round = roundingToBFloat16(op->getResult(0));
+    Value product = ember::emitAmxMatmul(rewriter, op.getLoc(), lhs, rhs,
+                                         round ? rewriter.getBF16Type() : type.getElementType());
+    if (!round) {
+      rewriter.replaceOp(op, product);
+      return true;
+    }
+    rewriter.replaceOp(round, product);
+    rewriter.eraseOp(op);
+    return true;
   }
 };
 } // namespace

@@ -51,7 +51,8 @@ struct OutlineBlockedMatmulsPass
       // where the panel loop had one iteration and was folded away.
       llvm::SetVector<Operation *> matmuls;
       func.walk([&](scf::ForOp rows) {
-        if (!rows->hasAttr("ember.blocked_matmul_rows"))
+        // (A matmul on AMX tiles writes a buffer: no result to outline.)
+        if (!rows->hasAttr("ember.blocked_matmul_rows") || rows.getNumResults() == 0)
           return;
         Operation *panels = rows->getParentOp();
         matmuls.insert(panels->hasAttr("ember.blocked_matmul") ? panels : rows.getOperation());

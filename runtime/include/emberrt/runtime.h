@@ -148,6 +148,14 @@ void emberrt_print_i64(int64_t rank, void *descriptor, int64_t message_rank, voi
 void emberrt_print_f32(int64_t rank, void *descriptor, int64_t message_rank, void *message);
 void emberrt_print_f64(int64_t rank, void *descriptor, int64_t message_rank, void *message);
 
+/* AMX tiles (bfloat16 matmuls on Intel CPUs that have them): Linux grants
+ * them to a process that asks. emberrt_request_amx asks once per process and
+ * returns 1 if they are granted, else 0 (also on other systems); compiled code
+ * that uses tiles calls emberrt_require_amx on entry, which exits with a
+ * message (status 70) where they are refused, never SIGILL. */
+int32_t emberrt_request_amx(void);
+void emberrt_require_amx(void);
+
 /* Faults of compiled code. Compiled code never traps: an integer division
  * (div, floordiv, mod) by zero, or of the most negative integer by -1,
  * divides by 1 instead, and a gather reads a clamped index for one out of

@@ -2,7 +2,9 @@
 #ifndef EMBER_CODEGEN_CPU_PASSES_H
 #define EMBER_CODEGEN_CPU_PASSES_H
 
+#include "mlir/Dialect/AMX/AMXDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"

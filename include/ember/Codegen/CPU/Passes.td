@@ -37,6 +37,11 @@ def LowerMatmulsPass : Pass<"ember-cpu-lower-matmuls", "::mlir::func::FuncOp"> {
     - A batch of large matmuls (static sizes, each m * n * k >= 32768: a
       transformer's attention) becomes a loop over the batch, each matmul's
       2-D slices blocked as above and inserted into C.
+    - With `bf16-instructions=amx`, a bfloat16 matmul (operands widened to
+      float32 by a copy, m, n >= 16, k >= 32, static sizes) reads its
+      bfloat16 operands on AMX tiles instead: B packed in pairs of rows,
+      blocks of C of 2x2 tiles summed in float32 over k, and rounded to
+      bfloat16 on the way out when the matmul's one use rounds it.
     - Short rows and a short reduction (n, k <= 16, power(x, n) on 10x10):
       one vector of C's row per row of A, the k products summed in registers.
     - Others (small, integer, small batched) become a `linalg.generic` whose loops
@@ -47,10 +52,15 @@ def LowerMatmulsPass : Pass<"ember-cpu-lower-matmuls", "::mlir::func::FuncOp"> {
   let options = [
     Option<"vectorBits", "vector-bits", "unsigned", "256",
            "Width of the target's vector registers: a blocked matmul's rows of "
-           "accumulators are two registers wide, or three (256: AVX2, 512: AVX-512)">
+           "accumulators are two registers wide, or three (256: AVX2, 512: AVX-512)">,
+    Option<"bf16Instructions", "bf16-instructions", "std::string", "\"none\"",
+           "How bfloat16 matmuls multiply: none (widened to float32, the blocked "
+           "float32 loops) or amx (AMX tiles: the CPU has amx-tile and amx-bf16)">
   ];
   let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
+    "::mlir::amx::AMXDialect", "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect", "::mlir::vector::VectorDialect"
   ];
 }
@@ -299,6 +309,21 @@ def LowerStridedCopiesPass : Pass<"ember-cpu-lower-strided-copies", "::mlir::fun
     between contiguous buffers stay `memref.copy` (one `llvm.memcpy`).
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def RequestAmxTilesPass : Pass<"ember-cpu-request-amx-tiles", "::mlir::ModuleOp"> {
+  let summary = "Ask the OS for AMX tiles on entry to code that uses them";
+  let description = [{
+    On the LLVM dialect. Linux lets a process use AMX tile registers only
+    after it asks (Linux 5.16 and later), else the first tile instruction
+    raises SIGILL. When the module calls AMX intrinsics (`llvm.x86.tile*`,
+    `llvm.x86.tdp*`: ember-cpu-lower-matmuls with `bf16-instructions=amx`),
+    every public function it defines first calls the runtime's
+    `emberrt_require_amx` (one load once granted), which exits with a reason
+    where the OS refuses. The JIT asks before it chooses tiles; this is for
+    code compiled ahead of time.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def HoistThreadAllocasPass : Pass<"ember-cpu-hoist-thread-allocas", "::mlir::func::FuncOp"> {

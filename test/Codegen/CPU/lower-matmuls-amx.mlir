@@ -1,0 +1,82 @@
+// RUN: ember-opt %s --convert-ember-to-linalg --ember-cpu-lower-matmuls="vector-bits=512 bf16-instructions=amx" --canonicalize --split-input-file --verify-diagnostics | FileCheck %s
+
+// A bfloat16 matmul whose sizes are not whole tiles: A copied with zero
+// padding to whole 32x32 steps, B packed in pairs of rows (tiles of 16
+// columns, zeros past its edges), blocks of 2x2 tiles summed over k and
+// rounded to bfloat16 through a scratch block; the float32 copies of the
+// operands and the rounding of the result are gone.
+// CHECK-LABEL: func.func @padded(
+// CHECK-SAME:      %[[A:.*]]: tensor<100x70xbf16>, %[[B:.*]]: tensor<70x50xbf16>)
+// CHECK-NOT:     linalg.generic
+// CHECK-DAG:     %[[AB:.*]] = bufferization.to_buffer %[[A]] read_only : tensor<100x70xbf16> to memref<100x70xbf16>
+// CHECK-DAG:     %[[BB:.*]] = bufferization.to_buffer %[[B]] read_only : tensor<70x50xbf16> to memref<70x50xbf16>
+// CHECK:         %[[AP:.*]] = memref.alloc() : memref<128x96xbf16>
+// CHECK:           vector.transfer_read %[[AB]]
+// CHECK:           vector.store %{{.*}}, %[[AP]]
+// CHECK:         %[[BP:.*]] = memref.alloc() : memref<4x48x32xbf16>
+// CHECK:           %[[EVEN:.*]] = arith.select %{{.*}} : vector<16xbf16>
+// CHECK:           %[[ODD:.*]] = arith.select %{{.*}} : vector<16xbf16>
+// CHECK:           %[[PAIRS:.*]] = vector.interleave %[[EVEN]], %[[ODD]] : vector<16xbf16> -> vector<32xbf16>
+// CHECK:           vector.store %[[PAIRS]], %[[BP]]
+// CHECK:         %[[C:.*]] = memref.alloc() : memref<100x50xbf16>
+// CHECK:         scf.for
+// CHECK:           %[[SCRATCH:.*]] = memref.alloc() : memref<32x32xf32>
+// CHECK:           scf.for
+// CHECK-COUNT-4:     amx.tile_zero : !amx.tile<16x16xf32>
+// CHECK:             %[[SUMS:.*]]:4 = scf.for {{.*}} -> (!amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>)
+// CHECK-COUNT-2:       amx.tile_load %[[AP]]{{.*}} into !amx.tile<16x32xbf16>
+// CHECK-COUNT-2:       amx.tile_load %[[BP]]{{.*}} into !amx.tile<16x32xbf16>
+// CHECK-COUNT-4:       amx.tile_mulf
+// CHECK:             amx.tile_store %[[SCRATCH]][%c0, %c0], %[[SUMS]]#0
+// CHECK:             amx.tile_store %[[SCRATCH]][%c0, %c16], %[[SUMS]]#1
+// CHECK:             amx.tile_store %[[SCRATCH]][%c16, %c0], %[[SUMS]]#2
+// CHECK:             amx.tile_store %[[SCRATCH]][%c16, %c16], %[[SUMS]]#3
+// CHECK:             scf.for
+// CHECK:               %[[ROW:.*]] = vector.load %[[SCRATCH]]{{.*}} : memref<32x32xf32>, vector<16xf32>
+// CHECK:               %[[ROUNDED:.*]] = arith.truncf %[[ROW]] : vector<16xf32> to vector<16xbf16>
+// CHECK:               vector.transfer_write %[[ROUNDED]], %[[C]]{{.*}} : vector<16xbf16>, memref<100x50xbf16>
+// CHECK:         } {ember.blocked_matmul_rows = 350000 : i64}
+// CHECK:         %[[R:.*]] = bufferization.to_tensor %[[C]] restrict writable : memref<100x50xbf16> to tensor<100x50xbf16>
+// CHECK:         return %[[R]]
+func.func @padded(%a: tensor<100x70xbf16>, %b: tensor<70x50xbf16>) -> tensor<100x50xbf16> {
+  %0 = ember.matmul %a, %b : tensor<100x70xbf16>, tensor<70x50xbf16> -> tensor<100x50xbf16>
+  return %0 : tensor<100x50xbf16>
+}
+
+// -----
+
+// A float32 matmul of bfloat16 values (widened by casts) in whole blocks:
+// A read in place, float32 tiles stored straight into C (no scratch).
+// CHECK-LABEL: func.func @widened_operands(
+// CHECK-SAME:      %[[A:.*]]: tensor<64x64xbf16>, %[[B:.*]]: tensor<64x96xbf16>)
+// CHECK:         %[[AB:.*]] = bufferization.to_buffer %[[A]] read_only
+// CHECK:         %[[BP:.*]] = memref.alloc() : memref<6x32x32xbf16>
+// CHECK:         %[[C:.*]] = memref.alloc() : memref<64x96xf32>
+// CHECK-NOT:     memref<32x32xf32>
+// CHECK:         amx.tile_load %[[AB]]
+// CHECK:         amx.tile_store %[[C]]
+// CHECK-NOT:     arith.truncf
+// CHECK:         bufferization.to_tensor %[[C]] restrict writable : memref<64x96xf32> to tensor<64x96xf32>
+func.func @widened_operands(%a: tensor<64x64xbf16>, %b: tensor<64x96xbf16>) -> tensor<64x96xf32> {
+  %a32 = ember.cast %a : tensor<64x64xbf16> -> tensor<64x64xf32>
+  %b32 = ember.cast %b : tensor<64x96xbf16> -> tensor<64x96xf32>
+  %0 = ember.matmul %a32, %b32 : tensor<64x64xf32>, tensor<64x96xf32> -> tensor<64x96xf32>
+  return %0 : tensor<64x96xf32>
+}
+
+// -----
+
+// Float32 matmuls keep their vector FMAs; a bfloat16 matmul narrower than a
+// tile (here 8 rows) stays widened too.
+// CHECK-LABEL: func.func @not_on_tiles(
+// CHECK-NOT:     amx.
+// CHECK:         vector.fma
+// CHECK-NOT:     amx.
+// CHECK:         return
+func.func @not_on_tiles(%a: tensor<128x128xf32>, %b: tensor<128x128xf32>,
+                        %c: tensor<8x256xbf16>, %d: tensor<256x256xbf16>)
+    -> (tensor<128x128xf32>, tensor<8x256xbf16>) {
+  %0 = ember.matmul %a, %b : tensor<128x128xf32>, tensor<128x128xf32> -> tensor<128x128xf32>
+  %1 = ember.matmul %c, %d : tensor<8x256xbf16>, tensor<256x256xbf16> -> tensor<8x256xbf16>
+  return %0, %1 : tensor<128x128xf32>, tensor<8x256xbf16>
+}
