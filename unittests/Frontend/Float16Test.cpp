@@ -293,6 +293,53 @@ TEST(Float16, SumsMatmulsAndConvolutionsAccumulateInFloat32) {
   }
 }
 
+/// Whether every element of `got` is within one bfloat16 rounding (and
+/// float32 summation) of the product of `a` [m, k] and `b` [k, n] in double.
+void expectRoundedProduct(const Tensor &got, const Tensor &a, const Tensor &b, bool roundedToBF16) {
+  int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
+  std::vector<float> x = cast(a, kFloat32).to_vector<float>();
+  std::vector<float> y = cast(b, kFloat32).to_vector<float>();
+  std::vector<float> values = cast(got, kFloat32).to_vector<float>();
+  ASSERT_EQ(values.size(), static_cast<size_t>(m * n));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double exact = 0, magnitude = 0;
+      for (int64_t kk = 0; kk < k; ++kk) {
+        exact += double(x[i * k + kk]) * y[kk * n + j];
+        magnitude += std::fabs(double(x[i * k + kk]) * y[kk * n + j]);
+      }
+      double tolerance = (roundedToBF16 ? 0x1p-8 * std::fabs(exact) : 0) + 0x1p-20 * magnitude;
+      ASSERT_NEAR(values[i * n + j], exact, tolerance) << "[" << i << ", " << j << "]";
+    }
+}
+
+TEST(Float16, BFloat16MatmulsOnAmxTilesRoundTheExactProductOnce) {
+  // On CPUs with AMX tiles (amx-bf16) these run on tiles, elsewhere widened
+  // to float32 FMAs: the same answers. Sizes that are whole 32x32 blocks and
+  // steps of k, and sizes that are not (zero padding, masked edges).
+  const int64_t sizes[][3] = {{64, 64, 96}, {100, 70, 50}, {33, 1000, 17}, {16, 32, 16},
+                              {257, 130, 300}};
+  for (const auto &size : sizes) {
+    SCOPED_TRACE(std::to_string(size[0]) + "x" + std::to_string(size[1]) + "x" +
+                 std::to_string(size[2]));
+    Tensor a = cast(random_uniform({size[0], size[1]}, 5) - 0.5f, kBFloat16);
+    Tensor b = cast(random_uniform({size[1], size[2]}, 6) - 0.5f, kBFloat16);
+    Tensor product = matmul(a, b);
+    EXPECT_EQ(product.dtype(), kBFloat16);
+    expectRoundedProduct(product, a, b, /*roundedToBF16=*/true);
+  }
+  // A float32 matmul of bfloat16 values widened inside a traced function:
+  // float32 sums, not rounded (tiles stored straight into C).
+  auto widened = ember::function([](const Tensor &a, const Tensor &b) {
+    return matmul(cast(a, kFloat32), cast(b, kFloat32));
+  });
+  Tensor a = cast(random_uniform({64, 128}, 7) - 0.5f, kBFloat16);
+  Tensor b = cast(random_uniform({128, 96}, 8) - 0.5f, kBFloat16);
+  Tensor product = widened(a, b);
+  EXPECT_EQ(product.dtype(), kFloat32);
+  expectRoundedProduct(product, a, b, /*roundedToBF16=*/false);
+}
+
 TEST(Float16, TracedFunctionsAndGradients) {
   auto step = ember::function(
       [](const Tensor &w, const Tensor &x) {

@@ -12,9 +12,8 @@ namespace mlir::ember {
 bool suitsAmxTiles(int64_t m, int64_t n, int64_t k);
 
 /// A @ B for the bfloat16 tensors `lhs` [m, k] and `rhs` [k, n] (static
-/// sizes, suitsAmxTiles) on AMX tiles, summed in float32: a tensor of
-/// `resultElement`, float32 or bfloat16 (each sum rounded once).
-Value emitAmxMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs, Type resultElement);
+/// sizes, suitsAmxTiles) on AMX tiles: a float32 tensor [m, n].
+Value emitAmxMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs);
 
 } // namespace mlir::ember
 

@@ -854,18 +854,6 @@ static Value widenedBFloat16(Value value) {
   return getElementTypeOrSelf(source.getType()).isBF16() ? source : Value();
 }
 
-/// The one use of `product` when it rounds it to bfloat16 (a bfloat16
-/// matmul's result), else null.
-static linalg::GenericOp roundingToBFloat16(Value product) {
-  if (!product.hasOneUse())
-    return {};
-  auto round = dyn_cast<linalg::GenericOp>(*product.getUsers().begin());
-  if (!isElementCast<arith::TruncFOp>(round) ||
-      !getElementTypeOrSelf(round.getResult(0).getType()).isBF16())
-    return {};
-  return round;
-}
-
 namespace {
 struct LowerMatmulsPass : mlir::ember::impl::LowerMatmulsPassBase<LowerMatmulsPass> {
   using LowerMatmulsPassBase::LowerMatmulsPassBase;
@@ -889,9 +877,8 @@ struct LowerMatmulsPass : mlir::ember::impl::LowerMatmulsPassBase<LowerMatmulsPa
     }
   }
 
-  /// A bfloat16 matmul (its operands widened to float32, perhaps its result
-  /// rounded back) on AMX tiles, reading the bfloat16 operands themselves:
-  /// whether it was.
+  /// A bfloat16 matmul (its operands widened to float32) on AMX tiles,
+  /// which read the bfloat16 operands themselves: whether it was.
   bool lowerOnAmxTiles(IRRewriter &rewriter, linalg::LinalgOp op) {
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
     Value lhs = widenedBFloat16(op.getDpsInputs()[0]), rhs = widenedBFloat16(op.getDpsInputs()[1]);
@@ -899,15 +886,7 @@ struct LowerMatmulsPass : mlir::ember::impl::LowerMatmulsPassBase<LowerMatmulsPa
         !ember::suitsAmxTiles(type.getDimSize(0), type.getDimSize(1),
                               cast<RankedTensorType>(lhs.getType()).getDimSize(1)))
       return false;
-    linalg::GenericOp round = roundingToBFloat16(op->getResult(0));
-    Value product = ember::emitAmxMatmul(rewriter, op.getLoc(), lhs, rhs,
-                                         round ? rewriter.getBF16Type() : type.getElementType());
-    if (!round) {
-      rewriter.replaceOp(op, product);
-      return true;
-    }
-    rewriter.replaceOp(round, product);
-    rewriter.eraseOp(op);
+    rewriter.replaceOp(op, ember::emitAmxMatmul(rewriter, op.getLoc(), lhs, rhs));
     return true;
   }
 };
