@@ -96,7 +96,7 @@ std::string Target::describe() const {
     return "cuda " + cuda.chip + " " + cuda.features + " " + cuda.format + " block " +
            std::to_string(cuda.blockSize) + (cuda.tf32 ? " tf32" : "");
   return "cpu " + (triple.empty() ? std::string("host") : triple) + " " + cpu + " " + features +
-         " vector-bits " + std::to_string(vectorBits) + (amxTiles ? "" : " no-amx-tiles");
+         " vector-bits " + std::to_string(vectorBits) + " bf16 " + bf16Instructions;
 }
 
 static void initializeTargets() {
@@ -174,8 +174,23 @@ unsigned ember::compiler::vectorBitsOf(const llvm::MCSubtargetInfo &subtarget) {
   return 128;
 }
 
-bool ember::compiler::hasAmxTiles(const llvm::MCSubtargetInfo &subtarget) {
-  return subtarget.getTargetTriple().isX86() && subtarget.checkFeatures("+amx-tile,+amx-bf16");
+/// bfloat16 matmul instructions, least first.
+static constexpr llvm::StringLiteral kBF16Instructions[] = {"none", "avx512bf16", "amx"};
+
+bool ember::compiler::isBF16Instructions(llvm::StringRef name) {
+  return llvm::is_contained(kBF16Instructions, name);
+}
+
+std::string ember::compiler::bf16InstructionsOf(const llvm::MCSubtargetInfo &subtarget,
+                                                llvm::StringRef limit) {
+  bool x86 = subtarget.getTargetTriple().isX86();
+  const bool has[] = {true, x86 && subtarget.checkFeatures("+avx512bf16"),
+                      x86 && subtarget.checkFeatures("+amx-tile,+amx-bf16")};
+  size_t most = llvm::find(kBF16Instructions, limit) - std::begin(kBF16Instructions);
+  for (size_t i = std::min<size_t>(most, std::size(has) - 1); i > 0; --i)
+    if (has[i])
+      return kBF16Instructions[i].str();
+  return "none";
 }
 
 /// Long elementwise bodies (a traced chain of 100 ops fused into one loop)
@@ -340,7 +355,9 @@ LogicalResult ember::compiler::compile(ModuleOp module, const CompileOptions &op
   unsigned vectorBits = cuda                      ? 0
                         : options.target.vectorBits ? options.target.vectorBits
                                                     : vectorBitsOf(*machine->getMCSubtargetInfo());
-  bool amxTiles = !cuda && options.target.amxTiles && hasAmxTiles(*machine->getMCSubtargetInfo());
+  std::string bf16Instructions =
+      cuda ? "none"
+           : bf16InstructionsOf(*machine->getMCSubtargetInfo(), options.target.bf16Instructions);
 
   // ember -> ... -> the LLVM dialect, stage by stage.
   ember::registerAllPasses();
@@ -352,7 +369,7 @@ LogicalResult ember::compiler::compile(ModuleOp module, const CompileOptions &op
       cudaOptions.barePointers = !hasDynamicShapes(module);
     std::string text = cuda ? cudaStagePipelineText(stage, cudaOptions)
                             : stagePipelineText(stage, vectorBits, options.splitDynamicSizes,
-                                                amxTiles);
+                                                bf16Instructions);
     if (failed(parsePassPipeline(text, pm))) {
       error = "internal error: cannot build the pass pipeline " + text;
       return failure();

@@ -11,6 +11,7 @@
 #include "ember/JIT/ModuleCompiler.h"
 
 #include "emberrt/cuda.h"
+#include "emberrt/runtime.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/TargetSelect.h"
@@ -118,6 +119,20 @@ unsigned ember::jit::vectorBits() {
     if (unsigned bits = chosenCpu(cpu).vectorBits)
       return bits;
   return hostVectorBits();
+}
+
+std::string ember::jit::bf16Instructions(std::string &error) {
+  const char *limit = std::getenv("EMBER_BF16_MATMULS");
+  std::string chosen = limit && *limit ? limit : "amx";
+  if (!ember::compiler::isBF16Instructions(chosen)) {
+    error = "EMBER_BF16_MATMULS=" + chosen + ": expected amx, avx512bf16 or none";
+    return "";
+  }
+  // Tiles only once the OS has granted them to this process: a tile
+  // instruction before that raises SIGILL.
+  if (chosen == "amx" && !emberrt_request_amx())
+    chosen = "avx512bf16";
+  return chosen;
 }
 
 void ember::jit::setVectorBits(unsigned bits) {

@@ -47,14 +47,17 @@ ember::jit::compileModule(ModuleOp module, std::string &error,
       error += refused;
       return nullptr;
     }
+  std::string bf16 = cuda ? "none" : bf16Instructions(error);
+  if (bf16.empty())
+    return nullptr;
   // The disk cache, keyed by the module as given (without source locations:
   // they do not change the code) and the compiler's identity.
   std::string cacheDir = diskCacheDirectory(), key, path;
   if (!cacheDir.empty()) {
     llvm::raw_string_ostream os(key);
     os << compilerIdentity() << "cpu " << cpu << "\nvector-bits " << vectorBits() << "\n";
-    if (!cuda && !emberrt_request_amx())
-      os << "no-amx-tiles\n";
+    if (!cuda)
+      os << "bf16-matmuls " << bf16 << "\n";
     if (splitDynamicSizes)
       os << "split-dynamic-sizes\n";
     if (cuda)
@@ -85,9 +88,7 @@ ember::jit::compileModule(ModuleOp module, std::string &error,
   } else {
     options.target.cpu = cpu; // empty: this machine's, with all its features
     options.target.vectorBits = vectorBits();
-    // AMX tiles (where the CPU has them) only once the OS has granted them
-    // to this process: a tile instruction before that raises SIGILL.
-    options.target.amxTiles = emberrt_request_amx();
+    options.target.bf16Instructions = bf16;
   }
   options.afterLowering = afterLowering;
   // ORC runs no constructors (a GPU module's kernel loads): the executable

@@ -125,7 +125,8 @@ static const char *const kToLLVMSteps[] = {
 /// The steps of `stage` for a CPU whose vector registers are `vectorBits`
 /// wide, joined by commas: the contents of a module pass manager.
 static std::string stageSteps(ember::LoweringStage stage, unsigned vectorBits,
-                              bool splitDynamicSizes = false, bool amxTiles = false) {
+                              bool splitDynamicSizes = false,
+                              const std::string &bf16Instructions = "none") {
   switch (stage) {
   case ember::LoweringStage::Optimized:
     return joinSteps(kOptimizeSteps);
@@ -135,20 +136,23 @@ static std::string stageSteps(ember::LoweringStage stage, unsigned vectorBits,
     // producers into the generic form of a matmul.
     // Long chains of them are outlined at once (what follows sees one copy
     // of each kind), but for those an elementwise consumer may fuse into.
-    // bfloat16 ones on AMX tiles where the CPU has them.
+    // bfloat16 ones on the CPU's bfloat16 dot products where it has them.
     return "convert-ember-to-linalg,func.func(ember-cpu-lower-convolutions,"
            "ember-cpu-lower-matmuls{vector-bits=" +
-           std::to_string(vectorBits) + (amxTiles ? " bf16-instructions=amx" : "") +
+           std::to_string(vectorBits) + " bf16-instructions=" + bf16Instructions +
            "}),ember-outline-blocked-matmuls{keep-epilogue-candidates}," +
            joinSteps(ember::kToLinalgSteps) + "," + joinSteps(kCpuEpilogueSteps);
   case ember::LoweringStage::LLVMDialect: {
     std::string toLLVM = joinSteps(kToLLVMSteps);
-    if (amxTiles) {
-      // Tile ops to their intrinsics; code that uses them asks the OS for
-      // the tiles on entry.
-      auto replace = [&](const std::string &step, const std::string &with) {
-        toLLVM.replace(toLLVM.find(step), step.size(), with);
-      };
+    auto replace = [&](const std::string &step, const std::string &with) {
+      toLLVM.replace(toLLVM.find(step), step.size(), with);
+    };
+    // vdpbf16ps to its intrinsic.
+    if (bf16Instructions == "avx512bf16")
+      replace("convert-vector-to-llvm,", "convert-vector-to-llvm{enable-x86vector},");
+    // Tile ops to their intrinsics; code that uses them asks the OS for the
+    // tiles on entry.
+    if (bf16Instructions == "amx") {
       replace("convert-vector-to-llvm,", "convert-vector-to-llvm{enable-amx},");
       replace("reconcile-unrealized-casts,", "reconcile-unrealized-casts,ember-cpu-request-amx-tiles,");
     }
@@ -168,8 +172,9 @@ const std::string &ember::lowerToLLVMPipelineText() {
 }
 
 std::string ember::stagePipelineText(LoweringStage stage, unsigned vectorBits,
-                                     bool splitDynamicSizes, bool amxTiles) {
-  return stageSteps(stage, vectorBits, splitDynamicSizes, amxTiles);
+                                     bool splitDynamicSizes,
+                                     const std::string &bf16Instructions) {
+  return stageSteps(stage, vectorBits, splitDynamicSizes, bf16Instructions);
 }
 
 LogicalResult ember::buildStagePipeline(OpPassManager &pm, LoweringStage stage,
@@ -178,9 +183,9 @@ LogicalResult ember::buildStagePipeline(OpPassManager &pm, LoweringStage stage,
 }
 
 LogicalResult ember::buildLowerToLLVMPipeline(OpPassManager &pm, unsigned vectorBits,
-                                             bool amxTiles) {
+                                             const std::string &bf16Instructions) {
   for (LoweringStage stage : kLoweringStages)
-    if (failed(parsePassPipeline(stagePipelineText(stage, vectorBits, false, amxTiles), pm)))
+    if (failed(parsePassPipeline(stagePipelineText(stage, vectorBits, false, bf16Instructions), pm)))
       return failure();
   return success();
 }
@@ -191,10 +196,12 @@ struct LowerToLLVMOptions : PassPipelineOptions<LowerToLLVMOptions> {
                               llvm::cl::desc("Width of the target's vector registers (the JIT "
                                              "uses the host's: 512 with AVX-512)"),
                               llvm::cl::init(256)};
-  Option<bool> amxTiles{*this, "amx-tiles",
-                        llvm::cl::desc("bfloat16 matmuls on AMX tiles (the target has amx-tile "
-                                       "and amx-bf16; the JIT asks the host)"),
-                        llvm::cl::init(false)};
+  Option<std::string> bf16Instructions{
+      *this, "bf16-instructions",
+      llvm::cl::desc("What bfloat16 matmuls multiply on: none (widened to float32), avx512bf16 "
+                     "(vdpbf16ps) or amx (AMX tiles); the JIT and ember-compile choose the "
+                     "best the target has"),
+      llvm::cl::init("none")};
 };
 } // namespace
 
@@ -208,7 +215,8 @@ void ember::registerPipelines() {
       "Lower a module of ember, func, arith, tensor, scf and bufferization ops on "
       "tensors to the LLVM dialect",
       [](OpPassManager &pm, const LowerToLLVMOptions &options) {
-        (void)ember::buildLowerToLLVMPipeline(pm, options.vectorBits, options.amxTiles);
+        (void)ember::buildLowerToLLVMPipeline(pm, options.vectorBits,
+                                              options.bf16Instructions);
       });
   registerCudaPipeline();
 }

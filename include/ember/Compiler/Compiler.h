@@ -67,9 +67,11 @@ struct Target {
   /// CPU: the vector width blocked matmuls are sized to; 0: from the
   /// target's features (512 with AVX-512, 256 with AVX, else 128).
   unsigned vectorBits = 0;
-  /// CPU: bfloat16 matmuls on AMX tiles where the target has them (amx-tile,
-  /// amx-bf16); false: never (the JIT's, where the OS refuses them).
-  bool amxTiles = true;
+  /// CPU: the most that bfloat16 matmuls may use, "amx" (AMX tiles),
+  /// "avx512bf16" (vdpbf16ps) or "none" (widened to float32); they use the
+  /// best of these that the target has. The JIT lowers it where the OS
+  /// refuses AMX, or as $EMBER_BF16_MATMULS says.
+  std::string bf16Instructions = "amx";
   /// Cuda: the GPU (its host code is for this machine).
   CudaTargetOptions cuda;
 
@@ -166,9 +168,14 @@ void keepOnlyEntryPoints(mlir::ModuleOp lowered, bool noAlias);
 /// blocked matmuls are sized to: 512 with AVX-512, 256 with AVX, else 128
 /// (NEON; SVE widths are not fixed).
 unsigned vectorBitsOf(const llvm::MCSubtargetInfo &subtarget);
-/// Whether `subtarget` multiplies bfloat16 tiles (x86 with amx-tile and
-/// amx-bf16: Sapphire Rapids and later).
-bool hasAmxTiles(const llvm::MCSubtargetInfo &subtarget);
+/// What bfloat16 matmuls multiply on for `subtarget` (see
+/// stagePipelineText), at most `limit`: "amx" with amx-tile and amx-bf16
+/// (Sapphire Rapids and later), else "avx512bf16" with avx512bf16 (Cooper
+/// Lake, Zen 4), else "none".
+std::string bf16InstructionsOf(const llvm::MCSubtargetInfo &subtarget,
+                               llvm::StringRef limit = "amx");
+/// Whether `name` is one of "amx", "avx512bf16", "none".
+bool isBF16Instructions(llvm::StringRef name);
 /// Whether LLVM's `target` knows the CPU `cpu` for `triple` (asked of the
 /// target's default subtarget: one made for an unknown CPU prints LLVM's own
 /// "not a recognized processor" warning first).

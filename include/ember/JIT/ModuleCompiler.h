@@ -95,6 +95,13 @@ std::string jitCpu();
 /// vectors), so tests name the width they check instead of depending on the
 /// machine.
 unsigned vectorBits();
+/// The most that bfloat16 matmuls may use ("amx", "avx512bf16" or "none";
+/// they use the best of these the CPU has): $EMBER_BF16_MATMULS when set
+/// (e.g. avx512bf16 on an AMX host: the code a Zen 4 or Cooper Lake gets),
+/// else "amx", lowered to "avx512bf16" where the OS refuses this process AMX
+/// tiles (Linux grants them from 5.16, when asked). An unknown name: "",
+/// and `error` says why.
+std::string bf16Instructions(std::string &error);
 /// Sets the width for code compiled from now on; 0 goes back to the default.
 /// Kernels already cached in memory keep the width they were compiled for.
 void setVectorBits(unsigned bits);

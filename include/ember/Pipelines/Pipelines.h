@@ -34,11 +34,13 @@ llvm::LogicalResult buildStagePipeline(mlir::OpPassManager &pm, LoweringStage st
 /// The steps of `stage` for a CPU as pass-pipeline text (the contents of a
 /// module pass manager). `splitDynamicSizes`: ops and matmuls whose sizes
 /// are known only at run time are shared among threads when they turn out
-/// large enough (ember-cpu-parallelize's split-dynamic-sizes). `amxTiles`:
-/// the CPU has AMX tiles for bfloat16 (amx-tile, amx-bf16), which bfloat16
-/// matmuls then multiply on.
+/// large enough (ember-cpu-parallelize's split-dynamic-sizes).
+/// `bf16Instructions`: what bfloat16 matmuls multiply on, "none" (widened to
+/// float32), "avx512bf16" (vdpbf16ps) or "amx" (AMX tiles): the best the
+/// target has (compiler::bf16InstructionsOf).
 std::string stagePipelineText(LoweringStage stage, unsigned vectorBits = 256,
-                              bool splitDynamicSizes = false, bool amxTiles = false);
+                              bool splitDynamicSizes = false,
+                              const std::string &bf16Instructions = "none");
 
 /// The textual form of `ember-lower-to-llvm`: any module mixing ember with
 /// func, arith, tensor, scf and bufferization on tensors, down to the LLVM
@@ -48,7 +50,7 @@ const std::string &lowerToLLVMPipelineText();
 
 /// Adds `ember-lower-to-llvm` to `pm` (a module pass manager).
 llvm::LogicalResult buildLowerToLLVMPipeline(mlir::OpPassManager &pm, unsigned vectorBits = 256,
-                                             bool amxTiles = false);
+                                             const std::string &bf16Instructions = "none");
 
 /// An NVIDIA GPU target: its architecture, the PTX version, and the binary
 /// embedded in the host code ("isa": PTX, compiled by the driver when

@@ -9,7 +9,7 @@
 
 #include "ember/Codegen/CPU/Passes.h"
 
-#include "AmxMatmul.h"
+#include "BFloat16Matmul.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -858,9 +858,14 @@ namespace {
 struct LowerMatmulsPass : mlir::ember::impl::LowerMatmulsPassBase<LowerMatmulsPass> {
   using LowerMatmulsPassBase::LowerMatmulsPassBase;
   void runOnOperation() override {
-    if (bf16Instructions != "none" && bf16Instructions != "amx") {
+    std::optional<ember::BFloat16Instructions> instructions;
+    if (bf16Instructions == "amx")
+      instructions = ember::BFloat16Instructions::AmxTiles;
+    else if (bf16Instructions == "avx512bf16")
+      instructions = ember::BFloat16Instructions::Avx512Dot;
+    else if (bf16Instructions != "none") {
       getOperation().emitError("ember-cpu-lower-matmuls: unknown bf16-instructions '")
-          << bf16Instructions << "' (expected none or amx)";
+          << bf16Instructions << "' (expected none, avx512bf16 or amx)";
       return signalPassFailure();
     }
     SmallVector<linalg::LinalgOp> matmuls;
@@ -871,22 +876,24 @@ struct LowerMatmulsPass : mlir::ember::impl::LowerMatmulsPassBase<LowerMatmulsPa
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : matmuls) {
       rewriter.setInsertionPoint(op);
-      if (bf16Instructions == "amx" && lowerOnAmxTiles(rewriter, op))
+      if (instructions && lowerOnBFloat16Instructions(rewriter, op, *instructions))
         continue;
       rewriter.replaceOp(op, lowerMatmul(rewriter, op, vectorBits));
     }
   }
 
-  /// A bfloat16 matmul (its operands widened to float32) on AMX tiles,
+  /// A bfloat16 matmul (its operands widened to float32) on `instructions`,
   /// which read the bfloat16 operands themselves: whether it was.
-  bool lowerOnAmxTiles(IRRewriter &rewriter, linalg::LinalgOp op) {
+  bool lowerOnBFloat16Instructions(IRRewriter &rewriter, linalg::LinalgOp op,
+                                   ember::BFloat16Instructions instructions) {
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
     Value lhs = widenedBFloat16(op.getDpsInputs()[0]), rhs = widenedBFloat16(op.getDpsInputs()[1]);
     if (type.getRank() != 2 || !lhs || !rhs ||
-        !ember::suitsAmxTiles(type.getDimSize(0), type.getDimSize(1),
-                              cast<RankedTensorType>(lhs.getType()).getDimSize(1)))
+        !ember::suitsBFloat16Instructions(instructions, type.getDimSize(0), type.getDimSize(1),
+                                          cast<RankedTensorType>(lhs.getType()).getDimSize(1)))
       return false;
-    rewriter.replaceOp(op, ember::emitAmxMatmul(rewriter, op.getLoc(), lhs, rhs));
+    rewriter.replaceOp(op,
+                       ember::emitBFloat16Matmul(rewriter, op.getLoc(), lhs, rhs, instructions));
     return true;
   }
 };

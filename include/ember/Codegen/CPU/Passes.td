@@ -37,11 +37,13 @@ def LowerMatmulsPass : Pass<"ember-cpu-lower-matmuls", "::mlir::func::FuncOp"> {
     - A batch of large matmuls (static sizes, each m * n * k >= 32768: a
       transformer's attention) becomes a loop over the batch, each matmul's
       2-D slices blocked as above and inserted into C.
-    - With `bf16-instructions=amx`, a bfloat16 matmul (operands widened to
-      float32 by a copy, m, n >= 16, k >= 32, static sizes) reads its
-      bfloat16 operands on AMX tiles instead: B packed in pairs of rows,
-      blocks of C of 2x2 tiles summed in float32 over k, and rounded to
-      bfloat16 on the way out when the matmul's one use rounds it.
+    - With `bf16-instructions=amx` or `avx512bf16`, a bfloat16 matmul
+      (operands widened to float32 by a copy; static sizes, m, n >= 16 and
+      k >= 32 for tiles, m >= 4, n >= 24 and k >= 32 for vectors) reads its
+      bfloat16 operands itself: B packed in pairs of rows, A padded to whole
+      blocks, float32 sums in passes of 512 over k, each over blocks of C:
+      2x2 AMX tiles (tdpbf16ps) or 8 rows of 3 AVX-512 vectors (vdpbf16ps).
+      The float32 sums are the result (a bfloat16 matmul rounds them after).
     - Short rows and a short reduction (n, k <= 16, power(x, n) on 10x10):
       one vector of C's row per row of A, the k products summed in registers.
     - Others (small, integer, small batched) become a `linalg.generic` whose loops
@@ -55,13 +57,15 @@ def LowerMatmulsPass : Pass<"ember-cpu-lower-matmuls", "::mlir::func::FuncOp"> {
            "accumulators are two registers wide, or three (256: AVX2, 512: AVX-512)">,
     Option<"bf16Instructions", "bf16-instructions", "std::string", "\"none\"",
            "How bfloat16 matmuls multiply: none (widened to float32, the blocked "
-           "float32 loops) or amx (AMX tiles: the CPU has amx-tile and amx-bf16)">
+           "float32 loops), avx512bf16 (vdpbf16ps on AVX-512 vectors) or amx (AMX "
+           "tiles: the CPU has amx-tile and amx-bf16)">
   ];
   let dependentDialects = [
     "::mlir::amx::AMXDialect", "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
-    "::mlir::tensor::TensorDialect", "::mlir::vector::VectorDialect"
+    "::mlir::tensor::TensorDialect", "::mlir::vector::VectorDialect",
+    "::mlir::x86vector::X86VectorDialect"
   ];
 }
 

@@ -1,4 +1,5 @@
 // RUN: ember-opt %s --convert-ember-to-linalg --ember-cpu-lower-matmuls="vector-bits=512 bf16-instructions=amx" --canonicalize --split-input-file | FileCheck %s
+// RUN: ember-opt %s --convert-ember-to-linalg --ember-cpu-lower-matmuls="vector-bits=512 bf16-instructions=avx512bf16" --canonicalize --split-input-file | FileCheck %s --check-prefix=DOT
 
 // A bfloat16 matmul whose sizes are not whole tiles: A copied with zero
 // padding to whole 32x32 steps, B packed in pairs of rows (tiles of 16
@@ -20,8 +21,8 @@
 // CHECK:           vector.store %[[PAIRS]], %[[BP]]
 // CHECK:         %[[C:.*]] = memref.alloc() : memref<128x64xf32>
 // CHECK:         scf.for %[[I:.*]] = %c0 to %c128 step %c32 {
-// CHECK:           %[[I16:.*]] = arith.addi %[[I]], %c16
 // CHECK:           scf.for %[[J:.*]] = %c0 to %c64 step %c32 {
+// CHECK:             %[[I16:.*]] = arith.addi %[[I]], %c16
 // CHECK-COUNT-4:     amx.tile_zero : !amx.tile<16x16xf32>
 // CHECK:             %[[SUMS:.*]]:4 = scf.for {{.*}} -> (!amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>)
 // CHECK-COUNT-2:       amx.tile_load %[[AP]]{{.*}} into !amx.tile<16x32xbf16>
@@ -37,6 +38,26 @@
 // CHECK:         %[[R:.*]] = linalg.generic {{.*}} ins(%[[SLICE]] : tensor<100x50xf32>) outs(%{{.*}} : tensor<100x50xbf16>)
 // CHECK:           arith.truncf
 // CHECK:         return %[[R]]
+// On AVX512-BF16, the same packing of B (tiles of 16 columns), A padded to
+// blocks of 8 rows, and blocks of 8 rows by 48 columns: 24 vectors of
+// float32 sums, each step of k a pair (vdpbf16ps) of A's row (broadcast)
+// and a vector of B's pairs.
+// DOT-LABEL: func.func @padded(
+// DOT:         %[[AP:.*]] = memref.alloc() : memref<104x96xbf16>
+// DOT:         %[[BP:.*]] = memref.alloc() : memref<6x48x32xbf16>
+// DOT:         %[[C:.*]] = memref.alloc() : memref<104x96xf32>
+// DOT:         scf.for %{{.*}} = %c0 to %c104 step %c8 {
+// DOT:           scf.for %{{.*}} = %c0 to %c96 step %c48 {
+// DOT:             %[[SUMS:.*]]:24 = scf.for %{{.*}} = %c0 to %c48 step %c1 iter_args({{.*}}) -> (vector<16xf32>,
+// DOT-COUNT-3:       vector.load %[[BP]]{{.*}} : memref<6x48x32xbf16>, vector<32xbf16>
+// DOT:               %[[PAIR:.*]] = vector.load %[[AP]]{{.*}} : memref<104x96xbf16>, vector<2xbf16>
+// DOT:               %[[WORD:.*]] = vector.bitcast %[[PAIR]] : vector<2xbf16> to vector<1xi32>
+// DOT:               %[[SPLAT:.*]] = vector.broadcast %{{.*}} : i32 to vector<16xi32>
+// DOT:               %[[APAIRS:.*]] = vector.bitcast %[[SPLAT]] : vector<16xi32> to vector<32xbf16>
+// DOT:               x86vector.avx512.dot %{{.*}}, %[[APAIRS]], %{{.*}} : vector<32xbf16> -> vector<16xf32>
+// DOT-COUNT-23:      x86vector.avx512.dot
+// DOT-COUNT-24:    vector.store {{.*}}, %[[C]]
+// DOT:         tensor.extract_slice %{{.*}}[0, 0] [100, 50] [1, 1]
 func.func @padded(%a: tensor<100x70xbf16>, %b: tensor<70x50xbf16>) -> tensor<100x50xbf16> {
   %0 = ember.matmul %a, %b : tensor<100x70xbf16>, tensor<70x50xbf16> -> tensor<100x50xbf16>
   return %0 : tensor<100x50xbf16>
