@@ -328,6 +328,35 @@ TEST(Float16, BFloat16MatmulsOnAmxTilesRoundTheExactProductOnce) {
     EXPECT_EQ(product.dtype(), kBFloat16);
     expectRoundedProduct(product, a, b, /*roundedToBF16=*/true);
   }
+  // A convolution (a matmul of its patches, copied in bfloat16) and the
+  // transposed products of a gradient, against float32 ones of the same
+  // values: within a bfloat16 rounding of the result and float32 summation.
+  Tensor images = cast(random_uniform({4, 14, 14, 32}, 9) - 0.5f, kBFloat16);
+  Tensor filters = cast(random_uniform({3, 3, 32, 48}, 10) - 0.5f, kBFloat16);
+  Tensor convolved = nn::conv2d(images, filters, {1, 1}, "SAME");
+  EXPECT_EQ(convolved.dtype(), kBFloat16);
+  std::vector<float> got = cast(convolved, kFloat32).to_vector<float>();
+  std::vector<float> want =
+      nn::conv2d(cast(images, kFloat32), cast(filters, kFloat32), {1, 1}, "SAME")
+          .to_vector<float>();
+  std::vector<float> magnitudes =
+      nn::conv2d(abs(cast(images, kFloat32)), abs(cast(filters, kFloat32)), {1, 1}, "SAME")
+          .to_vector<float>();
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], 0x1p-8 * std::fabs(want[i]) + 0x1p-20 * magnitudes[i]) << i;
+  auto gradients = ember::function([](const Tensor &x, const Tensor &w) {
+    return matmul(transpose(x), matmul(x, w));
+  });
+  Tensor x = cast(random_uniform({96, 64}, 11) - 0.5f, kBFloat16);
+  Tensor w = cast(random_uniform({64, 80}, 12) - 0.5f, kBFloat16);
+  Tensor inner = matmul(x, w);
+  expectRoundedProduct(inner, x, w, /*roundedToBF16=*/true);
+  Tensor outer = gradients(x, w);
+  EXPECT_EQ(outer.dtype(), kBFloat16);
+  // (x^T @ inner, inner already rounded: one more rounding.)
+  expectRoundedProduct(outer, transpose(x), inner, /*roundedToBF16=*/true);
+
   // A float32 matmul of bfloat16 values widened inside a traced function:
   // float32 sums, not rounded (tiles stored straight into C).
   auto widened = ember::function([](const Tensor &a, const Tensor &b) {

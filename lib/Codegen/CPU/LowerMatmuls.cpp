@@ -102,17 +102,22 @@ struct MatmulOperand {
 /// `value` as the gather of a tensor: a 2-D collapse_shape of a
 /// linalg.generic whose body yields its one input, which it reads through a
 /// projected affine map, and whose loops are all parallel.
+/// Whether `copy` copies its one input through an affine map into its
+/// init, element for element, all loops parallel: a gather.
+static bool isGatheringCopy(linalg::GenericOp copy) {
+  if (!copy || copy.getNumDpsInputs() != 1 || copy.getNumDpsInits() != 1 ||
+      copy.getNumReductionLoops() != 0 || !copy.getIndexingMapsArray()[1].isIdentity())
+    return false;
+  auto yield = cast<linalg::YieldOp>(copy.getBody()->getTerminator());
+  return yield.getValues().size() == 1 && yield.getValues()[0] == copy.getBody()->getArgument(0);
+}
+
 static std::optional<Gather> asGather(Value value) {
   auto collapse = value.getDefiningOp<tensor::CollapseShapeOp>();
   if (!collapse || collapse.getResultType().getRank() != 2)
     return std::nullopt;
   auto copy = collapse.getSrc().getDefiningOp<linalg::GenericOp>();
-  if (!copy || copy.getNumDpsInputs() != 1 || copy.getNumDpsInits() != 1 ||
-      copy.getNumReductionLoops() != 0 ||
-      !copy.getIndexingMapsArray()[1].isIdentity())
-    return std::nullopt;
-  auto yield = cast<linalg::YieldOp>(copy.getBody()->getTerminator());
-  if (yield.getValues().size() != 1 || yield.getValues()[0] != copy.getBody()->getArgument(0))
+  if (!isGatheringCopy(copy))
     return std::nullopt;
   SmallVector<ReassociationIndices> groups = collapse.getReassociationIndices();
   return Gather{copy.getDpsInputs()[0], copy.getIndexingMapsArray()[0], copy.getDpsInits()[0],
@@ -837,21 +842,71 @@ template <typename Cast> static bool isElementCast(linalg::GenericOp op) {
   return cast && cast->getOperand(0) == op.getBody()->getArgument(0);
 }
 
-/// The bfloat16 tensor that `value` is widened from (float32 operands of a
-/// bfloat16 matmul; ember.cast widens a flattened copy), or null.
-static Value widenedBFloat16(Value value) {
-  auto expand = value.getDefiningOp<tensor::ExpandShapeOp>();
-  auto widen = (expand ? expand.getSrc() : value).getDefiningOp<linalg::GenericOp>();
-  if (!isElementCast<arith::ExtFOp>(widen))
-    return {};
-  Value source = widen.getDpsInputs()[0];
-  if (expand) {
-    auto collapse = source.getDefiningOp<tensor::CollapseShapeOp>();
-    if (!collapse || collapse.getSrcType().getShape() != expand.getResultType().getShape())
-      return {};
-    source = collapse.getSrc();
+/// Whether the float32 tensor `value` holds bfloat16 values widened: a
+/// widening copy (castElements) of a bfloat16 tensor, or what reshapes,
+/// transposes, zero fills, insertions and gathering copies (a convolution's
+/// padding and patches) make of such values. narrowToBFloat16 rebuilds it in bfloat16.
+static bool isWidenedBFloat16(Value value) {
+  Operation *op = value.getDefiningOp();
+  if (!op)
+    return false;
+  if (auto copy = dyn_cast<linalg::GenericOp>(op)) {
+    if (isElementCast<arith::ExtFOp>(copy))
+      return getElementTypeOrSelf(copy.getDpsInputs()[0].getType()).isBF16();
+    return isGatheringCopy(copy) && isWidenedBFloat16(copy.getDpsInputs()[0]);
   }
-  return getElementTypeOrSelf(source.getType()).isBF16() ? source : Value();
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
+  if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
+    return isWidenedBFloat16(insert.getSource()) && isWidenedBFloat16(insert.getDest());
+  if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, linalg::TransposeOp>(op))
+    return isWidenedBFloat16(op->getOperand(0));
+  return false;
+}
+
+/// The bfloat16 tensor whose values the float32 `value` holds
+/// (isWidenedBFloat16), built anew in bfloat16 from the narrow tensors it
+/// was widened from; the float32 ops are left for canonicalization to drop.
+static Value narrowToBFloat16(OpBuilder &b, Value value) {
+  Operation *op = value.getDefiningOp();
+  Location loc = op->getLoc();
+  Type bf16 = b.getBF16Type();
+  auto narrowType = cast<RankedTensorType>(value.getType()).clone(bf16);
+  if (auto copy = dyn_cast<linalg::GenericOp>(op)) {
+    if (isElementCast<arith::ExtFOp>(copy))
+      return copy.getDpsInputs()[0];
+    // A gathering copy (a convolution's patches): the same copy of the
+    // narrow input.
+    Value input = narrowToBFloat16(b, copy.getDpsInputs()[0]);
+    return linalg::GenericOp::create(
+               b, loc, narrowType, input, emptyTensor(b, loc, narrowType),
+               copy.getIndexingMapsArray(), copy.getIteratorTypesArray(),
+               [](OpBuilder &nb, Location nloc, ValueRange args) {
+                 linalg::YieldOp::create(nb, nloc, args[0]);
+               })
+        .getResult(0);
+  }
+  if (isa<linalg::FillOp>(op)) {
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(bf16));
+    return linalg::FillOp::create(b, loc, zero, emptyTensor(b, loc, narrowType)).getResult(0);
+  }
+  if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
+    return tensor::InsertSliceOp::create(b, loc, narrowToBFloat16(b, insert.getSource()),
+                                         narrowToBFloat16(b, insert.getDest()),
+                                         insert.getMixedOffsets(), insert.getMixedSizes(),
+                                         insert.getMixedStrides());
+  if (auto transpose = dyn_cast<linalg::TransposeOp>(op))
+    return linalg::TransposeOp::create(b, loc, narrowToBFloat16(b, transpose.getInput()),
+                                       emptyTensor(b, loc, narrowType),
+                                       transpose.getPermutation())
+        ->getResult(0);
+  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op))
+    return tensor::CollapseShapeOp::create(b, loc, narrowType,
+                                           narrowToBFloat16(b, collapse.getSrc()),
+                                           collapse.getReassociationIndices());
+  auto expand = cast<tensor::ExpandShapeOp>(op);
+  return tensor::ExpandShapeOp::create(b, loc, narrowType, narrowToBFloat16(b, expand.getSrc()),
+                                       expand.getReassociationIndices());
 }
 
 namespace {
@@ -882,16 +937,19 @@ struct LowerMatmulsPass : mlir::ember::impl::LowerMatmulsPassBase<LowerMatmulsPa
     }
   }
 
-  /// A bfloat16 matmul (its operands widened to float32) on `instructions`,
-  /// which read the bfloat16 operands themselves: whether it was.
+  /// A bfloat16 matmul or convolution (its operands widened to float32) on
+  /// `instructions`, which read bfloat16 operands: whether it was.
   bool lowerOnBFloat16Instructions(IRRewriter &rewriter, linalg::LinalgOp op,
                                    ember::BFloat16Instructions instructions) {
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
-    Value lhs = widenedBFloat16(op.getDpsInputs()[0]), rhs = widenedBFloat16(op.getDpsInputs()[1]);
-    if (type.getRank() != 2 || !lhs || !rhs ||
+    Value lhs = op.getDpsInputs()[0], rhs = op.getDpsInputs()[1];
+    if (type.getRank() != 2 || !isWidenedBFloat16(lhs) || !isWidenedBFloat16(rhs) ||
         !ember::suitsBFloat16Instructions(instructions, type.getDimSize(0), type.getDimSize(1),
                                           cast<RankedTensorType>(lhs.getType()).getDimSize(1)))
       return false;
+    // (A convolution's patches are copied in bfloat16, half the bytes.)
+    lhs = narrowToBFloat16(rewriter, lhs);
+    rhs = narrowToBFloat16(rewriter, rhs);
     rewriter.replaceOp(op,
                        ember::emitBFloat16Matmul(rewriter, op.getLoc(), lhs, rhs, instructions));
     return true;

@@ -1,5 +1,5 @@
-// RUN: ember-opt %s --convert-ember-to-linalg --ember-cpu-lower-matmuls="vector-bits=512 bf16-instructions=amx" --canonicalize --split-input-file | FileCheck %s
-// RUN: ember-opt %s --convert-ember-to-linalg --ember-cpu-lower-matmuls="vector-bits=512 bf16-instructions=avx512bf16" --canonicalize --split-input-file | FileCheck %s --check-prefix=DOT
+// RUN: ember-opt %s --convert-ember-to-linalg --ember-cpu-lower-convolutions --ember-cpu-lower-matmuls="vector-bits=512 bf16-instructions=amx" --canonicalize --split-input-file | FileCheck %s
+// RUN: ember-opt %s --convert-ember-to-linalg --ember-cpu-lower-convolutions --ember-cpu-lower-matmuls="vector-bits=512 bf16-instructions=avx512bf16" --canonicalize --split-input-file | FileCheck %s --check-prefix=DOT
 
 // A bfloat16 matmul whose sizes are not whole tiles: A copied with zero
 // padding to whole 32x32 steps, B packed in pairs of rows (tiles of 16
@@ -110,4 +110,26 @@ func.func @not_on_tiles(%a: tensor<128x128xf32>, %b: tensor<128x128xf32>,
   %0 = ember.matmul %a, %b : tensor<128x128xf32>, tensor<128x128xf32> -> tensor<128x128xf32>
   %1 = ember.matmul %c, %d : tensor<8x256xbf16>, tensor<256x256xbf16> -> tensor<8x256xbf16>
   return %0, %1 : tensor<128x128xf32>, tensor<8x256xbf16>
+}
+
+// -----
+
+// A bfloat16 convolution (after ember-cpu-lower-convolutions, a matmul of
+// its patches): the padding and the patches are built in bfloat16 from the
+// bfloat16 input (half the bytes of the float32 copy), then multiplied on
+// tiles; the filter, collapsed, is B.
+// CHECK-LABEL: func.func @convolution(
+// CHECK-SAME:      %[[X:.*]]: tensor<8x28x28x32xbf16>, %[[W:.*]]: tensor<3x3x32x64xbf16>)
+// CHECK-NOT:     arith.extf
+// CHECK:         %[[FILL:.*]] = linalg.fill ins(%{{.*}} : bf16) outs(%{{.*}} : tensor<8x30x30x32xbf16>)
+// CHECK:         %[[PADDED:.*]] = tensor.insert_slice %[[X]] into %[[FILL]][0, 1, 1, 0] [8, 28, 28, 32] [1, 1, 1, 1]
+// CHECK:         %[[PATCHES:.*]] = linalg.generic {{.*}} ins(%[[PADDED]] : tensor<8x30x30x32xbf16>) outs(%{{.*}} : tensor<8x28x28x3x3x32xbf16>)
+// CHECK:         %[[A:.*]] = tensor.collapse_shape %[[PATCHES]] {{.*}} into tensor<6272x288xbf16>
+// CHECK:         %[[B:.*]] = tensor.collapse_shape %[[W]] {{.*}} into tensor<288x64xbf16>
+// CHECK:         bufferization.to_buffer %[[A]] read_only
+// CHECK:         bufferization.to_buffer %[[B]] read_only
+// CHECK:         amx.tile_mulf
+func.func @convolution(%x: tensor<8x28x28x32xbf16>, %w: tensor<3x3x32x64xbf16>) -> tensor<8x28x28x64xbf16> {
+  %0 = ember.conv2d %x, %w strides = [1, 1] dilations = [1, 1] input_dilations = [1, 1] padding = [1, 1, 1, 1] : tensor<8x28x28x32xbf16>, tensor<3x3x32x64xbf16> -> tensor<8x28x28x64xbf16>
+  return %0 : tensor<8x28x28x64xbf16>
 }
