@@ -5,21 +5,45 @@
 // step) and eager on a GradientTape; torch_c2_bench.cpp is LibTorch's side.
 // Threads: EMBER_NUM_THREADS (bench/run.sh runs 1 and 2). Then the peak RSS
 // (as LibTorch's bench, without data), and steps/s fed by Fashion-MNIST.
+// `c2_bench bf16`: the traced step in mixed bfloat16 (Keras's mixed_bfloat16:
+// bfloat16 images, so layers compute in bfloat16 with float32 variables; the
+// logits widened to float32 for the loss); torch_c2_bench bf16 is the peer.
 #include "bench_util.h"
 #include "c2_model.h"
 
 #include "ember/ember.h"
 
 #include <filesystem>
+#include <string>
 
 #include <sys/resource.h>
 
 using namespace ember;
 
-int main() {
+int main(int argc, char **argv) {
   Tensor images = random_uniform({32, 28, 28, 1}, 1);
   Tensor labels = cast(arange(0, 32) % 10, DType::Int64);
   losses::SparseCategoricalCrossentropy lossFn(/*from_logits=*/true);
+  if (argc > 1 && std::string(argv[1]) == "bf16") {
+    auto model = c2Model();
+    optimizers::Adam adam(1e-3);
+    Tensor halfImages = cast(images, kBFloat16);
+    (*model)(halfImages);
+    auto step = function(
+        [&](const Tensor &x, const Tensor &y) {
+          GradientTape tape;
+          Tensor loss = lossFn(y, cast((*model)(x, true), kFloat32));
+          std::vector<Variable> vars = model->trainable_variables();
+          adam.apply_gradients(tape.gradient(loss, vars), vars);
+          return loss;
+        },
+        "c2_bf16_train_step");
+    step(halfImages, labels);
+    bench::report("ember.c2_mixed_bf16_step",
+                  bench::medianSeconds(7, 10, [&] { return step(halfImages, labels); }) * 1e3,
+                  "ms");
+    return 0;
+  }
 
   auto tracedModel = c2Model();
   optimizers::Adam tracedAdam(1e-3);

@@ -215,8 +215,10 @@ bool mlir::ember::suitsBFloat16Instructions(BFloat16Instructions instructions, i
                                             int64_t n, int64_t k) {
   if (ShapedType::isDynamic(m) || ShapedType::isDynamic(n) || ShapedType::isDynamic(k))
     return false;
+  // At least a block of columns: C2's convolution of 16 filters ran 1.4x
+  // slower on tiles (half of each block padding) than widened to float32.
   Blocking blocking = blockingOf(instructions);
-  return m >= blocking.rows / 2 && n >= blocking.columns / 2 && k >= kDepth &&
+  return m >= blocking.rows / 2 && n >= blocking.columns && k >= kDepth &&
          m * n * k >= (1 << 15);
 }
 

@@ -15,8 +15,9 @@ enum class BFloat16Instructions {
   Avx512Dot,
 };
 
-/// Whether A [m, k] @ B [k, n] is worth `instructions`: static sizes, each
-/// at least one of their blocks (narrower ones would mostly multiply padding).
+/// Whether A [m, k] @ B [k, n] is worth `instructions`: static sizes, at
+/// least a block of columns, half a block of rows and a step of 32 along k
+/// (narrower ones would mostly multiply padding).
 bool suitsBFloat16Instructions(BFloat16Instructions instructions, int64_t m, int64_t n, int64_t k);
 
 /// A @ B for the bfloat16 tensors `lhs` [m, k] and `rhs` [k, n] (static

@@ -943,7 +943,13 @@ struct LowerMatmulsPass : mlir::ember::impl::LowerMatmulsPassBase<LowerMatmulsPa
                                    ember::BFloat16Instructions instructions) {
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
     Value lhs = op.getDpsInputs()[0], rhs = op.getDpsInputs()[1];
-    if (type.getRank() != 2 || !isWidenedBFloat16(lhs) || !isWidenedBFloat16(rhs) ||
+    // A transposed A stays widened: the blocked float32 loops read it in
+    // place, where tiles would need a transposed copy (a gradient's patches^T
+    // @ dY: a strided copy as large as the patches).
+    auto widen = lhs.getDefiningOp<linalg::GenericOp>();
+    Value unwidened = isElementCast<arith::ExtFOp>(widen) ? widen.getDpsInputs()[0] : lhs;
+    if (type.getRank() != 2 || unwidened.getDefiningOp<linalg::TransposeOp>() ||
+        !isWidenedBFloat16(lhs) || !isWidenedBFloat16(rhs) ||
         !ember::suitsBFloat16Instructions(instructions, type.getDimSize(0), type.getDimSize(1),
                                           cast<RankedTensorType>(lhs.getType()).getDimSize(1)))
       return false;

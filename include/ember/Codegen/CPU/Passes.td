@@ -38,8 +38,9 @@ def LowerMatmulsPass : Pass<"ember-cpu-lower-matmuls", "::mlir::func::FuncOp"> {
       transformer's attention) becomes a loop over the batch, each matmul's
       2-D slices blocked as above and inserted into C.
     - With `bf16-instructions=amx` or `avx512bf16`, a bfloat16 matmul
-      (operands widened to float32 by a copy; static sizes, m, n >= 16 and
-      k >= 32 for tiles, m >= 4, n >= 24 and k >= 32 for vectors) reads its
+      (operands widened to float32 by a copy, A not transposed; static sizes,
+      m >= 16, n >= 32 and k >= 32 for tiles, m >= 4, n >= 48 and k >= 32 for
+      vectors; a convolution's patches too) reads its
       bfloat16 operands itself: B packed in pairs of rows, A padded to whole
       blocks, float32 sums in passes of 512 over k, each over blocks of C:
       2x2 AMX tiles (tdpbf16ps) or 8 rows of 3 AVX-512 vectors (vdpbf16ps).
