@@ -186,6 +186,8 @@ std::string ember::compiler::bf16InstructionsOf(const llvm::MCSubtargetInfo &sub
   bool x86 = subtarget.getTargetTriple().isX86();
   const bool has[] = {true, x86 && subtarget.checkFeatures("+avx512bf16"),
                       x86 && subtarget.checkFeatures("+amx-tile,+amx-bf16")};
+  if (!isBF16Instructions(limit))
+    return "none";
   size_t most = llvm::find(kBF16Instructions, limit) - std::begin(kBF16Instructions);
   for (size_t i = std::min<size_t>(most, std::size(has) - 1); i > 0; --i)
     if (has[i])

@@ -11,6 +11,7 @@
 //   vector adds the products of a pair of bfloat16 from each operand. A
 //   block of 8 rows by 48 columns of C is 24 vectors; at each pair of k, A's
 //   pair of each row (broadcast) meets three vectors of B's pairs.
+// Both flush denormal inputs and sums to zero (as oneDNN's kernels on them).
 // Both read B's pairs of rows interleaved (B[kk][c], B[kk + 1][c] side by
 // side for each column c: "VNNI" order), so B is packed first, once per
 // matmul, in tiles of 16 columns.
@@ -235,15 +236,15 @@ Value mlir::ember::emitBFloat16Matmul(OpBuilder &b, Location loc, Value lhs, Val
   Value zero = index(b, 0);
   Value bf16Zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(bf16));
   // Row `row` of `matrix` (rows x columns) from column `column` as `lanes`
-  // values: zeros past the last row, masked past the last column unless the
-  // columns are whole vectors.
-  auto readRow = [&](OpBuilder &rb, Value matrix, int64_t rows, int64_t columns, Value row,
-                     Value column, int64_t lanes) -> Value {
+  // values: zeros past the last row, masked past the last column unless
+  // every read (up to `paddedColumns`) is inside the row.
+  auto readRow = [&](OpBuilder &rb, Value matrix, int64_t rows, int64_t columns,
+                     int64_t paddedColumns, Value row, Value column, int64_t lanes) -> Value {
     auto type = VectorType::get({lanes}, bf16);
     Value lastRow = index(rb, rows - 1);
     Value clamped = arith::MinUIOp::create(rb, loc, row, lastRow);
     Value read = vector::TransferReadOp::create(rb, loc, type, matrix, ValueRange{clamped, column},
-                                                bf16Zero, ArrayRef<bool>{columns % lanes == 0});
+                                                bf16Zero, ArrayRef<bool>{paddedColumns == columns});
     Value inside = arith::CmpIOp::create(rb, loc, arith::CmpIPredicate::ule, row, lastRow);
     Value zeros =
         arith::ConstantOp::create(rb, loc, DenseElementsAttr::get(type, rb.getZeroAttr(bf16)));
@@ -260,7 +261,7 @@ Value mlir::ember::emitBFloat16Matmul(OpBuilder &b, Location loc, Value lhs, Val
     Value padded = memref::AllocOp::create(b, loc, MemRefType::get({mPadded, kPadded}, bf16));
     forEach(b, loc, zero, index(b, mPadded), 1, [&](OpBuilder &rb, Value row) {
       forEach(rb, loc, zero, index(rb, kPadded), kDepth, [&](OpBuilder &cb, Value column) {
-        Value piece = readRow(cb, a, m, k, row, column, kDepth);
+        Value piece = readRow(cb, a, m, k, kPadded, row, column, kDepth);
         vector::StoreOp::create(cb, loc, piece, padded, ValueRange{row, column});
       });
     });
@@ -281,8 +282,8 @@ Value mlir::ember::emitBFloat16Matmul(OpBuilder &b, Location loc, Value lhs, Val
     Value odd = arith::AddIOp::create(hb, loc, even, index(hb, 1));
     forEach(hb, loc, zero, index(hb, nPadded / kLanes), 1, [&](OpBuilder &pb, Value tile) {
       Value column = arith::MulIOp::create(pb, loc, tile, index(pb, kLanes));
-      Value evenRow = readRow(pb, bMatrix, k, n, even, column, kLanes);
-      Value oddRow = readRow(pb, bMatrix, k, n, odd, column, kLanes);
+      Value evenRow = readRow(pb, bMatrix, k, n, nPadded, even, column, kLanes);
+      Value oddRow = readRow(pb, bMatrix, k, n, nPadded, odd, column, kLanes);
       Value pairs = vector::ShuffleOp::create(pb, loc, evenRow, oddRow, interleave);
       vector::StoreOp::create(pb, loc, pairs, packed, ValueRange{tile, half, index(pb, 0)});
     });

@@ -848,7 +848,7 @@ template <typename Cast> static bool isElementCast(linalg::GenericOp op) {
 /// padding and patches) make of such values. narrowToBFloat16 rebuilds it in bfloat16.
 static bool isWidenedBFloat16(Value value) {
   Operation *op = value.getDefiningOp();
-  if (!op)
+  if (!op || !cast<ShapedType>(value.getType()).hasStaticShape())
     return false;
   if (auto copy = dyn_cast<linalg::GenericOp>(op)) {
     if (isElementCast<arith::ExtFOp>(copy))
@@ -948,7 +948,8 @@ struct LowerMatmulsPass : mlir::ember::impl::LowerMatmulsPassBase<LowerMatmulsPa
     // @ dY: a strided copy as large as the patches).
     auto widen = lhs.getDefiningOp<linalg::GenericOp>();
     Value unwidened = isElementCast<arith::ExtFOp>(widen) ? widen.getDpsInputs()[0] : lhs;
-    if (type.getRank() != 2 || unwidened.getDefiningOp<linalg::TransposeOp>() ||
+    if (type.getRank() != 2 || !type.getElementType().isF32() ||
+        unwidened.getDefiningOp<linalg::TransposeOp>() ||
         !isWidenedBFloat16(lhs) || !isWidenedBFloat16(rhs) ||
         !ember::suitsBFloat16Instructions(instructions, type.getDimSize(0), type.getDimSize(1),
                                           cast<RankedTensorType>(lhs.getType()).getDimSize(1)))

@@ -98,18 +98,22 @@ func.func @widened_operands(%a: tensor<64x1024xbf16>, %b: tensor<1024x96xbf16>) 
 // -----
 
 // Float32 matmuls keep their vector FMAs; a bfloat16 matmul narrower than a
-// tile (here 8 rows) stays widened too.
+// tile (here 8 rows) stays widened too, and so does a float64 matmul of
+// bfloat16 values (float32 sums would not be its answer).
 // CHECK-LABEL: func.func @not_on_tiles(
 // CHECK-NOT:     amx.
 // CHECK:         vector.fma
 // CHECK-NOT:     amx.
 // CHECK:         return
 func.func @not_on_tiles(%a: tensor<128x128xf32>, %b: tensor<128x128xf32>,
-                        %c: tensor<8x256xbf16>, %d: tensor<256x256xbf16>)
-    -> (tensor<128x128xf32>, tensor<8x256xbf16>) {
+                        %c: tensor<8x256xbf16>, %d: tensor<256x256xbf16>,
+                        %e: tensor<64x64xbf16>)
+    -> (tensor<128x128xf32>, tensor<8x256xbf16>, tensor<64x64xf64>) {
   %0 = ember.matmul %a, %b : tensor<128x128xf32>, tensor<128x128xf32> -> tensor<128x128xf32>
   %1 = ember.matmul %c, %d : tensor<8x256xbf16>, tensor<256x256xbf16> -> tensor<8x256xbf16>
-  return %0, %1 : tensor<128x128xf32>, tensor<8x256xbf16>
+  %wide = ember.cast %e : tensor<64x64xbf16> -> tensor<64x64xf64>
+  %2 = ember.matmul %wide, %wide : tensor<64x64xf64>, tensor<64x64xf64> -> tensor<64x64xf64>
+  return %0, %1, %2 : tensor<128x128xf32>, tensor<8x256xbf16>, tensor<64x64xf64>
 }
 
 // -----
