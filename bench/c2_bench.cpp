@@ -105,5 +105,4 @@ int main(int argc, char **argv) {
     bench::report("ember.c2_steps_per_second_with_data", 1 / withData, "steps/s");
     bench::report("ember.c2_steps_per_second_without_data", 1 / without, "steps/s");
   }
-
 }

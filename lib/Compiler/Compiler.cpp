@@ -369,9 +369,9 @@ LogicalResult ember::compiler::compile(ModuleOp module, const CompileOptions &op
     CudaTargetOptions cudaOptions = options.target.cuda;
     if (cuda && stage == LoweringStage::LLVMDialect)
       cudaOptions.barePointers = !hasDynamicShapes(module);
-    std::string text = cuda ? cudaStagePipelineText(stage, cudaOptions)
-                            : stagePipelineText(stage, vectorBits, options.splitDynamicSizes,
-                                                bf16Instructions);
+    std::string text =
+        cuda ? cudaStagePipelineText(stage, cudaOptions)
+             : stagePipelineText(stage, vectorBits, options.splitDynamicSizes, bf16Instructions);
     if (failed(parsePassPipeline(text, pm))) {
       error = "internal error: cannot build the pass pipeline " + text;
       return failure();

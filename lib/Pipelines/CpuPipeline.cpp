@@ -154,7 +154,8 @@ static std::string stageSteps(ember::LoweringStage stage, unsigned vectorBits,
     // tiles on entry.
     if (bf16Instructions == "amx") {
       replace("convert-vector-to-llvm,", "convert-vector-to-llvm{enable-amx},");
-      replace("reconcile-unrealized-casts,", "reconcile-unrealized-casts,ember-cpu-request-amx-tiles,");
+      replace("reconcile-unrealized-casts,",
+              "reconcile-unrealized-casts,ember-cpu-request-amx-tiles,");
     }
     return joinSteps(ember::kBufferizeSteps) + "," + parallelizeSteps(splitDynamicSizes) + "," +
            toLLVM;
@@ -172,8 +173,7 @@ const std::string &ember::lowerToLLVMPipelineText() {
 }
 
 std::string ember::stagePipelineText(LoweringStage stage, unsigned vectorBits,
-                                     bool splitDynamicSizes,
-                                     const std::string &bf16Instructions) {
+                                     bool splitDynamicSizes, const std::string &bf16Instructions) {
   return stageSteps(stage, vectorBits, splitDynamicSizes, bf16Instructions);
 }
 
@@ -183,9 +183,10 @@ LogicalResult ember::buildStagePipeline(OpPassManager &pm, LoweringStage stage,
 }
 
 LogicalResult ember::buildLowerToLLVMPipeline(OpPassManager &pm, unsigned vectorBits,
-                                             const std::string &bf16Instructions) {
+                                              const std::string &bf16Instructions) {
   for (LoweringStage stage : kLoweringStages)
-    if (failed(parsePassPipeline(stagePipelineText(stage, vectorBits, false, bf16Instructions), pm)))
+    if (failed(
+            parsePassPipeline(stagePipelineText(stage, vectorBits, false, bf16Instructions), pm)))
       return failure();
   return success();
 }
@@ -215,8 +216,7 @@ void ember::registerPipelines() {
       "Lower a module of ember, func, arith, tensor, scf and bufferization ops on "
       "tensors to the LLVM dialect",
       [](OpPassManager &pm, const LowerToLLVMOptions &options) {
-        (void)ember::buildLowerToLLVMPipeline(pm, options.vectorBits,
-                                              options.bf16Instructions);
+        (void)ember::buildLowerToLLVMPipeline(pm, options.vectorBits, options.bf16Instructions);
       });
   registerCudaPipeline();
 }

@@ -321,8 +321,8 @@ TEST(Float16, BFloat16MatmulsOnAmxTilesRoundTheExactProductOnce) {
   // elsewhere widened to float32 FMAs: all within the same bounds. Sizes that
   // are whole blocks and steps of k, sizes that are not (zero padding, masked
   // edges, n = 48 and 80 ending inside a block), two passes over k (1024).
-  const int64_t sizes[][3] = {{64, 64, 96}, {100, 70, 50}, {33, 1000, 17}, {16, 32, 16},
-                              {257, 130, 300}, {64, 1024, 96}, {40, 99, 48}, {50, 33, 80}};
+  const int64_t sizes[][3] = {{64, 64, 96},    {100, 70, 50},  {33, 1000, 17}, {16, 32, 16},
+                              {257, 130, 300}, {64, 1024, 96}, {40, 99, 48},   {50, 33, 80}};
   for (const auto &size : sizes) {
     SCOPED_TRACE(std::to_string(size[0]) + "x" + std::to_string(size[1]) + "x" +
                  std::to_string(size[2]));
@@ -349,9 +349,8 @@ TEST(Float16, BFloat16MatmulsOnAmxTilesRoundTheExactProductOnce) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i)
     ASSERT_NEAR(got[i], want[i], 0x1p-8 * std::fabs(want[i]) + 0x1p-20 * magnitudes[i]) << i;
-  auto gradients = ember::function([](const Tensor &x, const Tensor &w) {
-    return matmul(transpose(x), matmul(x, w));
-  });
+  auto gradients = ember::function(
+      [](const Tensor &x, const Tensor &w) { return matmul(transpose(x), matmul(x, w)); });
   Tensor x = cast(random_uniform({96, 64}, 11) - 0.5f, kBFloat16);
   Tensor w = cast(random_uniform({64, 80}, 12) - 0.5f, kBFloat16);
   Tensor inner = matmul(x, w);

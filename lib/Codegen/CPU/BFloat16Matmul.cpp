@@ -91,9 +91,9 @@ Value constantIndex(OpBuilder &b, Location loc, int64_t value) {
 /// where the block and its pass are.
 struct BlockOperands {
   Value a, packed, sums;
-  Value i, j;           // the block's first row and column
-  Value start, end;     // the pass's range of k
-  Value first;          // whether it is the first pass (else the sums so far)
+  Value i, j;       // the block's first row and column
+  Value start, end; // the pass's range of k
+  Value first;      // whether it is the first pass (else the sums so far)
 };
 
 /// A 32x32 block of C on AMX tiles: four tiles that sum the pass's steps of
@@ -193,8 +193,8 @@ void avx512DotBlock(OpBuilder &b, Location loc, const BlockOperands &in, Blockin
           // A[row][kk], A[row][kk + 1] as one 32-bit word, in every lane.
           Value pair = vector::LoadOp::create(kb, loc, VectorType::get({2}, bf16), in.a,
                                               ValueRange{row, kk});
-          Value word = vector::BitCastOp::create(
-              kb, loc, VectorType::get({1}, kb.getI32Type()), pair);
+          Value word =
+              vector::BitCastOp::create(kb, loc, VectorType::get({1}, kb.getI32Type()), pair);
           Value scalar = vector::ExtractOp::create(kb, loc, word, ArrayRef<int64_t>{0});
           Value splat = vector::BroadcastOp::create(
               kb, loc, VectorType::get({kLanes}, kb.getI32Type()), scalar);
@@ -212,15 +212,14 @@ void avx512DotBlock(OpBuilder &b, Location loc, const BlockOperands &in, Blockin
 }
 } // namespace
 
-bool mlir::ember::suitsBFloat16Instructions(BFloat16Instructions instructions, int64_t m,
-                                            int64_t n, int64_t k) {
+bool mlir::ember::suitsBFloat16Instructions(BFloat16Instructions instructions, int64_t m, int64_t n,
+                                            int64_t k) {
   if (ShapedType::isDynamic(m) || ShapedType::isDynamic(n) || ShapedType::isDynamic(k))
     return false;
   // At least a block of columns: C2's convolution of 16 filters ran 1.4x
   // slower on tiles (half of each block padding) than widened to float32.
   Blocking blocking = blockingOf(instructions);
-  return m >= blocking.rows / 2 && n >= blocking.columns && k >= kDepth &&
-         m * n * k >= (1 << 15);
+  return m >= blocking.rows / 2 && n >= blocking.columns && k >= kDepth && m * n * k >= (1 << 15);
 }
 
 Value mlir::ember::emitBFloat16Matmul(OpBuilder &b, Location loc, Value lhs, Value rhs,

@@ -99,9 +99,6 @@ struct MatmulOperand {
   std::optional<Gather> gather;
 };
 
-/// `value` as the gather of a tensor: a 2-D collapse_shape of a
-/// linalg.generic whose body yields its one input, which it reads through a
-/// projected affine map, and whose loops are all parallel.
 /// Whether `copy` copies its one input through an affine map into its
 /// init, element for element, all loops parallel: a gather.
 static bool isGatheringCopy(linalg::GenericOp copy) {
@@ -112,6 +109,9 @@ static bool isGatheringCopy(linalg::GenericOp copy) {
   return yield.getValues().size() == 1 && yield.getValues()[0] == copy.getBody()->getArgument(0);
 }
 
+/// `value` as the gather of a tensor: a 2-D collapse_shape of a
+/// linalg.generic whose body yields its one input, which it reads through a
+/// projected affine map, and whose loops are all parallel.
 static std::optional<Gather> asGather(Value value) {
   auto collapse = value.getDefiningOp<tensor::CollapseShapeOp>();
   if (!collapse || collapse.getResultType().getRank() != 2)
@@ -878,12 +878,11 @@ static Value narrowToBFloat16(OpBuilder &b, Value value) {
     // A gathering copy (a convolution's patches): the same copy of the
     // narrow input.
     Value input = narrowToBFloat16(b, copy.getDpsInputs()[0]);
-    return linalg::GenericOp::create(
-               b, loc, narrowType, input, emptyTensor(b, loc, narrowType),
-               copy.getIndexingMapsArray(), copy.getIteratorTypesArray(),
-               [](OpBuilder &nb, Location nloc, ValueRange args) {
-                 linalg::YieldOp::create(nb, nloc, args[0]);
-               })
+    return linalg::GenericOp::create(b, loc, narrowType, input, emptyTensor(b, loc, narrowType),
+                                     copy.getIndexingMapsArray(), copy.getIteratorTypesArray(),
+                                     [](OpBuilder &nb, Location nloc, ValueRange args) {
+                                       linalg::YieldOp::create(nb, nloc, args[0]);
+                                     })
         .getResult(0);
   }
   if (isa<linalg::FillOp>(op)) {
@@ -891,14 +890,12 @@ static Value narrowToBFloat16(OpBuilder &b, Value value) {
     return linalg::FillOp::create(b, loc, zero, emptyTensor(b, loc, narrowType)).getResult(0);
   }
   if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
-    return tensor::InsertSliceOp::create(b, loc, narrowToBFloat16(b, insert.getSource()),
-                                         narrowToBFloat16(b, insert.getDest()),
-                                         insert.getMixedOffsets(), insert.getMixedSizes(),
-                                         insert.getMixedStrides());
+    return tensor::InsertSliceOp::create(
+        b, loc, narrowToBFloat16(b, insert.getSource()), narrowToBFloat16(b, insert.getDest()),
+        insert.getMixedOffsets(), insert.getMixedSizes(), insert.getMixedStrides());
   if (auto transpose = dyn_cast<linalg::TransposeOp>(op))
     return linalg::TransposeOp::create(b, loc, narrowToBFloat16(b, transpose.getInput()),
-                                       emptyTensor(b, loc, narrowType),
-                                       transpose.getPermutation())
+                                       emptyTensor(b, loc, narrowType), transpose.getPermutation())
         ->getResult(0);
   if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op))
     return tensor::CollapseShapeOp::create(b, loc, narrowType,
@@ -949,8 +946,8 @@ struct LowerMatmulsPass : mlir::ember::impl::LowerMatmulsPassBase<LowerMatmulsPa
     auto widen = lhs.getDefiningOp<linalg::GenericOp>();
     Value unwidened = isElementCast<arith::ExtFOp>(widen) ? widen.getDpsInputs()[0] : lhs;
     if (type.getRank() != 2 || !type.getElementType().isF32() ||
-        unwidened.getDefiningOp<linalg::TransposeOp>() ||
-        !isWidenedBFloat16(lhs) || !isWidenedBFloat16(rhs) ||
+        unwidened.getDefiningOp<linalg::TransposeOp>() || !isWidenedBFloat16(lhs) ||
+        !isWidenedBFloat16(rhs) ||
         !ember::suitsBFloat16Instructions(instructions, type.getDimSize(0), type.getDimSize(1),
                                           cast<RankedTensorType>(lhs.getType()).getDimSize(1)))
       return false;
