@@ -135,9 +135,11 @@ void amxBlock(OpBuilder &b, Location loc, const BlockOperands &in) {
         Value b0 = amx::TileLoadOp::create(kb, loc, aTile, in.packed, ValueRange{tile, half, zero});
         Value b1 =
             amx::TileLoadOp::create(kb, loc, aTile, in.packed, ValueRange{nextTile, half, zero});
+        // C's tiles in the order of `corners`: (A's tile, B's tile) each.
+        const std::array<std::pair<Value, Value>, 4> factors = {
+            {{a0, b0}, {a0, b1}, {a1, b0}, {a1, b1}}};
         SmallVector<Value> next;
-        for (auto [t, pair] : llvm::enumerate(
-                 ArrayRef<std::pair<Value, Value>>{{a0, b0}, {a0, b1}, {a1, b0}, {a1, b1}}))
+        for (auto [t, pair] : llvm::enumerate(factors))
           next.push_back(amx::TileMulFOp::create(kb, loc, cTile, pair.first, pair.second, acc[t]));
         scf::YieldOp::create(kb, loc, next);
       });
