@@ -8,6 +8,7 @@
 //
 //   c2_image_classifier [--data DIR] [--epochs N] [--train N] [--test N] [--out DIR]
 //                       [--seed N] [--device cpu|cuda] [--export FILE.mlir]
+//                       [--policy float32|mixed_bfloat16]
 //
 // --export writes the trained classifier's inference on a batch of 8 images
 // as ember MLIR (its weights inside) for ember-compile, the first 8 test
@@ -21,6 +22,13 @@
 // --train / --test take the first N examples (the test in test/Examples
 // trains on a small subset; scripts/train-c2.sh runs the full 3 epochs).
 // --batch N sets the global batch (default 32).
+// --policy mixed_bfloat16 trains as Keras's mixed_precision policy of that
+// name: the layers compute in bfloat16 (the images are cast, the layers then
+// cast their float32 variables when they read them; matmuls and convolutions
+// sum in float32, on the CPU's bfloat16 dot products where it has them), the
+// logits are cast back to float32 for the loss and the metrics, and the
+// variables, gradients and Adam's state stay float32. The printed lines are
+// the same, with one more saying so.
 //
 // Data parallel: started by ember-run (WORLD_SIZE set), e.g.
 //   ember-run -n 2 c2_image_classifier --batch 64
@@ -55,6 +63,7 @@ struct Options {
   std::string device = "cpu";
   std::string exportPath; // none
   int64_t batch = 32;
+  std::string policy = "float32";
 };
 
 Options parse(int argc, char **argv) {
@@ -79,11 +88,15 @@ Options parse(int argc, char **argv) {
       options.device = value;
     else if (flag == "--batch")
       options.batch = std::stoll(value);
+    else if (flag == "--policy")
+      options.policy = value;
     else
       throw Error("unknown option " + flag +
                   " (--data DIR, --epochs N, --train N, --test N, --out DIR, --seed N, --device D, "
-                  "--export FILE, --batch N)");
+                  "--export FILE, --batch N, --policy P)");
   }
+  if (options.policy != "float32" && options.policy != "mixed_bfloat16")
+    throw Error("--policy " + options.policy + ": expected float32 or mixed_bfloat16");
   return options;
 }
 
@@ -109,11 +122,19 @@ std::shared_ptr<layers::Sequential> makeModel(uint64_t seed) {
       "classifier");
 }
 
+/// The float32 logits of `model` on `images`, its layers computing in
+/// `compute` (float32, or bfloat16 under mixed_bfloat16).
+Tensor logitsOf(layers::Sequential &model, const Tensor &images, DType compute,
+                bool training = false) {
+  return cast(model(cast(images, compute), training), kFloat32);
+}
+
 /// Accuracy of `model` on (x, y), in batches run on `device`.
-double evaluate(layers::Sequential &model, const Tensor &x, const Tensor &y,
+double evaluate(layers::Sequential &model, const Tensor &x, const Tensor &y, DType compute,
                 const Device &device) {
   metrics::SparseCategoricalAccuracy accuracy;
-  auto predict = function([&](const Tensor &images) { return model(images); }, "predict");
+  auto predict =
+      function([&](const Tensor &images) { return logitsOf(model, images, compute); }, "predict");
   for (const data::Element &batch : data::Dataset::from_tensor_slices({x, y}).batch(500))
     accuracy.update_state(batch[1], predict(batch[0].to(device)).cpu());
   return accuracy.result().item<double>();
@@ -123,8 +144,9 @@ double evaluate(layers::Sequential &model, const Tensor &x, const Tensor &y,
 /// MLIR), the first 8 of `images` to `path`.images.f32, and prints the
 /// classes the JIT predicts for them.
 void exportClassifier(layers::Sequential &model, const Tensor &images, const std::string &path,
-                      const Device &device) {
-  auto classify = function([&](const Tensor &batch) { return model(batch); }, "classify");
+                      DType compute, const Device &device) {
+  auto classify =
+      function([&](const Tensor &batch) { return logitsOf(model, batch, compute); }, "classify");
   Tensor batch = firstRows(images, 8);
   classify.export_mlir(path, batch);
   std::vector<float> pixels = batch.to_vector<float>();
@@ -169,9 +191,12 @@ int main(int argc, char **argv) try {
     std::printf("Training on %lld images, testing on %lld\n", (long long)x_train.size(0),
                 (long long)x_test.size(0));
 
+  const DType compute = options.policy == "mixed_bfloat16" ? kBFloat16 : kFloat32;
+  if (chief && compute != kFloat32)
+    std::printf("Policy mixed_bfloat16: layers compute in bfloat16, variables are float32\n");
   auto model = makeModel(options.seed);
   Tensor one = firstRows(x_train, 1).to(device); // the weights are made where it is
-  Shape untrained = (*model)(one).shape();
+  Shape untrained = logitsOf(*model, one, compute).shape();
   if (chief)
     std::printf("Logits of one untrained image: shape %s\n", untrained.str().c_str());
   if (distributed) // every rank starts from rank 0's weights
@@ -197,7 +222,7 @@ int main(int argc, char **argv) try {
         std::unique_ptr<GradientTape> tape = distributed
                                                  ? std::make_unique<dist::DistributedGradientTape>()
                                                  : std::make_unique<GradientTape>();
-        Tensor logits = (*model)(images, /*training=*/true);
+        Tensor logits = logitsOf(*model, images, compute, /*training=*/true);
         if (logits.shape() != Shape({batchSize, 10}))
           throw Error("logits of shape " + logits.shape().str() + ", expected (" +
                       std::to_string(batchSize) + ", 10)");
@@ -248,7 +273,7 @@ int main(int argc, char **argv) try {
     std::printf("Compiled training steps: %zu\n", trainStep.concrete_functions().size());
   }
 
-  double accuracy = evaluate(*model, x_test, y_test, device);
+  double accuracy = evaluate(*model, x_test, y_test, compute, device);
   if (chief)
     std::printf("Test accuracy: %.4f\n", accuracy);
 
@@ -278,17 +303,17 @@ int main(int argc, char **argv) try {
   }
 
   auto restored = makeModel(options.seed + 1000); // other weights, then loaded
-  (*restored)(one); // weights made, then loaded
+  logitsOf(*restored, one, compute); // weights made, then loaded
   optimizers::Adam restoredAdam(1e-3);
   Checkpoint({{"model", *restored}, {"optimizer", restoredAdam}})
       .restore(*train::latest_checkpoint(options.out + "/checkpoints"));
-  double again = evaluate(*restored, x_test, y_test, device);
+  double again = evaluate(*restored, x_test, y_test, compute, device);
   if (chief) {
     std::printf("Restored model's test accuracy: %.4f (%s)\n", again,
                 again == accuracy ? "the same" : "DIFFERENT");
     std::printf("TensorBoard logs: %s\n", writer->path().c_str());
     if (!options.exportPath.empty())
-      exportClassifier(*model, x_test, options.exportPath, device);
+      exportClassifier(*model, x_test, options.exportPath, compute, device);
   }
   if (distributed)
     dist::destroy_process_group();
