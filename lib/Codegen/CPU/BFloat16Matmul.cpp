@@ -224,53 +224,35 @@ bool mlir::ember::suitsBFloat16Instructions(BFloat16Instructions instructions, i
   return m >= blocking.rows / 2 && n >= blocking.columns && k >= kDepth && m * n * k >= (1 << 15);
 }
 
-Value mlir::ember::emitBFloat16Matmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
-                                      BFloat16Instructions instructions) {
-  Blocking blocking = blockingOf(instructions);
-  auto lhsType = cast<RankedTensorType>(lhs.getType());
-  int64_t m = lhsType.getDimSize(0), k = lhsType.getDimSize(1);
-  int64_t n = cast<RankedTensorType>(rhs.getType()).getDimSize(1);
-  int64_t mPadded = roundUp(m, blocking.rows), nPadded = roundUp(n, blocking.columns);
-  int64_t kPadded = roundUp(k, kDepth);
-  Type bf16 = b.getBF16Type(), f32 = b.getF32Type();
+/// Row `row` of `matrix` (rows x columns of bfloat16) from column `column`
+/// as `lanes` values: zeros past the last row, masked past the last column
+/// unless every read (up to `paddedColumns`) is inside the row.
+static Value readRow(OpBuilder &b, Location loc, Value matrix, int64_t rows, int64_t columns,
+                     int64_t paddedColumns, Value row, Value column, int64_t lanes) {
+  Type bf16 = b.getBF16Type();
+  auto type = VectorType::get({lanes}, bf16);
+  Value lastRow = constantIndex(b, loc, rows - 1);
+  Value clamped = arith::MinUIOp::create(b, loc, row, lastRow);
+  Value padding = arith::ConstantOp::create(b, loc, b.getZeroAttr(bf16));
+  Value read = vector::TransferReadOp::create(b, loc, type, matrix, ValueRange{clamped, column},
+                                              padding, ArrayRef<bool>{paddedColumns == columns});
+  Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, row, lastRow);
+  Value zeros = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, b.getZeroAttr(bf16)));
+  return arith::SelectOp::create(b, loc, inside, read, zeros);
+}
+
+/// B (the bfloat16 tensor [k, n]) packed in tiles of 16 columns: a buffer
+/// [nPadded / 16, kPadded / 2, 32], each row of a tile the pairs (B[2h][c],
+/// B[2h + 1][c]) of its 16 columns; zeros past B's edges.
+static Value packPairsOfRows(OpBuilder &b, Location loc, Value rhs, int64_t nPadded,
+                             int64_t kPadded) {
+  auto rhsType = cast<RankedTensorType>(rhs.getType());
+  int64_t k = rhsType.getDimSize(0), n = rhsType.getDimSize(1);
+  Type bf16 = b.getBF16Type();
   auto index = [&](OpBuilder &ib, int64_t value) { return constantIndex(ib, loc, value); };
   Value zero = index(b, 0);
-  Value bf16Zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(bf16));
-  // Row `row` of `matrix` (rows x columns) from column `column` as `lanes`
-  // values: zeros past the last row, masked past the last column unless
-  // every read (up to `paddedColumns`) is inside the row.
-  auto readRow = [&](OpBuilder &rb, Value matrix, int64_t rows, int64_t columns,
-                     int64_t paddedColumns, Value row, Value column, int64_t lanes) -> Value {
-    auto type = VectorType::get({lanes}, bf16);
-    Value lastRow = index(rb, rows - 1);
-    Value clamped = arith::MinUIOp::create(rb, loc, row, lastRow);
-    Value read = vector::TransferReadOp::create(rb, loc, type, matrix, ValueRange{clamped, column},
-                                                bf16Zero, ArrayRef<bool>{paddedColumns == columns});
-    Value inside = arith::CmpIOp::create(rb, loc, arith::CmpIPredicate::ule, row, lastRow);
-    Value zeros =
-        arith::ConstantOp::create(rb, loc, DenseElementsAttr::get(type, rb.getZeroAttr(bf16)));
-    return arith::SelectOp::create(rb, loc, inside, read, zeros);
-  };
-
-  Value a = bufferization::ToBufferOp::create(b, loc, MemRefType::get({m, k}, bf16), lhs,
-                                              /*read_only=*/true);
   Value bMatrix = bufferization::ToBufferOp::create(b, loc, MemRefType::get({k, n}, bf16), rhs,
                                                     /*read_only=*/true);
-  // A in whole blocks of rows and whole steps of k: a zero-padded copy
-  // where it is not (a tile reads 16 full rows of 32).
-  if (m != mPadded || k != kPadded) {
-    Value padded = memref::AllocOp::create(b, loc, MemRefType::get({mPadded, kPadded}, bf16));
-    forEach(b, loc, zero, index(b, mPadded), 1, [&](OpBuilder &rb, Value row) {
-      forEach(rb, loc, zero, index(rb, kPadded), kDepth, [&](OpBuilder &cb, Value column) {
-        Value piece = readRow(cb, a, m, k, kPadded, row, column, kDepth);
-        vector::StoreOp::create(cb, loc, piece, padded, ValueRange{row, column});
-      });
-    });
-    a = padded;
-  }
-  // B packed in tiles of 16 columns: [column tile, k / 2, 32], each row of a
-  // tile the pairs (B[2h][c], B[2h + 1][c]) of its 16 columns; zeros past
-  // B's edges.
   auto packedType = MemRefType::get({nPadded / kLanes, kPadded / 2, 2 * kLanes}, bf16);
   Value packed = memref::AllocOp::create(b, loc, packedType);
   SmallVector<int64_t> interleave;
@@ -283,12 +265,42 @@ Value mlir::ember::emitBFloat16Matmul(OpBuilder &b, Location loc, Value lhs, Val
     Value odd = arith::AddIOp::create(hb, loc, even, index(hb, 1));
     forEach(hb, loc, zero, index(hb, nPadded / kLanes), 1, [&](OpBuilder &pb, Value tile) {
       Value column = arith::MulIOp::create(pb, loc, tile, index(pb, kLanes));
-      Value evenRow = readRow(pb, bMatrix, k, n, nPadded, even, column, kLanes);
-      Value oddRow = readRow(pb, bMatrix, k, n, nPadded, odd, column, kLanes);
+      Value evenRow = readRow(pb, loc, bMatrix, k, n, nPadded, even, column, kLanes);
+      Value oddRow = readRow(pb, loc, bMatrix, k, n, nPadded, odd, column, kLanes);
       Value pairs = vector::ShuffleOp::create(pb, loc, evenRow, oddRow, interleave);
       vector::StoreOp::create(pb, loc, pairs, packed, ValueRange{tile, half, index(pb, 0)});
     });
   });
+  return packed;
+}
+
+Value mlir::ember::emitBFloat16Matmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                                      BFloat16Instructions instructions) {
+  Blocking blocking = blockingOf(instructions);
+  auto lhsType = cast<RankedTensorType>(lhs.getType());
+  int64_t m = lhsType.getDimSize(0), k = lhsType.getDimSize(1);
+  int64_t n = cast<RankedTensorType>(rhs.getType()).getDimSize(1);
+  int64_t mPadded = roundUp(m, blocking.rows), nPadded = roundUp(n, blocking.columns);
+  int64_t kPadded = roundUp(k, kDepth);
+  Type bf16 = b.getBF16Type(), f32 = b.getF32Type();
+  auto index = [&](OpBuilder &ib, int64_t value) { return constantIndex(ib, loc, value); };
+  Value zero = index(b, 0);
+
+  Value a = bufferization::ToBufferOp::create(b, loc, MemRefType::get({m, k}, bf16), lhs,
+                                              /*read_only=*/true);
+  // A in whole blocks of rows and whole steps of k: a zero-padded copy
+  // where it is not (a tile reads 16 full rows of 32).
+  if (m != mPadded || k != kPadded) {
+    Value padded = memref::AllocOp::create(b, loc, MemRefType::get({mPadded, kPadded}, bf16));
+    forEach(b, loc, zero, index(b, mPadded), 1, [&](OpBuilder &rb, Value row) {
+      forEach(rb, loc, zero, index(rb, kPadded), kDepth, [&](OpBuilder &cb, Value column) {
+        Value piece = readRow(cb, loc, a, m, k, kPadded, row, column, kDepth);
+        vector::StoreOp::create(cb, loc, piece, padded, ValueRange{row, column});
+      });
+    });
+    a = padded;
+  }
+  Value packed = packPairsOfRows(b, loc, rhs, nPadded, kPadded);
 
   // C in passes over k, each over C's row blocks (which threads share) and,
   // in a row block, its blocks. Between passes the sums wait in C, float32

@@ -3,6 +3,7 @@
 #ifndef EMBER_LIB_CODEGEN_CPU_BFLOAT16MATMUL_H
 #define EMBER_LIB_CODEGEN_CPU_BFLOAT16MATMUL_H
 
+#include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::ember {
@@ -25,6 +26,25 @@ bool suitsBFloat16Instructions(BFloat16Instructions instructions, int64_t m, int
 /// float32 tensor [m, n].
 Value emitBFloat16Matmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
                          BFloat16Instructions instructions);
+
+/// A convolution's patches, read in place: the patch matrix's element
+/// [(n, oh, ow), (kh, kw, c)] is input[read(n, oh, ow, kh, kw, c)], with
+/// `read` moving along the input's W by one for one step of ow.
+struct ConvolutionPatches {
+  Value input;            // bfloat16 [N, H, W, C], padded
+  AffineMap read;         // (n, oh, ow, kh, kw, c) -> input's indices
+  SmallVector<int64_t> loops; // N, OH, OW, KH, KW, C
+};
+
+/// Whether `patches` @ B (F columns) can multiply on AMX tiles in place: C a
+/// multiple of 32, F at least 32, static sizes, unit steps along W.
+bool suitsAmxConvolution(const ConvolutionPatches &patches, int64_t columns);
+
+/// The patches of `patches` @ `rhs` (bfloat16 [KH * KW * C, F]) on AMX tiles,
+/// each tile of A one strided load from the input (an implicit GEMM: no
+/// patch matrix): a float32 tensor [N * OH * OW, F].
+Value emitAmxConvolution(OpBuilder &b, Location loc, const ConvolutionPatches &patches,
+                         Value rhs);
 
 } // namespace mlir::ember
 
