@@ -331,24 +331,52 @@ TEST(Float16, BFloat16MatmulsOnAmxTilesRoundTheExactProductOnce) {
     Tensor product = matmul(a, b);
     EXPECT_EQ(product.dtype(), kBFloat16);
     expectRoundedProduct(product, a, b, /*roundedToBF16=*/true);
+    // Traced: compiled for these shapes at once (an eager op's first calls
+    // may run its shape-generic kernel, which stays widened).
+    Tensor traced =
+        ember::function([](const Tensor &x, const Tensor &y) { return matmul(x, y); })(a, b);
+    expectRoundedProduct(traced, a, b, /*roundedToBF16=*/true);
   }
   // A convolution (a matmul of its patches, copied in bfloat16) and the
   // transposed products of a gradient, against float32 ones of the same
   // values: within a bfloat16 rounding of the result and float32 summation.
-  Tensor images = cast(random_uniform({4, 14, 14, 32}, 9) - 0.5f, kBFloat16);
-  Tensor filters = cast(random_uniform({3, 3, 32, 48}, 10) - 0.5f, kBFloat16);
-  Tensor convolved = nn::conv2d(images, filters, {1, 1}, "SAME");
-  EXPECT_EQ(convolved.dtype(), kBFloat16);
-  std::vector<float> got = cast(convolved, kFloat32).to_vector<float>();
-  std::vector<float> want =
-      nn::conv2d(cast(images, kFloat32), cast(filters, kFloat32), {1, 1}, "SAME")
-          .to_vector<float>();
-  std::vector<float> magnitudes =
-      nn::conv2d(abs(cast(images, kFloat32)), abs(cast(filters, kFloat32)), {1, 1}, "SAME")
-          .to_vector<float>();
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i)
-    ASSERT_NEAR(got[i], want[i], 0x1p-8 * std::fabs(want[i]) + 0x1p-20 * magnitudes[i]) << i;
+  // On tiles, convolutions of 32k channels read their input in place (one
+  // strided tile load per tap); the others copy their patches: rows that
+  // end inside a block (14, 40), two blocks of pixels, pairs of rows of at
+  // most 16 pixels (an odd number of them: 7), 3x3 and 1x5 windows,
+  // VALID and SAME, strides of 2 and dilations of 2 (along W: patches).
+  struct Case {
+    Shape images, filters;
+    std::array<int64_t, 2> strides, dilations;
+    const char *padding;
+  };
+  const Case cases[] = {{{4, 14, 14, 32}, {3, 3, 32, 48}, {1, 1}, {1, 1}, "SAME"},
+                        {{2, 9, 40, 64}, {3, 3, 64, 64}, {1, 1}, {1, 1}, "VALID"},
+                        {{2, 6, 40, 32}, {1, 5, 32, 32}, {1, 1}, {1, 1}, "SAME"},
+                        {{2, 12, 12, 32}, {3, 3, 32, 32}, {2, 2}, {1, 1}, "SAME"},
+                        {{2, 12, 12, 32}, {3, 3, 32, 32}, {1, 1}, {2, 2}, "VALID"},
+                        {{2, 12, 12, 48}, {3, 3, 48, 32}, {1, 1}, {1, 1}, "SAME"},
+                        {{2, 7, 9, 32}, {3, 3, 32, 40}, {1, 1}, {1, 1}, "SAME"}};
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.images.str() + " * " + c.filters.str() + " " + c.padding);
+    Tensor images = cast(random_uniform(c.images, 9) - 0.5f, kBFloat16);
+    Tensor filters = cast(random_uniform(c.filters, 10) - 0.5f, kBFloat16);
+    auto convolve = [&](const Tensor &x, const Tensor &w) {
+      return nn::conv2d(x, w, c.strides, c.padding, c.dilations);
+    };
+    // Traced: compiled for these shapes at once (an eager op's first calls
+    // run its shape-generic kernel, whose matmuls stay widened).
+    Tensor convolved = ember::function(convolve)(images, filters);
+    EXPECT_EQ(convolved.dtype(), kBFloat16);
+    std::vector<float> got = cast(convolved, kFloat32).to_vector<float>();
+    std::vector<float> want =
+        convolve(cast(images, kFloat32), cast(filters, kFloat32)).to_vector<float>();
+    std::vector<float> magnitudes =
+        convolve(abs(cast(images, kFloat32)), abs(cast(filters, kFloat32))).to_vector<float>();
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i)
+      ASSERT_NEAR(got[i], want[i], 0x1p-8 * std::fabs(want[i]) + 0x1p-20 * magnitudes[i]) << i;
+  }
   auto gradients = ember::function(
       [](const Tensor &x, const Tensor &w) { return matmul(transpose(x), matmul(x, w)); });
   Tensor x = cast(random_uniform({96, 64}, 11) - 0.5f, kBFloat16);

@@ -951,6 +951,22 @@ struct LowerMatmulsPass : mlir::ember::impl::LowerMatmulsPassBase<LowerMatmulsPa
         !ember::suitsBFloat16Instructions(instructions, type.getDimSize(0), type.getDimSize(1),
                                           cast<RankedTensorType>(lhs.getType()).getDimSize(1)))
       return false;
+    // A convolution's patches read in place from its input, on tiles.
+    if (instructions == ember::BFloat16Instructions::AmxTiles)
+      if (std::optional<Gather> gather = asGather(lhs))
+        if (gather->rowDims == ArrayRef<int64_t>{0, 1, 2} &&
+            gather->columnDims == ArrayRef<int64_t>{3, 4, 5}) {
+          auto loopsType = cast<RankedTensorType>(gather->loopSizes.getType());
+          ember::ConvolutionPatches patches{gather->source, gather->read,
+                                            llvm::to_vector(loopsType.getShape())};
+          if (loopsType.hasStaticShape() &&
+              ember::suitsAmxConvolution(patches, type.getDimSize(1))) {
+            patches.input = narrowToBFloat16(rewriter, gather->source);
+            rewriter.replaceOp(op, ember::emitAmxConvolution(rewriter, op.getLoc(), patches,
+                                                             narrowToBFloat16(rewriter, rhs)));
+            return true;
+          }
+        }
     // (A convolution's patches are copied in bfloat16, half the bytes.)
     lhs = narrowToBFloat16(rewriter, lhs);
     rhs = narrowToBFloat16(rewriter, rhs);

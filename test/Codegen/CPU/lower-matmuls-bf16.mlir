@@ -119,20 +119,33 @@ func.func @not_on_tiles(%a: tensor<128x128xf32>, %b: tensor<128x128xf32>,
 // -----
 
 // A bfloat16 convolution (after ember-cpu-lower-convolutions, a matmul of
-// its patches): the padding and the patches are built in bfloat16 from the
-// bfloat16 input (half the bytes of the float32 copy), then multiplied on
-// tiles; the filter, collapsed, is B.
+// its patches) with 32 channels: an implicit GEMM on tiles, no patch matrix.
+// The input is padded once, in bfloat16, with room on the right for the
+// pixels past W that its blocks of 32 compute and drop (28 -> 32: width 34);
+// each tap's tile of A is one strided load from it (rows of 16 pixels, 32
+// channels), B is the filter packed in pairs of rows, the sums [N, OH, 32,
+// F] are sliced to [N, OH, OW, F], which the rounding reads.
 // CHECK-LABEL: func.func @convolution(
 // CHECK-SAME:      %[[X:.*]]: tensor<8x28x28x32xbf16>, %[[W:.*]]: tensor<3x3x32x64xbf16>)
 // CHECK-NOT:     arith.extf
-// CHECK:         %[[FILL:.*]] = linalg.fill ins(%{{.*}} : bf16) outs(%{{.*}} : tensor<8x30x30x32xbf16>)
+// CHECK:         %[[FILL:.*]] = linalg.fill ins(%{{.*}} : bf16) outs(%{{.*}} : tensor<8x30x34x32xbf16>)
 // CHECK:         %[[PADDED:.*]] = tensor.insert_slice %[[X]] into %[[FILL]][0, 1, 1, 0] [8, 28, 28, 32] [1, 1, 1, 1]
-// CHECK:         %[[PATCHES:.*]] = linalg.generic {{.*}} ins(%[[PADDED]] : tensor<8x30x30x32xbf16>) outs(%{{.*}} : tensor<8x28x28x3x3x32xbf16>)
-// CHECK:         %[[A:.*]] = tensor.collapse_shape %[[PATCHES]] {{.*}} into tensor<6272x288xbf16>
-// CHECK:         %[[B:.*]] = tensor.collapse_shape %[[W]] {{.*}} into tensor<288x64xbf16>
-// CHECK:         bufferization.to_buffer %[[A]] read_only
-// CHECK:         bufferization.to_buffer %[[B]] read_only
-// CHECK:         amx.tile_mulf
+// CHECK:         %[[INPUT:.*]] = bufferization.to_buffer %[[PADDED]] read_only : tensor<8x30x34x32xbf16> to memref<8x30x34x32xbf16>
+// CHECK:         bufferization.to_buffer %{{.*}} read_only : tensor<288x64xbf16>
+// CHECK:         %[[BP:.*]] = memref.alloc() : memref<4x144x32xbf16>
+// CHECK:         %[[SUMS:.*]] = memref.alloc() : memref<8x28x32x64xf32>
+// CHECK:         scf.for %{{.*}} = %c0 to %c224 step %c1 {
+// CHECK:           scf.for %{{.*}} = %c0 to %c64 step %c32 {
+// CHECK:             scf.for %{{.*}} = %c0 to %c9 step %c1 iter_args(
+// CHECK-COUNT-2:       amx.tile_load %[[INPUT]]{{.*}} : memref<8x30x34x32xbf16> into !amx.tile<16x32xbf16>
+// CHECK-COUNT-2:       amx.tile_load %[[BP]]
+// CHECK-COUNT-4:       amx.tile_mulf
+// CHECK-COUNT-4:     amx.tile_store %[[SUMS]]
+// CHECK:         } {ember.blocked_matmul_rows = 115605504 : i64}
+// CHECK:         %[[T:.*]] = bufferization.to_tensor %[[SUMS]] restrict writable
+// CHECK:         %[[PIXELS:.*]] = tensor.extract_slice %[[T]][0, 0, 0, 0] [8, 28, 28, 64] [1, 1, 1, 1]
+// CHECK:         linalg.generic {{.*}} ins(%[[PIXELS]] : tensor<8x28x28x64xf32>)
+// CHECK:           arith.truncf
 func.func @convolution(%x: tensor<8x28x28x32xbf16>, %w: tensor<3x3x32x64xbf16>) -> tensor<8x28x28x64xbf16> {
   %0 = ember.conv2d %x, %w strides = [1, 1] dilations = [1, 1] input_dilations = [1, 1] padding = [1, 1, 1, 1] : tensor<8x28x28x32xbf16>, tensor<3x3x32x64xbf16> -> tensor<8x28x28x64xbf16>
   return %0 : tensor<8x28x28x64xbf16>

@@ -45,6 +45,11 @@ def LowerMatmulsPass : Pass<"ember-cpu-lower-matmuls", "::mlir::func::FuncOp"> {
       blocks, float32 sums in passes of 512 over k, each over blocks of C:
       2x2 AMX tiles (tdpbf16ps) or 8 rows of 3 AVX-512 vectors (vdpbf16ps).
       The float32 sums are the result (a bfloat16 matmul rounds them after).
+      On tiles, a convolution's patches with channels in 32s and unit steps
+      along W are not copied: an implicit GEMM reads each tap's tile of A
+      with one strided load from the padded input (blocks of 32 pixels of a
+      row, or of two rows of 16 where rows are that short; the pixels past
+      the row's end computed and dropped).
     - Short rows and a short reduction (n, k <= 16, power(x, n) on 10x10):
       one vector of C's row per row of A, the k products summed in registers.
     - Others (small, integer, small batched) become a `linalg.generic` whose loops
