@@ -344,7 +344,8 @@ TEST(Float16, BFloat16MatmulsOnAmxTilesRoundTheExactProductOnce) {
   // strided tile load per tap); the others copy their patches: rows that
   // end inside a block (14, 40), two blocks of pixels, pairs of rows of at
   // most 16 pixels (an odd number of them: 7), 3x3 and 1x5 windows,
-  // VALID and SAME, strides of 2 and dilations of 2 (along W: patches).
+  // VALID and SAME, dilations of 2; strides of 2 along W and 48 channels
+  // copy their patches.
   struct Case {
     Shape images, filters;
     std::array<int64_t, 2> strides, dilations;

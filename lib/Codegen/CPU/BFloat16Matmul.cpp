@@ -393,7 +393,8 @@ bool mlir::ember::suitsAmxConvolution(const ConvolutionPatches &patches, int64_t
                          hInW = coefficientOf(w, OH);
   return loops[C] % kDepth == 0 && columns >= 2 * kLanes && wStep == 1 && cInW == 0 && hInW == 0 &&
          coefficientOf(w, N) == 0 && coefficientOf(w, KH) == 0 && only(channel, C) &&
-         only(patches.read.getResult(0), N) && coefficientOf(patches.read.getResult(1), OW) == 0 &&
+         coefficientOf(channel, C) == 1 && only(patches.read.getResult(0), N) &&
+         coefficientOf(patches.read.getResult(1), OW) == 0 &&
          coefficientOf(patches.read.getResult(1), C) == 0 &&
          coefficientOf(patches.read.getResult(1), N) == 0;
 }
