@@ -24,6 +24,7 @@
 
 #include "BFloat16Matmul.h"
 
+#include "mlir/Analysis/FlatLinearValueConstraints.h"
 #include "mlir/Dialect/AMX/AMXDialect.h"
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -99,6 +100,34 @@ struct BlockOperands {
   Value first;      // whether it is the first pass (else the sums so far)
 };
 
+/// Four tilezero, one each: four tile registers for a 32x32 block of sums.
+SmallVector<Value> zeroTiles(OpBuilder &b, Location loc) {
+  auto cTile = amx::TileType::get({kLanes, kLanes}, b.getF32Type());
+  SmallVector<Value> zeros;
+  for (int t = 0; t < 4; ++t)
+    zeros.push_back(amx::TileZeroOp::create(b, loc, cTile));
+  return zeros;
+}
+
+/// One step of 32 along k of a 32x32 block on tiles: A's tiles `a0`, `a1`
+/// (the block's two 16-row halves) times B's packed tiles `tile` and
+/// `tile + 1` at pair row `half`, added to `sums` (the block's four tiles:
+/// top left, top right, bottom left, bottom right).
+SmallVector<Value> multiplyTiles(OpBuilder &b, Location loc, Value a0, Value a1, Value packed,
+                                 Value tile, Value half, ValueRange sums) {
+  auto bTile = amx::TileType::get({kLanes, kDepth}, b.getBF16Type());
+  auto cTile = amx::TileType::get({kLanes, kLanes}, b.getF32Type());
+  Value zero = constantIndex(b, loc, 0);
+  Value nextTile = arith::AddIOp::create(b, loc, tile, constantIndex(b, loc, 1));
+  Value b0 = amx::TileLoadOp::create(b, loc, bTile, packed, ValueRange{tile, half, zero});
+  Value b1 = amx::TileLoadOp::create(b, loc, bTile, packed, ValueRange{nextTile, half, zero});
+  const std::array<std::pair<Value, Value>, 4> factors = {{{a0, b0}, {a0, b1}, {a1, b0}, {a1, b1}}};
+  SmallVector<Value> next;
+  for (auto [t, pair] : llvm::enumerate(factors))
+    next.push_back(amx::TileMulFOp::create(b, loc, cTile, pair.first, pair.second, sums[t]));
+  return next;
+}
+
 /// A 32x32 block of C on AMX tiles: four tiles that sum the pass's steps of
 /// 32 along k, each step two tiles of A and two of B.
 void amxBlock(OpBuilder &b, Location loc, const BlockOperands &in) {
@@ -108,20 +137,13 @@ void amxBlock(OpBuilder &b, Location loc, const BlockOperands &in) {
   auto cTile = amx::TileType::get({kLanes, kLanes}, f32);
   Value lowerRows = arith::AddIOp::create(b, loc, in.i, index(kLanes));
   Value tile = arith::DivUIOp::create(b, loc, in.j, index(kLanes));
-  Value nextTile = arith::AddIOp::create(b, loc, tile, index(1));
   Value right = arith::AddIOp::create(b, loc, in.j, index(kLanes));
   const std::array<std::array<Value, 2>, 4> corners = {
       {{in.i, in.j}, {in.i, right}, {lowerRows, in.j}, {lowerRows, right}}};
-  // Zeros on the first pass (one tilezero each: four tile registers), else
-  // the sums so far.
+  // Zeros on the first pass, else the sums so far.
   auto initial = scf::IfOp::create(
       b, loc, in.first,
-      [&](OpBuilder &zb, Location) {
-        SmallVector<Value> zeros;
-        for (int t = 0; t < 4; ++t)
-          zeros.push_back(amx::TileZeroOp::create(zb, loc, cTile));
-        scf::YieldOp::create(zb, loc, zeros);
-      },
+      [&](OpBuilder &zb, Location) { scf::YieldOp::create(zb, loc, zeroTiles(zb, loc)); },
       [&](OpBuilder &lb, Location) {
         SmallVector<Value> sofar;
         for (const auto &corner : corners)
@@ -131,20 +153,10 @@ void amxBlock(OpBuilder &b, Location loc, const BlockOperands &in) {
   auto steps = scf::ForOp::create(
       b, loc, in.start, in.end, index(kDepth), initial.getResults(),
       [&](OpBuilder &kb, Location, Value kk, ValueRange acc) {
-        Value zero = constantIndex(kb, loc, 0);
         Value a0 = amx::TileLoadOp::create(kb, loc, aTile, in.a, ValueRange{in.i, kk});
         Value a1 = amx::TileLoadOp::create(kb, loc, aTile, in.a, ValueRange{lowerRows, kk});
         Value half = arith::DivUIOp::create(kb, loc, kk, constantIndex(kb, loc, 2));
-        Value b0 = amx::TileLoadOp::create(kb, loc, aTile, in.packed, ValueRange{tile, half, zero});
-        Value b1 =
-            amx::TileLoadOp::create(kb, loc, aTile, in.packed, ValueRange{nextTile, half, zero});
-        // C's tiles in the order of `corners`: (A's tile, B's tile) each.
-        const std::array<std::pair<Value, Value>, 4> factors = {
-            {{a0, b0}, {a0, b1}, {a1, b0}, {a1, b1}}};
-        SmallVector<Value> next;
-        for (auto [t, pair] : llvm::enumerate(factors))
-          next.push_back(amx::TileMulFOp::create(kb, loc, cTile, pair.first, pair.second, acc[t]));
-        scf::YieldOp::create(kb, loc, next);
+        scf::YieldOp::create(kb, loc, multiplyTiles(kb, loc, a0, a1, in.packed, tile, half, acc));
       });
   for (auto [corner, value] : llvm::zip(corners, steps.getResults()))
     amx::TileStoreOp::create(b, loc, in.sums, ValueRange(corner), value);
@@ -339,64 +351,42 @@ Value mlir::ember::emitBFloat16Matmul(OpBuilder &b, Location loc, Value lhs, Val
                                         offsets, sizes, strides);
 }
 
-/// The coefficient of dim `d` in `expr` when `expr` is a sum of dims times
-/// constants (and constants), else nullopt.
-static std::optional<int64_t> coefficientOf(AffineExpr expr, unsigned d) {
-  if (auto dim = dyn_cast<AffineDimExpr>(expr))
-    return dim.getPosition() == d ? 1 : 0;
-  if (isa<AffineConstantExpr>(expr))
-    return 0;
-  auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
-  if (!binary)
-    return std::nullopt;
-  if (binary.getKind() == AffineExprKind::Add) {
-    std::optional<int64_t> lhs = coefficientOf(binary.getLHS(), d);
-    std::optional<int64_t> rhs = coefficientOf(binary.getRHS(), d);
-    if (!lhs || !rhs)
-      return std::nullopt;
-    return *lhs + *rhs;
-  }
-  if (binary.getKind() == AffineExprKind::Mul)
-    if (auto factor = dyn_cast<AffineConstantExpr>(binary.getRHS()))
-      if (std::optional<int64_t> inner = coefficientOf(binary.getLHS(), d))
-        return *inner * factor.getValue();
-  return std::nullopt;
-}
-
 bool mlir::ember::suitsAmxConvolution(const ConvolutionPatches &patches, int64_t columns) {
   const SmallVector<int64_t> &loops = patches.loops;
   if (loops.size() != 6 || patches.read.getNumDims() != 6 || patches.read.getNumResults() != 4 ||
+      patches.read.getNumSymbols() != 0 ||
       llvm::any_of(loops, [](int64_t size) { return size <= 0; }) ||
       !cast<ShapedType>(patches.input.getType()).hasStaticShape())
     return false;
-  // Along W one step of ow is one element of the input (so that a tile's
-  // 16 rows, 16 output pixels of a row, are one strided load); channels
-  // innermost and alone; n only in the first index.
+  // Each index as its loops' coefficients and a constant; a mod or a
+  // floordiv adds local columns, which no tile load can follow.
+  std::vector<SmallVector<int64_t, 8>> flat;
+  if (failed(getFlattenedAffineExprs(patches.read, &flat)) ||
+      llvm::any_of(flat, [](const SmallVector<int64_t, 8> &row) { return row.size() != 7; }))
+    return false;
   enum { N, OH, OW, KH, KW, C };
-  AffineExpr w = patches.read.getResult(2), channel = patches.read.getResult(3);
-  auto only = [&](AffineExpr expr, unsigned d) {
-    for (unsigned other = 0; other < 6; ++other) {
-      std::optional<int64_t> coefficient = coefficientOf(expr, other);
-      if (!coefficient || (other != d && *coefficient != 0))
+  enum { BATCH, H, W, CHANNEL };
+  auto coefficient = [&](unsigned index, unsigned d) { return flat[index][d]; };
+  // Whether `index` moves with the loop `d` alone.
+  auto only = [&](unsigned index, unsigned d) {
+    for (unsigned other = 0; other < 6; ++other)
+      if (other != d && coefficient(index, other) != 0)
         return false;
-    }
     return true;
   };
   // H and W grow with every loop (the last pixel's last tap reads furthest).
-  for (unsigned result : {1u, 2u})
-    for (unsigned d = 0; d < 6; ++d) {
-      std::optional<int64_t> coefficient = coefficientOf(patches.read.getResult(result), d);
-      if (!coefficient || *coefficient < 0)
+  for (unsigned index : {H, W})
+    for (unsigned d = 0; d < 6; ++d)
+      if (coefficient(index, d) < 0)
         return false;
-    }
-  std::optional<int64_t> wStep = coefficientOf(w, OW), cInW = coefficientOf(w, C),
-                         hInW = coefficientOf(w, OH);
-  return loops[C] % kDepth == 0 && columns >= 2 * kLanes && wStep == 1 && cInW == 0 && hInW == 0 &&
-         coefficientOf(w, N) == 0 && coefficientOf(w, KH) == 0 && only(channel, C) &&
-         coefficientOf(channel, C) == 1 && only(patches.read.getResult(0), N) &&
-         coefficientOf(patches.read.getResult(1), OW) == 0 &&
-         coefficientOf(patches.read.getResult(1), C) == 0 &&
-         coefficientOf(patches.read.getResult(1), N) == 0;
+  // Along W one step of ow is one element of the input (so that a tile's
+  // 16 rows, 16 output pixels of a row, are one strided load); channels
+  // innermost, alone and one by one; n only in the first index.
+  return loops[C] % kDepth == 0 && columns >= 2 * kLanes && coefficient(W, OW) == 1 &&
+         coefficient(W, C) == 0 && coefficient(W, OH) == 0 && coefficient(W, N) == 0 &&
+         coefficient(W, KH) == 0 && only(CHANNEL, C) && coefficient(CHANNEL, C) == 1 &&
+         only(BATCH, N) && coefficient(H, OW) == 0 && coefficient(H, C) == 0 &&
+         coefficient(H, N) == 0;
 }
 
 Value mlir::ember::emitAmxConvolution(OpBuilder &b, Location loc, const ConvolutionPatches &patches,
@@ -467,7 +457,6 @@ Value mlir::ember::emitAmxConvolution(OpBuilder &b, Location loc, const Convolut
   auto sumsType = MemRefType::get({loops[N], ohPadded, owPadded, fPadded}, f32);
   Value sums = memref::AllocOp::create(b, loc, sumsType);
   auto aTile = amx::TileType::get({kLanes, kDepth}, bf16);
-  auto cTile = amx::TileType::get({kLanes, kLanes}, f32);
   auto rows = forEach(
       b, loc, zero, index(b, loops[N] * ohPadded), pairRows ? 2 : 1, [&](OpBuilder &rb, Value row) {
         Value n = arith::DivUIOp::create(rb, loc, row, index(rb, ohPadded));
@@ -480,11 +469,8 @@ Value mlir::ember::emitAmxConvolution(OpBuilder &b, Location loc, const Convolut
               Value ow1 = pairRows ? ow : arith::AddIOp::create(pb, loc, ow, index(pb, kLanes));
               forEach(pb, loc, zero, index(pb, fPadded), 2 * kLanes, [&](OpBuilder &jb, Value j) {
                 Value tile = arith::DivUIOp::create(jb, loc, j, index(jb, kLanes));
-                Value nextTile = arith::AddIOp::create(jb, loc, tile, index(jb, 1));
                 Value j1 = arith::AddIOp::create(jb, loc, j, index(jb, kLanes));
-                SmallVector<Value> zeros;
-                for (int t = 0; t < 4; ++t) // one tilezero each: four tile registers
-                  zeros.push_back(amx::TileZeroOp::create(jb, loc, cTile));
+                SmallVector<Value> zeros = zeroTiles(jb, loc);
                 // k as (tap, step of 32 channels): the taps' loops outside.
                 auto taps = scf::ForOp::create(
                     jb, loc, zero, index(jb, loops[KH] * loops[KW]), index(jb, 1), zeros,
@@ -505,17 +491,8 @@ Value mlir::ember::emitAmxConvolution(OpBuilder &b, Location loc, const Convolut
                                 amx::TileLoadOp::create(kb, loc, aTile, source, at(oh1, ow1));
                             Value kk = arith::AddIOp::create(kb, loc, base, c);
                             Value half = arith::DivUIOp::create(kb, loc, kk, index(kb, 2));
-                            Value b0 = amx::TileLoadOp::create(
-                                kb, loc, aTile, packed, ValueRange{tile, half, index(kb, 0)});
-                            Value b1 = amx::TileLoadOp::create(
-                                kb, loc, aTile, packed, ValueRange{nextTile, half, index(kb, 0)});
-                            const std::array<std::pair<Value, Value>, 4> factors = {
-                                {{a0, b0}, {a0, b1}, {a1, b0}, {a1, b1}}};
-                            SmallVector<Value> next;
-                            for (auto [t, pair] : llvm::enumerate(factors))
-                              next.push_back(amx::TileMulFOp::create(kb, loc, cTile, pair.first,
-                                                                     pair.second, sofar[t]));
-                            scf::YieldOp::create(kb, loc, next);
+                            scf::YieldOp::create(
+                                kb, loc, multiplyTiles(kb, loc, a0, a1, packed, tile, half, sofar));
                           });
                       scf::YieldOp::create(tb, loc, steps.getResults());
                     });
