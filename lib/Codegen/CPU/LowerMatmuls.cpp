@@ -99,14 +99,22 @@ struct MatmulOperand {
   std::optional<Gather> gather;
 };
 
+/// What `op` writes to each element of its init, when it has one input and
+/// one init, read and written through its loops in order (all parallel, the
+/// init's map the identity): the value its body yields; else null.
+static Value yieldedPerElement(linalg::GenericOp op) {
+  if (!op || op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() != 0 || !op.getIndexingMapsArray()[1].isIdentity())
+    return {};
+  auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
+  return yield.getValues().size() == 1 ? yield.getValues()[0] : Value();
+}
+
 /// Whether `copy` copies its one input through an affine map into its
 /// init, element for element, all loops parallel: a gather.
 static bool isGatheringCopy(linalg::GenericOp copy) {
-  if (!copy || copy.getNumDpsInputs() != 1 || copy.getNumDpsInits() != 1 ||
-      copy.getNumReductionLoops() != 0 || !copy.getIndexingMapsArray()[1].isIdentity())
-    return false;
-  auto yield = cast<linalg::YieldOp>(copy.getBody()->getTerminator());
-  return yield.getValues().size() == 1 && yield.getValues()[0] == copy.getBody()->getArgument(0);
+  Value yielded = yieldedPerElement(copy);
+  return yielded && yielded == copy.getBody()->getArgument(0);
 }
 
 /// `value` as the gather of a tensor: a 2-D collapse_shape of a
@@ -833,12 +841,10 @@ static Value lowerMatmul(OpBuilder &b, linalg::LinalgOp op, unsigned vectorBits)
 /// `cast` (an arith op of one operand) and does nothing else, element by
 /// element: convert-ember-to-linalg's castElements.
 template <typename Cast> static bool isElementCast(linalg::GenericOp op) {
-  if (!op || op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
-      op.getNumReductionLoops() != 0 ||
-      !llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) { return map.isIdentity(); }))
+  Value yielded = yieldedPerElement(op);
+  if (!yielded || !op.getIndexingMapsArray()[0].isIdentity())
     return false;
-  auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
-  auto cast = yield.getValues()[0].getDefiningOp<Cast>();
+  auto cast = yielded.getDefiningOp<Cast>();
   return cast && cast->getOperand(0) == op.getBody()->getArgument(0);
 }
 
