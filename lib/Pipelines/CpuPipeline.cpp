@@ -143,19 +143,18 @@ static std::string stageSteps(ember::LoweringStage stage, unsigned vectorBits,
            "}),ember-outline-blocked-matmuls{keep-epilogue-candidates}," +
            joinSteps(ember::kToLinalgSteps) + "," + joinSteps(kCpuEpilogueSteps);
   case ember::LoweringStage::LLVMDialect: {
-    std::string toLLVM = joinSteps(kToLLVMSteps);
-    auto replace = [&](const std::string &step, const std::string &with) {
-      toLLVM.replace(toLLVM.find(step), step.size(), with);
-    };
-    // vdpbf16ps to its intrinsic.
-    if (bf16Instructions == "avx512bf16")
-      replace("convert-vector-to-llvm,", "convert-vector-to-llvm{enable-x86vector},");
-    // Tile ops to their intrinsics; code that uses them asks the OS for the
-    // tiles on entry.
-    if (bf16Instructions == "amx") {
-      replace("convert-vector-to-llvm,", "convert-vector-to-llvm{enable-amx},");
-      replace("reconcile-unrealized-casts,",
-              "reconcile-unrealized-casts,ember-cpu-request-amx-tiles,");
+    // The steps to LLVM, with the bfloat16 instructions' own: vdpbf16ps or
+    // the tile ops to their intrinsics, and code that uses tiles asks the OS
+    // for them on entry.
+    std::string toLLVM;
+    for (llvm::StringRef step : kToLLVMSteps) {
+      toLLVM += (toLLVM.empty() ? "" : ",") + step.str();
+      if (step == "convert-vector-to-llvm" && bf16Instructions == "avx512bf16")
+        toLLVM += "{enable-x86vector}";
+      if (step == "convert-vector-to-llvm" && bf16Instructions == "amx")
+        toLLVM += "{enable-amx}";
+      if (step == "reconcile-unrealized-casts" && bf16Instructions == "amx")
+        toLLVM += ",ember-cpu-request-amx-tiles";
     }
     return joinSteps(ember::kBufferizeSteps) + "," + parallelizeSteps(splitDynamicSizes) + "," +
            toLLVM;
