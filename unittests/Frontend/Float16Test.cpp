@@ -3,6 +3,8 @@
 // gradients, printing and files. Compiled code computes each op in float32
 // and rounds its result; sums, matmuls and convolutions accumulate in
 // float32 and round once.
+#include "ErrorTestUtil.h"
+
 #include "ember/IO/Safetensors.h"
 
 #include "ember/ember.h"
@@ -10,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <random>
@@ -399,6 +402,23 @@ TEST(Float16, BFloat16MatmulsOnAmxTilesRoundTheExactProductOnce) {
   Tensor product = widened(a, b);
   EXPECT_EQ(product.dtype(), kFloat32);
   expectRoundedProduct(product, a, b, /*roundedToBF16=*/false);
+}
+
+TEST(Float16, AnUnknownBFloat16InstructionSetIsRefusedByName) {
+  // EMBER_BF16_MATMULS is read when code is compiled; put back as it was
+  // (ctest runs this suite once with it set).
+  const char *before = std::getenv("EMBER_BF16_MATMULS");
+  std::string saved = before ? before : "";
+  ::setenv("EMBER_BF16_MATMULS", "tiles", 1);
+  auto affine = ember::function([](const Tensor &x) { return x * 3.f + 1.f; });
+  std::string message = test::errorOf([&] { affine(Tensor({1.f, 2.f, 7.f})); });
+  if (before)
+    ::setenv("EMBER_BF16_MATMULS", saved.c_str(), 1);
+  else
+    ::unsetenv("EMBER_BF16_MATMULS");
+  EXPECT_NE(message.find("EMBER_BF16_MATMULS=tiles: expected amx, avx512bf16 or none"),
+            std::string::npos)
+      << message;
 }
 
 TEST(Float16, TracedFunctionsAndGradients) {

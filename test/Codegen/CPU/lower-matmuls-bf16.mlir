@@ -1,5 +1,7 @@
 // RUN: ember-opt %s --convert-ember-to-linalg --ember-cpu-lower-convolutions --ember-cpu-lower-matmuls="vector-bits=512 bf16-instructions=amx" --canonicalize --split-input-file | FileCheck %s
 // RUN: ember-opt %s --convert-ember-to-linalg --ember-cpu-lower-convolutions --ember-cpu-lower-matmuls="vector-bits=512 bf16-instructions=avx512bf16" --canonicalize --split-input-file | FileCheck %s --check-prefix=DOT
+// RUN: not ember-opt %s --convert-ember-to-linalg --ember-cpu-lower-matmuls="bf16-instructions=tiles" --split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: error: ember-cpu-lower-matmuls: unknown bf16-instructions 'tiles' (expected none, avx512bf16 or amx)
 
 // A bfloat16 matmul whose sizes are not whole tiles: A copied with zero
 // padding to whole 32x32 steps, B packed in pairs of rows (tiles of 16
