@@ -128,6 +128,12 @@ if has c2 && [[ -d $here/fashion-mnist ]]; then
   grep -vE '^ *[0-9]+/[0-9]+ ' "$out/c2-ember.log" | tail -14
   step 300 c2-torch.log python3 "$here/torch_c2_train.py" "$data"
   cat "$out/c2-torch.log"
+  # Keras's mixed_bfloat16 policy against PyTorch's bfloat16 autocast.
+  step 300 c2-ember-bf16.log "$jit" --c2 --device cuda --policy mixed_bfloat16 --data "$data" \
+    --out "$(mktemp -d)"
+  grep -vE '^ *[0-9]+/[0-9]+ ' "$out/c2-ember-bf16.log" | tail -14
+  step 300 c2-torch-bf16.log python3 "$here/torch_c2_train.py" "$data" 3 1 mixed_bfloat16
+  cat "$out/c2-torch-bf16.log"
 fi
 # The kernels under CUDA's checkers: out-of-bounds and misaligned accesses
 # (memcheck; the 256 MiB chain is left out for time) and shared-memory races

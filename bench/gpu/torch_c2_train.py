@@ -5,7 +5,12 @@ zero biases), Adam 1e-3, batches of 32 (the remainder dropped) in a shuffled
 order each epoch, each batch copied from the host, 3 epochs on Fashion-MNIST,
 then the test accuracy. bench/torch_c2_train.cpp is the CPU's (LibTorch).
 
-    python3 torch_c2_train.py [DIR] [EPOCHS] [SEED]
+    python3 torch_c2_train.py [DIR] [EPOCHS] [SEED] [float32|mixed_bfloat16]
+
+mixed_bfloat16 runs the forward pass and the loss under
+`torch.autocast("cuda", torch.bfloat16)` (float32 weights, bfloat16
+convolutions and matmuls): PyTorch's peer of Keras's policy, which
+`--policy mixed_bfloat16` gives ember's example.
 """
 import gzip
 import sys
@@ -30,6 +35,10 @@ def main():
     data = sys.argv[1] if len(sys.argv) > 1 else "/usr/share/datasets/fashion-mnist"
     epochs = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     torch.manual_seed(int(sys.argv[3]) if len(sys.argv) > 3 else 1)
+    policy = sys.argv[4] if len(sys.argv) > 4 else "float32"
+    if policy not in ("float32", "mixed_bfloat16"):
+        sys.exit(f"policy {policy}: expected float32 or mixed_bfloat16")
+    autocast = lambda: torch.autocast("cuda", torch.bfloat16, enabled=policy == "mixed_bfloat16")
     device = torch.device("cuda")
     start = time.perf_counter()
     x_train = torch.from_numpy(idx(f"{data}/train-images-idx3-ubyte", 16).copy())
@@ -55,7 +64,8 @@ def main():
             rows = order[s * batch:(s + 1) * batch]
             xb, yb = x_train[rows].to(device), y_train[rows].to(device)
             adam.zero_grad(set_to_none=True)
-            loss = torch.nn.functional.cross_entropy(model(xb), yb)
+            with autocast():
+                loss = torch.nn.functional.cross_entropy(model(xb), yb)
             loss.backward()
             adam.step()
             loss_sum += loss.item()  # as ember's loop reads each step's loss
@@ -63,10 +73,12 @@ def main():
     right = 0
     with torch.no_grad():
         for s in range(0, x_test.shape[0], 500):
-            logits = model(x_test[s:s + 500].to(device))
+            with autocast():
+                logits = model(x_test[s:s + 500].to(device))
             right += (logits.argmax(1).cpu() == y_test[s:s + 500]).sum().item()
-    print(f"torch.gpu.c2_test_accuracy {right / x_test.shape[0]:.4f}")
-    print(f"torch.gpu.c2_train_seconds {time.perf_counter() - start:.2f} s")
+    name = "torch.gpu.c2" + ("" if policy == "float32" else "_" + policy)
+    print(f"{name}_test_accuracy {right / x_test.shape[0]:.4f}")
+    print(f"{name}_train_seconds {time.perf_counter() - start:.2f} s")
 
 
 if __name__ == "__main__":

@@ -692,9 +692,12 @@ std::vector<Tensor> GradientTape::gradients(const Tensor &target, const std::vec
   // with `?` where this structure's recordings have changed sizes (from the
   // second size on: the first is compiled for its own). A compile that fails
   // is not tried again for that key; the derivative is then compiled for
-  // these sizes.
+  // these sizes. On the GPU the first recording gets its own sizes' derivative
+  // and later sizes the changed ones `?`, never every size at once: a GPU
+  // matmul whose N or K is `?` runs a thread per element of C, off the tiles
+  // and tensor cores (and so off TF32) that a `?` M keeps.
   bool relaxable = shapeGenericKernels() && !currentTracer();
-  bool generic = relaxable;
+  bool generic = relaxable && !device.is_cuda();
   for (size_t r : neededRecords) {
     const TapeRecord &record = tape.records[r];
     // Not: calls; custom gradients, whose backward may compute with the

@@ -100,9 +100,8 @@ TEST(GpuJit, TensorFloat32MatmulsFollowTheSwitch) {
   Tensor a = full({64, 128}, 1.0f + 1.0f / 4096), b = ones({128, 64});
   auto traced = function([](const Tensor &x, const Tensor &y) { return matmul(x, y); }, "mm");
   auto first = [](const Tensor &t) { return t.to_vector<float>()[0]; };
-  // dw = a^T dz1 with dz1 = dz2 u^T = 8 everywhere: 64 rows of 8 (1 + 2^-12).
-  // (A matmul whose operand is an elementwise op's result, the seed's
-  // broadcast, is fused with it and stays off the tensor cores.)
+  // dw = a^T dz1 with dz1 = dz2 u^T = 8 everywhere: 64 rows of 8 (1 + 2^-12);
+  // the tape's first derivative has static sizes, so dw takes tensor cores.
   auto weightGradient = [&] {
     Variable w(ones({128, 64}).to(kGpu));
     GradientTape tape;
@@ -188,9 +187,10 @@ TEST(GpuJit, EagerTapesShareOneDerivativeAcrossBatches) {
     for (size_t i = 0; i < gpu.size(); ++i)
       expectClose(gpu[i], cpu[i], 1e-4);
   }
-  // One GPU derivative (batches above 1 share it; the batch of 1 has its
-  // own, broadcasting differs) and the CPU's alike.
-  EXPECT_LE(kernel_cache_stats().tape_compiles - before.tape_compiles, 4u);
+  // On the GPU the first batch's own derivative, one with a `?` batch for
+  // the other batches above 1, and the batch of 1's own (broadcasting
+  // differs); on the CPU one with every size `?` and the batch of 1's.
+  EXPECT_LE(kernel_cache_stats().tape_compiles - before.tape_compiles, 5u);
 }
 
 TEST(GpuJit, ValuesComeBackThroughToVectorItemAndPrinting) {
