@@ -3,6 +3,7 @@
 #include "ember/Frontend/Device.h"
 
 #include "DeviceCopy.h"
+#include "Dispatcher.h"
 #include "TensorImpl.h"
 
 #include "ember/Frontend/Error.h"
@@ -101,6 +102,7 @@ void ember::synchronize() {
     return;
   if (emberrt_cuda_synchronize() != EMBERRT_OK)
     throwCudaError("synchronize");
+  throwIfKernelFaulted();
 }
 
 //===----------------------------------------------------------------------===//
@@ -160,6 +162,8 @@ Tensor ember::detail::copyToDevice(const Tensor &x, const Device &device) {
   if (status != EMBERRT_OK)
     throwCudaError("copying a tensor of shape " + x.shape().str() + " from " + from.str() +
                    " to " + device.str());
+  if (device.is_cpu()) // the host has waited for the kernels that made `x`
+    throwIfKernelFaulted();
   return out;
 }
 

@@ -27,6 +27,7 @@
 #include "Tracer.h"
 
 #include "ember/Support/OnceCache.h"
+#include "emberrt/cuda.h"
 
 #include <algorithm>
 #include <atomic>
@@ -730,16 +731,28 @@ static const jit::FaultSite *faultingSite(const emberrt_fault_t &fault,
   throw OpError(message);
 }
 
-void ember::detail::throwIfFaulted(std::span<const jit::FaultSite> sites) {
-  emberrt_fault_t fault = emberrt_take_fault();
-  if (fault.kind == EMBERRT_FAULT_NONE)
-    return;
+/// Raises `fault` as an error naming the op of `sites` that reported it.
+[[noreturn]] static void raiseFaultOf(const emberrt_fault_t &fault,
+                                      std::span<const jit::FaultSite> sites) {
   const jit::FaultSite *site = faultingSite(fault, sites);
   std::string message = jit::faultMessage(fault.kind, site);
   if (!site) // an op the compiler made itself, which has no number
     raiseFault(fault.kind, "error: compiled code: " + message);
   raiseFault(fault.kind, (site->location.empty() ? "" : site->location + ": ") + "error: '" +
                              site->opName + "' op " + message);
+}
+
+void ember::detail::throwIfFaulted(std::span<const jit::FaultSite> sites) {
+  emberrt_fault_t fault = emberrt_take_fault();
+  if (fault.kind != EMBERRT_FAULT_NONE)
+    raiseFaultOf(fault, sites);
+}
+
+void ember::detail::throwIfKernelFaulted() {
+  emberrt_fault_t fault;
+  uint32_t tag;
+  if (emberrt_cuda_take_kernel_fault(&fault, &tag))
+    raiseFaultOf(fault, jit::kernelFaultSites(tag));
 }
 
 trace::TensorSpec ember::detail::specOf(DType dtype, const Shape &shape) {

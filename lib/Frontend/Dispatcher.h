@@ -92,6 +92,9 @@ bool backgroundCompilesStopAtMainThreadExit();
 /// it as an OpError naming the faulting op and its source line from
 /// `sites`: "file:line:col: error: 'ember.div' op integer division by zero".
 void throwIfFaulted(std::span<const jit::FaultSite> sites);
+/// The same for a fault that a GPU kernel reported since the last check
+/// (waits for the GPU's stream): called where the host waits for it anyway.
+void throwIfKernelFaulted();
 
 } // namespace ember::detail
 

@@ -16,6 +16,7 @@
 #include "ember/JIT/ModuleCompiler.h"
 #include "ember/Trace/FinishedFunction.h"
 #include "ember/Trace/TensorTypes.h"
+#include "emberrt/cuda.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -183,10 +184,16 @@ static bool compileTracedFunction(ModuleOp module, func::FuncOp function, const 
     static std::atomic<int> counter{0};
     objectPath = (llvm::Twine(dir) + "/" + symbol + "-" + llvm::Twine(counter.fetch_add(1)) + ".o").str();
   }
+  // GPU modules are loaded while compileModule returns: their kernels report
+  // faults with a tag for these sites.
+  uint32_t faultTag =
+      target == Target::Cuda && !out.faultSites.empty() ? tagKernelFaultSites(out.faultSites) : 0;
+  emberrt_cuda_set_fault_tag(faultTag);
   std::unique_ptr<Executable> executable = compileModule(
       module, error, [](ModuleOp lowered) { prepareForJit(lowered); },
       observing ? StageObserver(observe) : StageObserver(), objectPath, target,
       /*splitDynamicSizes=*/caller == Caller::Function);
+  emberrt_cuda_set_fault_tag(0);
   if (!executable)
     return false;
   out.entry = reinterpret_cast<emberrt_entry_fn>(executable->lookup("ember_entry_" + symbol, error));

@@ -15,6 +15,7 @@
 #include "ember/Trace/TensorTypes.h"
 
 #include <algorithm>
+#include <mutex>
 #include <vector>
 
 namespace ember::jit {
@@ -162,6 +163,31 @@ std::string faultMessage(int32_t kind, const FaultSite *site) {
   default:
     return "fault " + std::to_string(kind) + " in compiled code";
   }
+}
+
+namespace {
+struct TaggedFaultSites {
+  std::mutex mutex;
+  std::vector<std::vector<FaultSite>> byTag; ///< tag n at n - 1
+};
+TaggedFaultSites &taggedFaultSites() {
+  static TaggedFaultSites *instance = new TaggedFaultSites; // outlives every kernel
+  return *instance;
+}
+} // namespace
+
+uint32_t tagKernelFaultSites(std::vector<FaultSite> sites) {
+  TaggedFaultSites &tagged = taggedFaultSites();
+  std::lock_guard<std::mutex> lock(tagged.mutex);
+  tagged.byTag.push_back(std::move(sites));
+  return static_cast<uint32_t>(tagged.byTag.size());
+}
+
+std::vector<FaultSite> kernelFaultSites(uint32_t tag) {
+  TaggedFaultSites &tagged = taggedFaultSites();
+  std::lock_guard<std::mutex> lock(tagged.mutex);
+  return tag >= 1 && tag <= tagged.byTag.size() ? tagged.byTag[tag - 1]
+                                                : std::vector<FaultSite>();
 }
 
 } // namespace ember::jit

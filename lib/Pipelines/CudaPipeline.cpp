@@ -54,7 +54,9 @@ static const char *const kToNVVMSteps[] = {
     // Kernels outlined first, so that their shared buffers can be aligned
     // (the upstream pipeline's own outlining then finds nothing left).
     "gpu-kernel-outlining",
-    "gpu.module(ember-align-workgroup-buffers)",
+    "gpu.module(ember-align-workgroup-buffers,ember-cuda-lower-fault-reports)",
+    // Faults of host code (none yet: the host touches no device memory).
+    "ember-lower-fault-reports",
     // Outlining, NVVM, the host's launches (mgpu* calls, which ember's runtime
     // provides) and the binary; kernels take bare pointers (static shapes) or
     // memref descriptors (`?` dims: their sizes and strides).
@@ -85,9 +87,9 @@ std::string ember::cudaStagePipelineText(LoweringStage stage, const CudaTargetOp
   case LoweringStage::Optimized:
     return stagePipelineText(LoweringStage::Optimized, 0);
   case LoweringStage::Linalg: {
-    // Kernels cannot call the host runtime's emberrt_report_fault: integer
-    // division by zero and gather indices out of range are guarded (no trap,
-    // no out-of-bounds read) but not reported on GPUs yet. Matmuls stay
+    // Integer division by zero and gather indices out of range are guarded
+    // (no trap, no out-of-bounds read) and reported: kernels to the
+    // runtime's fault word (ember-cuda-lower-fault-reports). Matmuls stay
     // linalg.matmul (generalized; ember-map-to-gpu-kernels tiles their loop
     // nests), 16-bit operands as they are (tensor cores read them so), and
     // their operands are not fused into them unless the producer only moves
@@ -95,7 +97,7 @@ std::string ember::cudaStagePipelineText(LoweringStage stage, const CudaTargetOp
     std::string steps = joinSteps(ember::kToLinalgSteps);
     substitute(steps, "func.func(linalg-fuse-elementwise-ops)",
                "func.func(ember-fuse-elementwise-ops{contractions-take-moves-only=true})");
-    return "convert-ember-to-linalg{report-faults=false narrow-matmul-operands=true}," + steps;
+    return "convert-ember-to-linalg{narrow-matmul-operands=true}," + steps;
   }
   case LoweringStage::LLVMDialect: {
     std::string gpu = joinSteps(ember::kBufferizeSteps) + "," + joinSteps(kToGpuSteps),

@@ -612,6 +612,94 @@ void trimLog(char *log) {
 }
 } // namespace
 
+//===----------------------------------------------------------------------===//
+// Faults that kernels report
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A module whose kernels can fault (ember-cuda-lower-fault-reports) has two
+/// globals: the address of the word its kernels report to (one per process,
+/// in device memory) and the tag that the code loading it chose
+/// (emberrt_cuda_set_fault_tag). A kernel that faults sets the word, if it is
+/// still 0, to tag << 32 | kind << 24 | site (site 0xffffff: unknown).
+constexpr const char *kFaultWordGlobal = "__ember_fault_word";
+constexpr const char *kFaultTagGlobal = "__ember_fault_tag";
+thread_local uint32_t loadingTag = 0;
+
+struct KernelFaults {
+  std::mutex mutex;
+  CUdeviceptr word = 0;         ///< made with the first module that reports
+  std::atomic<bool> armed{false}; ///< whether any such module was loaded
+};
+KernelFaults &kernelFaults() {
+  static KernelFaults *instance = new KernelFaults; // never deleted, see the file comment
+  return *instance;
+}
+
+/// Points a new `module`'s fault globals, if it has them, at the word and
+/// gives it this thread's tag.
+void setUpFaultReports(const DriverApi &api, CUmodule module) {
+  CUdeviceptr wordGlobal = 0, tagGlobal = 0;
+  size_t wordBytes = 0, tagBytes = 0;
+  // Not found: a module whose kernels cannot fault.
+  if (api.cuModuleGetGlobal(&wordGlobal, &wordBytes, module, kFaultWordGlobal) != CUDA_SUCCESS ||
+      api.cuModuleGetGlobal(&tagGlobal, &tagBytes, module, kFaultTagGlobal) != CUDA_SUCCESS)
+    return;
+  if (wordBytes != sizeof(uint64_t) || tagBytes != sizeof(uint32_t)) {
+    recordError("CUDA_ERROR_INVALID_IMAGE: the module's %s or %s has the wrong size (in "
+                "loading a module)",
+                kFaultWordGlobal, kFaultTagGlobal);
+    return;
+  }
+  KernelFaults &faults = kernelFaults();
+  CUstream stream = runtimeStream();
+  uint64_t address;
+  {
+    std::lock_guard<std::mutex> lock(faults.mutex);
+    if (!faults.word && (!check(api.cuMemAlloc(&faults.word, sizeof(uint64_t)), "cuMemAlloc") ||
+                         !check(api.cuMemsetD8Async(faults.word, 0, sizeof(uint64_t), stream),
+                                "cuMemsetD8Async"))) {
+      faults.word = 0;
+      return;
+    }
+    address = faults.word;
+  }
+  uint32_t tag = loadingTag;
+  // From this stack frame: waited for before returning.
+  if (check(api.cuMemcpyHtoDAsync(wordGlobal, &address, sizeof(address), stream),
+            "cuMemcpyHtoDAsync") &&
+      check(api.cuMemcpyHtoDAsync(tagGlobal, &tag, sizeof(tag), stream), "cuMemcpyHtoDAsync") &&
+      check(api.cuStreamSynchronize(stream), "cuStreamSynchronize"))
+    faults.armed.store(true, std::memory_order_release);
+}
+} // namespace
+
+extern "C" void emberrt_cuda_set_fault_tag(uint32_t tag) { loadingTag = tag; }
+
+extern "C" int emberrt_cuda_take_kernel_fault(emberrt_fault_t *fault, uint32_t *tag) {
+  *fault = {EMBERRT_FAULT_NONE, 0};
+  *tag = 0;
+  KernelFaults &faults = kernelFaults();
+  if (!faults.armed.load(std::memory_order_acquire)) // no kernel can have reported
+    return 0;
+  const DriverApi *api = enter("emberrt_cuda_take_kernel_fault");
+  if (!api)
+    return 0;
+  uint64_t code = 0;
+  CUstream stream = runtimeStream();
+  if (!check(api->cuMemcpyDtoHAsync(&code, faults.word, sizeof(code), stream),
+             "cuMemcpyDtoHAsync") ||
+      !check(api->cuStreamSynchronize(stream), "cuStreamSynchronize") || code == 0)
+    return 0;
+  // Cleared for the next report: before any kernel queued after this call.
+  check(api->cuMemsetD8Async(faults.word, 0, sizeof(code), stream), "cuMemsetD8Async");
+  uint32_t site = code & 0xffffff;
+  *fault = {static_cast<int32_t>((code >> 24) & 0xff),
+            site == 0xffffff ? -1 : static_cast<int32_t>(site)};
+  *tag = static_cast<uint32_t>(code >> 32);
+  return 1;
+}
+
 CUmodule emberrt::cuda::loadModule(const void *image, int optLevel, const char *where) {
   const DriverApi *api = enter(where);
   if (!api)
@@ -644,6 +732,7 @@ CUmodule emberrt::cuda::loadModule(const void *image, int optLevel, const char *
   }
   cache.byImage[image] = {module, 1};
   cache.imageOf[module] = image;
+  setUpFaultReports(*api, module);
   return module;
 }
 

@@ -30,6 +30,26 @@ int fakeCount(const char *counter) {
 }
 int launches() { return fakeCount("emberFakeCudaLaunches"); }
 
+/// The fake driver's memory for global `name` of the module that last had
+/// it looked up (the runtime looks up the fault globals as it loads).
+void *fakeGlobal(const char *name) {
+  void *driver = dlopen(std::getenv("EMBERRT_CUDA_DRIVER"), RTLD_NOW | RTLD_NOLOAD);
+  auto global = driver ? reinterpret_cast<void *(*)(const char *)>(
+                             dlsym(driver, "emberFakeCudaLastGlobal"))
+                       : nullptr;
+  return global ? global(name) : nullptr;
+}
+
+/// The message of the OpError that `call` throws, or "".
+template <typename F> std::string opErrorOf(F &&call) {
+  try {
+    call();
+  } catch (const OpError &e) {
+    return e.what();
+  }
+  return "";
+}
+
 #define REQUIRE_FAKE_GPU()                                                                         \
   if (!cuda_is_available() || cuda_status().find("Fake GPU") == std::string::npos)                \
   GTEST_SKIP() << "needs EMBERRT_CUDA_DRIVER=<libember-fake-cuda.so> (ctest sets it)"
@@ -312,3 +332,38 @@ TEST(GpuJitHost, PrefetchToDeviceDeliversBatchesOnTheGpu) {
 }
 
 } // namespace
+
+// A GPU kernel reports a fault to the runtime's word some time after its
+// launch; the host raises it where it waits for the GPU (a download,
+// synchronize) as an OpError naming the op and the user's line, once. The
+// fake driver's kernels do not run: the test writes what the kernel would
+// (GpuJit.KernelFaultsNameTheOpAndTheLine runs real ones).
+TEST(GpuJitHost, KernelFaultsAreRaisedWhereTheHostWaits) {
+  REQUIRE_FAKE_GPU();
+  Tensor a = Tensor({7, 8}).to(kGpu), b = Tensor({0, 1}).to(kGpu);
+  int line = __LINE__ + 1;
+  Tensor quotient = div(a, b);
+  // The module's globals, which the runtime set as it loaded the kernel.
+  auto *wordAddress = static_cast<uint64_t *>(fakeGlobal("__ember_fault_word"));
+  auto *tag = static_cast<uint32_t *>(fakeGlobal("__ember_fault_tag"));
+  ASSERT_TRUE(wordAddress && tag) << "the division's module has no fault globals";
+  ASSERT_NE(*wordAddress, 0u);
+  ASSERT_NE(*tag, 0u);
+  auto *word = reinterpret_cast<uint64_t *>(*wordAddress);
+  const uint64_t divisionByZeroAtSite0 = uint64_t(*tag) << 32 | uint64_t(1) << 24;
+  *word = divisionByZeroAtSite0;
+  std::string message = opErrorOf([&] { (void)quotient.to_vector<int32_t>(); });
+  EXPECT_NE(message.find(std::string(__FILE__) + ":" + std::to_string(line) + ":"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("'ember.div' op integer division by zero"), std::string::npos) << message;
+  EXPECT_EQ(*word, 0u) << "taken faults are cleared";
+  EXPECT_EQ(opErrorOf([] { synchronize(); }), "");
+  *word = divisionByZeroAtSite0;
+  EXPECT_NE(opErrorOf([] { synchronize(); }).find("'ember.div' op integer division by zero"),
+            std::string::npos);
+  // A kernel that cannot fault has no globals: an add's module leaves the
+  // division's globals the last ones looked up.
+  (void)(a + b);
+  EXPECT_EQ(fakeGlobal("__ember_fault_tag"), tag);
+}

@@ -125,6 +125,46 @@ TEST(GpuJit, TensorFloat32MatmulsFollowTheSwitch) {
   expectClose(matmul(x.to(kGpu), w.to(kGpu)), matmul(x, w), 1e-4);
 }
 
+// Faults in kernels (issue 27): an integer division by zero and a gather
+// index out of range are guarded in the kernel and reported to the runtime;
+// the host raises them where it waits for the GPU, naming the op and the
+// user's line as on the CPU. The process goes on with the same kernels.
+TEST(GpuJit, KernelFaultsNameTheOpAndTheLine) {
+  REQUIRE_GPU();
+  auto opErrorOf = [](auto &&call) -> std::string {
+    try {
+      call();
+    } catch (const OpError &e) {
+      return e.what();
+    }
+    return "";
+  };
+  auto at = [](int line) { return std::string(__FILE__) + ":" + std::to_string(line) + ":"; };
+  Tensor a = Tensor({7, 8, 9}).to(kGpu), b = Tensor({1, 0, 1}).to(kGpu);
+  int line = __LINE__ + 1;
+  Tensor quotient = div(a, b);
+  std::string message = opErrorOf([&] { (void)quotient.to_vector<int32_t>(); });
+  EXPECT_NE(message.find(at(line)), std::string::npos) << message;
+  EXPECT_NE(message.find("'ember.div' op integer division by zero"), std::string::npos) << message;
+  EXPECT_EQ(div(a, Tensor({1, 2, 3}).to(kGpu)).to_vector<int32_t>(), (std::vector<int32_t>{7, 4, 3}));
+
+  int gatherLine = 0;
+  auto take = function([&](const Tensor &x, const Tensor &indices) {
+    gatherLine = __LINE__ + 1;
+    return gather(x, indices) + 0.f;
+  });
+  Tensor x = Tensor({{1.f, 2.f}, {3.f, 4.f}, {5.f, 6.f}}).to(kGpu);
+  Tensor taken = take(x, Tensor({0, 7}).to(kGpu));
+  message = opErrorOf([] { synchronize(); });
+  EXPECT_NE(message.find(at(gatherLine)), std::string::npos) << message;
+  EXPECT_NE(message.find("'ember.gather' op index out of range for axis 0 of size 3"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(opErrorOf([] { synchronize(); }), "") << "a fault is raised once";
+  EXPECT_EQ(take(x, Tensor({2, -3}).to(kGpu)).to_vector<float>(),
+            (std::vector<float>{5, 6, 1, 2}));
+}
+
 // None dims on the GPU (issue 25): a traced function and a gradient under
 // an input signature compile once each for every batch (kernels take memref
 // descriptors; grids are sized at the call), batches of 1 to 1000 rows

@@ -11,6 +11,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <unordered_map>
 
 extern "C" {
 using CUresult = int;
@@ -89,10 +91,51 @@ CUresult cuEventSynchronize(void *) { return 0; }
 CUresult cuEventQuery(void *) { return 0; }
 CUresult cuEventDestroy_v2(void *) { return 0; }
 CUresult cuEventElapsedTime_v2(float *ms, void *, void *) { return *ms = 0, 0; }
-CUresult cuModuleLoadDataEx(void **module, const void *, unsigned, int *, void **) {
-  return *module = std::malloc(1), 0; // a handle of its own, as the runtime's cache expects
+/// A module: its image (PTX text or a binary) and, for globals that the
+/// PTX declares, host memory standing for them.
+struct FakeModule {
+  const char *image;
+  std::unordered_map<std::string, void *> globals;
+};
+static std::unordered_map<std::string, void *> lastGlobals;
+/// For tests: the memory of global `name` in the module that most recently
+/// had it looked up (cuModuleGetGlobal), or null.
+void *emberFakeCudaLastGlobal(const char *name) {
+  auto it = lastGlobals.find(name);
+  return it == lastGlobals.end() ? nullptr : it->second;
 }
-CUresult cuModuleUnload(void *module) { return std::free(module), 0; }
+CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned, int *, void **) {
+  // A handle of its own, as the runtime's cache expects.
+  return *module = new FakeModule{static_cast<const char *>(image), {}}, 0;
+}
+CUresult cuModuleUnload(void *module) {
+  auto *fake = static_cast<FakeModule *>(module);
+  for (auto &[name, memory] : fake->globals) {
+    if (lastGlobals[name] == memory)
+      lastGlobals.erase(name);
+    std::free(memory);
+  }
+  delete fake;
+  return 0;
+}
+/// A global that the module's PTX declares (`.global .align A .uN name`,
+/// N 32 or 64; binaries have none here): 8 bytes of zeroed host memory.
+CUresult cuModuleGetGlobal_v2(CUdeviceptr *address, size_t *bytes, void *module,
+                              const char *name) {
+  auto *fake = static_cast<FakeModule *>(module);
+  std::string ptx = fake->image && std::strstr(fake->image, ".version") ? fake->image : "";
+  size_t at = ptx.find(std::string(" ") + name + ";");
+  size_t line = ptx.rfind('\n', at);
+  if (at == std::string::npos || ptx.compare(line + 1, 8, ".visible") != 0)
+    return 500; // CUDA_ERROR_NOT_FOUND
+  void *&memory = fake->globals[name];
+  if (!memory)
+    memory = std::calloc(1, 8);
+  lastGlobals[name] = memory;
+  *address = reinterpret_cast<CUdeviceptr>(memory);
+  *bytes = ptx.rfind(".u64", at) > line && ptx.rfind(".u64", at) != std::string::npos ? 8 : 4;
+  return 0;
+}
 CUresult cuModuleGetFunction(void **function, void *, const char *) {
   ++lookups;
   return *function = &handle, 0;

@@ -75,7 +75,15 @@ struct LowerFaultReportsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<FaultIfOp> checks;
-    module.walk([&](FaultIfOp check) { checks.push_back(check); });
+    // Not in nested symbol tables: a gpu.module's kernels report to the
+    // runtime's fault word (ember-cuda-lower-fault-reports).
+    module.walk([&](Operation *op) {
+      if (op != module && op->hasTrait<OpTrait::SymbolTable>())
+        return WalkResult::skip();
+      if (auto check = dyn_cast<FaultIfOp>(op))
+        checks.push_back(check);
+      return WalkResult::advance();
+    });
     if (checks.empty())
       return;
     OpBuilder b(&getContext());

@@ -126,6 +126,25 @@ emberrt_status_t emberrt_cuda_memset(void *dst, int value, size_t n);
 emberrt_status_t emberrt_cuda_synchronize(void);
 
 /*===----------------------------------------------------------------------===*
+ * Faults that kernels report
+ *
+ * Kernels guard what can fault as compiled CPU code does (integer division by
+ * zero, a gather index out of range: see emberrt_report_fault) and report the
+ * first fault to one word in device memory, with the faulting op's site and
+ * the tag of the code that loaded their module. Kernels run after their
+ * launch returns, so the fault is taken later, once the stream is done.
+ *===----------------------------------------------------------------------===*/
+
+/* The tag that modules loaded by this thread from now on report their faults
+ * with (0 at first): the loader's way to tell its compiled functions apart. */
+void emberrt_cuda_set_fault_tag(uint32_t tag);
+/* Waits for the stream; if a kernel has reported a fault since the last
+ * take, clears it, sets `fault` (kind and site; site -1: unknown) and `tag`
+ * and returns 1; else 0. Costs nothing until a module that can fault has
+ * been loaded. */
+int emberrt_cuda_take_kernel_fault(emberrt_fault_t *fault, uint32_t *tag);
+
+/*===----------------------------------------------------------------------===*
  * Modules and kernels
  *===----------------------------------------------------------------------===*/
 

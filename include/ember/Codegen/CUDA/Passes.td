@@ -237,4 +237,31 @@ def AlignWorkgroupBuffersPass : Pass<"ember-align-workgroup-buffers", "::mlir::g
   }];
 }
 
+def LowerKernelFaultReportsPass
+    : Pass<"ember-cuda-lower-fault-reports", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower ember.fault_if in kernels to a report to the runtime's fault word";
+  let description = [{
+    On outlined kernels (which cannot call the host's `emberrt_report_fault`):
+    `ember.fault_if %c, %v {kind, site}` becomes `%v` and, where `%c` holds,
+    a compare-and-swap of the runtime's fault word from 0 to
+    `tag << 32 | kind << 24 | site` (site -1 as 0xffffff), so that the first
+    fault is kept. The module gets two globals that the runtime sets when it
+    loads the module (emberrt_cuda_set_fault_tag, emberrt_cuda_take_kernel_fault):
+    `__ember_fault_word`, the word's address (0: not set, nothing reported),
+    and `__ember_fault_tag`.
+
+    ```mlir
+    %q2 = ember.fault_if %zero, %q {kind = 1 : i32, site = 0 : i32} : i32
+    ```
+    becomes
+    ```mlir
+    scf.if %zero {
+      %word = llvm.load @__ember_fault_word ...  // cmpxchg on it if not 0
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // EMBER_CODEGEN_CUDA_PASSES_TD
