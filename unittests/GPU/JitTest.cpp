@@ -186,6 +186,16 @@ TEST(GpuJit, NoneDimsCompileOnceForEveryBatch) {
       {.input_signature = {TensorSpec({kNone, 64}, kBFloat16), TensorSpec({64, 32}, kBFloat16)}});
   auto loss = [](const Tensor &x) { return reduce_sum(tanh(x) * x); };
   auto gradient = value_and_grad(loss, "loss", {.input_signature = {{{kNone, 8}}}});
+  // A weight gradient summed over the None batch (x^T dz: K `?`) and a
+  // matmul of None sizes alone (M, N and K `?`): tiled, the reduction split
+  // among blocks as counted at the call.
+  auto denseLoss = [](const Tensor &x, const Tensor &w) { return reduce_sum(tanh(matmul(x, w))); };
+  auto weightGradient = value_and_grad(
+      denseLoss, Argnums{1}, "dense_loss",
+      {.input_signature = {TensorSpec({kNone, 64}, kFloat32), TensorSpec({64, 32}, kFloat32)}});
+  auto anySizes = function([](const Tensor &a, const Tensor &b) { return matmul(a, b); }, "any",
+                           {.input_signature = {TensorSpec({kNone, kNone}, kFloat32),
+                                                TensorSpec({kNone, kNone}, kFloat32)}});
   Tensor w = random_uniform({64, 32}, 51, -1, 1);
   for (int64_t rows : {1, 3, 17, 1000}) {
     SCOPED_TRACE(rows);
@@ -202,8 +212,14 @@ TEST(GpuJit, NoneDimsCompileOnceForEveryBatch) {
     auto [expectedValue, expectedGrad] = gradient(small);
     expectClose(value, expectedValue, 1e-4);
     expectClose(grad, expectedGrad, 1e-5);
+    std::vector<Tensor> dw = weightGradient(x.to(kGpu), w.to(kGpu)).gradients;
+    expectClose(dw.at(0), weightGradient(x, w).gradients.at(0), 1e-4);
+    Tensor left = random_uniform({rows, 3 + rows % 50}, 55, -1, 1);
+    Tensor right = random_uniform({3 + rows % 50, 70}, 56, -1, 1);
+    expectClose(anySizes(left.to(kGpu), right.to(kGpu)), matmul(left, right), 1e-4);
   }
   EXPECT_EQ(f.concrete_functions().size(), 1u);
+  EXPECT_EQ(anySizes.concrete_functions().size(), 1u);
   EXPECT_EQ(halfDense.concrete_functions().size(), 1u);
   EXPECT_EQ(softmaxRows.concrete_functions().size(), 1u);
 }

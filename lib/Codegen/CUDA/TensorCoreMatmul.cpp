@@ -118,7 +118,8 @@ bool mlir::ember::mapMatmulToTensorCores(scf::ParallelOp loop, bool allowTF32,
   // A stored [M, K] (or [K, M] transposed), B [K, N] (or [N, K]): their rows
   // are copied 16 bytes at a time (a `?` M cannot be a row's length).
   bool dynamicM = ShapedType::isDynamic(nest->m);
-  if ((dynamicM && nest->aTransposed) || nest->n == 0 || nest->k == 0)
+  if ((dynamicM && nest->aTransposed) || ShapedType::isDynamic(nest->n) ||
+      ShapedType::isDynamic(nest->k) || nest->n == 0 || nest->k == 0)
     return false;
   int64_t aRowLength = nest->aTransposed ? nest->m : nest->k;
   int64_t bRowLength = nest->bTransposed ? nest->k : nest->n;

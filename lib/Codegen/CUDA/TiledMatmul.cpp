@@ -32,7 +32,7 @@ struct TileShape {
 std::optional<mlir::ember::MatmulNest> mlir::ember::matchMatmulNest(scf::ParallelOp loop) {
   if (loop.getNumLoops() != 2)
     return std::nullopt;
-  // From 0 in steps of 1 (the bounds are checked below: M's may be `?`).
+  // From 0 in steps of 1 (to bounds that may be `?`).
   for (unsigned d = 0; d < 2; ++d)
     if (getConstantIntValue(loop.getLowerBound()[d]) != 0 ||
         getConstantIntValue(loop.getStep()[d]) != 1)
@@ -42,8 +42,8 @@ std::optional<mlir::ember::MatmulNest> mlir::ember::matchMatmulNest(scf::Paralle
     return std::nullopt;
   auto reduction = dyn_cast<scf::ForOp>(body->front());
   if (!reduction || reduction.getNumResults() ||
-      !ember::normalizedExtent(reduction.getLowerBound(), reduction.getUpperBound(),
-                               reduction.getStep()))
+      getConstantIntValue(reduction.getLowerBound()) != 0 ||
+      getConstantIntValue(reduction.getStep()) != 1)
     return std::nullopt;
   Value i = loop.getInductionVars()[0], j = loop.getInductionVars()[1];
   Value k = reduction.getInductionVar();
@@ -94,24 +94,17 @@ std::optional<mlir::ember::MatmulNest> mlir::ember::matchMatmulNest(scf::Paralle
   nest.c = store.getMemRef();
   if (!nest.a || !nest.b || ops.size() != 6 + widenings)
     return std::nullopt;
-  // Static shapes, but M may be `?`: dim 0 of C, and A's M dim.
-  std::optional<int64_t> columns = getConstantIntValue(loop.getUpperBound()[1]);
-  std::optional<int64_t> depth = getConstantIntValue(reduction.getUpperBound());
-  if (!columns || !depth)
-    return std::nullopt;
+  // The sizes: the loops' bounds (defined before the nest: its body is the
+  // reduction alone), `?` where they are not constants.
   nest.mValue = loop.getUpperBound()[0];
+  nest.nValue = loop.getUpperBound()[1];
+  nest.kValue = reduction.getUpperBound();
   nest.m = getConstantIntValue(nest.mValue).value_or(ShapedType::kDynamic);
-  nest.n = *columns;
-  nest.k = *depth;
-  for (auto [memref, mDim] :
-       {std::pair{nest.a, nest.aTransposed ? 1 : 0}, {nest.b, -1}, {nest.c, 0}}) {
-    auto type = cast<MemRefType>(memref.getType());
-    if (!type.getLayout().isIdentity())
+  nest.n = getConstantIntValue(nest.nValue).value_or(ShapedType::kDynamic);
+  nest.k = getConstantIntValue(nest.kValue).value_or(ShapedType::kDynamic);
+  for (Value memref : {nest.a, nest.b, nest.c})
+    if (!cast<MemRefType>(memref.getType()).getLayout().isIdentity())
       return std::nullopt;
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      if (type.isDynamicDim(d) && d != mDim)
-        return std::nullopt;
-  }
   return nest;
 }
 
@@ -124,21 +117,26 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
   // (where tensor cores do not take them: chips before sm_80, rows that are
   // not whole 16-byte chunks).
   bool widened = nest->elementA() != element || nest->elementB() != element;
-  // Large problems: 128 x 128 tiles, 8 x 8 per thread; others (and a `?` M,
-  // which may be a small batch) 64 x 64, 4 x 4.
-  bool dynamicM = ShapedType::isDynamic(nest->m);
-  TileShape shape = !dynamicM && nest->m >= 1024 && nest->n >= 1024 ? TileShape{128, 128, 8, 8, 8}
-                                                                    : TileShape{64, 64, 16, 4, 4};
-  int64_t tilesM = dynamicM ? 0 : (nest->m + shape.bm - 1) / shape.bm;
-  int64_t tilesN = (nest->n + shape.bn - 1) / shape.bn;
-  int64_t kTiles = (nest->k + shape.bk - 1) / shape.bk;
+  // Large problems: 128 x 128 tiles, 8 x 8 per thread; others (and `?`
+  // sizes, which may be small) 64 x 64, 4 x 4.
+  bool dynamicM = ShapedType::isDynamic(nest->m), dynamicN = ShapedType::isDynamic(nest->n),
+       dynamicK = ShapedType::isDynamic(nest->k);
+  bool anyDynamic = dynamicM || dynamicN || dynamicK;
+  TileShape shape = !anyDynamic && nest->m >= 1024 && nest->n >= 1024
+                        ? TileShape{128, 128, 8, 8, 8}
+                        : TileShape{64, 64, 16, 4, 4};
+  auto tilesOf = [&](int64_t size, int64_t tile) { return (size + tile - 1) / tile; };
   // Too few tiles to fill the GPU's 132 multiprocessors: split the reduction
-  // (floats: the partial tiles are added atomically; not for a `?` M).
-  int64_t splits = 1;
-  if (nest->isFloat && !dynamicM && tilesM * tilesN < 132)
-    splits = std::clamp<int64_t>(264 / (tilesM * tilesN), 1, std::max<int64_t>(1, kTiles / 4));
-  int64_t tilesPerSplit = (kTiles + splits - 1) / splits;
-  splits = (kTiles + tilesPerSplit - 1) / tilesPerSplit;
+  // (floats, static sizes: the partial tiles are added atomically).
+  int64_t splits = 1, tilesPerSplit = 0;
+  if (!anyDynamic) {
+    int64_t tilesM = tilesOf(nest->m, shape.bm), tilesN = tilesOf(nest->n, shape.bn),
+            kTiles = tilesOf(nest->k, shape.bk);
+    if (nest->isFloat && tilesM * tilesN < 132)
+      splits = std::clamp<int64_t>(264 / (tilesM * tilesN), 1, std::max<int64_t>(1, kTiles / 4));
+    tilesPerSplit = std::max<int64_t>(1, tilesOf(kTiles, splits));
+    splits = std::max<int64_t>(1, tilesOf(kTiles, tilesPerSplit));
+  }
   int64_t threads = shape.threads();
 
   MLIRContext *context = loop.getContext();
@@ -153,13 +151,41 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
   auto aTileType = MemRefType::get({shape.bk, aPitch}, element, MemRefLayoutAttrInterface(), workgroup);
   auto bTileType = MemRefType::get({shape.bk, shape.bn}, element, MemRefLayoutAttrInterface(), workgroup);
   Value one = index(1);
-  // M's tiles, counted at the call for a `?` M, along grid x then (whose
-  // 2^31 - 1 blocks hold any M; grid y holds 65535).
-  Value m = dynamicM ? nest->mValue : index(nest->m);
-  Value rowTiles =
-      dynamicM ? arith::CeilDivUIOp::create(b, loc, m, index(shape.bm)).getResult() : index(tilesM);
-  Value gridX = dynamicM ? rowTiles : index(tilesN), gridY = dynamicM ? index(tilesN) : rowTiles;
-  auto launch = gpu::LaunchOp::create(b, loc, gridX, gridY, index(splits), index(threads), one, one,
+  // The sizes and their tiles: constants, or counted at the call.
+  auto sizeOf = [&](bool dynamic, int64_t size, Value value) {
+    return dynamic ? value : index(size);
+  };
+  Value m = sizeOf(dynamicM, nest->m, nest->mValue), n = sizeOf(dynamicN, nest->n, nest->nValue),
+        k = sizeOf(dynamicK, nest->k, nest->kValue);
+  auto tiles = [&](bool dynamic, int64_t size, Value value, int64_t tile) -> Value {
+    if (!dynamic)
+      return index(tilesOf(size, tile));
+    return arith::CeilDivUIOp::create(b, loc, value, index(tile));
+  };
+  Value rowTiles = tiles(dynamicM, nest->m, m, shape.bm),
+        columnTiles = tiles(dynamicN, nest->n, n, shape.bn),
+        kTiles = tiles(dynamicK, nest->k, k, shape.bk);
+  // M's tiles along grid x for a `?` M (whose 2^31 - 1 blocks hold any M;
+  // grid y holds 65535).
+  Value gridX = dynamicM ? rowTiles : columnTiles, gridY = dynamicM ? columnTiles : rowTiles;
+  // A `?` K (floats): the same split of the reduction, counted at the call;
+  // a weight gradient's few tiles of C summed over a `?` batch would
+  // otherwise run on a few multiprocessors. (A `?` M or N alone: no split.)
+  bool splitAtCall = dynamicK && nest->isFloat;
+  Value splitCount = index(splits), sliceTilesPerSplit = index(tilesPerSplit);
+  if (splitAtCall) {
+    auto maxOf = [&](Value x, int64_t floor) -> Value {
+      return arith::MaxUIOp::create(b, loc, x, index(floor));
+    };
+    Value tiles = maxOf(arith::MulIOp::create(b, loc, rowTiles, columnTiles), 1);
+    Value wanted = arith::DivUIOp::create(b, loc, index(264), tiles);
+    Value most = maxOf(arith::DivUIOp::create(b, loc, kTiles, index(4)), 1);
+    Value count = maxOf(arith::MinUIOp::create(b, loc, wanted, most), 1);
+    sliceTilesPerSplit = maxOf(arith::CeilDivUIOp::create(b, loc, kTiles, count), 1);
+    splitCount = maxOf(arith::CeilDivUIOp::create(b, loc, kTiles, sliceTilesPerSplit), 1);
+  }
+  bool atomicWrites = splits > 1 || splitAtCall;
+  auto launch = gpu::LaunchOp::create(b, loc, gridX, gridY, splitCount, index(threads), one, one,
                                       /*dynamicSharedMemorySize=*/Value(),
                                       /*asyncTokenType=*/Type(), ValueRange{},
                                       TypeRange{aTileType, bTileType});
@@ -173,9 +199,12 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
   Value columnTile = dynamicM ? launch.getBlockIds().y : launch.getBlockIds().x;
   Value rowBase = arith::MulIOp::create(b, loc, rowTile, index(shape.bm));
   Value colBase = arith::MulIOp::create(b, loc, columnTile, index(shape.bn));
-  Value firstTile = arith::MulIOp::create(b, loc, launch.getBlockIds().z, index(tilesPerSplit));
-  Value lastTile = arith::MinUIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, firstTile, index(tilesPerSplit)), index(kTiles));
+  Value firstTile = index(0), lastTile = kTiles;
+  if (atomicWrites) {
+    firstTile = arith::MulIOp::create(b, loc, launch.getBlockIds().z, sliceTilesPerSplit);
+    lastTile = arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, firstTile, sliceTilesPerSplit), kTiles);
+  }
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
   auto rowType = VectorType::get({shape.tn}, element);
   // A thread's TN columns of B as two 16-byte halves BN/2 apart when TN is
@@ -191,8 +220,8 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
   // Reads the operand's element (row, column) (stored transposed or not)
   // into tile[tileRow, tileColumn], with zeros past the edges (only where
   // the shapes leave partial tiles).
-  bool aPartial = dynamicM || nest->m % shape.bm != 0 || nest->k % shape.bk != 0;
-  bool bPartial = nest->k % shape.bk != 0 || nest->n % shape.bn != 0;
+  bool aPartial = dynamicM || dynamicK || nest->m % shape.bm != 0 || nest->k % shape.bk != 0;
+  bool bPartial = dynamicK || dynamicN || nest->k % shape.bk != 0 || nest->n % shape.bn != 0;
   // 16-byte reads of whole tiles: rows a multiple of 16 bytes (aligned
   // reads), every thread the same number of them.
   int64_t lanes = 16 / (element.getIntOrFloatBitWidth() / 8);
@@ -259,7 +288,7 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
         auto plus = [&](Value a, Value b) { return arith::AddIOp::create(kb, loc, a, b); };
         forEachRead(shape.bm, shape.bk, aVector ? lanes : 1, [&](Value r, Value c) {
           if (!aVector)
-            return stage(kb, nest->a, nest->aTransposed, aPartial, m, index(nest->k),
+            return stage(kb, nest->a, nest->aTransposed, aPartial, m, k,
                          plus(rowBase, r), plus(kBase, c), aTile, c, r);
           Value part = readLanes(nest->a, plus(rowBase, r), plus(kBase, c));
           for (int64_t e = 0; e < lanes; ++e)
@@ -268,7 +297,7 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
         });
         forEachRead(shape.bk, shape.bn, bVector ? lanes : 1, [&](Value r, Value c) {
           if (!bVector)
-            return stage(kb, nest->b, nest->bTransposed, bPartial, index(nest->k), index(nest->n),
+            return stage(kb, nest->b, nest->bTransposed, bPartial, k, n,
                          plus(kBase, r), plus(colBase, c), bTile, r, c);
           auto staged = vector::StoreOp::create(
               kb, loc, readLanes(nest->b, plus(kBase, r), plus(colBase, c)), bTile,
@@ -320,9 +349,9 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
         scf::YieldOp::create(kb, loc, next);
       });
 
-  // C's elements: added to what C holds (atomically when the reduction is
-  // split), past the edges skipped.
-  bool partialC = dynamicM || nest->m % shape.bm != 0 || nest->n % shape.bn != 0;
+  // C's elements: added to what C holds (atomically when the reduction may
+  // be split), past the edges skipped.
+  bool partialC = dynamicM || dynamicN || nest->m % shape.bm != 0 || nest->n % shape.bn != 0;
   for (int64_t r = 0; r < shape.tm; ++r)
     for (int64_t c = 0; c < shape.tn; ++c) {
       Value row = arith::AddIOp::create(
@@ -343,7 +372,7 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
                                           index(c)));
       Value value = vector::ExtractOp::create(b, loc, slices.getResult(r), c);
       auto write = [&](OpBuilder &wb) {
-        if (splits > 1) {
+        if (atomicWrites) {
           memref::AtomicRMWOp::create(wb, loc, arith::AtomicRMWKind::addf, value, nest->c,
                                       ValueRange{row, column});
           return;
@@ -359,7 +388,7 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
       }
       Value inside = arith::AndIOp::create(
           b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, m),
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, column, index(nest->n)));
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, column, n));
       scf::IfOp::create(b, loc, inside, [&](OpBuilder &ib, Location iloc) {
         write(ib);
         scf::YieldOp::create(ib, iloc);

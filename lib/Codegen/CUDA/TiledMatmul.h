@@ -8,12 +8,13 @@
 namespace mlir::ember {
 
 /// C[i, j] = C[i, j] + A[i, k] * B[k, j], found in a parallel loop nest of
-/// buffers with static shapes but for M, which may be `?` (a batch); A and B
-/// may be 16-bit floats that a float32 C sums (each widened as it is read).
+/// buffers with identity layouts, whose M, N and K may be `?` (a batch, a
+/// gradient's reduction over it); A and B may be 16-bit floats that a
+/// float32 C sums (each widened as it is read).
 struct MatmulNest {
   Value a, b, c;
-  int64_t m, n, k; // m is ShapedType::kDynamic for a `?` M
-  Value mValue;    // M as a value before the nest (the loop's bound)
+  int64_t m, n, k;              // ShapedType::kDynamic where `?`
+  Value mValue, nValue, kValue; // the sizes as values before the nest (the loops' bounds)
   bool isFloat;
   // A read as A[k, i] / B as B[j, k]: a transpose fused into the matmul
   // (the backward pass's x^T @ dz and dz @ w^T).
@@ -30,8 +31,8 @@ std::optional<MatmulNest> matchMatmulNest(scf::ParallelOp loop);
 /// Rewrites the loop nest of a 2-D matmul on buffers,
 ///   scf.parallel (i, j) { scf.for k { C[i, j] = C[i, j] + A[i, k] * B[k, j] } }
 /// (f32, f64 or integers of one type, or 16-bit floats widened to a float32
-/// C as they are staged; static shapes but a `?` M, whose row tiles are
-/// counted at the call; A as A[k, i] or B as B[j, k] too: fused transposes),
+/// C as they are staged; `?` sizes too, whose tiles are counted at the call;
+/// A as A[k, i] or B as B[j, k] too: fused transposes),
 /// as a `gpu.launch` of blocks that each compute a tile of C: the threads
 /// stage tiles of A and B in shared memory, and each accumulates a small
 /// block of C in registers (outer products of vectors read from shared
@@ -46,7 +47,8 @@ bool mapMatmulToTiles(scf::ParallelOp loop);
 /// and later): slices of A and B staged in shared memory by `cp.async`,
 /// stages - 1 in flight, read into fragments by `ldmatrix`; each warp holds a block of
 /// C in registers. Rows of A and B (as stored) must be multiples of 16
-/// bytes. Returns false, changing nothing, for any other nest.
+/// bytes, so N and K must be static (M may be `?`). Returns false, changing
+/// nothing, for any other nest.
 bool mapMatmulToTensorCores(scf::ParallelOp loop, bool allowTF32,
                             const struct TensorCoreShape *forcedShape = nullptr);
 

@@ -277,6 +277,50 @@ func.func @matmul(%a: memref<128x1024xf32>, %b: memref<1024x128xf32>, %c: memref
 
 // -----
 
+// A weight gradient over a `?` batch, x^T @ dz with K `?` (and a `?` N):
+// tiled too (it was a thread per element of C), the reduction split among
+// blocks as counted at the call (few tiles of C: 264 / tiles, at most a
+// quarter of K's slices), their partial tiles added atomically; reads of A,
+// B and C bounded by the sizes.
+// CHECK-LABEL: func.func @matmul_dynamic_depth(
+// CHECK-DAG:     %[[N:.*]] = memref.dim %{{.*}}, %c1{{.*}} : memref<?x?xf32>
+// CHECK-DAG:     %[[K:.*]] = memref.dim %{{.*}}, %c0{{.*}} : memref<?x64xf32>
+// CHECK-DAG:     %[[COLUMN_TILES:.*]] = arith.ceildivui %[[N]], %c64{{.*}} : index
+// CHECK-DAG:     %[[SLICES:.*]] = arith.ceildivui %[[K]], %c16{{.*}} : index
+// CHECK:         %[[PER:.*]] = arith.ceildivui %[[SLICES]], %{{.*}} : index
+// CHECK:         %[[PER_SPLIT:.*]] = arith.maxui %[[PER]], %c1{{.*}} : index
+// CHECK:         %[[COUNT:.*]] = arith.ceildivui %[[SLICES]], %[[PER_SPLIT]] : index
+// CHECK:         %[[SPLITS:.*]] = arith.maxui %[[COUNT]], %c1{{.*}} : index
+// CHECK:         gpu.launch blocks({{.*}}, {{.*}}, %[[Z:.*]]) in ({{.*}} = %[[COLUMN_TILES]], {{.*}} = %c1{{.*}}, {{.*}} = %[[SPLITS]]) threads({{.*}}) in ({{.*}} = %c256{{.*}}, {{.*}})
+// CHECK:           %[[FIRST:.*]] = arith.muli %[[Z]], %[[PER_SPLIT]] : index
+// CHECK:           arith.minui %{{.*}}, %[[SLICES]] : index
+// CHECK:           arith.cmpi ult, %{{.*}}, %[[K]] : index
+// CHECK:           vector.fma
+// CHECK:           arith.cmpi ult, %{{.*}}, %[[N]] : index
+// CHECK:           memref.atomic_rmw addf
+// CHECK:         return
+func.func @matmul_dynamic_depth(%x: memref<?x64xf32>, %dz: memref<?x?xf32>, %dw: memref<64x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %k = memref.dim %x, %c0 : memref<?x64xf32>
+  %n = memref.dim %dz, %c1 : memref<?x?xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %n) step (%c1, %c1) {
+    scf.for %r = %c0 to %k step %c1 {
+      %a = memref.load %x[%r, %i] : memref<?x64xf32>
+      %b = memref.load %dz[%r, %j] : memref<?x?xf32>
+      %acc = memref.load %dw[%i, %j] : memref<64x?xf32>
+      %p = arith.mulf %a, %b : f32
+      %s = arith.addf %acc, %p : f32
+      memref.store %s, %dw[%i, %j] : memref<64x?xf32>
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // A matmul with a `?` M (a batch): 64 x 64 tiles, their rows counted at the
 // call, every read and write of A's and C's rows bounded by M; no split of
 // the reduction (the grid's size is unknown here).
