@@ -65,9 +65,9 @@ for library in libomp.so.5 libgloo.so.0 libhiredis.so.0.14 libibverbs.so.1 libnl
 done
 cat > "$bundle.tmp/run.sh" <<'RUN'
 #!/usr/bin/env bash
-# On the GPU machine, in one run: the tests, ember's figures and PyTorch's,
-# story C2's full run on both (where the data came along), then the kernels
-# under CUDA's checkers (slowest, last). Each step has a time limit, so that
+# On the GPU machine, in one run: the tests and the kernels under CUDA's
+# checkers, ember's figures and PyTorch's, then story C2's full run on both
+# (where the data came along). Each step has a time limit, so that
 # one that hangs leaves the others their time; the logs go to $OUT/logs.tgz
 # (the device tool brings back 8 files at most), renewed after each step.
 here=$(cd "$(dirname "$0")" && pwd)
@@ -99,6 +99,23 @@ if has tests; then
   "$here/ember-compile-gpu-dynamic"
   step 120 gpu-tests.log "$here/ember-gpu-tests"; grep -E '^\[  (FAILED|PASSED) |FAILED \]' "$out/gpu-tests.log"
   step 240 gpu-jit-tests.log "$jit"; grep -E '^\[  (FAILED|PASSED) |FAILED \]|Failure|error' "$out/gpu-jit-tests.log" | head -40
+fi
+# The kernels under CUDA's checkers: out-of-bounds and misaligned accesses
+# (memcheck; the 256 MiB chain is left out for time) and shared-memory races
+# between a block's threads (racecheck, on the kernels that use it); JIT-
+# compiled kernels too (one-block kernels use barriers).
+sanitizer=/usr/local/cuda/bin/compute-sanitizer
+if has sanitizers && [[ -x $sanitizer ]]; then
+  step 90 gpu-memcheck.log "$sanitizer" --tool memcheck "$here/ember-gpu-tests" \
+    --gtest_filter=-GpuKernels.LargeChain; tail -1 "$out/gpu-memcheck.log"
+  step 60 gpu-racecheck.log "$sanitizer" --tool racecheck "$here/ember-gpu-tests" \
+    --gtest_filter='GpuKernels.Matmul:GpuKernels.Softmax*:GpuKernels.Mlp*'
+  tail -1 "$out/gpu-racecheck.log"
+  step 150 gpu-jit-memcheck.log "$sanitizer" --tool memcheck "$jit" \
+    --gtest_filter='GpuJit.*:-GpuJit.Traced*'; tail -1 "$out/gpu-jit-memcheck.log"
+  step 90 gpu-jit-racecheck.log "$sanitizer" --tool racecheck "$jit" \
+    --gtest_filter='GpuJit.PowerOf*:GpuJit.Control*:GpuJit.Convolution*'
+  tail -1 "$out/gpu-jit-racecheck.log"
 fi
 # The GEMMs alone: ember's (all of ember-gpu-bench and of the JIT's
 # benchmark, their GEMM lines shown) and cuBLAS's.
@@ -136,23 +153,6 @@ if has c2 && [[ -d $here/fashion-mnist ]]; then
   grep -vE '^ *[0-9]+/[0-9]+ ' "$out/c2-ember-bf16.log" | tail -14
   step 300 c2-torch-bf16.log python3 "$here/torch_c2_train.py" "$data" 3 1 mixed_bfloat16
   cat "$out/c2-torch-bf16.log"
-fi
-# The kernels under CUDA's checkers: out-of-bounds and misaligned accesses
-# (memcheck; the 256 MiB chain is left out for time) and shared-memory races
-# between a block's threads (racecheck, on the kernels that use it); JIT-
-# compiled kernels too (one-block kernels use barriers).
-sanitizer=/usr/local/cuda/bin/compute-sanitizer
-if has sanitizers && [[ -x $sanitizer ]]; then
-  step 90 gpu-memcheck.log "$sanitizer" --tool memcheck "$here/ember-gpu-tests" \
-    --gtest_filter=-GpuKernels.LargeChain; tail -1 "$out/gpu-memcheck.log"
-  step 60 gpu-racecheck.log "$sanitizer" --tool racecheck "$here/ember-gpu-tests" \
-    --gtest_filter='GpuKernels.Matmul:GpuKernels.Softmax*:GpuKernels.Mlp*'
-  tail -1 "$out/gpu-racecheck.log"
-  step 150 gpu-jit-memcheck.log "$sanitizer" --tool memcheck "$jit" \
-    --gtest_filter='GpuJit.*:-GpuJit.Traced*'; tail -1 "$out/gpu-jit-memcheck.log"
-  step 90 gpu-jit-racecheck.log "$sanitizer" --tool racecheck "$jit" \
-    --gtest_filter='GpuJit.PowerOf*:GpuJit.Control*:GpuJit.Convolution*'
-  tail -1 "$out/gpu-jit-racecheck.log"
 fi
 RUN
 chmod +x "$bundle.tmp/run.sh"

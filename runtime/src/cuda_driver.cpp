@@ -636,9 +636,35 @@ KernelFaults &kernelFaults() {
   return *instance;
 }
 
+/// Whether `image` (PTX text, or a cubin: an ELF file) may declare global
+/// `name`: true unless it certainly does not (a fatbin is not read).
+bool mayDeclare(const void *image, const char *name) {
+  const char *bytes = static_cast<const char *>(image);
+  if (std::memcmp(bytes, "\x7f" "ELF", 4) != 0) { // PTX (NUL-terminated text), or a fatbin
+    bool ptx = std::memcmp(bytes, "//", 2) == 0 || std::memcmp(bytes, ".version", 8) == 0;
+    return !ptx || std::strstr(bytes, name) != nullptr;
+  }
+  // A 64-bit ELF file ends with its section headers (e_shoff, e_shentsize,
+  // e_shnum at offsets 40, 58, 60); its symbol names are in it.
+  uint64_t sectionHeaders;
+  uint16_t entrySize, entries;
+  std::memcpy(&sectionHeaders, bytes + 40, sizeof(sectionHeaders));
+  std::memcpy(&entrySize, bytes + 58, sizeof(entrySize));
+  std::memcpy(&entries, bytes + 60, sizeof(entries));
+  size_t size = sectionHeaders + size_t(entrySize) * entries, length = std::strlen(name);
+  for (size_t at = 0; at + length <= size; ++at)
+    if (bytes[at] == name[0] && std::memcmp(bytes + at, name, length) == 0)
+      return true;
+  return false;
+}
+
 /// Points a new `module`'s fault globals, if it has them, at the word and
 /// gives it this thread's tag.
-void setUpFaultReports(const DriverApi &api, CUmodule module) {
+void setUpFaultReports(const DriverApi &api, CUmodule module, const void *image) {
+  // Looked up only where the image names them: a lookup that fails is an
+  // error that compute-sanitizer reports.
+  if (!mayDeclare(image, kFaultWordGlobal))
+    return;
   CUdeviceptr wordGlobal = 0, tagGlobal = 0;
   size_t wordBytes = 0, tagBytes = 0;
   // Not found: a module whose kernels cannot fault.
@@ -732,7 +758,7 @@ CUmodule emberrt::cuda::loadModule(const void *image, int optLevel, const char *
   }
   cache.byImage[image] = {module, 1};
   cache.imageOf[module] = image;
-  setUpFaultReports(*api, module);
+  setUpFaultReports(*api, module, image);
   return module;
 }
 
