@@ -224,6 +224,41 @@ TEST(GpuJit, NoneDimsCompileOnceForEveryBatch) {
   EXPECT_EQ(softmaxRows.concrete_functions().size(), 1u);
 }
 
+// A None batch beside 1024 columns: large blocks where the batch is at
+// least 1024 rows, small ones below, chosen at the call (float32 on CUDA
+// cores, bfloat16 on tensor cores); a weight gradient over a None batch
+// (K `?`) into 1024 x 1024 takes the large tiles.
+TEST(GpuJit, NoneDimsChooseTheirBlocksAtTheCall) {
+  REQUIRE_GPU();
+  auto product = [](const Tensor &x, const Tensor &w) { return matmul(x, w); };
+  auto wide = function(
+      product, "wide",
+      {.input_signature = {TensorSpec({kNone, 64}, kFloat32), TensorSpec({64, 1024}, kFloat32)}});
+  auto wideHalf = function(product, "wide_half",
+                           {.input_signature = {TensorSpec({kNone, 64}, kBFloat16),
+                                                TensorSpec({64, 1024}, kBFloat16)}});
+  auto gradient = function(
+      [](const Tensor &x, const Tensor &dz) { return matmul(transpose(x), dz); }, "gradient",
+      {.input_signature = {TensorSpec({kNone, 1024}, kFloat32),
+                           TensorSpec({kNone, 1024}, kFloat32)}});
+  Tensor w = random_uniform({64, 1024}, 71, -1, 1);
+  for (int64_t rows : {5, 1100}) {
+    SCOPED_TRACE(rows);
+    Tensor x = random_uniform({rows, 64}, 72 + rows, -1, 1);
+    expectClose(wide(x.to(kGpu), w.to(kGpu)), matmul(x, w), 1e-4);
+    Tensor xh = cast(x, kBFloat16), wh = cast(w, kBFloat16);
+    expectClose(wideHalf(xh.to(kGpu), wh.to(kGpu)), matmul(xh, wh), 1.0 / 128);
+  }
+  for (int64_t rows : {7, 300}) {
+    SCOPED_TRACE(rows);
+    Tensor x = random_uniform({rows, 1024}, 73 + rows, -1, 1);
+    Tensor dz = random_uniform({rows, 1024}, 74 + rows, -1, 1);
+    expectClose(gradient(x.to(kGpu), dz.to(kGpu)), matmul(transpose(x), dz), 1e-4);
+  }
+  EXPECT_EQ(wide.concrete_functions().size(), 1u);
+  EXPECT_EQ(gradient.concrete_functions().size(), 1u);
+}
+
 // An eager tape on the GPU over batches of several sizes: one derivative
 // with a None batch serves them all, its gradients the CPU's.
 TEST(GpuJit, EagerTapesShareOneDerivativeAcrossBatches) {

@@ -410,11 +410,13 @@ struct MapToGpuKernelsPass : ember::impl::MapToGpuKernelsPassBase<MapToGpuKernel
         });
     }
 
-    // Matmuls get tiles of C per block; reductions a block per output
+    // Matmuls get tiles of C per block (with a `?` M or N, large or small
+    // ones as the sizes at the call say); reductions a block per output
     // element (with at least a warp's worth of elements to reduce); other
     // nests a thread per element.
     for (scf::ParallelOp loop : parallel)
-      if (!(tensorCores &&
+      if (!(!forcedShape && ember::mapMatmulBySizeAtCall(loop, tensorCores, tf32)) &&
+          !(tensorCores &&
             ember::mapMatmulToTensorCores(loop, tf32, forcedShape ? &*forcedShape : nullptr)) &&
           !ember::mapMatmulToTiles(loop) &&
           !ember::mapReductionToBlocks(loop, blockSize, /*minReduced=*/32) &&

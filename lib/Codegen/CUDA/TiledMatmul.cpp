@@ -108,7 +108,7 @@ std::optional<mlir::ember::MatmulNest> mlir::ember::matchMatmulNest(scf::Paralle
   return nest;
 }
 
-bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
+bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop, std::optional<bool> large) {
   std::optional<MatmulNest> nest = matchMatmulNest(loop);
   if (!nest)
     return false;
@@ -117,14 +117,15 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
   // (where tensor cores do not take them: chips before sm_80, rows that are
   // not whole 16-byte chunks).
   bool widened = nest->elementA() != element || nest->elementB() != element;
-  // Large problems: 128 x 128 tiles, 8 x 8 per thread; others (and `?`
-  // sizes, which may be small) 64 x 64, 4 x 4.
+  // Large problems: 128 x 128 tiles, 8 x 8 per thread; others (and a `?` M
+  // or N, which may be small, unless told) 64 x 64, 4 x 4.
   bool dynamicM = ShapedType::isDynamic(nest->m), dynamicN = ShapedType::isDynamic(nest->n),
        dynamicK = ShapedType::isDynamic(nest->k);
   bool anyDynamic = dynamicM || dynamicN || dynamicK;
-  TileShape shape = !anyDynamic && nest->m >= 1024 && nest->n >= 1024
-                        ? TileShape{128, 128, 8, 8, 8}
-                        : TileShape{64, 64, 16, 4, 4};
+  TileShape shape =
+      large.value_or(!dynamicM && !dynamicN && nest->m >= 1024 && nest->n >= 1024)
+          ? TileShape{128, 128, 8, 8, 8}
+          : TileShape{64, 64, 16, 4, 4};
   auto tilesOf = [&](int64_t size, int64_t tile) { return (size + tile - 1) / tile; };
   // Too few tiles to fill the GPU's 132 multiprocessors: split the reduction
   // (floats, static sizes: the partial tiles are added atomically).
@@ -395,6 +396,39 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop) {
       });
     }
   gpu::TerminatorOp::create(b, loc);
+  loop.erase();
+  return true;
+}
+
+bool mlir::ember::mapMatmulBySizeAtCall(scf::ParallelOp loop, bool tensorCores,
+                                        bool allowTF32) {
+  std::optional<MatmulNest> nest = matchMatmulNest(loop);
+  // Not where the sizes decide already: both static, or one static below 1024.
+  auto staticBelow1024 = [](int64_t size) { return !ShapedType::isDynamic(size) && size < 1024; };
+  if (!nest || (!ShapedType::isDynamic(nest->m) && !ShapedType::isDynamic(nest->n)) ||
+      staticBelow1024(nest->m) || staticBelow1024(nest->n))
+    return false;
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  auto atLeast1024 = [&](Value size) -> Value {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, size,
+                                 arith::ConstantIndexOp::create(b, loc, 1024));
+  };
+  Value large = arith::AndIOp::create(b, loc, atLeast1024(nest->mValue), atLeast1024(nest->nValue));
+  auto choice = scf::IfOp::create(b, loc, large, /*withElseRegion=*/true);
+  bool mapped = true;
+  for (bool isLarge : {true, false}) {
+    Block *block = isLarge ? choice.thenBlock() : choice.elseBlock();
+    OpBuilder bb = OpBuilder::atBlockBegin(block);
+    auto copy = cast<scf::ParallelOp>(bb.clone(*loop));
+    const TensorCoreShape &blocks = isLarge ? kLargeTensorCoreBlocks : kSmallTensorCoreBlocks;
+    mapped = mapped && ((tensorCores && mapMatmulToTensorCores(copy, allowTF32, &blocks)) ||
+                        mapMatmulToTiles(copy, isLarge));
+  }
+  if (!mapped) { // (the tiles take every matmul nest; kept for safety)
+    choice.erase();
+    return false;
+  }
   loop.erase();
   return true;
 }

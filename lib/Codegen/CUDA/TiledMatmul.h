@@ -39,7 +39,9 @@ std::optional<MatmulNest> matchMatmulNest(scf::ParallelOp loop);
 /// memory). Small problems split the reduction across blocks that add their
 /// partial tiles atomically (floats). Returns false, changing nothing, for
 /// any other nest.
-bool mapMatmulToTiles(scf::ParallelOp loop);
+/// `large`: 128 x 128 tiles (8 x 8 a thread) or 64 x 64 (4 x 4); by
+/// default large where M and N are static and at least 1024.
+bool mapMatmulToTiles(scf::ParallelOp loop, std::optional<bool> large = std::nullopt);
 
 /// Rewrites the loop nest of a matmul of float16 or bfloat16 operands into
 /// a float32 C (or, with `allowTF32`, of float32 operands rounded to TF32)
@@ -62,6 +64,18 @@ struct TensorCoreShape {
   int64_t bn() const { return warpsN * nTiles * 8; }
   int64_t threads() const { return 32 * warpsM * warpsN; }
 };
+
+/// The blocks a tensor-core matmul takes where M and N are at least 1024,
+/// and otherwise.
+inline constexpr TensorCoreShape kLargeTensorCoreBlocks{2, 2, 4, 8, 4, 64};
+inline constexpr TensorCoreShape kSmallTensorCoreBlocks{2, 2, 2, 4, 3, 64};
+
+/// A matmul nest with a `?` M or N: both kernels (mapMatmulToTensorCores,
+/// where it takes the nest, else mapMatmulToTiles), large blocks and small,
+/// under an scf.if that chooses at the call (M and N at least 1024: large).
+/// Returns false, changing nothing, where the sizes decide already (M and N
+/// static, or one of them static and below 1024).
+bool mapMatmulBySizeAtCall(scf::ParallelOp loop, bool tensorCores, bool allowTF32);
 
 /// Parses "WMxWN,MTxNT,STAGES,SLICEBYTES" (e.g. "2x2,4x8,4,64"); nullopt
 /// for anything else or a shape the kernel cannot take.

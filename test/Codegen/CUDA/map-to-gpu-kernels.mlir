@@ -321,6 +321,44 @@ func.func @matmul_dynamic_depth(%x: memref<?x64xf32>, %dz: memref<?x?xf32>, %dw:
 
 // -----
 
+// A `?` M beside an N of at least 1024: two kernels, the sizes at the call
+// choosing between them (M at least 1024: 128 x 128 tiles of 8 x 8 a
+// thread, else 64 x 64 of 4 x 4), so that a large batch runs as fast as
+// a static one.
+// CHECK-LABEL: func.func @matmul_dynamic_rows_wide(
+// CHECK:         %[[M:.*]] = memref.dim %{{.*}}, %c0{{.*}} : memref<?x256xf32>
+// CHECK:         %[[M_LARGE:.*]] = arith.cmpi uge, %[[M]], %c1024{{.*}} : index
+// CHECK:         %[[LARGE:.*]] = arith.andi %[[M_LARGE]], %{{.*}} : i1
+// CHECK:         scf.if %[[LARGE]] {
+// CHECK:           %[[BIG_TILES:.*]] = arith.ceildivui %[[M]], %c128{{.*}} : index
+// CHECK:           gpu.launch blocks({{.*}}) in ({{.*}} = %[[BIG_TILES]], {{.*}} = %c8{{.*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c256{{.*}}, {{.*}})
+// CHECK:         } else {
+// CHECK:           %[[SMALL_TILES:.*]] = arith.ceildivui %[[M]], %c64{{.*}} : index
+// CHECK:           gpu.launch blocks({{.*}}) in ({{.*}} = %[[SMALL_TILES]], {{.*}} = %c16{{.*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c256{{.*}}, {{.*}})
+// CHECK:         }
+// CHECK:         return
+func.func @matmul_dynamic_rows_wide(%a: memref<?x256xf32>, %b: memref<256x1024xf32>, %c: memref<?x1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1024 = arith.constant 1024 : index
+  %c256 = arith.constant 256 : index
+  %m = memref.dim %a, %c0 : memref<?x256xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%m, %c1024) step (%c1, %c1) {
+    scf.for %k = %c0 to %c256 step %c1 {
+      %x = memref.load %a[%i, %k] : memref<?x256xf32>
+      %y = memref.load %b[%k, %j] : memref<256x1024xf32>
+      %acc = memref.load %c[%i, %j] : memref<?x1024xf32>
+      %p = arith.mulf %x, %y : f32
+      %s = arith.addf %acc, %p : f32
+      memref.store %s, %c[%i, %j] : memref<?x1024xf32>
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // A matmul with a `?` M (a batch): 64 x 64 tiles, their rows counted at the
 // call, every read and write of A's and C's rows bounded by M; no split of
 // the reduction (the grid's size is unknown here).

@@ -240,3 +240,48 @@ func.func @dynamic_rows(%a: memref<?x64xbf16>, %b: memref<64x128xbf16>, %c: memr
   }
   return
 }
+
+// -----
+
+// A `?` M beside an N of 1024: both grids, chosen at the call (M at least
+// 1024: the large one, 128 x 128 a block of 4 warps in 4 stages; else the
+// small one); without tensor cores, both sizes of tiles likewise.
+// CHECK-LABEL: func.func @dynamic_rows_wide(
+// CHECK:         %[[M:.*]] = memref.dim %{{.*}}, %c0{{.*}} : memref<?x64xbf16>
+// CHECK:         %[[M_LARGE:.*]] = arith.cmpi uge, %[[M]], %c1024{{.*}} : index
+// CHECK:         scf.if %{{.*}} {
+// CHECK:           %[[BIG:.*]] = arith.ceildivui %[[M]], %c128{{.*}} : index
+// CHECK:           gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}}) dynamic_shared_memory_size
+// CHECK:             nvvm.mma.sync
+// CHECK:         } else {
+// CHECK:           %[[SMALL:.*]] = arith.ceildivui %[[M]], %c64{{.*}} : index
+// CHECK:           gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}}) dynamic_shared_memory_size
+// CHECK:             nvvm.mma.sync
+// CHECK:         }
+// NOTC-LABEL: func.func @dynamic_rows_wide(
+// NOTC:         scf.if %{{.*}} {
+// NOTC:           gpu.launch {{.*}} workgroup(%{{.*}} : memref<8x132xf32, #gpu.address_space<workgroup>>
+// NOTC:         } else {
+// NOTC:           gpu.launch {{.*}} workgroup(%{{.*}} : memref<16x68xf32, #gpu.address_space<workgroup>>
+// NOTC:         }
+func.func @dynamic_rows_wide(%a: memref<?x64xbf16>, %b: memref<64x1024xbf16>, %c: memref<?x1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c1024 = arith.constant 1024 : index
+  %m = memref.dim %a, %c0 : memref<?x64xbf16>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%m, %c1024) step (%c1, %c1) {
+    scf.for %k = %c0 to %c64 step %c1 {
+      %x = memref.load %a[%i, %k] : memref<?x64xbf16>
+      %y = memref.load %b[%k, %j] : memref<64x1024xbf16>
+      %acc = memref.load %c[%i, %j] : memref<?x1024xf32>
+      %xw = arith.extf %x : bf16 to f32
+      %yw = arith.extf %y : bf16 to f32
+      %p = arith.mulf %xw, %yw : f32
+      %s = arith.addf %acc, %p : f32
+      memref.store %s, %c[%i, %j] : memref<?x1024xf32>
+    }
+    scf.reduce
+  }
+  return
+}
