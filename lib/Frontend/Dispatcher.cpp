@@ -136,6 +136,7 @@ struct HotShape {
   std::optional<trace::TensorSpec> resultType;
   std::vector<int64_t> broadcast;
   trace::SourceLocation loc;
+  jit::Target target = jit::Target::Host;
 };
 
 /// A compiled kernel with its result's type. For a shape served by a
@@ -355,6 +356,7 @@ void specialize(HotShape &hot) {
   request.resultType = hot.resultType ? &*hot.resultType : nullptr;
   request.loc = hot.loc;
   request.broadcastShape = hot.broadcast;
+  request.target = hot.target;
   jit::CompiledKernel kernel;
   std::string error;
   bool ok = jit::compileKernel(request, kernel, error);
@@ -517,6 +519,7 @@ KernelEntry serveFromGenericKernel(const OpDef &op, const Device &device,
   hot->weight = callWeight(hot->inputs, check.result);
   hot->broadcast.assign(request.broadcastShape.begin(), request.broadcastShape.end());
   hot->loc = request.loc;
+  hot->target = request.target;
   entry.hot = std::move(hot);
   kc.genericShapes.fetch_add(1, std::memory_order_relaxed);
   return entry;
@@ -563,7 +566,10 @@ findOrCompile(const Signature &signature, const OpDef &op, std::span<const int64
     request.loc = jitLocationOf(loc);
     request.broadcastShape = broadcast;
     request.target = target;
-    if (shapeGenericKernels() && target == jit::Target::Host && !isEmpty(specs, broadcast)) {
+    // On the CPU and the GPU alike (GPU kernels take `?` dims as memref
+    // descriptors; a hot shape's specialization loads its module on the
+    // background thread).
+    if (shapeGenericKernels() && !isEmpty(specs, broadcast)) {
       jit::KernelCheck check;
       std::string error;
       if (!jit::checkKernel(request, check, error))

@@ -98,9 +98,8 @@ bool checkKernel(const KernelRequest &request, KernelCheck &out, std::string &er
     return false;
   }
   trace::toSpec(function.function.getResultTypes().front(), out.result);
-  // Shape-generic kernels are host code for now (GPU kernels take bare
-  // pointers to static shapes).
-  out.shapeGeneric = request.target == Target::Host;
+  // On the CPU and the GPU (whose kernels then take memref descriptors).
+  out.shapeGeneric = true;
   // A broadcast_to called on its own has result sizes its operand does not
   // give (inside an op's kernel they come from the other operands).
   if (request.opName == "ember.broadcast_to")

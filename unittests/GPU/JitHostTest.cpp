@@ -202,6 +202,31 @@ TEST(GpuJitHost, EagerKernelsAreCachedPerDevice) {
   EXPECT_EQ(fakeCount("emberFakeCudaFunctionLookups"), lookups);
 }
 
+// Eager ops on the GPU share one shape-generic kernel across sizes, as on
+// the CPU: a new row count compiles nothing; a hot shape is compiled for its
+// sizes on the background thread (its module loaded there) and swapped in.
+TEST(GpuJitHost, EagerGpuOpsShareOneKernelAcrossShapes) {
+  REQUIRE_FAKE_GPU();
+  uint32_t saved = hot_shape_calls();
+  set_hot_shape_calls(4);
+  (void)tanh(ones({3, 6}).to(kGpu));
+  KernelCacheStats before = kernel_cache_stats();
+  for (int64_t rows : {5, 9, 17, 33})
+    EXPECT_EQ(tanh(ones({rows, 6}).to(kGpu)).shape(), Shape({rows, 6}));
+  KernelCacheStats after = kernel_cache_stats();
+  EXPECT_EQ(after.misses, before.misses) << "a new shape compiled";
+  EXPECT_EQ(after.generic_shapes, before.generic_shapes + 4);
+  Tensor hot = ones({9, 6}).to(kGpu);
+  int launched = launches();
+  for (int i = 0; i < 6; ++i)
+    (void)tanh(hot);
+  finish_background_compiles();
+  EXPECT_EQ(kernel_cache_stats().specializations, after.specializations + 1);
+  (void)tanh(hot);
+  EXPECT_EQ(launches(), launched + 7) << "the specialization launches its kernel";
+  set_hot_shape_calls(saved);
+}
+
 Tensor crossEntropy(const Tensor &logits, const Tensor &labels) {
   Tensor shifted = logits - reduce_max(logits, {1}, true);
   Tensor logProbs = shifted - log(reduce_sum(exp(shifted), {1}, true));

@@ -125,6 +125,29 @@ TEST(GpuJit, TensorFloat32MatmulsFollowTheSwitch) {
   expectClose(matmul(x.to(kGpu), w.to(kGpu)), matmul(x, w), 1e-4);
 }
 
+// Eager ops on the GPU serve new shapes from one shape-generic kernel (and
+// hot shapes from their specialization, compiled in the background): the
+// CPU's values at every size, broadcasts and reductions included.
+TEST(GpuJit, EagerOpsOfNewShapesShareGenericKernels) {
+  REQUIRE_GPU();
+  uint32_t saved = hot_shape_calls();
+  set_hot_shape_calls(3);
+  KernelCacheStats before = kernel_cache_stats();
+  for (int64_t rows : {2, 7, 64, 1000, 7, 7, 7, 7}) {
+    SCOPED_TRACE(rows);
+    Tensor a = random_uniform({rows, 37}, 81 + rows, -2, 2), b = random_uniform({37}, 82, -2, 2);
+    Tensor ga = a.to(kGpu), gb = b.to(kGpu);
+    expectClose(tanh(ga) * gb + 1.0f, tanh(a) * b + 1.0f);
+    expectClose(reduce_sum(ga * ga, {1}), reduce_sum(a * a, {1}), 1e-5);
+    expectClose(matmul(ga, transpose(ga)), matmul(a, transpose(a)), 1e-4);
+    finish_background_compiles();
+  }
+  KernelCacheStats after = kernel_cache_stats();
+  EXPECT_GT(after.generic_shapes, before.generic_shapes);
+  EXPECT_GT(after.specializations, before.specializations);
+  set_hot_shape_calls(saved);
+}
+
 // Faults in kernels (issue 27): an integer division by zero and a gather
 // index out of range are guarded in the kernel and reported to the runtime;
 // the host raises them where it waits for the GPU, naming the op and the

@@ -29,8 +29,10 @@ RULES = [
      ["ember/Dialect/", "ember/Conversion/"] + COMPILER),
     (["include/ember/Codegen/CPU", "lib/Codegen/CPU"],
      ["ember/Dialect/", "ember/Conversion/", "ember/Codegen/CPU/"] + COMPILER),
-    # The GPU's code generation is MLIR's dialects only.
-    (["include/ember/Codegen/CUDA", "lib/Codegen/CUDA"], ["ember/Codegen/CUDA/"] + COMPILER),
+    # The GPU's code generation is MLIR's dialects, and ember's dialect for
+    # the one op that reaches it (ember.fault_if, in kernels' bodies).
+    (["include/ember/Codegen/CUDA", "lib/Codegen/CUDA"],
+     ["ember/Dialect/", "ember/Codegen/CUDA/"] + COMPILER),
     # Pipelines name passes as text: no pass header.
     (["include/ember/Pipelines", "lib/Pipelines"], ["ember/Pipelines/"] + COMPILER),
     # The one place that knows every pass.
