@@ -98,8 +98,11 @@ bool checkKernel(const KernelRequest &request, KernelCheck &out, std::string &er
     return false;
   }
   trace::toSpec(function.function.getResultTypes().front(), out.result);
-  // On the CPU and the GPU (whose kernels then take memref descriptors).
-  out.shapeGeneric = true;
+  // On the CPU and the GPU (whose kernels then take memref descriptors), but
+  // for a GPU matmul: with `?` N and K it would run on the CUDA cores, off
+  // tensor cores and TF32, until its shape's specialization landed (its
+  // values changing then under TF32).
+  out.shapeGeneric = !(request.target == Target::Cuda && request.opName == "ember.matmul");
   // A broadcast_to called on its own has result sizes its operand does not
   // give (inside an op's kernel they come from the other operands).
   if (request.opName == "ember.broadcast_to")

@@ -127,7 +127,8 @@ TEST(GpuJit, TensorFloat32MatmulsFollowTheSwitch) {
 
 // Eager ops on the GPU serve new shapes from one shape-generic kernel (and
 // hot shapes from their specialization, compiled in the background): the
-// CPU's values at every size, broadcasts and reductions included.
+// CPU's values at every size, broadcasts and reductions included (a matmul
+// keeps a kernel per shape on the GPU).
 TEST(GpuJit, EagerOpsOfNewShapesShareGenericKernels) {
   REQUIRE_GPU();
   uint32_t saved = hot_shape_calls();
@@ -359,7 +360,8 @@ TEST(GpuJit, EagerOpsReuseTheirKernels) {
   for (int i = 0; i < 10; ++i)
     x = x + 1.0f;
   KernelCacheStats after = kernel_cache_stats();
-  EXPECT_EQ(after.misses, before.misses + 1); // `+ 1.0f` compiled once
+  // `+ 1.0f` compiled once at most (none if its shape-generic kernel was).
+  EXPECT_LE(after.misses, before.misses + 1);
   synchronize();
 }
 

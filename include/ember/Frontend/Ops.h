@@ -280,9 +280,11 @@ struct KernelCacheStats {
 /// Counters of the eager kernel cache (all threads). Compiled kernels are also
 /// kept on disk (see README: EMBER_CACHE_DIR), so a later process loads them.
 ///
-/// Elementwise ops, broadcasts, reductions, matmuls and transposes (on the CPU and the GPU) compile one
+/// Elementwise ops, broadcasts, reductions, matmuls and transposes compile one
 /// shape-generic kernel for every size above 1 (sizes 0 and 1 decide
-/// broadcasting and stay fixed): a new row count compiles nothing.
+/// broadcasting and stay fixed): a new row count compiles nothing. On the
+/// GPU too, but for matmuls (a kernel per shape: tensor cores and TF32 take
+/// static sizes).
 /// EMBER_SHAPE_GENERIC=0 compiles every shape instead.
 KernelCacheStats kernel_cache_stats();
 
