@@ -155,22 +155,19 @@ int runGpuJitBench() {
   // blocks as counted at the call; they were a thread per element of dW),
   // float32 without TF32 in both (a `?` K is not on tensor cores).
   enable_tensor_float_32_execution(false);
-  auto weightGradient = [](const Tensor &x, const Tensor &dz) {
-    return matmul(transpose(x), dz);
-  };
+  auto weightGradient = [](const Tensor &x, const Tensor &dz) { return matmul(transpose(x), dz); };
   Tensor dz = random_uniform({4096, 1024}, 10).to(gpu);
   auto staticGradient = function(weightGradient, "weight_gradient_static");
-  auto noneGradient = function(
-      weightGradient, "weight_gradient_none",
-      {.input_signature = {TensorSpec({kNone, 1024}, kFloat32),
-                           TensorSpec({kNone, 1024}, kFloat32)}});
+  auto noneGradient = function(weightGradient, "weight_gradient_none",
+                               {.input_signature = {TensorSpec({kNone, 1024}, kFloat32),
+                                                    TensorSpec({kNone, 1024}, kFloat32)}});
   for (auto [name, traced] : {std::pair{"jit.weight_gradient_4096_static", &staticGradient},
                               std::pair{"jit.weight_gradient_4096_none_batch", &noneGradient}}) {
     (void)(*traced)(dx, dz);
     double seconds = asyncSeconds(5, 10, [&] { (void)(*traced)(dx, dz); });
     bench::report(name, seconds * 1e6, "us");
-    bench::report((std::string(name) + "_rate").c_str(),
-                  2.0 * 4096 * 1024 * 1024 / seconds / 1e12, "TFLOP/s");
+    bench::report((std::string(name) + "_rate").c_str(), 2.0 * 4096 * 1024 * 1024 / seconds / 1e12,
+                  "TFLOP/s");
   }
   enable_tensor_float_32_execution(true);
 

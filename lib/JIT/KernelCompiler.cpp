@@ -188,8 +188,7 @@ uint32_t tagKernelFaultSites(std::vector<FaultSite> sites) {
 std::vector<FaultSite> kernelFaultSites(uint32_t tag) {
   TaggedFaultSites &tagged = taggedFaultSites();
   std::lock_guard<std::mutex> lock(tagged.mutex);
-  return tag >= 1 && tag <= tagged.byTag.size() ? tagged.byTag[tag - 1]
-                                                : std::vector<FaultSite>();
+  return tag >= 1 && tag <= tagged.byTag.size() ? tagged.byTag[tag - 1] : std::vector<FaultSite>();
 }
 
 } // namespace ember::jit

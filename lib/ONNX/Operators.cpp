@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -132,10 +133,14 @@ Results modulo(NodeContext &node) {
     return {mod(a, b)};
   }
   // C's fmod: the sign of the dividend. Exact for integers as
-  // a - b * (a / b); a float's a / b rounds (fmod(1e10f, 3) would be 0, not
-  // 1), and ember has no exact float fmod yet.
-  if (isFloat(a.dtype()))
-    node.fail("fmod = 1 on " + describe(a) + " is not supported (integers only)");
+  // a - b * (a / b). Floats: a / b rounds (fmod(1e10f, 3) would be 0, not
+  // 1), but the floored remainder of magnitudes is the exact truncated one
+  // (ember's float mod is frem, corrected only where the signs differ), its
+  // sign then a's: fmod(-7, 3) = -(7 mod 3) = -1; a zero divisor gives NaN.
+  if (isFloat(a.dtype())) {
+    Tensor magnitude = mod(abs(a), abs(b));
+    return {where(less(a, scalar(0, a.dtype())), neg(magnitude), magnitude)};
+  }
   return {sub(a, mul(b, div(a, b)))};
 }
 
@@ -524,21 +529,39 @@ Results reverseSequence(NodeContext &node) {
 Results gatherND(NodeContext &node) {
   const Tensor &data = node.input(0);
   Tensor indices = cast(node.input(1), DType::Int64);
-  if (node.attrInt("batch_dims", 0) != 0)
-    node.unsupported("batch_dims", std::to_string(node.attrInt("batch_dims", 0)));
   if (indices.rank() < 1)
     node.fail("takes indices of rank 1 or more, not " + describe(indices));
+  // The first batch_dims dims of data and indices are a batch: each index
+  // tuple picks from its own batch element's part of data.
+  int64_t batchDims = node.attrInt("batch_dims", 0);
+  if (batchDims < 0 || batchDims >= indices.rank() || batchDims >= data.rank())
+    node.fail("batch_dims = " + std::to_string(batchDims) + " for " + describe(data) +
+              " and indices " + describe(indices));
   int64_t k = knownDim(node, indices, indices.rank() - 1);
-  if (k < 1 || k > data.rank())
-    node.fail("index tuples of " + std::to_string(k) + " for " + describe(data));
-  std::vector<Tensor> positions; // each tuple's component j: [..., 1]
-  std::vector<int64_t> sizes;
-  for (int64_t j = 0; j < k; ++j) {
+  if (k < 1 || batchDims + k > data.rank())
+    node.fail("index tuples of " + std::to_string(k) + " after " + std::to_string(batchDims) +
+              " batch dims for " + describe(data));
+  auto component = [&](int64_t j) { // the tuples' component j: [..., 1]
     std::vector<int64_t> start(indices.rank(), 0), limit(indices.rank(), kNone);
     start.back() = j;
     limit.back() = j + 1;
-    positions.push_back(slice(indices, start, limit));
-    sizes.push_back(knownDim(node, data, static_cast<int>(j)));
+    return slice(indices, start, limit);
+  };
+  // Positions along data's first batch_dims + k dims: a batch dim's is the
+  // tuple's own position along it, then the tuple's components.
+  std::vector<Tensor> positions;
+  std::vector<int64_t> sizes;
+  for (int64_t b = 0; b < batchDims; ++b) {
+    int64_t size = knownDim(node, data, static_cast<int>(b));
+    if (knownDim(node, indices, static_cast<int>(b)) != size)
+      node.fail("batch dim " + std::to_string(b) + " differs between " + describe(data) +
+                " and indices " + describe(indices));
+    positions.push_back(iota_like(component(0), b));
+    sizes.push_back(size);
+  }
+  for (int64_t j = 0; j < k; ++j) {
+    positions.push_back(component(j));
+    sizes.push_back(knownDim(node, data, static_cast<int>(batchDims + j)));
   }
   Tensor linear = linearPositions(positions, sizes);
   int64_t stride = std::accumulate(sizes.begin(), sizes.end(), int64_t(1), std::multiplies<>());
@@ -548,7 +571,7 @@ Results gatherND(NodeContext &node) {
       node.fail("needs the indices' dims while compiling, not " + describe(indices));
   linear = reshape(linear, tupleShape);
   std::vector<int64_t> merged = {stride};
-  for (int d = static_cast<int>(k); d < data.rank(); ++d)
+  for (int d = static_cast<int>(batchDims + k); d < data.rank(); ++d)
     merged.push_back(knownDim(node, data, d));
   return {gather(reshape(data, merged), linear, 0)};
 }
@@ -1223,8 +1246,17 @@ Results dropout(NodeContext &node) {
     node.ignoreAttribute("ratio"); // applied in training only
   if (node.opset() < 7)
     node.ignoreAttribute("is_test");
-  if (node.has(2) && node.constantInput(2).item<bool>())
-    node.fail("training_mode = true is not supported (inference only)");
+  // Training mode drops a random part of x, unless its ratio (0.5 by
+  // default) is 0: then, as in inference, it keeps everything.
+  if (node.has(2) && node.constantInput(2).item<bool>()) {
+    double ratio = node.has(1) ? node.constantInput(1).to_vector<double>().at(0) : 0.5;
+    if (ratio != 0) {
+      char text[32];
+      std::snprintf(text, sizeof(text), "%g", ratio);
+      node.fail("training_mode = true with ratio " + std::string(text) +
+                " is not supported (a random mask; inference, or a ratio of 0, only)");
+    }
+  }
   Results results = {x};
   if (node.node().output_size() > 1 && !node.node().output(1).empty()) // all kept
     results.push_back(broadcast_to(Tensor(Scalar(1), node.opset() < 10 ? x.dtype() : DType::Bool),

@@ -628,7 +628,7 @@ thread_local uint32_t loadingTag = 0;
 
 struct KernelFaults {
   std::mutex mutex;
-  CUdeviceptr word = 0;         ///< made with the first module that reports
+  CUdeviceptr word = 0;           ///< made with the first module that reports
   std::atomic<bool> armed{false}; ///< whether any such module was loaded
 };
 KernelFaults &kernelFaults() {
@@ -640,7 +640,10 @@ KernelFaults &kernelFaults() {
 /// `name`: true unless it certainly does not (a fatbin is not read).
 bool mayDeclare(const void *image, const char *name) {
   const char *bytes = static_cast<const char *>(image);
-  if (std::memcmp(bytes, "\x7f" "ELF", 4) != 0) { // PTX (NUL-terminated text), or a fatbin
+  if (std::memcmp(bytes,
+                  "\x7f"
+                  "ELF",
+                  4) != 0) { // PTX (NUL-terminated text), or a fatbin
     bool ptx = std::memcmp(bytes, "//", 2) == 0 || std::memcmp(bytes, ".version", 8) == 0;
     return !ptx || std::strstr(bytes, name) != nullptr;
   }

@@ -109,7 +109,7 @@ constexpr CUjit_option CU_JIT_OPTIMIZATION_LEVEL = 7;
   SYMBOL(cuModuleGetFunction, "cuModuleGetFunction",                                         \
          (CUfunction *function, CUmodule module, const char *name))                         \
   SYMBOL(cuModuleGetGlobal, "cuModuleGetGlobal_v2",                                          \
-         (CUdeviceptr * address, size_t * bytes, CUmodule module, const char *name))        \
+         (CUdeviceptr *address, size_t *bytes, CUmodule module, const char *name))          \
   SYMBOL(cuFuncSetAttribute, "cuFuncSetAttribute",                                           \
          (CUfunction function, CUfunction_attribute attribute, int value))                   \
   SYMBOL(cuLaunchKernel, "cuLaunchKernel",                                                   \

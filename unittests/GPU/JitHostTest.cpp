@@ -34,9 +34,9 @@ int launches() { return fakeCount("emberFakeCudaLaunches"); }
 /// it looked up (the runtime looks up the fault globals as it loads).
 void *fakeGlobal(const char *name) {
   void *driver = dlopen(std::getenv("EMBERRT_CUDA_DRIVER"), RTLD_NOW | RTLD_NOLOAD);
-  auto global = driver ? reinterpret_cast<void *(*)(const char *)>(
-                             dlsym(driver, "emberFakeCudaLastGlobal"))
-                       : nullptr;
+  auto global =
+      driver ? reinterpret_cast<void *(*)(const char *)>(dlsym(driver, "emberFakeCudaLastGlobal"))
+             : nullptr;
   return global ? global(name) : nullptr;
 }
 

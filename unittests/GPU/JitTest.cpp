@@ -170,7 +170,8 @@ TEST(GpuJit, KernelFaultsNameTheOpAndTheLine) {
   std::string message = opErrorOf([&] { (void)quotient.to_vector<int32_t>(); });
   EXPECT_NE(message.find(at(line)), std::string::npos) << message;
   EXPECT_NE(message.find("'ember.div' op integer division by zero"), std::string::npos) << message;
-  EXPECT_EQ(div(a, Tensor({1, 2, 3}).to(kGpu)).to_vector<int32_t>(), (std::vector<int32_t>{7, 4, 3}));
+  EXPECT_EQ(div(a, Tensor({1, 2, 3}).to(kGpu)).to_vector<int32_t>(),
+            (std::vector<int32_t>{7, 4, 3}));
 
   int gatherLine = 0;
   auto take = function([&](const Tensor &x, const Tensor &indices) {
@@ -185,8 +186,7 @@ TEST(GpuJit, KernelFaultsNameTheOpAndTheLine) {
             std::string::npos)
       << message;
   EXPECT_EQ(opErrorOf([] { synchronize(); }), "") << "a fault is raised once";
-  EXPECT_EQ(take(x, Tensor({2, -3}).to(kGpu)).to_vector<float>(),
-            (std::vector<float>{5, 6, 1, 2}));
+  EXPECT_EQ(take(x, Tensor({2, -3}).to(kGpu)).to_vector<float>(), (std::vector<float>{5, 6, 1, 2}));
 }
 
 // None dims on the GPU (issue 25): a traced function and a gradient under
@@ -258,9 +258,9 @@ TEST(GpuJit, NoneDimsChooseTheirBlocksAtTheCall) {
   auto wide = function(
       product, "wide",
       {.input_signature = {TensorSpec({kNone, 64}, kFloat32), TensorSpec({64, 1024}, kFloat32)}});
-  auto wideHalf = function(product, "wide_half",
-                           {.input_signature = {TensorSpec({kNone, 64}, kBFloat16),
-                                                TensorSpec({64, 1024}, kBFloat16)}});
+  auto wideHalf = function(
+      product, "wide_half",
+      {.input_signature = {TensorSpec({kNone, 64}, kBFloat16), TensorSpec({64, 1024}, kBFloat16)}});
   auto gradient = function(
       [](const Tensor &x, const Tensor &dz) { return matmul(transpose(x), dz); }, "gradient",
       {.input_signature = {TensorSpec({kNone, 1024}, kFloat32),

@@ -120,8 +120,7 @@ CUresult cuModuleUnload(void *module) {
 }
 /// A global that the module's PTX declares (`.global .align A .uN name`,
 /// N 32 or 64; binaries have none here): 8 bytes of zeroed host memory.
-CUresult cuModuleGetGlobal_v2(CUdeviceptr *address, size_t *bytes, void *module,
-                              const char *name) {
+CUresult cuModuleGetGlobal_v2(CUdeviceptr *address, size_t *bytes, void *module, const char *name) {
   auto *fake = static_cast<FakeModule *>(module);
   std::string ptx = fake->image && std::strstr(fake->image, ".version") ? fake->image : "";
   size_t at = ptx.find(std::string(" ") + name + ";");

@@ -64,8 +64,7 @@ void reportIf(OpBuilder &b, Location loc, Value condition, uint32_t kind, int32_
           sb, sloc, tagBits,
           arith::ConstantOp::create(sb, sloc, sb.getI64IntegerAttr(static_cast<int64_t>(low))));
       Value word = LLVM::IntToPtrOp::create(
-          sb, sloc, LLVM::LLVMPointerType::get(sb.getContext(), kGlobalAddressSpace),
-          wordAddress);
+          sb, sloc, LLVM::LLVMPointerType::get(sb.getContext(), kGlobalAddressSpace), wordAddress);
       // The first fault wins: later ones find the word set and leave it.
       LLVM::AtomicCmpXchgOp::create(sb, sloc, word, zero, code, LLVM::AtomicOrdering::monotonic,
                                     LLVM::AtomicOrdering::monotonic);

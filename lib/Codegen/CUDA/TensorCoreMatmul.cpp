@@ -128,7 +128,7 @@ bool mlir::ember::mapMatmulToTensorCores(scf::ParallelOp loop, bool allowTF32,
   // Large problems: 128 x 128 of C a block of 4 warps (64 x 64 each), 4
   // stages of 64 bytes of the reduction; others (and a `?` M, which may be
   // a small batch) 64 x 64 (32 x 32 a warp), 3 stages.
-  WarpGrid grid = forcedShape ? *forcedShape
+  WarpGrid grid = forcedShape                                       ? *forcedShape
                   : !dynamicM && nest->m >= 1024 && nest->n >= 1024 ? kLargeTensorCoreBlocks
                                                                     : kSmallTensorCoreBlocks;
   int64_t bm = grid.bm(), bn = grid.bn(), threads = grid.threads(), stages = grid.stages;

@@ -122,10 +122,9 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop, std::optional<bool> lar
   bool dynamicM = ShapedType::isDynamic(nest->m), dynamicN = ShapedType::isDynamic(nest->n),
        dynamicK = ShapedType::isDynamic(nest->k);
   bool anyDynamic = dynamicM || dynamicN || dynamicK;
-  TileShape shape =
-      large.value_or(!dynamicM && !dynamicN && nest->m >= 1024 && nest->n >= 1024)
-          ? TileShape{128, 128, 8, 8, 8}
-          : TileShape{64, 64, 16, 4, 4};
+  TileShape shape = large.value_or(!dynamicM && !dynamicN && nest->m >= 1024 && nest->n >= 1024)
+                        ? TileShape{128, 128, 8, 8, 8}
+                        : TileShape{64, 64, 16, 4, 4};
   auto tilesOf = [&](int64_t size, int64_t tile) { return (size + tile - 1) / tile; };
   // Too few tiles to fill the GPU's 132 multiprocessors: split the reduction
   // (floats, static sizes: the partial tiles are added atomically).
@@ -289,8 +288,8 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop, std::optional<bool> lar
         auto plus = [&](Value a, Value b) { return arith::AddIOp::create(kb, loc, a, b); };
         forEachRead(shape.bm, shape.bk, aVector ? lanes : 1, [&](Value r, Value c) {
           if (!aVector)
-            return stage(kb, nest->a, nest->aTransposed, aPartial, m, k,
-                         plus(rowBase, r), plus(kBase, c), aTile, c, r);
+            return stage(kb, nest->a, nest->aTransposed, aPartial, m, k, plus(rowBase, r),
+                         plus(kBase, c), aTile, c, r);
           Value part = readLanes(nest->a, plus(rowBase, r), plus(kBase, c));
           for (int64_t e = 0; e < lanes; ++e)
             memref::StoreOp::create(kb, loc, vector::ExtractOp::create(kb, loc, part, e), aTile,
@@ -298,8 +297,8 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop, std::optional<bool> lar
         });
         forEachRead(shape.bk, shape.bn, bVector ? lanes : 1, [&](Value r, Value c) {
           if (!bVector)
-            return stage(kb, nest->b, nest->bTransposed, bPartial, k, n,
-                         plus(kBase, r), plus(colBase, c), bTile, r, c);
+            return stage(kb, nest->b, nest->bTransposed, bPartial, k, n, plus(kBase, r),
+                         plus(colBase, c), bTile, r, c);
           auto staged = vector::StoreOp::create(
               kb, loc, readLanes(nest->b, plus(kBase, r), plus(colBase, c)), bTile,
               ValueRange{r, c});
@@ -400,8 +399,7 @@ bool mlir::ember::mapMatmulToTiles(scf::ParallelOp loop, std::optional<bool> lar
   return true;
 }
 
-bool mlir::ember::mapMatmulBySizeAtCall(scf::ParallelOp loop, bool tensorCores,
-                                        bool allowTF32) {
+bool mlir::ember::mapMatmulBySizeAtCall(scf::ParallelOp loop, bool tensorCores, bool allowTF32) {
   std::optional<MatmulNest> nest = matchMatmulNest(loop);
   // Not where the sizes decide already: both static, or one static below 1024.
   auto staticBelow1024 = [](int64_t size) { return !ShapedType::isDynamic(size) && size < 1024; };
