@@ -185,17 +185,26 @@ static bool compileTracedFunction(ModuleOp module, func::FuncOp function, const 
     objectPath = (llvm::Twine(dir) + "/" + symbol + "-" + llvm::Twine(counter.fetch_add(1)) + ".o").str();
   }
   // GPU modules are loaded while compileModule returns: their kernels report
-  // faults with a tag for these sites.
-  uint32_t faultTag =
-      target == Target::Cuda && !out.faultSites.empty() ? tagKernelFaultSites(out.faultSites) : 0;
-  emberrt_cuda_set_fault_tag(faultTag);
+  // faults with a tag for these sites (reset however compileModule returns).
+  struct FaultTagScope {
+    explicit FaultTagScope(uint32_t tag) { emberrt_cuda_set_fault_tag(tag); }
+    ~FaultTagScope() { emberrt_cuda_set_fault_tag(0); }
+  } faultTag(target == Target::Cuda && !out.faultSites.empty() ? tagKernelFaultSites(out.faultSites)
+                                                               : 0);
+  bool cudaErrorBefore = target == Target::Cuda && *emberrt_cuda_last_error();
   std::unique_ptr<Executable> executable = compileModule(
       module, error, [](ModuleOp lowered) { prepareForJit(lowered); },
       observing ? StageObserver(observe) : StageObserver(), objectPath, target,
       /*splitDynamicSizes=*/caller == Caller::Function);
-  emberrt_cuda_set_fault_tag(0);
   if (!executable)
     return false;
+  // A GPU module that failed to load (its constructor only records the
+  // error) is a failed compile, not code whose launches would all fail.
+  if (target == Target::Cuda && !cudaErrorBefore && *emberrt_cuda_last_error()) {
+    error += std::string("loading its GPU module: ") + emberrt_cuda_last_error();
+    emberrt_cuda_clear_error();
+    return false;
+  }
   out.entry = reinterpret_cast<emberrt_entry_fn>(executable->lookup("ember_entry_" + symbol, error));
   if (!out.entry)
     return false;

@@ -15,7 +15,9 @@
 #include "ember/Trace/TensorTypes.h"
 
 #include <algorithm>
+#include <map>
 #include <mutex>
+#include <string>
 #include <vector>
 
 namespace ember::jit {
@@ -171,6 +173,7 @@ namespace {
 struct TaggedFaultSites {
   std::mutex mutex;
   std::vector<std::vector<FaultSite>> byTag; ///< tag n at n - 1
+  std::map<std::string, uint32_t> tagOf;     ///< by the sites' text: one tag per list
 };
 TaggedFaultSites &taggedFaultSites() {
   static TaggedFaultSites *instance = new TaggedFaultSites; // outlives every kernel
@@ -179,10 +182,17 @@ TaggedFaultSites &taggedFaultSites() {
 } // namespace
 
 uint32_t tagKernelFaultSites(std::vector<FaultSite> sites) {
+  std::string text;
+  for (const FaultSite &site : sites)
+    text += site.opName + '\0' + site.location + '\0' + site.detail + '\0';
   TaggedFaultSites &tagged = taggedFaultSites();
   std::lock_guard<std::mutex> lock(tagged.mutex);
-  tagged.byTag.push_back(std::move(sites));
-  return static_cast<uint32_t>(tagged.byTag.size());
+  auto [it, added] = tagged.tagOf.try_emplace(std::move(text), 0);
+  if (added) {
+    tagged.byTag.push_back(std::move(sites));
+    it->second = static_cast<uint32_t>(tagged.byTag.size());
+  }
+  return it->second;
 }
 
 std::vector<FaultSite> kernelFaultSites(uint32_t tag) {

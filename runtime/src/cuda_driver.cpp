@@ -10,6 +10,7 @@
 
 #include "cuda_driver.h"
 
+#include <algorithm>
 #include <atomic>
 
 #include <dlfcn.h>
@@ -647,14 +648,26 @@ bool mayDeclare(const void *image, const char *name) {
     bool ptx = std::memcmp(bytes, "//", 2) == 0 || std::memcmp(bytes, ".version", 8) == 0;
     return !ptx || std::strstr(bytes, name) != nullptr;
   }
-  // A 64-bit ELF file ends with its section headers (e_shoff, e_shentsize,
-  // e_shnum at offsets 40, 58, 60); its symbol names are in it.
-  uint64_t sectionHeaders;
-  uint16_t entrySize, entries;
-  std::memcpy(&sectionHeaders, bytes + 40, sizeof(sectionHeaders));
-  std::memcpy(&entrySize, bytes + 58, sizeof(entrySize));
-  std::memcpy(&entries, bytes + 60, sizeof(entries));
-  size_t size = sectionHeaders + size_t(entrySize) * entries, length = std::strlen(name);
+  if (bytes[4] != 2) // not 64-bit (ELFCLASS64): not read
+    return true;
+  // A 64-bit ELF file: its size is where its section header table (e_shoff,
+  // e_shentsize, e_shnum at offsets 40, 58, 60) or its last section
+  // (sh_offset and sh_size at 24 and 32 of a header) ends; its symbol names
+  // are in it.
+  auto read = [&](size_t at, auto value) {
+    std::memcpy(&value, bytes + at, sizeof(value));
+    return value;
+  };
+  uint64_t headers = read(40, uint64_t()), entrySize = read(58, uint16_t()),
+           entries = read(60, uint16_t());
+  if (entrySize < 40)
+    return true;
+  uint64_t size = headers + entrySize * entries;
+  for (uint64_t i = 0; i < entries; ++i) {
+    uint64_t header = headers + i * entrySize;
+    size = std::max(size, read(header + 24, uint64_t()) + read(header + 32, uint64_t()));
+  }
+  size_t length = std::strlen(name);
   for (size_t at = 0; at + length <= size; ++at)
     if (bytes[at] == name[0] && std::memcmp(bytes + at, name, length) == 0)
       return true;
@@ -694,11 +707,11 @@ void setUpFaultReports(const DriverApi &api, CUmodule module, const void *image)
     address = faults.word;
   }
   uint32_t tag = loadingTag;
-  // From this stack frame: waited for before returning.
+  // From this stack frame: pageable memory, which a queued copy has read
+  // when it returns (the module's kernels are queued after it).
   if (check(api.cuMemcpyHtoDAsync(wordGlobal, &address, sizeof(address), stream),
             "cuMemcpyHtoDAsync") &&
-      check(api.cuMemcpyHtoDAsync(tagGlobal, &tag, sizeof(tag), stream), "cuMemcpyHtoDAsync") &&
-      check(api.cuStreamSynchronize(stream), "cuStreamSynchronize"))
+      check(api.cuMemcpyHtoDAsync(tagGlobal, &tag, sizeof(tag), stream), "cuMemcpyHtoDAsync"))
     faults.armed.store(true, std::memory_order_release);
 }
 } // namespace
@@ -714,6 +727,8 @@ extern "C" int emberrt_cuda_take_kernel_fault(emberrt_fault_t *fault, uint32_t *
   const DriverApi *api = enter("emberrt_cuda_take_kernel_fault");
   if (!api)
     return 0;
+  // One taker at a time: a fault is taken once.
+  std::lock_guard<std::mutex> lock(faults.mutex);
   uint64_t code = 0;
   CUstream stream = runtimeStream();
   if (!check(api->cuMemcpyDtoHAsync(&code, faults.word, sizeof(code), stream),

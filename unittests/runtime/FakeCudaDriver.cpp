@@ -11,6 +11,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 
@@ -98,9 +99,11 @@ struct FakeModule {
   std::unordered_map<std::string, void *> globals;
 };
 static std::unordered_map<std::string, void *> lastGlobals;
+static std::mutex globalsMutex; // modules load and unload on several threads
 /// For tests: the memory of global `name` in the module that most recently
 /// had it looked up (cuModuleGetGlobal), or null.
 void *emberFakeCudaLastGlobal(const char *name) {
+  std::lock_guard<std::mutex> lock(globalsMutex);
   auto it = lastGlobals.find(name);
   return it == lastGlobals.end() ? nullptr : it->second;
 }
@@ -110,9 +113,10 @@ CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned, int *, v
 }
 CUresult cuModuleUnload(void *module) {
   auto *fake = static_cast<FakeModule *>(module);
+  std::lock_guard<std::mutex> lock(globalsMutex);
   for (auto &[name, memory] : fake->globals) {
-    if (lastGlobals[name] == memory)
-      lastGlobals.erase(name);
+    if (auto it = lastGlobals.find(name); it != lastGlobals.end() && it->second == memory)
+      lastGlobals.erase(it);
     std::free(memory);
   }
   delete fake;
@@ -127,6 +131,7 @@ CUresult cuModuleGetGlobal_v2(CUdeviceptr *address, size_t *bytes, void *module,
   size_t line = ptx.rfind('\n', at);
   if (at == std::string::npos || ptx.compare(line + 1, 8, ".visible") != 0)
     return 500; // CUDA_ERROR_NOT_FOUND
+  std::lock_guard<std::mutex> lock(globalsMutex);
   void *&memory = fake->globals[name];
   if (!memory)
     memory = std::calloc(1, 8);

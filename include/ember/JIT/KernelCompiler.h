@@ -59,7 +59,8 @@ std::string faultMessage(int32_t kind, const FaultSite *site);
 
 /// GPU kernels report a fault some time after their launch, with the tag of
 /// the compiled function whose module they are in (emberrt_cuda_set_fault_tag
-/// while it loads): a new tag for `sites`, kept for the process's life.
+/// while it loads): the tag of `sites` (one per distinct list, kept for
+/// the process's life).
 uint32_t tagKernelFaultSites(std::vector<FaultSite> sites);
 /// The sites tagged `tag` (empty for an unknown tag, e.g. 0).
 std::vector<FaultSite> kernelFaultSites(uint32_t tag);

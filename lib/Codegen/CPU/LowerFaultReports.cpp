@@ -77,7 +77,7 @@ struct LowerFaultReportsPass
     SmallVector<FaultIfOp> checks;
     // Not in nested symbol tables: a gpu.module's kernels report to the
     // runtime's fault word (ember-cuda-lower-fault-reports).
-    module.walk([&](Operation *op) {
+    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (op != module && op->hasTrait<OpTrait::SymbolTable>())
         return WalkResult::skip();
       if (auto check = dyn_cast<FaultIfOp>(op))

@@ -141,7 +141,8 @@ void emberrt_cuda_set_fault_tag(uint32_t tag);
 /* Waits for the stream; if a kernel has reported a fault since the last
  * take, clears it, sets `fault` (kind and site; site -1: unknown) and `tag`
  * and returns 1; else 0. Costs nothing until a module that can fault has
- * been loaded. */
+ * been loaded. The word is the process's: the thread that takes a fault
+ * need not be the one that launched the kernel. */
 int emberrt_cuda_take_kernel_fault(emberrt_fault_t *fault, uint32_t *tag);
 
 /*===----------------------------------------------------------------------===*

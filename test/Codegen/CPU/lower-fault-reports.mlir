@@ -170,3 +170,33 @@ func.func @team(%a: memref<16x8xi32>, %out: memref<16x8xi32>) {
   }
   return
 }
+
+// -----
+
+// A GPU module's kernels are left alone (they report to the runtime's fault
+// word: ember-cuda-lower-fault-reports); the host function's check is a call.
+// CHECK-LABEL: gpu.module @kernels
+// CHECK:         gpu.func @divide
+// CHECK-NOT:       func.call
+// CHECK:           ember.fault_if %{{.*}}, %{{.*}} {kind = 1 : i32, site = 0 : i32} : i32
+// CHECK-LABEL: func.func @host
+// CHECK:         scf.if
+// CHECK:           func.call @emberrt_report_fault
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @divide(%a: memref<4xi32>, %b: memref<4xi32>) kernel {
+      %i = gpu.thread_id x
+      %x = memref.load %a[%i] : memref<4xi32>
+      %y = memref.load %b[%i] : memref<4xi32>
+      %c0 = arith.constant 0 : i32
+      %zero = arith.cmpi eq, %y, %c0 : i32
+      %r = ember.fault_if %zero, %x {kind = 1 : i32, site = 0 : i32} : i32
+      memref.store %r, %a[%i] : memref<4xi32>
+      gpu.return
+    }
+  }
+  func.func @host(%c: i1, %v: i32) -> i32 {
+    %r = ember.fault_if %c, %v {kind = 1 : i32, site = 1 : i32} : i32
+    return %r : i32
+  }
+}
