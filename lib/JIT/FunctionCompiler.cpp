@@ -198,9 +198,11 @@ static bool compileTracedFunction(ModuleOp module, func::FuncOp function, const 
       /*splitDynamicSizes=*/caller == Caller::Function);
   if (!executable)
     return false;
-  // A GPU module that failed to load (its constructor only records the
-  // error) is a failed compile, not code whose launches would all fail.
-  if (target == Target::Cuda && !cudaErrorBefore && *emberrt_cuda_last_error()) {
+  // A GPU module that failed to load on a machine with a GPU (its
+  // constructor only records the error) is a failed compile, not code whose
+  // launches would all fail. (Without a GPU, code is compiled all the same.)
+  if (target == Target::Cuda && emberrt_cuda_available() && !cudaErrorBefore &&
+      *emberrt_cuda_last_error()) {
     error += std::string("loading its GPU module: ") + emberrt_cuda_last_error();
     emberrt_cuda_clear_error();
     return false;
