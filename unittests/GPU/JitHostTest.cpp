@@ -222,8 +222,13 @@ TEST(GpuJitHost, EagerGpuOpsShareOneKernelAcrossShapes) {
     (void)tanh(hot);
   finish_background_compiles();
   EXPECT_EQ(kernel_cache_stats().specializations, after.specializations + 1);
+  // The next call runs the specialization: its own module's kernel, looked
+  // up from the driver at its first launch (the generic one's was cached).
+  int lookups = fakeCount("emberFakeCudaFunctionLookups");
   (void)tanh(hot);
-  EXPECT_EQ(launches(), launched + 7) << "the specialization launches its kernel";
+  EXPECT_EQ(launches(), launched + 7);
+  EXPECT_GT(fakeCount("emberFakeCudaFunctionLookups"), lookups)
+      << "the call did not run the specialization";
   set_hot_shape_calls(saved);
 }
 
