@@ -10,15 +10,15 @@
 
 namespace ember::test {
 
-/// Runs `call`, expects an ember::Error (OpError and the others), returns
-/// its message.
-template <typename F> std::string errorOf(F &&call) {
+/// Runs `call`, expects an ember::Error (OpError and the others; or the
+/// kind `E` asked for: `errorOf<OpError>(...)`), returns its message.
+template <typename E = Error, typename F> std::string errorOf(F &&call) {
   try {
     call();
-  } catch (const Error &e) {
+  } catch (const E &e) {
     return e.what();
   }
-  ADD_FAILURE() << "expected an ember::Error";
+  ADD_FAILURE() << "expected an ember::Error of the kind asked for";
   return "";
 }
 

@@ -641,10 +641,7 @@ KernelFaults &kernelFaults() {
 /// `name`: true unless it certainly does not (a fatbin is not read).
 bool mayDeclare(const void *image, const char *name) {
   const char *bytes = static_cast<const char *>(image);
-  if (std::memcmp(bytes,
-                  "\x7f"
-                  "ELF",
-                  4) != 0) { // PTX (NUL-terminated text), or a fatbin
+  if (std::memcmp(bytes, "\177ELF", 4) != 0) { // PTX (NUL-terminated text), or a fatbin
     bool ptx = std::memcmp(bytes, "//", 2) == 0 || std::memcmp(bytes, ".version", 8) == 0;
     return !ptx || std::strstr(bytes, name) != nullptr;
   }
@@ -667,11 +664,7 @@ bool mayDeclare(const void *image, const char *name) {
     uint64_t header = headers + i * entrySize;
     size = std::max(size, read(header + 24, uint64_t()) + read(header + 32, uint64_t()));
   }
-  size_t length = std::strlen(name);
-  for (size_t at = 0; at + length <= size; ++at)
-    if (bytes[at] == name[0] && std::memcmp(bytes + at, name, length) == 0)
-      return true;
-  return false;
+  return memmem(bytes, size, name, std::strlen(name)) != nullptr;
 }
 
 /// Points a new `module`'s fault globals, if it has them, at the word and
