@@ -23,6 +23,8 @@ inline constexpr trace::AttrSchema kSliceAttrs[] = {{"start", trace::AttrKind::I
                                                     {"limit", trace::AttrKind::Int64Array},
                                                     {"stride", trace::AttrKind::Int64Array}};
 inline constexpr trace::AttrSchema kAxisAttrs[] = {{"axis", trace::AttrKind::Int64}};
+inline constexpr trace::AttrSchema kScatterAttrs[] = {{"mode", trace::AttrKind::Enum32},
+                                                      {"axis", trace::AttrKind::Int64}};
 inline constexpr trace::AttrSchema kIotaAttrs[] = {{"dimension", trace::AttrKind::Int64}};
 inline constexpr trace::AttrSchema kReduceAttrs[] = {{"axes", trace::AttrKind::Int64Array},
                                                      {"keepdims", trace::AttrKind::Unit}};
@@ -81,6 +83,7 @@ inline constexpr trace::AttrSchema kAllReduceAttrs[] = {{"reduction", trace::Att
   X(kSlice, "ember.slice", kSliceAttrs)                                                            \
   X(kConcat, "ember.concat", kAxisAttrs)                                                           \
   X(kGather, "ember.gather", kAxisAttrs)                                                           \
+  X(kScatter, "ember.scatter", kScatterAttrs)                                                      \
   X(kReduceSum, "ember.reduce_sum", kReduceAttrs)                                                  \
   X(kReduceMax, "ember.reduce_max", kReduceAttrs)                                                  \
   X(kReduceMin, "ember.reduce_min", kReduceAttrs)                                                  \
@@ -112,6 +115,15 @@ inline constexpr OpDef kOperandBroadcast{"ember.broadcast_to"};
 /// The values of ComparisonDirection in EmberDialect.td (the compare op's
 /// `direction` attribute).
 enum ComparisonDirection : int64_t { kEq = 0, kNe, kLt, kLe, kGt, kGe };
+
+/// The values of ScatterMode in EmberDialect.td (the scatter op's `mode`).
+enum ScatterMode : int64_t {
+  kScatterUpdate = 0,
+  kScatterAdd,
+  kScatterMul,
+  kScatterMax,
+  kScatterMin
+};
 
 } // namespace ember::detail
 

@@ -451,43 +451,98 @@ Tensor ember::concat(const std::vector<Tensor> &tensors, int64_t axis, SourceLoc
   return dispatch(kConcat, words, std::span<const Tensor *const>(inputs), nullptr, loc);
 }
 
+/// Eagerly, an index of `indices` out of range for `x`'s axis `a` throws,
+/// naming it. While tracing, nothing runs yet (and an unused gather is
+/// pruned, as TensorFlow's non-strict graphs do): the compiled code reports
+/// the fault (never touching memory out of bounds) and the call raises it.
+static void checkIndices(const OpDef &op, const Tensor &x, const Tensor &indices, int64_t a,
+                         SourceLoc loc) {
+  if (indices.dtype() != DType::Int32 && indices.dtype() != DType::Int64)
+    throw_op_error(op.name, "indices must be int32 or int64, got " + describe(indices), loc);
+  if (currentTracer())
+    return;
+  // An out-of-range index is the user's error (numpy and TensorFlow raise
+  // too). Read where they are (on the host; no copy for a CPU tensor): the
+  // range first, a loop that vectorizes; the culprit only when it fails.
+  int64_t size = x.shape()[static_cast<int>(a)];
+  Tensor host = indices.cpu();
+  auto check = [&](const auto *data) {
+    int64_t n = host.numel(), low = 0, high = 0;
+    for (int64_t k = 0; k < n; ++k) {
+      low = std::min<int64_t>(low, data[k]);
+      high = std::max<int64_t>(high, data[k]);
+    }
+    if (n == 0 || (low >= -size && high < size))
+      return;
+    for (int64_t k = 0; k < n; ++k)
+      if (data[k] < -size || data[k] >= size)
+        throw_op_error(op.name,
+                       "index " + std::to_string(data[k]) + " is out of range for axis " +
+                           std::to_string(a) + " of size " + std::to_string(size) + " (" +
+                           describe(x) + ")",
+                       loc);
+  };
+  if (host.dtype() == DType::Int32)
+    check(static_cast<const int32_t *>(host.data()));
+  else
+    check(static_cast<const int64_t *>(host.data()));
+}
+
 Tensor ember::gather(const Tensor &x, const Tensor &indices, int64_t axis, SourceLoc loc) {
   int64_t a = normalizeAxis(kGather.name, axis, x.rank(), x, loc);
-  if (indices.dtype() != DType::Int32 && indices.dtype() != DType::Int64)
-    throw_op_error(kGather.name, "indices must be int32 or int64, got " + describe(indices), loc);
-  // An out-of-range index is the user's error (numpy and TensorFlow raise
-  // too). Eagerly it is checked here, naming the index.
-  int64_t size = x.shape()[static_cast<int>(a)];
-  // While tracing, nothing runs yet (and an unused gather is pruned, as
-  // TensorFlow's non-strict graphs do): the compiled code reports the fault
-  // (reading a clamped index, never out of bounds) and the call raises it.
-  if (!currentTracer()) {
-    // Read where they are (on the host; no copy for a CPU tensor): the
-    // range first, a loop that vectorizes; the culprit only when it fails.
-    Tensor host = indices.cpu();
-    auto check = [&](const auto *data) {
-      int64_t n = host.numel(), low = 0, high = 0;
-      for (int64_t k = 0; k < n; ++k) {
-        low = std::min<int64_t>(low, data[k]);
-        high = std::max<int64_t>(high, data[k]);
-      }
-      if (n == 0 || (low >= -size && high < size))
-        return;
-      for (int64_t k = 0; k < n; ++k)
-        if (data[k] < -size || data[k] >= size)
-          throw_op_error(kGather.name,
-                         "index " + std::to_string(data[k]) + " is out of range for axis " +
-                             std::to_string(a) + " of size " + std::to_string(size) + " (" +
-                             describe(x) + ")",
-                         loc);
-    };
-    if (host.dtype() == DType::Int32)
-      check(static_cast<const int32_t *>(host.data()));
-    else
-      check(static_cast<const int64_t *>(host.data()));
-  }
+  checkIndices(kGather, x, indices, a, loc);
   int64_t words[] = {a};
   return dispatch(kGather, words, {&x, &indices}, nullptr, loc);
+}
+
+/// ember.scatter in `mode`: the updates checked against gather's result
+/// shape (`?` dims at the call), their dtype against x's.
+static Tensor scatter(ScatterMode mode, const Tensor &x, const Tensor &indices,
+                      const Tensor &updates, int64_t axis, SourceLoc loc) {
+  int64_t a = normalizeAxis(kScatter.name, axis, x.rank(), x, loc);
+  if (updates.dtype() != x.dtype())
+    throw_op_error(kScatter.name,
+                   "updates " + describe(updates) + " differ in dtype from " + describe(x), loc);
+  std::vector<int64_t> expected; // kNone where x's or the indices' dim is
+  for (int d = 0; d < static_cast<int>(a); ++d)
+    expected.push_back(x.shape()[d]);
+  for (int64_t size : indices.shape())
+    expected.push_back(size);
+  for (int d = static_cast<int>(a) + 1; d < x.rank(); ++d)
+    expected.push_back(x.shape()[d]);
+  bool fits = updates.rank() == static_cast<int>(expected.size());
+  for (int d = 0; fits && d < updates.rank(); ++d)
+    fits = expected[d] == kNone || updates.shape()[d] == kNone || expected[d] == updates.shape()[d];
+  if (!fits)
+    throw_op_error(kScatter.name,
+                   "updates " + describe(updates) + " must have the shape " + Shape::str(expected) +
+                       " (x " + describe(x) + " with the indices " + describe(indices) +
+                       " in place of axis " + std::to_string(a) + ")",
+                   loc);
+  checkIndices(kScatter, x, indices, a, loc);
+  int64_t words[] = {mode, a};
+  return dispatch(kScatter, words, {&x, &indices, &updates}, nullptr, loc);
+}
+
+Tensor ember::scatter_update(const Tensor &x, const Tensor &indices, const Tensor &updates,
+                             int64_t axis, SourceLoc loc) {
+  return scatter(kScatterUpdate, x, indices, updates, axis, loc);
+}
+Tensor ember::scatter_add(const Tensor &x, const Tensor &indices, const Tensor &updates,
+                          int64_t axis, SourceLoc loc) {
+  return scatter(kScatterAdd, x, indices, updates, axis, loc);
+}
+Tensor ember::scatter_mul(const Tensor &x, const Tensor &indices, const Tensor &updates,
+                          int64_t axis, SourceLoc loc) {
+  return scatter(kScatterMul, x, indices, updates, axis, loc);
+}
+Tensor ember::scatter_max(const Tensor &x, const Tensor &indices, const Tensor &updates,
+                          int64_t axis, SourceLoc loc) {
+  return scatter(kScatterMax, x, indices, updates, axis, loc);
+}
+Tensor ember::scatter_min(const Tensor &x, const Tensor &indices, const Tensor &updates,
+                          int64_t axis, SourceLoc loc) {
+  return scatter(kScatterMin, x, indices, updates, axis, loc);
 }
 
 //===----------------------------------------------------------------------===//

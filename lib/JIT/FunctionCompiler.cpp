@@ -45,7 +45,7 @@ static_assert(static_cast<int32_t>(mlir::ember::FaultKind::IndexOutOfRange) ==
 static_assert(static_cast<int32_t>(mlir::ember::FaultKind::EmptyAxis) == EMBERRT_FAULT_EMPTY_AXIS);
 
 /// Numbers the ops of `module` that can fault at run time (integer
-/// division, gather, argmax over a `?` axis, collectives) with ember.fault_site, which
+/// division, gather, scatter, argmax over a `?` axis, collectives) with ember.fault_site, which
 /// the code they lower to reports faults with, and lists them in that order. The numbers depend on
 /// the module's structure only, not on its source locations, so that code
 /// from the disk cache (keyed without locations) reports the same numbers.
@@ -53,13 +53,17 @@ static std::vector<FaultSite> numberFaultSites(ModuleOp module) {
   std::vector<FaultSite> sites;
   module.walk([&](Operation *op) {
     std::string detail;
-    if (auto gather = dyn_cast<mlir::ember::GatherOp>(op)) {
-      RankedTensorType type = gather.getOperand().getType();
+    auto describeAxis = [&](RankedTensorType type, int64_t axis) {
       llvm::raw_string_ostream os(detail);
-      os << "for axis " << gather.getAxis();
-      if (!type.isDynamicDim(gather.getAxis())) // a `?` size is known at the call only
-        os << " of size " << type.getDimSize(gather.getAxis());
+      os << "for axis " << axis;
+      if (!type.isDynamicDim(axis)) // a `?` size is known at the call only
+        os << " of size " << type.getDimSize(axis);
       os << " (" << type << ")";
+    };
+    if (auto gather = dyn_cast<mlir::ember::GatherOp>(op)) {
+      describeAxis(gather.getOperand().getType(), gather.getAxis());
+    } else if (auto scatter = dyn_cast<mlir::ember::ScatterOp>(op)) {
+      describeAxis(scatter.getOperand().getType(), scatter.getAxis());
     } else if (auto argmax = dyn_cast<mlir::ember::ArgMaxOp>(op)) {
       RankedTensorType type = argmax.getOperand().getType();
       if (!type.isDynamicDim(argmax.getAxis()))

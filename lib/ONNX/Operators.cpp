@@ -524,6 +524,14 @@ Results reverseSequence(NodeContext &node) {
   return {reversedSequences(node, x, checkedLengths(lengths, steps), timeAxis, batchAxis)};
 }
 
+/// Component j of index tuples along the last dim of `indices`: [..., 1].
+Tensor tupleComponent(const Tensor &indices, int64_t j) {
+  std::vector<int64_t> start(indices.rank(), 0), limit(indices.rank(), kNone);
+  start.back() = j;
+  limit.back() = j + 1;
+  return slice(indices, start, limit);
+}
+
 /// GatherND (batch_dims 0): each index tuple's slice of data, as a gather
 /// from data with its first k dims merged, at each tuple's linear position.
 Results gatherND(NodeContext &node) {
@@ -541,12 +549,7 @@ Results gatherND(NodeContext &node) {
   if (k < 1 || batchDims + k > data.rank())
     node.fail("index tuples of " + std::to_string(k) + " after " + std::to_string(batchDims) +
               " batch dims for " + describe(data));
-  auto component = [&](int64_t j) { // the tuples' component j: [..., 1]
-    std::vector<int64_t> start(indices.rank(), 0), limit(indices.rank(), kNone);
-    start.back() = j;
-    limit.back() = j + 1;
-    return slice(indices, start, limit);
-  };
+  auto component = [&](int64_t j) { return tupleComponent(indices, j); };
   // Positions along data's first batch_dims + k dims: a batch dim's is the
   // tuple's own position along it, then the tuple's components.
   std::vector<Tensor> positions;
@@ -574,6 +577,88 @@ Results gatherND(NodeContext &node) {
   for (int d = static_cast<int>(batchDims + k); d < data.rank(); ++d)
     merged.push_back(knownDim(node, data, d));
   return {gather(reshape(data, merged), linear, 0)};
+}
+
+/// ember's scatter for the `reduction` attribute of ScatterElements and
+/// ScatterND (none, add, mul; max and min from opset 18).
+using ScatterFn = Tensor (*)(const Tensor &, const Tensor &, const Tensor &, int64_t, SourceLoc);
+ScatterFn scatterFor(NodeContext &node) {
+  std::string reduction = node.attrString("reduction", "none");
+  if (reduction == "none")
+    return scatter_update;
+  if (reduction == "add")
+    return scatter_add;
+  if (reduction == "mul")
+    return scatter_mul;
+  if (reduction == "max")
+    return scatter_max;
+  if (reduction == "min")
+    return scatter_min;
+  node.fail("attribute reduction = " + reduction + " is not supported");
+}
+
+/// ScatterElements (and opset 9's Scatter): each update written at its own
+/// position with its index along axis, as a scatter into data flattened at
+/// each update's linear position (one out of range lands past the end,
+/// where the scatter refuses it).
+Results scatterElements(NodeContext &node) {
+  const Tensor &data = node.input(0), &updates = node.input(2);
+  Tensor index = cast(node.input(1), DType::Int64);
+  int64_t axis = normalizeAxis(node, node.attrInt("axis", 0), data.rank());
+  ScatterFn scatter = scatterFor(node);
+  if (index.rank() != data.rank() || updates.shape() != index.shape())
+    node.fail("takes indices of data's rank and updates of their shape, not data " +
+              describe(data) + ", indices " + describe(index) + " and updates " +
+              describe(updates));
+  std::vector<Tensor> positions;
+  std::vector<int64_t> sizes;
+  for (int d = 0; d < data.rank(); ++d) {
+    if (d != axis && knownDim(node, index, d) > knownDim(node, data, d))
+      node.fail("the indices " + describe(index) + " are larger than " + describe(data) +
+                " along dim " + std::to_string(d));
+    positions.push_back(d == axis ? index : iota_like(index, d));
+    sizes.push_back(knownDim(node, data, d));
+  }
+  Tensor flat = scatter(reshape(data, {-1}), linearPositions(positions, sizes), updates, 0,
+                        SourceLoc::current());
+  return {reshape(flat, sizes)};
+}
+
+/// ScatterND: each index tuple's slice of data replaced by (or combined
+/// with) its update, as a scatter into data with its first k dims merged,
+/// at each tuple's linear position.
+Results scatterND(NodeContext &node) {
+  const Tensor &data = node.input(0), &updates = node.input(2);
+  Tensor indices = cast(node.input(1), DType::Int64);
+  ScatterFn scatter = scatterFor(node);
+  if (indices.rank() < 1)
+    node.fail("takes indices of rank 1 or more, not " + describe(indices));
+  int64_t k = knownDim(node, indices, indices.rank() - 1);
+  if (k < 1 || k > data.rank())
+    node.fail("index tuples of " + std::to_string(k) + " for " + describe(data));
+  std::vector<Tensor> positions;
+  std::vector<int64_t> sizes, tupleShape, merged = {1}, dataShape;
+  for (int64_t j = 0; j < k; ++j) {
+    positions.push_back(tupleComponent(indices, j));
+    sizes.push_back(knownDim(node, data, static_cast<int>(j)));
+    merged[0] *= sizes.back();
+  }
+  for (int d = 0; d + 1 < indices.rank(); ++d)
+    tupleShape.push_back(knownDim(node, indices, d));
+  std::vector<int64_t> updateShape = tupleShape;
+  for (int d = 0; d < data.rank(); ++d) {
+    dataShape.push_back(knownDim(node, data, d));
+    if (d >= k) {
+      merged.push_back(dataShape.back());
+      updateShape.push_back(dataShape.back());
+    }
+  }
+  if (updates.shape() != Shape(std::span<const int64_t>(updateShape)))
+    node.fail("takes updates of shape " + Shape::str(updateShape) + " for data " + describe(data) +
+              " and indices " + describe(indices) + ", not " + describe(updates));
+  Tensor linear = reshape(linearPositions(positions, sizes), tupleShape);
+  Tensor result = scatter(reshape(data, merged), linear, updates, 0, SourceLoc::current());
+  return {reshape(result, dataShape)};
 }
 
 Results shapeOf(NodeContext &node) {
@@ -1096,6 +1181,50 @@ Tensor padAlong(NodeContext &node, const Tensor &x, int d, int64_t before, int64
   if (after)
     pieces.push_back(slabLike(node, x, d, after, fill));
   return concat(pieces, d);
+}
+
+/// MaxUnpool: each value of X written at its index (MaxPool's indices,
+/// positions in the whole default-shaped output flattened) in an output of
+/// zeros, as a scatter into the output flattened; a larger output_shape
+/// adds zeros after each spatial dim.
+Results maxUnpool(NodeContext &node) {
+  const Tensor &x = node.input(0);
+  Tensor index = cast(node.input(1), DType::Int64);
+  int spatial = x.rank() - 2;
+  std::vector<int64_t> kernel = node.attrInts("kernel_shape");
+  std::vector<int64_t> strides = node.attrInts("strides", std::vector<int64_t>(spatial, 1));
+  std::vector<int64_t> pads = node.attrInts("pads", std::vector<int64_t>(2 * spatial, 0));
+  if (spatial < 1 || static_cast<int>(kernel.size()) != spatial ||
+      static_cast<int>(strides.size()) != spatial || static_cast<int>(pads.size()) != 2 * spatial)
+    node.fail("takes X of rank 3 or more with kernel_shape, strides and pads of its spatial "
+              "dims, not " +
+              describe(x));
+  if (index.shape() != x.shape())
+    node.fail("takes indices of X's shape " + describe(x) + ", not " + describe(index));
+  std::vector<int64_t> shape;
+  for (int d = 0; d < x.rank(); ++d) {
+    int64_t size = knownDim(node, x, d);
+    if (d >= 2) {
+      int s = d - 2;
+      size = (size - 1) * strides[s] + kernel[s] - pads[s] - pads[s + spatial];
+    }
+    shape.push_back(size);
+  }
+  int64_t count = std::accumulate(shape.begin(), shape.end(), int64_t(1), std::multiplies<>());
+  Tensor flat = scatter_update(zeros({count}, x.dtype()), reshape(index, {-1}), reshape(x, {-1}));
+  Tensor y = reshape(flat, shape);
+  if (node.has(2)) { // output_shape: at least the default, zeros after it
+    std::vector<int64_t> given = node.constantInts(2);
+    if (given.size() != shape.size() || given[0] != shape[0] || given[1] != shape[1])
+      node.fail("output_shape " + Shape::str(given) + " does not fit X " + describe(x));
+    for (size_t d = 2; d < given.size(); ++d) {
+      if (given[d] < shape[d])
+        node.fail("output_shape " + Shape::str(given) + " is smaller than the default " +
+                  Shape::str(shape));
+      y = padAlong(node, y, static_cast<int>(d), 0, given[d] - shape[d], 0);
+    }
+  }
+  return {y};
 }
 
 /// x (NHWC) with `pads` {top, bottom, left, right} of `value` around H and W.
@@ -2358,6 +2487,10 @@ const std::map<std::string, Operator> &operators() {
       {"Gather", gatherAlong},
       {"GatherElements", gatherElements},
       {"GatherND", gatherND},
+      {"Scatter", scatterElements},
+      {"ScatterElements", scatterElements},
+      {"ScatterND", scatterND},
+      {"MaxUnpool", maxUnpool},
       {"Gemm", gemm},
       {"GlobalAveragePool", globalPooling<false>},
       {"GlobalMaxPool", globalPooling<true>},

@@ -39,6 +39,9 @@ inline constexpr const char *kToLinalgSteps[] = {
 /// caller-provided out-params (statically shaped allocations are replaced by
 /// them, so a kernel writes straight into the caller's buffer).
 inline constexpr const char *kBufferizeSteps[] = {
+    // The caller's tensors are never written: an op that updates in place
+    // (a scatter) copies an argument first.
+    "func.func(ember-read-only-arguments)",
     "eliminate-empty-tensors",
     // Loops (traced while_loop/fori_loop) may yield new buffers each step.
     ("one-shot-bufferize{bufferize-function-boundaries "

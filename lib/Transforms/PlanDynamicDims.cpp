@@ -486,6 +486,23 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
       }
       return WalkResult::advance();
     }
+    if (auto scatter = dyn_cast<mlir::ember::ScatterOp>(op)) {
+      // The operand's dims; the updates' are gather's result dims.
+      Value in = scatter.getOperand(), indices = scatter.getIndices(),
+            updates = scatter.getUpdates();
+      int64_t axis = scatter.getAxis(), indexRank = rankOf(indices);
+      for (int64_t d = 0; d < rankOf(in); ++d)
+        same(scatter.getResult(), d, in, d, op);
+      for (int64_t d = 0; d < rankOf(updates); ++d) {
+        if (d < axis)
+          same(updates, d, in, d, op);
+        else if (d < axis + indexRank)
+          same(updates, d, indices, d - axis, op);
+        else
+          same(updates, d, in, d - indexRank + 1, op);
+      }
+      return WalkResult::advance();
+    }
     if (auto slice = dyn_cast<mlir::ember::SliceOp>(op)) {
       // Along a `?` dim of size n: n must hold the bounds; a `?` result is
       // n plus a constant (see dynamicSliceBounds).

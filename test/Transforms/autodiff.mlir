@@ -461,3 +461,50 @@ func.func @gather_rows(%x: tensor<?x3xf32>, %i: tensor<?xi64>) -> tensor<?x3xf32
   %0 = ember.gather %x, %i axis = 0 : tensor<?x3xf32>, tensor<?xi64> -> tensor<?x3xf32>
   return %0 : tensor<?x3xf32>
 }
+
+// -----
+
+// scatter add: the cotangent passes to the operand and is gathered for the
+// updates.
+// CHECK-LABEL: func.func @scatter_add_vjp(
+// CHECK-SAME:      %[[X:.*]]: tensor<4xf32>, %[[U:.*]]: tensor<2xf32>, %[[G:.*]]: tensor<4xf32>)
+// CHECK:         %[[I:.*]] = ember.constant dense<1> : tensor<2xi64>
+// CHECK:         %[[Y:.*]] = ember.scatter add, %[[X]], %[[I]], %[[U]] axis = 0
+// CHECK-NEXT:    %[[DU:.*]] = ember.gather %[[G]], %[[I]] axis = 0
+// CHECK-NEXT:    return %[[Y]], %[[G]], %[[DU]]
+func.func @scatter_add(%x: tensor<4xf32>, %u: tensor<2xf32>) -> tensor<4xf32> attributes {ember.differentiate} {
+  %i = ember.constant dense<[1, 1]> : tensor<2xi64>
+  %0 = ember.scatter add, %x, %i, %u axis = 0 : tensor<4xf32>, tensor<2xi64>, tensor<2xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// scatter update: the written elements' cotangent is zeroed for the operand
+// and goes to the update that won (the last to each element: a max-scatter of
+// the updates' positions, read back).
+// CHECK-LABEL: func.func @scatter_update_vjp(
+// CHECK-SAME:      %[[X:.*]]: tensor<4xf32>, %[[U:.*]]: tensor<2xf32>, %[[G:.*]]: tensor<4xf32>)
+// CHECK:         %[[I:.*]] = ember.constant dense<1> : tensor<2xi64>
+// CHECK:         %[[LANDED:.*]] = ember.gather %[[G]], %[[I]] axis = 0
+// CHECK-NEXT:    %[[POS:.*]] = ember.iota dim 0 : tensor<2xi64>
+// CHECK:         %[[LAST:.*]] = ember.scatter max, %{{.*}}, %[[I]], %[[POS]] axis = 0 : tensor<4xi64>, tensor<2xi64>, tensor<2xi64> -> tensor<4xi64>
+// CHECK-NEXT:    %[[BACK:.*]] = ember.gather %[[LAST]], %[[I]] axis = 0
+// CHECK-NEXT:    %[[WON:.*]] = ember.compare eq, %[[BACK]], %[[POS]]
+// CHECK:         %[[DX:.*]] = ember.scatter update, %[[G]], %[[I]], %{{.*}} axis = 0
+// CHECK:         %[[DU:.*]] = ember.select %[[WON]], %[[LANDED]], %{{.*}}
+// CHECK-NEXT:    return %{{.*}}, %[[DX]], %[[DU]]
+func.func @scatter_update(%x: tensor<4xf32>, %u: tensor<2xf32>) -> tensor<4xf32> attributes {ember.differentiate} {
+  %i = ember.constant dense<[1, 1]> : tensor<2xi64>
+  %0 = ember.scatter update, %x, %i, %u axis = 0 : tensor<4xf32>, tensor<2xi64>, tensor<2xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @scatter_mul(%x: tensor<4xf32>, %u: tensor<2xf32>, %i: tensor<2xi64>) -> tensor<4xf32> attributes {ember.differentiate} {
+  // expected-error @+2 {{'ember.scatter' op has no gradient for mode mul}}
+  // expected-error @+1 {{'ember.scatter' op failed to build its vector-Jacobian product}}
+  %0 = ember.scatter mul, %x, %i, %u axis = 0 : tensor<4xf32>, tensor<2xi64>, tensor<2xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

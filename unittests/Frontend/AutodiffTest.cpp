@@ -2,12 +2,16 @@
 // in float64, for every differentiable op and for composed functions.
 #include "ember/ember.h"
 
+#include "ErrorTestUtil.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <functional>
 
 using namespace ember;
+using ember::test::errorOf;
+using ember::test::expectContains;
 
 namespace {
 using Fn = std::function<Tensor(const std::vector<Tensor> &)>;
@@ -179,6 +183,26 @@ TEST(Autodiff, ShapeOps) {
   checkGradients("slice", [](auto &v) { return slice(v[0], {0, 1, 0}, {2, 3, 4}, {1, 1, 2}); }, {x});
   checkGradients("concat", [](auto &v) { return concat({v[0], v[1]}, 1); }, {x, uniform({2, 1, 4}, 16)});
   checkGradients("gather", [](auto &v) { return gather(v[0], Tensor({2, -1, 0, 2}), 1); }, {x});
+}
+
+// Repeated indices: scatter_add sums every update into its element; in
+// scatter_update only the last update to an element has a gradient, and the
+// elements written over have none.
+TEST(Autodiff, Scatter) {
+  Tensor x = uniform({2, 3, 4}, 17), updates = uniform({2, 2, 2, 4}, 18);
+  Tensor at = Tensor({{2, 0}, {-1, 1}}, DType::Int64);
+  checkGradients("scatter_add", [&](auto &v) { return scatter_add(v[0] * v[0], at, v[1], 1); },
+                 {x, updates});
+  checkGradients("scatter_update",
+                 [&](auto &v) { return scatter_update(v[0] * v[0], at, v[1] * v[1], 1); },
+                 {x, updates});
+  auto vg = value_and_grad(
+      [](const Tensor &a) { return reduce_sum(scatter_mul(a, Tensor({0}), Tensor({2.0}))); },
+      "scatter_mul");
+  expectContains(errorOf([&] {
+                   vg(Tensor({1.0, 2.0}));
+                 }),
+                 "'ember.scatter' op has no gradient for mode mul");
 }
 
 TEST(Autodiff, CastBetweenFloatTypesPassesTheGradientBack) {

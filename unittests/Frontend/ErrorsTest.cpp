@@ -47,6 +47,25 @@ TEST(Errors, GatherOutOfRange) {
   expectContains(message, "'ember.gather' op index 3 is out of range");
 }
 
+TEST(Errors, ScatterNamesTheIndexAndTheShapes) {
+  Tensor x = {10, 20, 30};
+  int line = __LINE__ + 1;
+  std::string message = errorOf([&] { scatter_add(x, Tensor({0, -4}), Tensor({1, 2})); });
+  expectContains(message, here(line));
+  expectContains(message, "'ember.scatter' op index -4 is out of range for axis 0 of size 3");
+  expectContains(errorOf([&] {
+                   scatter_update(x, Tensor({0, 1}), Tensor({1, 2, 3}));
+                 }),
+                 "'ember.scatter' op updates int32 tensor of shape (3,) must have the shape (2,)");
+  expectContains(errorOf([&] { scatter_update(x, Tensor({0}), Tensor({1.f})); }),
+                 "'ember.scatter' op updates float32 tensor of shape (1,) differ in dtype");
+  expectContains(errorOf([&] { scatter_update(x, Tensor({0.f}), Tensor({1})); }),
+                 "'ember.scatter' op indices must be int32 or int64");
+  Tensor flags = Tensor({true, false});
+  expectContains(errorOf([&] { scatter_add(flags, Tensor({0}), Tensor({true})); }),
+                 "'ember.scatter' op");
+}
+
 TEST(Errors, BroadcastIncompatible) {
   Tensor a = zeros({2, 3}), b = zeros({4});
   std::string message = errorOf([&] { (void)(a * b); });

@@ -176,6 +176,25 @@ TEST(Faults, TracedGatherOutOfRangeRaises) {
   expectContains(message, "'ember.gather' op index out of range");
 }
 
+TEST(Faults, TracedScatterOutOfRangeRaisesAndWritesNothing) {
+  int line = 0;
+  auto put = function([&](const Tensor &x, const Tensor &indices, const Tensor &updates) {
+    line = __LINE__ + 1;
+    return scatter_add(x, indices, updates) + 0.f;
+  });
+  Tensor x = {{1.f, 2.f}, {3.f, 4.f}, {5.f, 6.f}};
+  Tensor updates = {{10.f, 10.f}, {20.f, 20.f}};
+  std::string message = errorOf([&] { put(x, Tensor({0, 3}), updates); });
+  expectContains(message, here(line));
+  expectContains(message, "'ember.scatter' op index out of range for axis 0 of size 3");
+  expectContains(errorOf([&] {
+                   put(x, Tensor({-4, 0}), updates);
+                 }),
+                 "'ember.scatter' op index out of range");
+  EXPECT_EQ(put(x, Tensor({2, -3}), updates).to_vector<float>(),
+            (std::vector<float>{21, 22, 3, 4, 15, 16}));
+}
+
 TEST(Faults, TracedGatherOfRowsVectorizedStillRaises) {
   // Long rows: the inner loop is a vector loop.
   int64_t rows = 5, columns = 67;

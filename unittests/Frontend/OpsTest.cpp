@@ -248,6 +248,36 @@ TEST(Ops, Shapes) {
   EXPECT_EQ(ints(g), (std::vector<int>{1, 0, 4, 3}));
 }
 
+// scatter_* put gather's shape of updates back along an axis; x is unchanged.
+TEST(Ops, ScatterPutsUpdatesAlongAnAxis) {
+  Tensor x = {1.f, 2.f, 3.f, 4.f};
+  Tensor at = Tensor({1, 3, 1, -4}, DType::Int64), u = {10.f, 20.f, 30.f, 40.f};
+  EXPECT_EQ(floats(scatter_update(x, at, u)), (std::vector<float>{40, 30, 3, 20})); // last wins
+  EXPECT_EQ(floats(scatter_add(x, at, u)), (std::vector<float>{41, 42, 3, 24}));
+  EXPECT_EQ(floats(scatter_mul(x, at, u)), (std::vector<float>{40, 600, 3, 80}));
+  EXPECT_EQ(floats(scatter_max(x, Tensor({0, 0}), Tensor({-1.f, 0.5f}))),
+            (std::vector<float>{1, 2, 3, 4}));
+  EXPECT_EQ(floats(scatter_min(x, Tensor({0, 0}), Tensor({-1.f, 0.5f}))),
+            (std::vector<float>{-1, 2, 3, 4}));
+  EXPECT_EQ(floats(x), (std::vector<float>{1, 2, 3, 4}));
+  // Along axis 1 of [2, 3], with indices [2, 1]: updates [2, 2, 1].
+  Tensor r = reshape(arange(0, 6), {2, 3});
+  Tensor columns = Tensor({{2}, {0}}, DType::Int32);
+  Tensor put = scatter_add(r, columns, Tensor({{{100}, {200}}, {{300}, {400}}}), 1);
+  EXPECT_EQ(put.shape(), (Shape{2, 3}));
+  EXPECT_EQ(ints(put), (std::vector<int>{200, 1, 102, 403, 4, 305}));
+  // Traced, with a None batch of updates: the same answers.
+  auto rows = function(
+      [](const Tensor &t, const Tensor &i, const Tensor &v) { return scatter_update(t, i, v, 0); },
+      "rows", {.input_signature = {{{4, 2}}, {{kNone}, DType::Int64}, {{kNone, 2}}}});
+  Tensor table = zeros({4, 2});
+  EXPECT_EQ(floats(rows(table, Tensor({3, 0}, DType::Int64), Tensor({{1.f, 2.f}, {3.f, 4.f}}))),
+            (std::vector<float>{3, 4, 0, 0, 0, 0, 1, 2}));
+  EXPECT_EQ(floats(rows(table, Tensor({2}, DType::Int64), Tensor({{5.f, 6.f}}))),
+            (std::vector<float>{0, 0, 0, 0, 5, 6, 0, 0}));
+  EXPECT_EQ(rows.concrete_functions().size(), 1u);
+}
+
 TEST(Ops, Reductions) {
   Tensor x = {{1.f, 5.f, 3.f}, {4.f, 2.f, 6.f}};
   EXPECT_EQ(floats(reduce_sum(x)), (std::vector<float>{21}));

@@ -8,6 +8,13 @@
 // are an error until one is cast. Errors throw ember::OpError
 // naming the op, the shapes or dtypes and the caller's file and line.
 //
+// Scatters put updates back where a gather takes them from:
+//   ember::Tensor x = ember::zeros({4});
+//   ember::Tensor at({1, 3, 1});
+//   ember::Tensor u({1.f, 2.f, 3.f});
+//   ember::Tensor sums = ember::scatter_add(x, at, u);    // [0 4 0 2]
+//   ember::Tensor last = ember::scatter_update(x, at, u); // [0 3 0 2] (the last update wins)
+//
 //===----------------------------------------------------------------------===//
 #ifndef EMBER_OPS_H
 #define EMBER_OPS_H
@@ -178,6 +185,23 @@ Tensor concat(const std::vector<Tensor> &tensors, int64_t axis = 0, EMBER_LOC);
 /// numpy take: indices (int32/int64, negative counts from the end) along axis.
 /// An index out of range throws OpError, eagerly and from traced code.
 Tensor gather(const Tensor &x, const Tensor &indices, int64_t axis = 0, EMBER_LOC);
+/// The inverse of gather, as TensorFlow's scatter_update family (rows,
+/// axis 0) and JAX's x.at[..., indices].set/add/...: x with `updates` (of
+/// gather(x, indices, axis)'s shape) put at indices along axis, x itself
+/// unchanged. scatter_update replaces (of updates to one element, the last
+/// in row-major order wins); the others combine each update with the element
+/// it lands on. Differentiable: scatter_update and scatter_add. An index out
+/// of range throws OpError, eagerly and from traced code. Example at the top.
+Tensor scatter_update(const Tensor &x, const Tensor &indices, const Tensor &updates,
+                      int64_t axis = 0, EMBER_LOC);
+Tensor scatter_add(const Tensor &x, const Tensor &indices, const Tensor &updates, int64_t axis = 0,
+                   EMBER_LOC);
+Tensor scatter_mul(const Tensor &x, const Tensor &indices, const Tensor &updates, int64_t axis = 0,
+                   EMBER_LOC);
+Tensor scatter_max(const Tensor &x, const Tensor &indices, const Tensor &updates, int64_t axis = 0,
+                   EMBER_LOC);
+Tensor scatter_min(const Tensor &x, const Tensor &indices, const Tensor &updates, int64_t axis = 0,
+                   EMBER_LOC);
 
 //===----------------------------------------------------------------------===//
 // Reductions (an empty axes list reduces every dim; negative axes count from

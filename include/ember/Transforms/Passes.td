@@ -141,6 +141,24 @@ def ScheduleCollectivesPass : Pass<"ember-schedule-collectives", "::mlir::func::
   }];
 }
 
+def ReadOnlyArgumentsPass : Pass<"ember-read-only-arguments", "::mlir::func::FuncOp"> {
+  let summary = "Mark a public function's tensor arguments read-only for bufferization";
+  let description = [{
+    The tensor arguments of public functions (entry points: the caller's
+    tensors, which ember never changes) get `bufferization.writable = false`,
+    so that one-shot bufferization copies such an argument before an op
+    writes into it in place (a scatter's loop) rather than writing into the
+    caller's buffer. Private functions keep writable arguments.
+
+    ```mlir
+    func.func @f(%x: tensor<4xf32>) -> tensor<4xf32>
+    // becomes
+    func.func @f(%x: tensor<4xf32> {bufferization.writable = false}) -> tensor<4xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
 def CopyRepeatedResultsPass : Pass<"ember-copy-repeated-results", "::mlir::func::FuncOp"> {
   let summary = "Give a buffer returned more than once a copy for each repeat";
   let description = [{

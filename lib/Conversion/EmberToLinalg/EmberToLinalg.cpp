@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -1038,6 +1039,84 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
   }
 };
 
+/// scatter -> a loop nest over the updates (in row-major order, so that of
+/// several updates to one element in mode `update` the last wins), each
+/// step reading its index, wrapping it when negative, and inserting the
+/// update combined with the element it lands on; an index out of range is
+/// reported as a fault and writes nothing.
+struct ScatterLowering : OpConversionPattern<ScatterOp> {
+  ScatterLowering(MLIRContext *context, bool reportFaults)
+      : OpConversionPattern(context), reportFaults(reportFaults) {}
+  bool reportFaults;
+  LogicalResult matchAndRewrite(ScatterOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    FaultReporter faults = faultReporter(op, reportFaults);
+    RankedTensorType in = op.getOperand().getType();
+    int64_t axis = op.getAxis();
+    int64_t indexRank = cast<RankedTensorType>(op.getIndices().getType()).getRank();
+    Value indices = adaptor.getIndices(), updates = adaptor.getUpdates();
+    SmallVector<Value> lower, upper, steps;
+    for (int64_t d = 0; d < cast<RankedTensorType>(updates.getType()).getRank(); ++d) {
+      lower.push_back(arith::ConstantIndexOp::create(rewriter, loc, 0));
+      upper.push_back(tensor::DimOp::create(rewriter, loc, updates, d));
+      steps.push_back(arith::ConstantIndexOp::create(rewriter, loc, 1));
+    }
+    Value axisSize = tensor::DimOp::create(rewriter, loc, adaptor.getOperand(), axis);
+    ScatterMode mode = op.getMode();
+    bool floating = isa<FloatType>(in.getElementType());
+    auto combine = [&](OpBuilder &b, Location loc, Value old, Value update) -> Value {
+      switch (mode) {
+      case ScatterMode::update:
+        return update;
+      case ScatterMode::add:
+        return floating ? arith::AddFOp::create(b, loc, old, update).getResult()
+                        : arith::AddIOp::create(b, loc, old, update).getResult();
+      case ScatterMode::mul:
+        return floating ? arith::MulFOp::create(b, loc, old, update).getResult()
+                        : arith::MulIOp::create(b, loc, old, update).getResult();
+      case ScatterMode::max: // NaN propagates, as ember.maximum
+        return floating ? arith::MaximumFOp::create(b, loc, old, update).getResult()
+                        : arith::MaxSIOp::create(b, loc, old, update).getResult();
+      case ScatterMode::min:
+        return floating ? arith::MinimumFOp::create(b, loc, old, update).getResult()
+                        : arith::MinSIOp::create(b, loc, old, update).getResult();
+      }
+      llvm_unreachable("a scatter mode");
+    };
+    scf::LoopNest nest = scf::buildLoopNest(
+        rewriter, loc, lower, upper, steps, ValueRange{adaptor.getOperand()},
+        [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) -> scf::ValueVector {
+          Value index = tensor::ExtractOp::create(b, loc, indices, ivs.slice(axis, indexRank));
+          index = arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
+          Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+          Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index, zero);
+          index = arith::SelectOp::create(b, loc, negative,
+                                          arith::AddIOp::create(b, loc, index, axisSize), index);
+          // Out of range: negative (unsigned: huge) or at least the size.
+          Value outOfRange =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, index, axisSize);
+          index = faults.check(b, loc, outOfRange, index, FaultKind::IndexOutOfRange);
+          auto write = scf::IfOp::create(b, loc, carried[0].getType(), outOfRange, true);
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(&write.getThenRegion().front());
+          scf::YieldOp::create(b, loc, carried[0]);
+          b.setInsertionPointToStart(&write.getElseRegion().front());
+          SmallVector<Value> coords(ivs.take_front(axis));
+          coords.push_back(index);
+          llvm::append_range(coords, ivs.drop_front(axis + indexRank));
+          Value old = tensor::ExtractOp::create(b, loc, carried[0], coords);
+          Value update = tensor::ExtractOp::create(b, loc, updates, ivs);
+          Value inserted =
+              tensor::InsertOp::create(b, loc, combine(b, loc, old, update), carried[0], coords);
+          scf::YieldOp::create(b, loc, inserted);
+          return {write.getResult(0)};
+        });
+    rewriter.replaceOp(op, nest.results);
+    return success();
+  }
+};
+
 /// The lowest value of a numeric element type (-inf for floats).
 static double lowestValue(Type type) {
   if (isa<FloatType>(type))
@@ -1638,7 +1717,7 @@ bool mlir::ember::lowersDynamicShapes(Operation *op) {
   return op->hasTrait<ember::Elementwise>() ||
          isa<BroadcastToOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ReduceMeanOp,
              MatmulOp, TransposeOp, ReshapeOp, ShapeOfOp, IotaOp, SliceOp, ConcatOp, GatherOp,
-             ArgMaxOp, CustomGradientOp, YieldOp, Conv2DOp, MaxPool2DOp, AvgPool2DOp,
+             ScatterOp, ArgMaxOp, CustomGradientOp, YieldOp, Conv2DOp, MaxPool2DOp, AvgPool2DOp,
              MaxPool2DGradOp, AvgPool2DGradOp, MaxPool2DGatherOp, AllReduceOp>(op);
 }
 
@@ -1681,7 +1760,8 @@ void mlir::ember::populateEmberToLinalgPatterns(RewritePatternSet &patterns, boo
                                                 bool narrowMatmulOperands) {
   MLIRContext *context = patterns.getContext();
   patterns.add<ElementwiseToGeneric>(context, reportFaults);
-  patterns.add<GatherLowering, ArgMaxLowering, AllReduceLowering>(context, reportFaults);
+  patterns.add<GatherLowering, ScatterLowering, ArgMaxLowering, AllReduceLowering>(context,
+                                                                                   reportFaults);
   patterns.add<ConstantLowering, CustomGradientLowering, PrintLowering, BroadcastToLowering,
                ReshapeLowering, TransposeLowering, ShapeOfLowering, IotaLowering, SliceLowering,
                ConcatLowering, ReduceLowering<ReduceSumOp>, ReduceLowering<ReduceMaxOp>,

@@ -55,3 +55,10 @@ func.func @matmuls(%a: tensor<?x784xf32>, %w: tensor<784x256xf32>, %h: tensor<?x
   %1 = ember.matmul %h, %v : tensor<?x128xbf16>, tensor<128x64xbf16> -> tensor<?x64xbf16>
   return %0, %1 : tensor<?x256xf32>, tensor<?x64xbf16>
 }
+
+// A scatter of a `?` batch of rows.
+// CHECK-DAG: llvm.func @ember_entry_scatter(
+func.func @scatter(%a: tensor<?x4xi64>, %i: tensor<?xi64>, %u: tensor<?x4xi64>) -> tensor<?x4xi64> attributes {llvm.emit_c_interface} {
+  %0 = ember.scatter update, %a, %i, %u axis = 0 : tensor<?x4xi64>, tensor<?xi64>, tensor<?x4xi64> -> tensor<?x4xi64>
+  return %0 : tensor<?x4xi64>
+}

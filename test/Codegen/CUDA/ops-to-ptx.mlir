@@ -68,6 +68,17 @@ func.func @shapes(%a: tensor<6x4xf32>, %i: tensor<3xi32>) -> (tensor<4x6xf32>, t
   return %0, %1, %2, %3, %4 : tensor<4x6xf32>, tensor<2x4xf32>, tensor<12x4xf32>, tensor<3x4xf32>, tensor<24xf32>
 }
 
+// A scatter is a loop nest over its updates, run by a kernel of one thread
+// (in row-major order: the last update to an element wins), between
+// elementwise kernels.
+// CHECK-DAG: llvm.func @ember_entry_scatter(
+func.func @scatter(%a: tensor<6x4xf32>, %i: tensor<3xi32>, %u: tensor<3x4xf32>) -> tensor<6x4xf32> attributes {llvm.emit_c_interface} {
+  %0 = ember.exp %a : tensor<6x4xf32>
+  %1 = ember.scatter add, %0, %i, %u axis = 0 : tensor<6x4xf32>, tensor<3xi32>, tensor<3x4xf32> -> tensor<6x4xf32>
+  %2 = ember.tanh %1 : tensor<6x4xf32>
+  return %2 : tensor<6x4xf32>
+}
+
 // A result that is an argument and one returned twice are copied by kernels.
 // CHECK-DAG: llvm.func @ember_entry_copies(
 func.func @copies(%a: tensor<10xf32>) -> (tensor<10xf32>, tensor<10xf32>, tensor<10xf32>) attributes {llvm.emit_c_interface} {

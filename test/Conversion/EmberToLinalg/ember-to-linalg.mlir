@@ -193,6 +193,56 @@ func.func @gather(%x: tensor<5x3xf32>, %i: tensor<2xi64>) -> tensor<2x3xf32> {
 
 // -----
 
+// A scatter is a loop nest over the updates, carrying the result: each
+// step wraps its index, reports one out of range (and writes nothing),
+// and combines the update with the element it lands on.
+// CHECK-LABEL: func.func @scatter(
+// CHECK-SAME:      %[[X:.*]]: tensor<5x3xf32>, %[[I:.*]]: tensor<2xi64>, %[[U:.*]]: tensor<2x3xf32>)
+// CHECK:         %[[SIZE:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<5x3xf32>
+// CHECK:         %[[R:.*]] = scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[A:.*]] = %[[X]]) -> (tensor<5x3xf32>) {
+// CHECK-NEXT:      scf.for %[[Q:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[B:.*]] = %[[A]]) -> (tensor<5x3xf32>) {
+// CHECK-NEXT:        %[[RAW:.*]] = tensor.extract %[[I]][%[[N]]] : tensor<2xi64>
+// CHECK-NEXT:        %[[IDX:.*]] = arith.index_cast %[[RAW]] : i64 to index
+// CHECK:             %[[NEG:.*]] = arith.cmpi slt, %[[IDX]], %{{.*}} : index
+// CHECK-NEXT:        %[[WRAP:.*]] = arith.addi %[[IDX]], %[[SIZE]] : index
+// CHECK-NEXT:        %[[SEL:.*]] = arith.select %[[NEG]], %[[WRAP]], %[[IDX]] : index
+// CHECK-NEXT:        %[[OUT:.*]] = arith.cmpi uge, %[[SEL]], %[[SIZE]] : index
+// CHECK-NEXT:        %[[ROW:.*]] = ember.fault_if %[[OUT]], %[[SEL]] {kind = 3 : i32, site = -1 : i32} : index
+// CHECK-NEXT:        %[[W:.*]] = scf.if %[[OUT]] -> (tensor<5x3xf32>) {
+// CHECK-NEXT:          scf.yield %[[B]] : tensor<5x3xf32>
+// CHECK-NEXT:        } else {
+// CHECK-NEXT:          %[[OLD:.*]] = tensor.extract %[[B]][%[[ROW]], %[[Q]]] : tensor<5x3xf32>
+// CHECK-NEXT:          %[[NEW:.*]] = tensor.extract %[[U]][%[[N]], %[[Q]]] : tensor<2x3xf32>
+// CHECK-NEXT:          %[[SUM:.*]] = arith.addf %[[OLD]], %[[NEW]] : f32
+// CHECK-NEXT:          %[[PUT:.*]] = tensor.insert %[[SUM]] into %[[B]][%[[ROW]], %[[Q]]] : tensor<5x3xf32>
+// CHECK-NEXT:          scf.yield %[[PUT]] : tensor<5x3xf32>
+// CHECK:         return %[[R]] : tensor<5x3xf32>
+func.func @scatter(%x: tensor<5x3xf32>, %i: tensor<2xi64>, %u: tensor<2x3xf32>) -> tensor<5x3xf32> {
+  %0 = ember.scatter add, %x, %i, %u axis = 0 : tensor<5x3xf32>, tensor<2xi64>, tensor<2x3xf32> -> tensor<5x3xf32>
+  return %0 : tensor<5x3xf32>
+}
+
+// -----
+
+// Integer max, a `?` batch of updates; a scalar index along the last axis.
+// CHECK-LABEL: func.func @scatter_max_dynamic(
+// CHECK:         scf.for
+// CHECK:           arith.maxsi %{{.*}}, %{{.*}} : i32
+// CHECK-LABEL: func.func @scatter_scalar_index(
+// CHECK:           %[[V:.*]] = tensor.extract %{{.*}}[] : tensor<i64>
+// CHECK-NOT:       arith.addf
+// CHECK:           tensor.insert
+func.func @scatter_max_dynamic(%x: tensor<?x4xi32>, %i: tensor<?xi32>, %u: tensor<?x4xi32>) -> tensor<?x4xi32> {
+  %0 = ember.scatter max, %x, %i, %u axis = 0 : tensor<?x4xi32>, tensor<?xi32>, tensor<?x4xi32> -> tensor<?x4xi32>
+  return %0 : tensor<?x4xi32>
+}
+func.func @scatter_scalar_index(%x: tensor<2x3xf32>, %i: tensor<i64>, %u: tensor<2xf32>) -> tensor<2x3xf32> {
+  %0 = ember.scatter update, %x, %i, %u axis = 1 : tensor<2x3xf32>, tensor<i64>, tensor<2xf32> -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @reduce_sum_keepdims(
 // CHECK-SAME:      %[[X:.*]]: tensor<2x3x4xf32>)
 // CHECK:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32

@@ -1106,6 +1106,17 @@ func.func @gather_constant() -> (tensor<3xf32>, tensor<2x2x2xi64>) {
 
 // -----
 
+// A scatter of no updates is its operand.
+// CHECK-LABEL: func.func @scatter_nothing(
+// CHECK-SAME:      %[[X:.*]]: tensor<4x3xf32>
+// CHECK-NEXT:    return %[[X]]
+func.func @scatter_nothing(%x: tensor<4x3xf32>, %i: tensor<0xi64>, %u: tensor<0x3xf32>) -> tensor<4x3xf32> {
+  %0 = ember.scatter add, %x, %i, %u axis = 0 : tensor<4x3xf32>, tensor<0xi64>, tensor<0x3xf32> -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
 // A rank-0 index drops the axis.
 // CHECK-LABEL: func.func @gather_constant_scalar_index(
 // CHECK-NEXT:    %[[C:.*]] = ember.constant dense<[2, 5]> : tensor<2xi32>

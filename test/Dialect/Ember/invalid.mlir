@@ -481,6 +481,38 @@ func.func @concat_rank_mismatch(%a: tensor<2x3xf32>, %b: tensor<2x3x1xf32>) -> t
 
 // -----
 
+func.func @scatter_updates_of_another_shape(%a: tensor<5x3xf32>, %i: tensor<2xi64>, %u: tensor<2x4xf32>) -> tensor<5x3xf32> {
+  // expected-error @+1 {{'ember.scatter' op updates 'tensor<2x4xf32>' must be 'tensor<2x3xf32>' (the operand 'tensor<5x3xf32>''s dims around axis 0, the indices 'tensor<2xi64>'' in its place)}}
+  %0 = ember.scatter update, %a, %i, %u axis = 0 : tensor<5x3xf32>, tensor<2xi64>, tensor<2x4xf32> -> tensor<5x3xf32>
+  return %0 : tensor<5x3xf32>
+}
+
+// -----
+
+func.func @scatter_updates_of_another_type(%a: tensor<5xf32>, %i: tensor<2xi64>, %u: tensor<2xf64>) -> tensor<5xf32> {
+  // expected-error @+1 {{'ember.scatter' op updates 'tensor<2xf64>' must be 'tensor<2xf32>'}}
+  %0 = ember.scatter add, %a, %i, %u axis = 0 : tensor<5xf32>, tensor<2xi64>, tensor<2xf64> -> tensor<5xf32>
+  return %0 : tensor<5xf32>
+}
+
+// -----
+
+func.func @scatter_add_of_bools(%a: tensor<5xi1>, %i: tensor<2xi64>, %u: tensor<2xi1>) -> tensor<5xi1> {
+  // expected-error @+1 {{'ember.scatter' op}}
+  %0 = ember.scatter add, %a, %i, %u axis = 0 : tensor<5xi1>, tensor<2xi64>, tensor<2xi1> -> tensor<5xi1>
+  return %0 : tensor<5xi1>
+}
+
+// -----
+
+func.func @scatter_axis_out_of_range(%a: tensor<5xf32>, %i: tensor<2xi64>, %u: tensor<2xf32>) -> tensor<5xf32> {
+  // expected-error @+1 {{'ember.scatter' op axis 1 is out of range for rank 1 operand 'tensor<5xf32>'}}
+  %0 = ember.scatter update, %a, %i, %u axis = 1 : tensor<5xf32>, tensor<2xi64>, tensor<2xf32> -> tensor<5xf32>
+  return %0 : tensor<5xf32>
+}
+
+// -----
+
 func.func @gather_axis_out_of_range(%a: tensor<5x3xf32>, %i: tensor<2xi64>) -> tensor<5x2xf32> {
   // expected-error @+1 {{'ember.gather' op axis 2 is out of range for rank 2 operand 'tensor<5x3xf32>'}}
   %0 = ember.gather %a, %i axis = 2 : tensor<5x3xf32>, tensor<2xi64> -> tensor<5x2xf32>

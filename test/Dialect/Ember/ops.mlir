@@ -336,6 +336,20 @@ func.func @gather(%x: tensor<5x3xf32>, %i: tensor<2x2xi64>, %j: tensor<i32>) -> 
   return %0, %1 : tensor<2x2x3xf32>, tensor<5xf32>
 }
 
+// CHECK-LABEL: func.func @scatter(
+// CHECK-SAME:      %[[X:.*]]: tensor<5x3xf32>, %[[I:.*]]: tensor<2x2xi64>, %[[U:.*]]: tensor<2x2x3xf32>, %[[J:.*]]: tensor<i32>, %[[V:.*]]: tensor<5xf32>, %[[N:.*]]: tensor<?x3xi32>, %[[K:.*]]: tensor<?xi64>, %[[W:.*]]: tensor<?x3xi32>)
+// CHECK-NEXT:    %[[S0:.*]] = ember.scatter update, %[[X]], %[[I]], %[[U]] axis = 0 : tensor<5x3xf32>, tensor<2x2xi64>, tensor<2x2x3xf32> -> tensor<5x3xf32>
+// CHECK-NEXT:    %[[S1:.*]] = ember.scatter add, %[[X]], %[[J]], %[[V]] axis = 1 : tensor<5x3xf32>, tensor<i32>, tensor<5xf32> -> tensor<5x3xf32>
+// CHECK-NEXT:    %[[S2:.*]] = ember.scatter min, %[[N]], %[[K]], %[[W]] axis = 0 : tensor<?x3xi32>, tensor<?xi64>, tensor<?x3xi32> -> tensor<?x3xi32>
+// CHECK-NEXT:    return %[[S0]], %[[S1]], %[[S2]]
+func.func @scatter(%x: tensor<5x3xf32>, %i: tensor<2x2xi64>, %u: tensor<2x2x3xf32>, %j: tensor<i32>, %v: tensor<5xf32>,
+                   %n: tensor<?x3xi32>, %k: tensor<?xi64>, %w: tensor<?x3xi32>) -> (tensor<5x3xf32>, tensor<5x3xf32>, tensor<?x3xi32>) {
+  %0 = ember.scatter update, %x, %i, %u axis = 0 : tensor<5x3xf32>, tensor<2x2xi64>, tensor<2x2x3xf32> -> tensor<5x3xf32>
+  %1 = ember.scatter add, %x, %j, %v axis = 1 : tensor<5x3xf32>, tensor<i32>, tensor<5xf32> -> tensor<5x3xf32>
+  %2 = ember.scatter min, %n, %k, %w axis = 0 : tensor<?x3xi32>, tensor<?xi64>, tensor<?x3xi32> -> tensor<?x3xi32>
+  return %0, %1, %2 : tensor<5x3xf32>, tensor<5x3xf32>, tensor<?x3xi32>
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//

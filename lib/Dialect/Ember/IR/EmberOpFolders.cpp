@@ -687,6 +687,13 @@ OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
   return DenseElementsAttr::get(getType(), out);
 }
 
+// Pattern: scatter of no updates -> the operand.
+OpFoldResult ScatterOp::fold(FoldAdaptor) {
+  if (getUpdates().getType().hasStaticShape() && getUpdates().getType().getNumElements() == 0)
+    return getOperand();
+  return {};
+}
+
 // Pattern: gather of constant operand and indices -> constant (indices wrap
 // when negative). An index out of range is left to the compiled code, which
 // reports it as a fault.

@@ -466,6 +466,37 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   return success();
 }
 
+// The updates take gather's result shape: the operand's dims around the
+// axis, the indices' in its place (`?` matches any size).
+LogicalResult ScatterOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                          Adaptor adaptor, SmallVectorImpl<Type> &out) {
+  StringRef name = getOperationName();
+  auto in = cast<RankedTensorType>(adaptor.getOperand().getType());
+  auto indices = cast<RankedTensorType>(adaptor.getIndices().getType());
+  auto updates = cast<RankedTensorType>(adaptor.getUpdates().getType());
+  int64_t axis = adaptor.getAxis();
+  if (failed(checkAxis(name, loc, "axis", axis, in.getRank(), in)))
+    return failure();
+  if (adaptor.getMode() != ScatterMode::update &&
+      failed(checkElementType(name, ElementClass::Numbers, loc, in)))
+    return failure();
+  SmallVector<int64_t> expected(in.getShape().take_front(axis));
+  llvm::append_range(expected, indices.getShape());
+  llvm::append_range(expected, in.getShape().drop_front(axis + 1));
+  bool fits = updates.getElementType() == in.getElementType() &&
+              updates.getRank() == static_cast<int64_t>(expected.size());
+  for (int64_t d = 0; fits && d < updates.getRank(); ++d)
+    fits = ShapedType::isDynamic(expected[d]) || updates.isDynamicDim(d) ||
+           expected[d] == updates.getDimSize(d);
+  if (!fits)
+    return emitOptionalError(loc, "'", name, "' op updates ", updates, " must be ",
+                             RankedTensorType::get(expected, in.getElementType()), " (the operand ",
+                             in, "'s dims around axis ", axis, ", the indices ", indices,
+                             "' in its place)");
+  out.push_back(in);
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//

@@ -596,6 +596,50 @@ EMBER_VJP(GatherOp) {
   return success();
 }
 
+// add: the operand's cotangent passes through, each update gets the
+// cotangent where it landed (a gather). update: the written elements'
+// cotangent goes to their updates, and only to the one that won (the last,
+// in row-major order, of those with the same index): the winners are found
+// by scattering each update's position along the indices' dims with max and
+// reading it back. mul, max and min have no rule.
+EMBER_VJP(ScatterOp) {
+  ScatterMode mode = getMode();
+  if (mode != ScatterMode::add && mode != ScatterMode::update)
+    return emitOpError("has no gradient for mode ") << stringifyScatterMode(mode);
+  if (!isFloatTensor(getResult()))
+    return noGradients(*this, out);
+  Location loc = getLoc();
+  Grad g{builder, loc};
+  Value cotangent = cotangents[0], indices = getIndices(), updates = getUpdates();
+  int64_t axis = getAxis();
+  Value landed = GatherOp::create(builder, loc, cotangent, indices, axis);
+  if (mode == ScatterMode::add) {
+    out.append({cotangent, Value(), landed});
+    return success();
+  }
+  auto updatesType = cast<RankedTensorType>(updates.getType());
+  auto positionsType = RankedTensorType::get(updatesType.getShape(), builder.getI64Type());
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < updatesType.getRank(); ++d)
+    if (updatesType.isDynamicDim(d))
+      sizes.push_back(tensor::DimOp::create(builder, loc, updates, d));
+  auto alongDim = [&](int64_t d) { return IotaOp::create(builder, loc, positionsType, d, sizes); };
+  int64_t indexRank = cast<RankedTensorType>(indices.getType()).getRank();
+  Value position = alongDim(axis);
+  for (int64_t d = axis + 1; d < axis + indexRank; ++d) {
+    Value size = broadcastLike(builder, loc, g.sizeAlong(updates, d), positionsType, updates);
+    position = g.add(g.mul(position, size), alongDim(d));
+  }
+  Value none = g.castTo(splatLike(builder, loc, getOperand(), -1), builder.getI64Type());
+  Value last = ScatterOp::create(builder, loc, ScatterMode::max, none, indices, position, axis);
+  Value won = g.compare(ComparisonDirection::eq,
+                        GatherOp::create(builder, loc, last, indices, axis), position);
+  Value zeros = splatLike(builder, loc, updates, 0);
+  out.append({ScatterOp::create(builder, loc, ScatterMode::update, cotangent, indices, zeros, axis),
+              Value(), g.where(won, landed)});
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//

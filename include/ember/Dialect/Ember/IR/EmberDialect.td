@@ -73,4 +73,12 @@ def Ember_CollectiveReduction : I32EnumAttr<"CollectiveReduction",
   let cppNamespace = "::mlir::ember";
 }
 
+def Ember_ScatterMode : I32EnumAttr<"ScatterMode",
+    "how a scatter combines an update with the element it lands on", [
+      I32EnumAttrCase<"update", 0>, I32EnumAttrCase<"add", 1>,
+      I32EnumAttrCase<"mul", 2>, I32EnumAttrCase<"max", 3>,
+      I32EnumAttrCase<"min", 4>]> {
+  let cppNamespace = "::mlir::ember";
+}
+
 #endif // EMBER_DIALECT_EMBER_IR_EMBERDIALECT_TD

@@ -323,6 +323,34 @@ def Ember_GatherOp : Ember_Op<"gather", [Pure, InferTypeOpAdaptor, DeclareOpInte
   let hasFolder = 1;
 }
 
+def Ember_ScatterOp : Ember_Op<"scatter", [Pure, InferTypeOpAdaptor, DeclareOpInterfaceMethods<Ember_VJPOpInterface>]> {
+  let summary = "write or combine updates into elements along an axis by index";
+  let description = [{
+    The inverse of `gather` (numpy `take`), as TensorFlow's `scatter_update`
+    family and JAX's `x.at[..., indices].set/add/...`: the result is the
+    operand with `updates` (of `gather`'s result shape,
+    `operand.shape[:axis] + indices.shape + operand.shape[axis+1:]`) put at
+    `indices` along `axis`, where `mode` says how each update meets the
+    element it lands on: `update` replaces it (of several updates to one
+    element, the last in row-major order of `updates` wins), `add`, `mul`,
+    `max` and `min` combine with it. Negative indices count from the end;
+    compiled code reports an index out of range as a fault and leaves the
+    element as it was.
+
+    ```mlir
+    %r = ember.scatter add, %x, %i, %u axis = 0 : tensor<5x3xf32>, tensor<2xi64>, tensor<2x3xf32> -> tensor<5x3xf32>
+    ```
+  }];
+  let arguments = (ins Ember_ScatterMode:$mode, Ember_Tensor:$operand, Ember_IndexTensor:$indices,
+                       Ember_Tensor:$updates, I64Attr:$axis);
+  let results = (outs Ember_Tensor:$result);
+  let assemblyFormat = [{
+    $mode `,` $operand `,` $indices `,` $updates `axis` `=` $axis attr-dict `:` type($operand) `,`
+    type($indices) `,` type($updates) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//
