@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -301,9 +302,48 @@ Results flatten(NodeContext &node) {
   return {reshape(x, {outer, -1})};
 }
 
+/// x transposed by `permutation`. A tensor known while importing (an
+/// initializer: a weight) is permuted here, on the host, so that a weight's
+/// change of layout costs the compiled code nothing and the compiler never
+/// folds it (slowly, element by element, for millions of elements).
+Tensor permuted(const Tensor &x, const std::vector<int64_t> &permutation) {
+  int rank = x.rank();
+  std::vector<bool> seen(rank, false);
+  bool valid = static_cast<int>(permutation.size()) == rank;
+  for (int64_t p : permutation) {
+    valid = valid && p >= 0 && p < rank && !seen[p];
+    if (valid)
+      seen[p] = true;
+  }
+  if (x.is_symbolic() || !x.device().is_cpu() || !valid)
+    return transpose(x, permutation); // which names what is wrong
+  std::vector<int64_t> inStrides(rank, 1), shape(rank);
+  for (int d = rank - 1; d > 0; --d)
+    inStrides[d - 1] = inStrides[d] * x.shape()[d];
+  for (int d = 0; d < rank; ++d)
+    shape[d] = x.shape()[static_cast<int>(permutation[d])];
+  Tensor out = Tensor::empty(Shape(std::span<const int64_t>(shape)), x.dtype());
+  size_t size = dtypeSize(x.dtype());
+  const char *in = static_cast<const char *>(x.data());
+  char *to = static_cast<char *>(out.data());
+  std::vector<int64_t> at(rank, 0); // the output element's index
+  for (int64_t k = 0, n = out.numel(); k < n; ++k) {
+    int64_t from = 0;
+    for (int d = 0; d < rank; ++d)
+      from += at[d] * inStrides[permutation[d]];
+    std::memcpy(to + k * size, in + from * size, size);
+    for (int d = rank - 1; d >= 0 && ++at[d] == shape[d]; --d)
+      at[d] = 0;
+  }
+  return out;
+}
+
+/// Transpose (the dims reversed without perm).
 Results transposeBy(NodeContext &node) {
   const Tensor &x = node.input(0);
-  return {transpose(x, node.attrInts("perm"))};
+  std::vector<int64_t> reversed(x.rank());
+  std::iota(reversed.rbegin(), reversed.rend(), 0);
+  return {permuted(x, node.attrInts("perm", reversed))};
 }
 
 /// Squeeze's and Unsqueeze's axes: an attribute before opset 13, an input from it.
@@ -888,7 +928,9 @@ Results gemm(NodeContext &node) {
   requireFloat(node, a);
   if (node.attrInt("transA", 0))
     a = transpose(a);
-  if (node.attrInt("transB", 0))
+  if (node.attrInt("transB", 0) && b.rank() == 2)
+    b = permuted(b, {1, 0}); // a weight, most often
+  else if (node.attrInt("transB", 0))
     b = transpose(b);
   double alpha = node.attrFloat("alpha", 1.f), beta = node.attrFloat("beta", 1.f);
   if (node.opset() < 7)
@@ -1029,7 +1071,7 @@ Results convolution(NodeContext &node) {
       knownDim(node, w, 1) * groups != channels)
     node.fail("group = " + std::to_string(groups) + " does not divide the input " + describe(x) +
               " and the weights " + describe(w));
-  Tensor in = toChannelsLast(x), hwio = transpose(w, {2, 3, 1, 0}); // [M, C/g, kH, kW] -> HWIO
+  Tensor in = toChannelsLast(x), hwio = permuted(w, {2, 3, 1, 0}); // [M, C/g, kH, kW] -> HWIO
   std::vector<Tensor> parts;
   int64_t inPart = channels / groups, outPart = filters / groups;
   for (int64_t g = 0; g < groups; ++g) {
@@ -1139,7 +1181,7 @@ Results transposedConvolution(NodeContext &node) {
   }
   // [C, M/g, kH, kW] flipped in space, as HWIO per group.
   Tensor flipped = reversedAlong(node, reversedAlong(node, w, 2), 3);
-  Tensor hwio = transpose(flipped, {2, 3, 0, 1}); // [kH, kW, C, M/g]
+  Tensor hwio = permuted(flipped, {2, 3, 0, 1}); // [kH, kW, C, M/g]
   int64_t inPart = channels / groups;
   std::vector<Tensor> parts;
   for (int64_t g = 0; g < groups; ++g) {

@@ -3,6 +3,8 @@ python3-onnx): python3 make_onnx_model.py KIND PATH
 
   mlp          y = softmax(relu(x @ W1 + b1) @ W2 + b2), x: float32[batch, 3]
                ("batch" symbolic), the weights fixed initializers
+  conv         a Conv of x: float32[1, 1, 3, 3] with an initializer W [2, 1, 2, 2]
+               (W[o, 0, h, w] = 1 + 4 o + 2 h + w), then a Gemm with transB = 1
   unsupported  a node of an op ember does not import (Det)
   bad-attr     a MaxPool with storage_order = 1 (an attribute value ember refuses)
 """
@@ -33,6 +35,22 @@ def mlp():
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
 
 
+def conv():
+    w = helper.make_tensor("W", TensorProto.FLOAT, [2, 1, 2, 2], [float(1 + i) for i in range(8)])
+    f = helper.make_tensor("F", TensorProto.FLOAT, [3, 8], [0.5 * i for i in range(24)])
+    nodes = [
+        helper.make_node("Conv", ["x", "W"], ["c"], name="conv"),
+        helper.make_node("Flatten", ["c"], ["flat"], name="flatten"),
+        helper.make_node("Gemm", ["flat", "F"], ["y"], name="fc", transB=1),
+    ]
+    graph = helper.make_graph(
+        nodes, "conv",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 3, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3])],
+        [w, f])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
 def unsupported():
     graph = helper.make_graph(
         [helper.make_node("Det", ["x"], ["y"], name="determinant")], "det",
@@ -51,4 +69,4 @@ def bad_attr():
 
 
 kind, path = sys.argv[1], sys.argv[2]
-save({"mlp": mlp, "unsupported": unsupported, "bad-attr": bad_attr}[kind](), path)
+save({"mlp": mlp, "conv": conv, "unsupported": unsupported, "bad-attr": bad_attr}[kind](), path)
