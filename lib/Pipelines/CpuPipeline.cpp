@@ -26,6 +26,9 @@ static const char *const kOptimizeSteps[] = {
     // calls are inlined into it.
     "inline",
     "canonicalize",
+    // Transposes moved below elementwise ops, to meet (and fold with) the
+    // next transpose back: an imported model's NCHW <-> NHWC pairs.
+    "func.func(ember-sink-transposes)",
     "cse",
     // Collectives started as soon as their operands are ready and awaited
     // where their results are needed (a step's gradient buckets overlap the

@@ -410,6 +410,26 @@ struct VectorBitsScope {
   ~VectorBitsScope() { jit::setVectorBits(0); }
 };
 
+// A traced function's constant B (captured weights) is packed into panels
+// while compiling (ember-cpu-lower-matmuls): whole and partial panels, in
+// place of and beside a B read as stored, and splat weights.
+TEST(Ops, MatmulsOfConstantWeightsMatchTheirEagerProducts) {
+  for (unsigned bits : {256u, 512u}) {
+    VectorBitsScope scope(bits);
+    for (auto [m, k, n] : {std::tuple{49, 600, 40}, {30, 700, 64}, {12, 300, 29}}) {
+      Tensor a = random_uniform({m, k}, 41, -1, 1), w = random_uniform({k, n}, 42, -1, 1);
+      Tensor ones = full({k, n}, 0.5f);
+      auto traced = function([&](const Tensor &x) {
+        return concat({matmul(x, w), matmul(x, ones)}, 1);
+      });
+      Tensor c = traced(a);
+      std::string what = std::to_string(bits) + " bits, " + std::to_string(n) + " columns";
+      expectMatmul(slice(c, {0, 0}, {m, n}), a, false, w, false, what);
+      expectMatmul(slice(c, {0, n}, {m, 2 * n}), a, false, ones, false, what + ", splat");
+    }
+  }
+}
+
 // Large integer matmuls are register-blocked too (vector multiplies and
 // adds); sizes that fill no whole block of rows or panel of columns
 // included. Exact against a plain loop.

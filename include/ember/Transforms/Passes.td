@@ -141,6 +141,25 @@ def ScheduleCollectivesPass : Pass<"ember-schedule-collectives", "::mlir::func::
   }];
 }
 
+def SinkTransposesPass : Pass<"ember-sink-transposes", "::mlir::func::FuncOp"> {
+  let summary = "Move transposes below the elementwise ops that read them";
+  let description = [{
+    An elementwise op whose operands are transposes by one permutation (or
+    splat constants) becomes the transpose of the op on the untransposed
+    operands, when that leaves no more transposes than before; repeated, a
+    transpose travels down to the next transpose back and folds away (the
+    ONNX importer's NCHW <-> NHWC pairs around each convolution).
+
+    ```mlir
+    %t = ember.transpose %x permutation = [0, 3, 1, 2] : tensor<1x4x4x8xf32> -> tensor<1x8x4x4xf32>
+    %r = ember.relu %t : tensor<1x8x4x4xf32>
+    // becomes
+    %s = ember.relu %x : tensor<1x4x4x8xf32>
+    %r = ember.transpose %s permutation = [0, 3, 1, 2] : tensor<1x4x4x8xf32> -> tensor<1x8x4x4xf32>
+    ```
+  }];
+}
+
 def ReadOnlyArgumentsPass : Pass<"ember-read-only-arguments", "::mlir::func::FuncOp"> {
   let summary = "Mark a public function's tensor arguments read-only for bufferization";
   let description = [{

@@ -1484,6 +1484,56 @@ struct WindowMath {
   }
 };
 
+/// The loops of a pooling's window reductions: (n, h, w) parallel, then the
+/// window offsets (kh, kw) reduced, then the channels c, parallel and
+/// innermost, so that each step reads and writes a row of channels
+/// (contiguous in NHWC: vector loads; linalg's named poolings put c before
+/// kh and kw, a strided scalar loop). The dims' positions, the maps of the
+/// per-position tensors and of the window shape operand, and the iterator
+/// types.
+struct WindowLoops {
+  static constexpr unsigned kN = 0, kH = 1, kW = 2, kKH = 3, kKW = 4, kC = 5;
+  AffineMap positions, window;
+  SmallVector<utils::IteratorType> iterators;
+};
+static WindowLoops windowLoops(MLIRContext *context) {
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  using W = WindowLoops;
+  SmallVector<utils::IteratorType> iterators = parallelIterators(6);
+  iterators[W::kKH] = iterators[W::kKW] = utils::IteratorType::reduction;
+  return {AffineMap::get(6, 0, {d(W::kN), d(W::kH), d(W::kW), d(W::kC)}, context),
+          AffineMap::get(6, 0, {d(W::kKH), d(W::kKW)}, context), iterators};
+}
+
+/// The map of a padded pooling input in those loops: window (h, w) at
+/// offset (kh, kw) reads (h * stride + kh, w * stride + kw).
+static AffineMap windowedInput(MLIRContext *context, ArrayRef<int64_t> strides) {
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  using W = WindowLoops;
+  return AffineMap::get(
+      6, 0,
+      {d(W::kN), d(W::kH) * strides[0] + d(W::kKH), d(W::kW) * strides[1] + d(W::kKW), d(W::kC)},
+      context);
+}
+
+/// A window reduction of the padded `input` into `init` (of `type`) by
+/// `combine(element, sum)`: max pooling's maximum, average pooling's sum.
+template <typename Combine>
+static Value reduceWindows(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> window,
+                           ArrayRef<int64_t> strides, RankedTensorType type, Value init,
+                           Combine combine) {
+  MLIRContext *context = b.getContext();
+  WindowLoops loops = windowLoops(context);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{type},
+      ValueRange{input, windowShape(b, loc, window, type.getElementType())}, init,
+      SmallVector<AffineMap>{windowedInput(context, strides), loops.window, loops.positions},
+      loops.iterators, [&](OpBuilder &b, Location loc, ValueRange args) {
+        linalg::YieldOp::create(b, loc, ValueRange{combine(b, loc, args[0], args[2])});
+      });
+  return generic.getResult(0);
+}
+
 /// max_pool2d -> linalg.pooling_nhwc_max over the input padded with -inf.
 struct MaxPool2DLowering : OpConversionPattern<MaxPool2DOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -1493,13 +1543,13 @@ struct MaxPool2DLowering : OpConversionPattern<MaxPool2DOp> {
     double lowest = -std::numeric_limits<double>::infinity();
     Value input = padSpatially(rewriter, loc, adaptor.getInput(), {1, 1}, op.getPadding(), lowest);
     RankedTensorType type = op.getType();
-    Value window = windowShape(rewriter, loc, op.getWindow(), type.getElementType());
-    auto pool = linalg::PoolingNhwcMaxOp::create(
-        rewriter, loc, TypeRange{type}, ValueRange{input, window},
-        ValueRange{filledTensor(rewriter, loc, type, lowest,
-                                windowedSizes(rewriter, loc, type, input, input))},
-        vector2Attr(rewriter, op.getStrides()), vector2Attr(rewriter, {1, 1}));
-    rewriter.replaceOp(op, pool.getResult(0));
+    Value init =
+        filledTensor(rewriter, loc, type, lowest, windowedSizes(rewriter, loc, type, input, input));
+    rewriter.replaceOp(
+        op, reduceWindows(rewriter, loc, input, op.getWindow(), op.getStrides(), type, init,
+                          [](OpBuilder &b, Location loc, Value x, Value max) -> Value {
+                            return arith::MaximumFOp::create(b, loc, max, x);
+                          }));
     return success();
   }
 };
@@ -1517,12 +1567,11 @@ struct AvgPool2DLowering : OpConversionPattern<AvgPool2DOp> {
     Value input = padSpatially(rewriter, loc, adaptor.getInput(), {1, 1}, padding, 0);
     RankedTensorType type = op.getType();
     SmallVector<Value> sizes = windowedSizes(rewriter, loc, type, input, input);
-    Value sums = linalg::PoolingNhwcSumOp::create(
-                     rewriter, loc, TypeRange{type},
-                     ValueRange{input, windowShape(rewriter, loc, window, type.getElementType())},
-                     ValueRange{filledTensor(rewriter, loc, type, 0, sizes)},
-                     vector2Attr(rewriter, strides), vector2Attr(rewriter, {1, 1}))
-                     .getResult(0);
+    Value sums = reduceWindows(rewriter, loc, input, window, strides, type,
+                               filledTensor(rewriter, loc, type, 0, sizes),
+                               [](OpBuilder &b, Location loc, Value x, Value sum) -> Value {
+                                 return arith::AddFOp::create(b, loc, sum, x);
+                               });
     AffineMap identity = rewriter.getMultiDimIdentityMap(4);
     auto mean = linalg::GenericOp::create(
         rewriter, loc, TypeRange{type}, sums, emptyTensor(rewriter, loc, type, sizes),
@@ -1540,29 +1589,6 @@ struct AvgPool2DLowering : OpConversionPattern<AvgPool2DOp> {
     return success();
   }
 };
-
-/// The loops of a pooling's window reductions, (n, h, w, c) parallel and
-/// (kh, kw) reduced: the maps of the per-position tensors and of the window
-/// shape operand, and the iterator types.
-struct WindowLoops {
-  AffineMap positions, window;
-  SmallVector<utils::IteratorType> iterators;
-};
-static WindowLoops windowLoops(MLIRContext *context) {
-  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
-  SmallVector<utils::IteratorType> iterators = parallelIterators(4);
-  iterators.append(2, utils::IteratorType::reduction);
-  return {AffineMap::get(6, 0, {d(0), d(1), d(2), d(3)}, context),
-          AffineMap::get(6, 0, {d(4), d(5)}, context), iterators};
-}
-
-/// The map of a padded pooling input in those loops: window (h, w) at
-/// offset (kh, kw) reads (h * stride + kh, w * stride + kw).
-static AffineMap windowedInput(MLIRContext *context, ArrayRef<int64_t> strides) {
-  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
-  return AffineMap::get(6, 0, {d(0), d(1) * strides[0] + d(4), d(2) * strides[1] + d(5), d(3)},
-                        context);
-}
 
 /// The pooling gradients, as a reduction over each input element's window
 /// offsets (kh, kw): the element at h is offset kh in window
@@ -1599,9 +1625,10 @@ struct Pool2DGradLowering : OpConversionPattern<GradOp> {
             at.push_back(linalg::IndexOp::create(b, loc, i));
           // The window along each axis, and whether there is one.
           Value valid;
-          SmallVector<Value> windowAt = {at[0], Value(), Value(), at[3]};
+          using W = WindowLoops;
+          SmallVector<Value> windowAt = {at[W::kN], Value(), Value(), at[W::kC]};
           for (int a = 0; a < 2; ++a) {
-            Value shifted = m.sub(m.add(at[1 + a], m.constant(padding[2 * a])), at[4 + a]);
+            Value shifted = m.sub(m.add(at[W::kH + a], m.constant(padding[2 * a])), at[W::kKH + a]);
             Value stride = m.constant(strides[a]);
             Value o = arith::DivSIOp::create(b, loc, shifted, stride);
             Value ok = m.both(m.cmp(arith::CmpIPredicate::sge, shifted, m.constant(0)),
@@ -1617,7 +1644,7 @@ struct Pool2DGradLowering : OpConversionPattern<GradOp> {
           }
           Value g = tensor::ExtractOp::create(b, loc, cotangent, windowAt);
           if constexpr (isMax) {
-            Value offset = m.add(m.mul(at[4], m.constant(window[1])), at[5]);
+            Value offset = m.add(m.mul(at[W::kKH], m.constant(window[1])), at[W::kKW]);
             Value first = tensor::ExtractOp::create(b, loc, firstMax, windowAt);
             first = arith::IndexCastOp::create(b, loc, b.getIndexType(), first);
             valid = m.both(valid, m.cmp(arith::CmpIPredicate::eq, first, offset));
@@ -1655,7 +1682,8 @@ struct Pool2DGradLowering : OpConversionPattern<GradOp> {
                    filledTensor(b, loc, indexType, 0, sizes)},
         SmallVector<AffineMap>{inMap, loops.window, loops.positions, loops.positions},
         loops.iterators, [&](OpBuilder &b, Location loc, ValueRange args) {
-          Value kh = linalg::IndexOp::create(b, loc, 4), kw = linalg::IndexOp::create(b, loc, 5);
+          Value kh = linalg::IndexOp::create(b, loc, WindowLoops::kKH),
+                kw = linalg::IndexOp::create(b, loc, WindowLoops::kKW);
           WindowMath m{b, loc};
           Value offset = m.add(m.mul(kh, m.constant(window[1])), kw);
           offset = arith::IndexCastOp::create(b, loc, b.getI64Type(), offset);

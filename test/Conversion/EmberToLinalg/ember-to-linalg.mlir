@@ -495,15 +495,24 @@ func.func @conv2d(%x: tensor<2x7x6x3xf32>, %w: tensor<3x2x3x4xf32>) -> tensor<2x
 // -----
 
 // Pooling: max over the input padded with -inf; average as sums over the
-// zero-padded input divided by each window's count of input elements.
+// zero-padded input divided by each window's count of input elements. The
+// window reductions loop over (n, h, w), then the window (kh, kw), then the
+// channels, innermost (contiguous: vector loops).
+// CHECK-DAG:     #[[$IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 * 2 + d3, d2 * 2 + d4, d5)>
+// CHECK-DAG:     #[[$WIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d3, d4)>
+// CHECK-DAG:     #[[$OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d5)>
 // CHECK-LABEL: func.func @pooling(
 // CHECK-SAME:      %[[X:.*]]: tensor<1x5x5x2xf32>
 // CHECK:         %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
 // CHECK:         %[[LOW:.*]] = linalg.fill ins(%[[NEGINF]] : f32) outs(%{{.*}} : tensor<1x7x7x2xf32>)
 // CHECK:         %[[PADDED:.*]] = tensor.insert_slice %[[X]] into %[[LOW]][0, 1, 1, 0] [1, 5, 5, 2] [1, 1, 1, 1]
 // CHECK:         %[[WINDOW:.*]] = tensor.empty() : tensor<3x3xf32>
-// CHECK:         linalg.pooling_nhwc_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%[[PADDED]], %[[WINDOW]] : tensor<1x7x7x2xf32>, tensor<3x3xf32>)
-// CHECK:         %[[SUMS:.*]] = linalg.pooling_nhwc_sum {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x6x6x2xf32>, tensor<2x2xf32>)
+// CHECK:         linalg.generic {indexing_maps = [#[[$IN]], #[[$WIN]], #[[$OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]} ins(%[[PADDED]], %[[WINDOW]] : tensor<1x7x7x2xf32>, tensor<3x3xf32>)
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: f32, %{{.*}}: f32, %[[M:.*]]: f32):
+// CHECK-NEXT:      arith.maximumf %[[M]], %[[A]] : f32
+// CHECK:         %[[SUMS:.*]] = linalg.generic {indexing_maps = [#[[$IN]], #[[$WIN]], #[[$OUT]]], {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x6x6x2xf32>, tensor<2x2xf32>)
+// CHECK-NEXT:    ^bb0(%[[B:.*]]: f32, %{{.*}}: f32, %[[S:.*]]: f32):
+// CHECK-NEXT:      arith.addf %[[S]], %[[B]] : f32
 // CHECK:         linalg.generic {{.*}} ins(%[[SUMS]] : tensor<1x3x3x2xf32>)
 // CHECK:           arith.minsi
 // CHECK:           arith.divf
@@ -519,9 +528,9 @@ func.func @pooling(%x: tensor<1x5x5x2xf32>) -> (tensor<1x3x3x2xf32>, tensor<1x3x
 // + kw, strictly greater values taking over), then each input element's sum
 // over the windows that hold it, read where the window is its first maximum.
 // CHECK-LABEL: func.func @max_pool_grad(
-// CHECK:         %[[FIRST:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]
+// CHECK:         %[[FIRST:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]
 // CHECK:           arith.cmpf ogt
-// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]
 // CHECK-SAME:        outs(%{{.*}} : tensor<1x4x4x2xf32>)
 // CHECK:           arith.remsi
 // CHECK:           tensor.extract %{{.*}}[{{.*}}] : tensor<1x2x2x2xf32>
