@@ -32,6 +32,26 @@ TEST(HostBuffer, ReleasedMemoryIsReusedWithoutMalloc) {
   emberrt_buffer_release(second);
 }
 
+// Large buffers (a batch's activations) take at most a quarter more than
+// asked (classes of 1.25, 1.5, 1.75 and 2 times a power of two above 1 MiB),
+// and one of hundreds of MB is cached and reused like a small one.
+TEST(HostBuffer, LargeBuffersTakeAtMostAQuarterMoreAndAreReused) {
+  emberrt_allocator_trim();
+  for (size_t size : {size_t(1) << 20, (size_t(1) << 20) + 1, size_t(5000000), size_t(102760448),
+                      size_t(200) << 20}) { // under the least bound (256 MiB)
+    emberrt_buffer_t *buffer = nullptr;
+    ASSERT_EQ(emberrt_buffer_allocate(size, &buffer), EMBERRT_OK) << size;
+    EXPECT_GE(buffer->capacity, size);
+    EXPECT_LE(buffer->capacity, size + size / 4) << size;
+    void *data = buffer->data;
+    emberrt_buffer_release(buffer);
+    ASSERT_EQ(emberrt_buffer_allocate(size, &buffer), EMBERRT_OK) << size;
+    EXPECT_EQ(buffer->data, data) << size << " bytes were not reused";
+    emberrt_buffer_release(buffer);
+  }
+  emberrt_allocator_trim();
+}
+
 TEST(HostBuffer, AThreadThatOnlyFreesKeepsABoundedCache) {
   // A producer thread allocates, this one frees (a prefetching pipeline):
   // the cache keeps a few buffers of the size, not all of them.

@@ -577,12 +577,13 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
   // B packed once, all panels [panel, k, columns]; and the slice of it that
   // is the panel at column `j`.
   Value prepacked;
-  int64_t panelCount = dynamic ? 0 : (n + columns - 1) / columns;
+  int64_t panelCount = dynamicN ? 0 : (n + columns - 1) / columns;
   auto panelsType = RankedTensorType::get({panelCount, k, columns}, element);
   // A constant B (a layer's weights: a convolution's filters) is packed
   // while compiling; a call reads its panels and copies nothing (ResNet-18's
-  // last convolutions copied 9 MB of filters a call for 49 rows of A).
-  if (packed && !dynamic)
+  // last convolutions copied 9 MB of filters a call for 49 rows of A). Any
+  // M, a `?` batch's included.
+  if (packed && !dynamicN && !dynamicK)
     if (DenseElementsAttr values = constantValues(rhs.stored))
       prepacked =
           arith::ConstantOp::create(b, loc, packedPanels(values, rhs.transposed, k, n, panelsType));
