@@ -524,26 +524,17 @@ static Tensor scatter(ScatterMode mode, const Tensor &x, const Tensor &indices,
   return dispatch(kScatter, words, {&x, &indices, &updates}, nullptr, loc);
 }
 
-Tensor ember::scatter_update(const Tensor &x, const Tensor &indices, const Tensor &updates,
-                             int64_t axis, SourceLoc loc) {
-  return scatter(kScatterUpdate, x, indices, updates, axis, loc);
-}
-Tensor ember::scatter_add(const Tensor &x, const Tensor &indices, const Tensor &updates,
-                          int64_t axis, SourceLoc loc) {
-  return scatter(kScatterAdd, x, indices, updates, axis, loc);
-}
-Tensor ember::scatter_mul(const Tensor &x, const Tensor &indices, const Tensor &updates,
-                          int64_t axis, SourceLoc loc) {
-  return scatter(kScatterMul, x, indices, updates, axis, loc);
-}
-Tensor ember::scatter_max(const Tensor &x, const Tensor &indices, const Tensor &updates,
-                          int64_t axis, SourceLoc loc) {
-  return scatter(kScatterMax, x, indices, updates, axis, loc);
-}
-Tensor ember::scatter_min(const Tensor &x, const Tensor &indices, const Tensor &updates,
-                          int64_t axis, SourceLoc loc) {
-  return scatter(kScatterMin, x, indices, updates, axis, loc);
-}
+#define EMBER_DEFINE_SCATTER(NAME, MODE)                                                           \
+  Tensor ember::NAME(const Tensor &x, const Tensor &indices, const Tensor &updates, int64_t axis,  \
+                     SourceLoc loc) {                                                              \
+    return scatter(MODE, x, indices, updates, axis, loc);                                          \
+  }
+EMBER_DEFINE_SCATTER(scatter_update, kScatterUpdate)
+EMBER_DEFINE_SCATTER(scatter_add, kScatterAdd)
+EMBER_DEFINE_SCATTER(scatter_mul, kScatterMul)
+EMBER_DEFINE_SCATTER(scatter_max, kScatterMax)
+EMBER_DEFINE_SCATTER(scatter_min, kScatterMin)
+#undef EMBER_DEFINE_SCATTER
 
 //===----------------------------------------------------------------------===//
 // Reductions and matmul

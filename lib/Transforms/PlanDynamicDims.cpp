@@ -472,10 +472,10 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
           same(cotangent, d, input, d, op);
       return WalkResult::advance();
     }
-    if (auto gather = dyn_cast<mlir::ember::GatherOp>(op)) {
-      // The operand's dims around the axis, the indices' in its place.
-      Value in = gather.getOperand(), indices = gather.getIndices(), out = gather.getResult();
-      int64_t axis = gather.getAxis(), indexRank = rankOf(indices);
+    // A gather's result (a scatter's updates): the operand's dims around the
+    // axis, the indices' in its place.
+    auto gathered = [&](Value out, Value in, Value indices, int64_t axis) {
+      int64_t indexRank = rankOf(indices);
       for (int64_t d = 0; d < rankOf(out); ++d) {
         if (d < axis)
           same(out, d, in, d, op);
@@ -484,23 +484,17 @@ bool planDynamicDims(func::FuncOp function, DimPlan &plan, std::string &error,
         else
           same(out, d, in, d - indexRank + 1, op);
       }
+    };
+    if (auto gather = dyn_cast<mlir::ember::GatherOp>(op)) {
+      gathered(gather.getResult(), gather.getOperand(), gather.getIndices(), gather.getAxis());
       return WalkResult::advance();
     }
     if (auto scatter = dyn_cast<mlir::ember::ScatterOp>(op)) {
       // The operand's dims; the updates' are gather's result dims.
-      Value in = scatter.getOperand(), indices = scatter.getIndices(),
-            updates = scatter.getUpdates();
-      int64_t axis = scatter.getAxis(), indexRank = rankOf(indices);
+      Value in = scatter.getOperand();
       for (int64_t d = 0; d < rankOf(in); ++d)
         same(scatter.getResult(), d, in, d, op);
-      for (int64_t d = 0; d < rankOf(updates); ++d) {
-        if (d < axis)
-          same(updates, d, in, d, op);
-        else if (d < axis + indexRank)
-          same(updates, d, indices, d - axis, op);
-        else
-          same(updates, d, in, d - indexRank + 1, op);
-      }
+      gathered(scatter.getUpdates(), in, scatter.getIndices(), scatter.getAxis());
       return WalkResult::advance();
     }
     if (auto slice = dyn_cast<mlir::ember::SliceOp>(op)) {

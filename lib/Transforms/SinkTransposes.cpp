@@ -37,9 +37,9 @@ DenseElementsAttr splatConstant(Value value) {
 }
 
 /// op(T(a), T(b), splat) -> T(op(a, b, splat')) for an elementwise op whose
-/// operands are transposes by one permutation or splat constants, when at
-/// least one of those transposes has no other use (so that no more
-/// transposes run than before).
+/// operands are transposes by one permutation (in the op's block) or splat
+/// constants, when at least one of those transposes has no other use (so
+/// that no more transposes run than before).
 struct SinkTransposeBelowElementwise : RewritePattern {
   explicit SinkTransposeBelowElementwise(MLIRContext *context)
       : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
@@ -54,6 +54,9 @@ struct SinkTransposeBelowElementwise : RewritePattern {
         continue;
       auto transpose = operand.getDefiningOp<TransposeOp>();
       if (!transpose || (!permutation.empty() && transpose.getPermutation() != permutation))
+        return failure();
+      // Not into a loop's body from outside it (it would then run each step).
+      if (transpose->getBlock() != op->getBlock())
         return failure();
       permutation = transpose.getPermutation();
       freed =

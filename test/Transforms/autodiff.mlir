@@ -487,11 +487,11 @@ func.func @scatter_add(%x: tensor<4xf32>, %u: tensor<2xf32>) -> tensor<4xf32> at
 // CHECK-SAME:      %[[X:.*]]: tensor<4xf32>, %[[U:.*]]: tensor<2xf32>, %[[G:.*]]: tensor<4xf32>)
 // CHECK:         %[[I:.*]] = ember.constant dense<1> : tensor<2xi64>
 // CHECK:         %[[LANDED:.*]] = ember.gather %[[G]], %[[I]] axis = 0
+// CHECK:         %[[DX:.*]] = ember.scatter update, %[[G]], %[[I]], %{{.*}} axis = 0
 // CHECK-NEXT:    %[[POS:.*]] = ember.iota dim 0 : tensor<2xi64>
 // CHECK:         %[[LAST:.*]] = ember.scatter max, %{{.*}}, %[[I]], %[[POS]] axis = 0 : tensor<4xi64>, tensor<2xi64>, tensor<2xi64> -> tensor<4xi64>
 // CHECK-NEXT:    %[[BACK:.*]] = ember.gather %[[LAST]], %[[I]] axis = 0
 // CHECK-NEXT:    %[[WON:.*]] = ember.compare eq, %[[BACK]], %[[POS]]
-// CHECK:         %[[DX:.*]] = ember.scatter update, %[[G]], %[[I]], %{{.*}} axis = 0
 // CHECK:         %[[DU:.*]] = ember.select %[[WON]], %[[LANDED]], %{{.*}}
 // CHECK-NEXT:    return %{{.*}}, %[[DX]], %[[DU]]
 func.func @scatter_update(%x: tensor<4xf32>, %u: tensor<2xf32>) -> tensor<4xf32> attributes {ember.differentiate} {

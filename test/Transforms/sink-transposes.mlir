@@ -49,3 +49,23 @@ func.func @kept(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>) -> (tensor<3x2xf32>, t
   %z = ember.add %x, %ta : tensor<3x2xf32>
   return %x, %y, %z, %ta : tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>
 }
+
+// -----
+
+// Not into a loop's body from outside it: the transpose would run each step.
+// CHECK-LABEL: func.func @loop(
+// CHECK:         %[[T:.*]] = ember.transpose
+// CHECK:         scf.for
+// CHECK:           ember.relu %[[T]] : tensor<3x2xf32>
+func.func @loop(%a: tensor<2x3xf32>, %n: index) -> tensor<3x2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %ta = ember.transpose %a permutation = [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+  %zero = ember.constant dense<0.0> : tensor<3x2xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<3x2xf32>) {
+    %u = ember.relu %ta : tensor<3x2xf32>
+    %s = ember.add %u, %acc : tensor<3x2xf32>
+    scf.yield %s : tensor<3x2xf32>
+  }
+  return %r : tensor<3x2xf32>
+}

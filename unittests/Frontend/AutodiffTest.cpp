@@ -196,6 +196,15 @@ TEST(Autodiff, Scatter) {
   checkGradients("scatter_update",
                  [&](auto &v) { return scatter_update(v[0] * v[0], at, v[1] * v[1], 1); },
                  {x, updates});
+  // One index (rank 0): each update has an element of its own, the last
+  // axis's or a vector's.
+  Tensor one = Tensor(int64_t{1}, DType::Int64);
+  checkGradients("scatter_update, one index",
+                 [&](auto &v) { return scatter_update(v[0] * v[0], one, v[1] * v[1], 2); },
+                 {x, uniform({2, 3}, 19)});
+  checkGradients("scatter_update of a vector",
+                 [&](auto &v) { return scatter_update(v[0] * v[0], one, v[1] * v[1]); },
+                 {uniform({4}, 20), reshape(uniform({1}, 21), {})});
   auto vg = value_and_grad(
       [](const Tensor &a) { return reduce_sum(scatter_mul(a, Tensor({0}), Tensor({2.0}))); },
       "scatter_mul");

@@ -63,7 +63,7 @@ TEST(Errors, ScatterNamesTheIndexAndTheShapes) {
                  "'ember.scatter' op indices must be int32 or int64");
   Tensor flags = Tensor({true, false});
   expectContains(errorOf([&] { scatter_add(flags, Tensor({0}), Tensor({true})); }),
-                 "'ember.scatter' op");
+                 "'ember.scatter' op requires numeric (f32, f64, f16, bf16, i32 or i64) elements");
 }
 
 TEST(Errors, BroadcastIncompatible) {

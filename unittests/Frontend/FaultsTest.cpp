@@ -193,6 +193,18 @@ TEST(Faults, TracedScatterOutOfRangeRaisesAndWritesNothing) {
                  "'ember.scatter' op index out of range");
   EXPECT_EQ(put(x, Tensor({2, -3}), updates).to_vector<float>(),
             (std::vector<float>{21, 22, 3, 4, 15, 16}));
+  // None sizes of indices and updates that disagree at the call: refused,
+  // nothing read past the indices.
+  auto rows = function(
+      [](const Tensor &t, const Tensor &i, const Tensor &u) { return scatter_add(t, i, u); },
+      "rows", {.input_signature = {{{3, 2}}, {{kNone}, DType::Int64}, {{kNone, 2}}}});
+  expectContains(errorOf([&] {
+                   rows(x, Tensor({0, 1}, DType::Int64), zeros({3, 2}));
+                 }),
+                 "'ember.scatter' op in ember::function 'rows': dim 0 of argument 2 (3) and dim "
+                 "0 of argument 1 (2) must be equal");
+  EXPECT_EQ(rows(x, Tensor({1}, DType::Int64), ones({1, 2})).to_vector<float>(),
+            (std::vector<float>{1, 2, 4, 5, 5, 6}));
 }
 
 TEST(Faults, TracedGatherOfRowsVectorizedStillRaises) {

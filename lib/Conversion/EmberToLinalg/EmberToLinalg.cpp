@@ -28,6 +28,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <limits>
+#include <tuple>
 
 namespace mlir::ember {
 #define GEN_PASS_DEF_CONVERTEMBERTOLINALGPASS
@@ -973,6 +974,17 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
   }
 };
 
+/// An index along an axis of `size` (index-typed) wrapped when negative
+/// (counted from the end), and whether it is out of range after that:
+/// negative still (unsigned: huge) or at least the size.
+static std::pair<Value, Value> wrapIndex(OpBuilder &b, Location loc, Value index, Value size) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index, zero);
+  index =
+      arith::SelectOp::create(b, loc, negative, arith::AddIOp::create(b, loc, index, size), index);
+  return {index, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, index, size)};
+}
+
 /// gather -> linalg.generic over the result that reads the operand with
 /// tensor.extract; indices wrap when negative; one out of range (after
 /// wrapping) is reported as a fault and clamped, so that the read stays in
@@ -1017,12 +1029,8 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
             size = arith::ConstantIndexOp::create(b, loc, in.getDimSize(axis));
             last = arith::ConstantIndexOp::create(b, loc, in.getDimSize(axis) - 1);
           }
-          Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-          Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index, zero);
-          index = arith::SelectOp::create(b, loc, negative,
-                                          arith::AddIOp::create(b, loc, index, size), index);
-          // Out of range: negative (unsigned: huge) or at least the size.
-          Value outOfRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, index, size);
+          Value zero = arith::ConstantIndexOp::create(b, loc, 0), outOfRange;
+          std::tie(index, outOfRange) = wrapIndex(b, loc, index, size);
           index = arith::MaxSIOp::create(b, loc, zero, arith::MinSIOp::create(b, loc, index, last));
           SmallVector<Value> coords;
           for (int64_t d = 0; d < axis; ++d)
@@ -1089,13 +1097,8 @@ struct ScatterLowering : OpConversionPattern<ScatterOp> {
         [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) -> scf::ValueVector {
           Value index = tensor::ExtractOp::create(b, loc, indices, ivs.slice(axis, indexRank));
           index = arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
-          Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-          Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index, zero);
-          index = arith::SelectOp::create(b, loc, negative,
-                                          arith::AddIOp::create(b, loc, index, axisSize), index);
-          // Out of range: negative (unsigned: huge) or at least the size.
-          Value outOfRange =
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, index, axisSize);
+          Value outOfRange;
+          std::tie(index, outOfRange) = wrapIndex(b, loc, index, axisSize);
           index = faults.check(b, loc, outOfRange, index, FaultKind::IndexOutOfRange);
           auto write = scf::IfOp::create(b, loc, carried[0].getType(), outOfRange, true);
           OpBuilder::InsertionGuard guard(b);

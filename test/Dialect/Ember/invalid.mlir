@@ -482,7 +482,7 @@ func.func @concat_rank_mismatch(%a: tensor<2x3xf32>, %b: tensor<2x3x1xf32>) -> t
 // -----
 
 func.func @scatter_updates_of_another_shape(%a: tensor<5x3xf32>, %i: tensor<2xi64>, %u: tensor<2x4xf32>) -> tensor<5x3xf32> {
-  // expected-error @+1 {{'ember.scatter' op updates 'tensor<2x4xf32>' must be 'tensor<2x3xf32>' (the operand 'tensor<5x3xf32>''s dims around axis 0, the indices 'tensor<2xi64>'' in its place)}}
+  // expected-error @+1 {{'ember.scatter' op updates 'tensor<2x4xf32>' must be 'tensor<2x3xf32>' (the dims of the operand 'tensor<5x3xf32>' around axis 0, those of the indices 'tensor<2xi64>' in its place)}}
   %0 = ember.scatter update, %a, %i, %u axis = 0 : tensor<5x3xf32>, tensor<2xi64>, tensor<2x4xf32> -> tensor<5x3xf32>
   return %0 : tensor<5x3xf32>
 }

@@ -490,9 +490,9 @@ LogicalResult ScatterOp::inferReturnTypes(MLIRContext *, std::optional<Location>
            expected[d] == updates.getDimSize(d);
   if (!fits)
     return emitOptionalError(loc, "'", name, "' op updates ", updates, " must be ",
-                             RankedTensorType::get(expected, in.getElementType()), " (the operand ",
-                             in, "'s dims around axis ", axis, ", the indices ", indices,
-                             "' in its place)");
+                             RankedTensorType::get(expected, in.getElementType()),
+                             " (the dims of the operand ", in, " around axis ", axis,
+                             ", those of the indices ", indices, " in its place)");
   out.push_back(in);
   return success();
 }

@@ -617,6 +617,16 @@ EMBER_VJP(ScatterOp) {
     out.append({cotangent, Value(), landed});
     return success();
   }
+  Value zeros = splatLike(builder, loc, updates, 0);
+  Value written =
+      ScatterOp::create(builder, loc, ScatterMode::update, cotangent, indices, zeros, axis);
+  // One index (rank 0): each update lands on an element of its own, so
+  // every one wins.
+  int64_t indexRank = cast<RankedTensorType>(indices.getType()).getRank();
+  if (indexRank == 0) {
+    out.append({written, Value(), landed});
+    return success();
+  }
   auto updatesType = cast<RankedTensorType>(updates.getType());
   auto positionsType = RankedTensorType::get(updatesType.getShape(), builder.getI64Type());
   SmallVector<Value> sizes;
@@ -624,7 +634,6 @@ EMBER_VJP(ScatterOp) {
     if (updatesType.isDynamicDim(d))
       sizes.push_back(tensor::DimOp::create(builder, loc, updates, d));
   auto alongDim = [&](int64_t d) { return IotaOp::create(builder, loc, positionsType, d, sizes); };
-  int64_t indexRank = cast<RankedTensorType>(indices.getType()).getRank();
   Value position = alongDim(axis);
   for (int64_t d = axis + 1; d < axis + indexRank; ++d) {
     Value size = broadcastLike(builder, loc, g.sizeAlong(updates, d), positionsType, updates);
@@ -634,9 +643,7 @@ EMBER_VJP(ScatterOp) {
   Value last = ScatterOp::create(builder, loc, ScatterMode::max, none, indices, position, axis);
   Value won = g.compare(ComparisonDirection::eq,
                         GatherOp::create(builder, loc, last, indices, axis), position);
-  Value zeros = splatLike(builder, loc, updates, 0);
-  out.append({ScatterOp::create(builder, loc, ScatterMode::update, cotangent, indices, zeros, axis),
-              Value(), g.where(won, landed)});
+  out.append({written, Value(), g.where(won, landed)});
   return success();
 }
 
