@@ -793,7 +793,7 @@ ShapeOp randomShapeOp(std::mt19937_64 &rng, const std::vector<int64_t> &shape, D
   int64_t rank = static_cast<int64_t>(shape.size());
   std::vector<std::string> kinds = {"reshape", "broadcast_to", "concat"};
   if (rank >= 1)
-    for (const char *kind : {"transpose", "slice", "slice", "gather"})
+    for (const char *kind : {"transpose", "slice", "slice", "gather", "scatter"})
       kinds.push_back(kind);
   std::string kind = pickOne(rng, kinds);
   std::ostringstream text;
@@ -890,6 +890,57 @@ ShapeOp randomShapeOp(std::mt19937_64 &rng, const std::vector<int64_t> &shape, D
                 from.insert(from.end(), index.begin() + axis + indexRank, index.end());
                 return element(a, from);
               });
+            }};
+  }
+  if (kind == "scatter") {
+    // Updates of gather's shape put back along an axis, indices repeated and
+    // negative: replaced (the last in row-major order wins) or, except in
+    // 16-bit floats (rounded through float32), added, each sum rounded.
+    int64_t axis = std::uniform_int_distribution<int64_t>(0, rank - 1)(rng);
+    int64_t dim = shape[static_cast<size_t>(axis)];
+    if (dim == 0)
+      return randomShapeOp(rng, shape, dtype);
+    std::vector<int64_t> indexShape(std::uniform_int_distribution<size_t>(0, 2)(rng));
+    for (int64_t &d : indexShape)
+      d = std::uniform_int_distribution<int64_t>(1, 4)(rng);
+    std::vector<int64_t> indices(static_cast<size_t>(count(indexShape)));
+    for (int64_t &i : indices)
+      i = std::uniform_int_distribution<int64_t>(-dim, dim - 1)(rng);
+    Tensor indexTensor = Tensor::from_vector(indices, Shape(std::span(indexShape)), kInt64);
+    std::vector<int64_t> updatesShape(shape.begin(), shape.begin() + axis);
+    updatesShape.insert(updatesShape.end(), indexShape.begin(), indexShape.end());
+    updatesShape.insert(updatesShape.end(), shape.begin() + axis + 1, shape.end());
+    Tensor updates = randomTensor(rng, updatesShape, dtype);
+    Array hostUpdates = hostArray(updates);
+    bool add = dtype != kFloat16 && dtype != kBFloat16 && coin(rng);
+    text << (add ? "scatter_add" : "scatter_update") << "(axis " << axis << ", indices "
+         << str(indexShape) << ")";
+    int64_t indexRank = static_cast<int64_t>(indexShape.size());
+    return {text.str(),
+            [indexTensor, updates, axis, add](const Tensor &t) {
+              return add ? scatter_add(t, indexTensor, updates, axis)
+                         : scatter_update(t, indexTensor, updates, axis);
+            },
+            [=](const Array &a) {
+              Array out = a;
+              std::vector<int64_t> strides = stridesOf(a.shape);
+              build(updatesShape, [&](const std::vector<int64_t> &u) {
+                std::vector<int64_t> at(u.begin() + axis, u.begin() + axis + indexRank);
+                int64_t i =
+                    indices.empty()
+                        ? 0
+                        : indices[static_cast<size_t>(std::inner_product(
+                              at.begin(), at.end(), stridesOf(indexShape).begin(), int64_t(0)))];
+                std::vector<int64_t> to(u.begin(), u.begin() + axis);
+                to.push_back(i < 0 ? i + dim : i);
+                to.insert(to.end(), u.begin() + axis + indexRank, u.end());
+                double update = element(hostUpdates, u);
+                double &v = out.values[static_cast<size_t>(
+                    std::inner_product(to.begin(), to.end(), strides.begin(), int64_t(0)))];
+                v = add ? roundTo(v + update, dtype) : update;
+                return 0.0;
+              });
+              return out;
             }};
   }
   if (kind == "reshape") {
