@@ -30,19 +30,33 @@ constexpr int kPowerClasses = 15; // EMBERRT_BUFFER_ALIGNMENT << 14 = 1 MiB
 constexpr int kStepsPerDoubling = 4;
 constexpr int kNumClasses = kPowerClasses + kStepsPerDoubling * 34;
 // Upper bounds of what one thread keeps cached; beyond them memory is freed.
-// The byte bound, an eighth of the machine's memory between 256 MiB and 4
-// GiB, holds a large batch's temporaries (ResNet-18 at batch 32 cycles
-// through 1.1 GB of them a call; with 256 MiB cached, each call mapped and
-// faulted in fresh pages for the rest: a sixth of its time).
+// The byte bound, an eighth of the memory the process may use (the
+// machine's or its container's) between 256 MiB and 4 GiB, holds a large
+// batch's temporaries (ResNet-18 at batch 32 cycles through 1.1 GB of them a
+// call; with 256 MiB cached, each call mapped and faulted in fresh pages for
+// the rest: a sixth of its time).
 // Per size class too: a thread that only frees what another allocates (a
 // prefetching input pipeline's consumer) would otherwise keep every buffer
 // it was given, up to the byte bound, and never reuse one.
+/// The memory this process may use: the machine's, or less where a cgroup
+/// (a container) limits it (cgroup v2's memory.max, v1's limit_in_bytes).
+size_t usableMemory() {
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
+  size_t memory = pages > 0 && pageSize > 0 ? size_t(pages) * size_t(pageSize) : 0;
+  for (const char *path :
+       {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    if (FILE *file = std::fopen(path, "r")) {
+      unsigned long long limit = 0;
+      if (std::fscanf(file, "%llu", &limit) == 1 && limit > 0 && limit < memory) // not "max"
+        memory = static_cast<size_t>(limit);
+      std::fclose(file);
+    }
+  }
+  return memory;
+}
+
 size_t maxCachedBytes() {
-  static const size_t bound = [] {
-    long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
-    size_t eighth = pages > 0 && pageSize > 0 ? size_t(pages) * size_t(pageSize) / 8 : 0;
-    return std::clamp(eighth, size_t(256) << 20, size_t(4) << 30);
-  }();
+  static const size_t bound = std::clamp(usableMemory() / 8, size_t(256) << 20, size_t(4) << 30);
   return bound;
 }
 constexpr size_t kMaxCachedPerClass = 16;

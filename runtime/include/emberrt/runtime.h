@@ -64,8 +64,9 @@ typedef struct emberrt_allocator_stats {
 /* Statistics of the calling thread's allocator. */
 void emberrt_allocator_stats(emberrt_allocator_stats_t *stats);
 /* Returns the calling thread's cached memory to the system. A thread keeps
- * at most an eighth of the machine's memory cached (between 256 MiB and
- * 4 GiB) and 16 buffers of a size class. */
+ * at most an eighth of the memory the process may use (the machine's, or
+ * its cgroup's limit) cached, between 256 MiB and 4 GiB, and 16 buffers of
+ * a size class. */
 void emberrt_allocator_trim(void);
 
 /* Scratch memory for compiled code's temporaries, with aligned_alloc/free
