@@ -874,6 +874,48 @@ template <bool largest> Results argExtreme(NodeContext &node) {
   return {sub(scalar(static_cast<double>(size - 1), reversed.dtype()), reversed)};
 }
 
+/// TopK, sorted (of equal elements the one with the lower index first): k
+/// rounds of argmax along the axis, each masking what it took with the
+/// lowest value; a round whose choice is already taken (only the lowest
+/// value is left) takes the first position not yet taken. O(k n): the k of a
+/// classifier's top 5, not a sort.
+Results topK(NodeContext &node) {
+  Tensor x = node.input(0);
+  std::vector<int64_t> given = node.constantInts(1);
+  int64_t axis = normalizeAxis(node, node.attrInt("axis", -1), x.rank());
+  bool largest = node.attrInt("largest", 1) != 0;
+  node.attrInt("sorted", 1); // sorted satisfies either
+  if (x.dtype() == DType::Bool)
+    node.fail("takes numbers, not " + describe(x));
+  int64_t size = knownDim(node, x, static_cast<int>(axis));
+  if (given.size() != 1 || given[0] < 1 || given[0] > size)
+    node.fail("takes k (one value) from 1 to the axis's size " + std::to_string(size) + ", not " +
+              Shape::str(given));
+  int64_t k = given[0];
+  // Largest first; the smallest as the largest of -x (~x for integers,
+  // which keeps the order reversed without overflowing).
+  Tensor key = largest ? x : isFloat(x.dtype()) ? neg(x) : sub(scalar(-1, x.dtype()), x);
+  Tensor lowest =
+      scalar(isFloat(x.dtype())          ? -std::numeric_limits<double>::infinity()
+             : x.dtype() == DType::Int32 ? static_cast<double>(std::numeric_limits<int32_t>::min())
+                                         : static_cast<double>(std::numeric_limits<int64_t>::min()),
+             x.dtype());
+  Tensor positions = iota_like(x, axis, DType::Int64);
+  Tensor taken = less(positions, int64Scalar(0)); // none yet
+  std::vector<Tensor> picked;
+  for (int64_t round = 0; round < k; ++round) {
+    Tensor at = argmax(where(taken, lowest, key), axis, /*keepdims=*/true);
+    Tensor firstFree = argmax(cast(logical_not(taken), DType::Int32), axis, /*keepdims=*/true);
+    Tensor already = reduce_max(cast(logical_and(taken, equal(positions, at)), DType::Int32),
+                                {axis}, /*keepdims=*/true);
+    at = where(greater(already, scalar(0, DType::Int32)), firstFree, at);
+    picked.push_back(at);
+    taken = logical_or(taken, equal(positions, at));
+  }
+  Tensor indices = picked.size() == 1 ? picked[0] : concat(picked, axis);
+  return {takeAlong(node, x, indices, axis), indices};
+}
+
 //===----------------------------------------------------------------------===//
 // Neural networks
 //===----------------------------------------------------------------------===//
@@ -2532,6 +2574,7 @@ const std::map<std::string, Operator> &operators() {
       {"Scatter", scatterElements},
       {"ScatterElements", scatterElements},
       {"ScatterND", scatterND},
+      {"TopK", topK},
       {"MaxUnpool", maxUnpool},
       {"Gemm", gemm},
       {"GlobalAveragePool", globalPooling<false>},

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <tuple>
 
 #include <unistd.h>
 
@@ -386,5 +388,43 @@ TEST(ONNXModel, EinsumComputesAttentionScoresAndSums) {
   std::vector<Tensor> y = ember::onnx::load(path)({q, k, a, b});
   expectClose(y[0], matmul(q, transpose(k, {0, 1, 3, 2})), 1e-5);
   expectClose(y[1], reduce_sum(matmul(a, b), {1}), 1e-5);
+  std::filesystem::remove(path);
+}
+
+// TopK with what a sort would get right and k rounds of argmax might not:
+// ties (the lower index first), and values equal to the lowest one (-inf,
+// the most negative integer), which mark what a round took.
+TEST(ONNXModel, TopKTakesTiesInOrderAndTheLowestValuesToo) {
+  ModelBuilder m;
+  m.input("x", {2, 4});
+  m.input("i", {2, 4}, ::onnx::TensorProto::INT64);
+  m.output("values", {2, 4});
+  m.output("indices", {2, 4}, ::onnx::TensorProto::INT64);
+  m.output("smallest", {2, 3}, ::onnx::TensorProto::INT64);
+  m.output("where", {2, 3}, ::onnx::TensorProto::INT64);
+  ::onnx::TensorProto *k4 = m.graph->add_initializer(), *k3 = m.graph->add_initializer();
+  for (auto [t, name, v] : {std::tuple{k4, "k4", 4}, {k3, "k3", 3}}) {
+    t->set_name(name);
+    t->set_data_type(::onnx::TensorProto::INT64);
+    t->add_dims(1);
+    t->add_int64_data(v);
+  }
+  m.node("TopK", {"x", "k4"}, {"values", "indices"});
+  ::onnx::NodeProto *smallest = m.node("TopK", {"i", "k3"}, {"smallest", "where"});
+  ::onnx::AttributeProto *attr = smallest->add_attribute();
+  attr->set_name("largest");
+  attr->set_type(::onnx::AttributeProto::INT);
+  attr->set_i(0);
+  std::string path = m.save("topk");
+  ember::onnx::Model model = ember::onnx::load(path);
+  float inf = std::numeric_limits<float>::infinity();
+  int64_t least = std::numeric_limits<int64_t>::min();
+  Tensor x = Tensor::from_vector(std::vector<float>{-inf, -inf, 5, 5, 1, -inf, 2, 1}, {2, 4});
+  Tensor i = Tensor::from_vector(std::vector<int64_t>{3, 1, 1, least, 7, 7, 7, 7}, {2, 4});
+  std::vector<Tensor> out = model({x, i});
+  EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{5, 5, -inf, -inf, 2, 1, 1, -inf}));
+  EXPECT_EQ(out[1].to_vector<int64_t>(), (std::vector<int64_t>{2, 3, 0, 1, 2, 0, 3, 1}));
+  EXPECT_EQ(out[2].to_vector<int64_t>(), (std::vector<int64_t>{least, 1, 1, 7, 7, 7}));
+  EXPECT_EQ(out[3].to_vector<int64_t>(), (std::vector<int64_t>{3, 1, 2, 0, 1, 2}));
   std::filesystem::remove(path);
 }
