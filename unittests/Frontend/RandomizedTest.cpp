@@ -8,13 +8,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <memory>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -789,6 +790,48 @@ std::tuple<int64_t, int64_t, int64_t> sliceIndices(int64_t start, int64_t limit,
   return {first, stride, n};
 }
 
+/// Random indices along a random axis of `shape` (negative ones counting
+/// from the end, repeats allowed), for a gather or a scatter: the shape
+/// gathered, and where each of its elements comes from.
+struct AxisIndices {
+  int64_t axis, dim;
+  std::vector<int64_t> indexShape, indices, gatheredShape;
+  Tensor tensor;
+  /// The element of the operand that the gathered element at `index` is.
+  std::vector<int64_t> source(const std::vector<int64_t> &index) const {
+    int64_t indexRank = static_cast<int64_t>(indexShape.size());
+    std::vector<int64_t> from(index.begin(), index.begin() + axis);
+    std::vector<int64_t> at(index.begin() + axis, index.begin() + axis + indexRank);
+    int64_t i = indices.empty()
+                    ? 0
+                    : indices[static_cast<size_t>(std::inner_product(
+                          at.begin(), at.end(), stridesOf(indexShape).begin(), int64_t(0)))];
+    from.push_back(i < 0 ? i + dim : i);
+    from.insert(from.end(), index.begin() + axis + indexRank, index.end());
+    return from;
+  }
+};
+
+std::optional<AxisIndices> randomAxisIndices(std::mt19937_64 &rng,
+                                             const std::vector<int64_t> &shape) {
+  AxisIndices at;
+  at.axis = std::uniform_int_distribution<int64_t>(0, static_cast<int64_t>(shape.size()) - 1)(rng);
+  at.dim = shape[static_cast<size_t>(at.axis)];
+  if (at.dim == 0)
+    return std::nullopt;
+  at.indexShape.resize(std::uniform_int_distribution<size_t>(0, 2)(rng));
+  for (int64_t &d : at.indexShape)
+    d = std::uniform_int_distribution<int64_t>(1, 4)(rng);
+  at.indices.resize(static_cast<size_t>(count(at.indexShape)));
+  for (int64_t &i : at.indices)
+    i = std::uniform_int_distribution<int64_t>(-at.dim, at.dim - 1)(rng);
+  at.tensor = Tensor::from_vector(at.indices, Shape(std::span(at.indexShape)), kInt64);
+  at.gatheredShape.assign(shape.begin(), shape.begin() + at.axis);
+  at.gatheredShape.insert(at.gatheredShape.end(), at.indexShape.begin(), at.indexShape.end());
+  at.gatheredShape.insert(at.gatheredShape.end(), shape.begin() + at.axis + 1, shape.end());
+  return at;
+}
+
 ShapeOp randomShapeOp(std::mt19937_64 &rng, const std::vector<int64_t> &shape, DType dtype) {
   int64_t rank = static_cast<int64_t>(shape.size());
   std::vector<std::string> kinds = {"reshape", "broadcast_to", "concat"};
@@ -862,78 +905,38 @@ ShapeOp randomShapeOp(std::mt19937_64 &rng, const std::vector<int64_t> &shape, D
               });
             }};
   }
-  if (kind == "gather") {
-    int64_t axis = std::uniform_int_distribution<int64_t>(0, rank - 1)(rng);
-    int64_t dim = shape[static_cast<size_t>(axis)];
-    if (dim == 0)
+  if (kind == "gather" || kind == "scatter") {
+    std::optional<AxisIndices> picked = randomAxisIndices(rng, shape);
+    if (!picked)
       return randomShapeOp(rng, shape, dtype);
-    std::vector<int64_t> indexShape(std::uniform_int_distribution<size_t>(0, 2)(rng));
-    for (int64_t &d : indexShape)
-      d = std::uniform_int_distribution<int64_t>(1, 4)(rng);
-    std::vector<int64_t> indices(static_cast<size_t>(count(indexShape)));
-    for (int64_t &i : indices)
-      i = std::uniform_int_distribution<int64_t>(-dim, dim - 1)(rng); // negative from the end
-    Tensor indexTensor = Tensor::from_vector(indices, Shape(std::span(indexShape)), kInt64);
-    text << "gather(axis " << axis << ", indices " << str(indexShape) << ")";
-    std::vector<int64_t> out(shape.begin(), shape.begin() + axis);
-    out.insert(out.end(), indexShape.begin(), indexShape.end());
-    out.insert(out.end(), shape.begin() + axis + 1, shape.end());
-    int64_t indexRank = static_cast<int64_t>(indexShape.size());
-    return {text.str(), [indexTensor, axis](const Tensor &t) { return gather(t, indexTensor, axis); },
-            [=](const Array &a) {
-              return build(out, [&](const std::vector<int64_t> &index) {
-                std::vector<int64_t> from(index.begin(), index.begin() + axis);
-                std::vector<int64_t> at(index.begin() + axis, index.begin() + axis + indexRank);
-                int64_t i = indices.empty() ? 0 : indices[static_cast<size_t>(
-                    std::inner_product(at.begin(), at.end(), stridesOf(indexShape).begin(), int64_t(0)))];
-                from.push_back(i < 0 ? i + dim : i);
-                from.insert(from.end(), index.begin() + axis + indexRank, index.end());
-                return element(a, from);
-              });
-            }};
-  }
-  if (kind == "scatter") {
+    AxisIndices at = *picked;
+    if (kind == "gather") {
+      text << "gather(axis " << at.axis << ", indices " << str(at.indexShape) << ")";
+      return {text.str(), [at](const Tensor &t) { return gather(t, at.tensor, at.axis); },
+              [at](const Array &a) {
+                return build(at.gatheredShape, [&](const std::vector<int64_t> &index) {
+                  return element(a, at.source(index));
+                });
+              }};
+    }
     // Updates of gather's shape put back along an axis, indices repeated and
     // negative: replaced (the last in row-major order wins) or, except in
     // 16-bit floats (rounded through float32), added, each sum rounded.
-    int64_t axis = std::uniform_int_distribution<int64_t>(0, rank - 1)(rng);
-    int64_t dim = shape[static_cast<size_t>(axis)];
-    if (dim == 0)
-      return randomShapeOp(rng, shape, dtype);
-    std::vector<int64_t> indexShape(std::uniform_int_distribution<size_t>(0, 2)(rng));
-    for (int64_t &d : indexShape)
-      d = std::uniform_int_distribution<int64_t>(1, 4)(rng);
-    std::vector<int64_t> indices(static_cast<size_t>(count(indexShape)));
-    for (int64_t &i : indices)
-      i = std::uniform_int_distribution<int64_t>(-dim, dim - 1)(rng);
-    Tensor indexTensor = Tensor::from_vector(indices, Shape(std::span(indexShape)), kInt64);
-    std::vector<int64_t> updatesShape(shape.begin(), shape.begin() + axis);
-    updatesShape.insert(updatesShape.end(), indexShape.begin(), indexShape.end());
-    updatesShape.insert(updatesShape.end(), shape.begin() + axis + 1, shape.end());
-    Tensor updates = randomTensor(rng, updatesShape, dtype);
+    Tensor updates = randomTensor(rng, at.gatheredShape, dtype);
     Array hostUpdates = hostArray(updates);
     bool add = dtype != kFloat16 && dtype != kBFloat16 && coin(rng);
-    text << (add ? "scatter_add" : "scatter_update") << "(axis " << axis << ", indices "
-         << str(indexShape) << ")";
-    int64_t indexRank = static_cast<int64_t>(indexShape.size());
+    text << (add ? "scatter_add" : "scatter_update") << "(axis " << at.axis << ", indices "
+         << str(at.indexShape) << ")";
     return {text.str(),
-            [indexTensor, updates, axis, add](const Tensor &t) {
-              return add ? scatter_add(t, indexTensor, updates, axis)
-                         : scatter_update(t, indexTensor, updates, axis);
+            [at, updates, add](const Tensor &t) {
+              return add ? scatter_add(t, at.tensor, updates, at.axis)
+                         : scatter_update(t, at.tensor, updates, at.axis);
             },
             [=](const Array &a) {
               Array out = a;
               std::vector<int64_t> strides = stridesOf(a.shape);
-              build(updatesShape, [&](const std::vector<int64_t> &u) {
-                std::vector<int64_t> at(u.begin() + axis, u.begin() + axis + indexRank);
-                int64_t i =
-                    indices.empty()
-                        ? 0
-                        : indices[static_cast<size_t>(std::inner_product(
-                              at.begin(), at.end(), stridesOf(indexShape).begin(), int64_t(0)))];
-                std::vector<int64_t> to(u.begin(), u.begin() + axis);
-                to.push_back(i < 0 ? i + dim : i);
-                to.insert(to.end(), u.begin() + axis + indexRank, u.end());
+              build(at.gatheredShape, [&](const std::vector<int64_t> &u) {
+                std::vector<int64_t> to = at.source(u);
                 double update = element(hostUpdates, u);
                 double &v = out.values[static_cast<size_t>(
                     std::inner_product(to.begin(), to.end(), strides.begin(), int64_t(0)))];

@@ -655,6 +655,14 @@ static Operation *firstUseIn(Value value, Block *block) {
   return first;
 }
 
+/// A lowering of an op that can fault at run time (an index out of range, a
+/// lost process), which reports its faults when asked to.
+template <typename Op> struct FaultReportingPattern : OpConversionPattern<Op> {
+  FaultReportingPattern(MLIRContext *context, bool reportFaults)
+      : OpConversionPattern<Op>(context), reportFaults(reportFaults) {}
+  bool reportFaults;
+};
+
 /// all_reduce -> a call of the runtime's emberrt_all_reduce_start_<type>(
 /// operand, result, reduction, site) where the op is, which copies the
 /// operand's buffer (read only: other ops may still read it) into a new
@@ -662,9 +670,8 @@ static Operation *firstUseIn(Value value, Block *block) {
 /// processes; then emberrt_all_reduce_wait(ticket, site) just before the
 /// result's first use. The work in between runs while the collective
 /// travels (ember-schedule-collectives makes it as much as it can).
-struct AllReduceLowering : OpConversionPattern<AllReduceOp> {
-  AllReduceLowering(MLIRContext *context, bool reportFaults)
-      : OpConversionPattern(context), reportFaults(reportFaults) {}
+struct AllReduceLowering : FaultReportingPattern<AllReduceOp> {
+  using FaultReportingPattern::FaultReportingPattern;
   LogicalResult matchAndRewrite(AllReduceOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -714,7 +721,6 @@ struct AllReduceLowering : OpConversionPattern<AllReduceOp> {
                                                            /*writable=*/true);
     return success();
   }
-  bool reportFaults;
 };
 
 /// A custom gradient only matters to ember-autodiff; its value is the operand.
@@ -976,9 +982,9 @@ struct ConcatLowering : OpConversionPattern<ConcatOp> {
 
 /// An index along an axis of `size` (index-typed) wrapped when negative
 /// (counted from the end), and whether it is out of range after that:
-/// negative still (unsigned: huge) or at least the size.
-static std::pair<Value, Value> wrapIndex(OpBuilder &b, Location loc, Value index, Value size) {
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+/// negative still (unsigned: huge) or at least the size. `zero`: an index 0.
+static std::pair<Value, Value> wrapIndex(OpBuilder &b, Location loc, Value index, Value size,
+                                         Value zero) {
   Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index, zero);
   index =
       arith::SelectOp::create(b, loc, negative, arith::AddIOp::create(b, loc, index, size), index);
@@ -989,10 +995,8 @@ static std::pair<Value, Value> wrapIndex(OpBuilder &b, Location loc, Value index
 /// tensor.extract; indices wrap when negative; one out of range (after
 /// wrapping) is reported as a fault and clamped, so that the read stays in
 /// bounds.
-struct GatherLowering : OpConversionPattern<GatherOp> {
-  GatherLowering(MLIRContext *context, bool reportFaults)
-      : OpConversionPattern(context), reportFaults(reportFaults) {}
-  bool reportFaults;
+struct GatherLowering : FaultReportingPattern<GatherOp> {
+  using FaultReportingPattern::FaultReportingPattern;
   LogicalResult matchAndRewrite(GatherOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -1030,7 +1034,7 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
             last = arith::ConstantIndexOp::create(b, loc, in.getDimSize(axis) - 1);
           }
           Value zero = arith::ConstantIndexOp::create(b, loc, 0), outOfRange;
-          std::tie(index, outOfRange) = wrapIndex(b, loc, index, size);
+          std::tie(index, outOfRange) = wrapIndex(b, loc, index, size, zero);
           index = arith::MaxSIOp::create(b, loc, zero, arith::MinSIOp::create(b, loc, index, last));
           SmallVector<Value> coords;
           for (int64_t d = 0; d < axis; ++d)
@@ -1052,10 +1056,8 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
 /// step reading its index, wrapping it when negative, and inserting the
 /// update combined with the element it lands on; an index out of range is
 /// reported as a fault and writes nothing.
-struct ScatterLowering : OpConversionPattern<ScatterOp> {
-  ScatterLowering(MLIRContext *context, bool reportFaults)
-      : OpConversionPattern(context), reportFaults(reportFaults) {}
-  bool reportFaults;
+struct ScatterLowering : FaultReportingPattern<ScatterOp> {
+  using FaultReportingPattern::FaultReportingPattern;
   LogicalResult matchAndRewrite(ScatterOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -1097,8 +1099,8 @@ struct ScatterLowering : OpConversionPattern<ScatterOp> {
         [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange carried) -> scf::ValueVector {
           Value index = tensor::ExtractOp::create(b, loc, indices, ivs.slice(axis, indexRank));
           index = arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
-          Value outOfRange;
-          std::tie(index, outOfRange) = wrapIndex(b, loc, index, axisSize);
+          Value zero = arith::ConstantIndexOp::create(b, loc, 0), outOfRange;
+          std::tie(index, outOfRange) = wrapIndex(b, loc, index, axisSize, zero);
           index = faults.check(b, loc, outOfRange, index, FaultKind::IndexOutOfRange);
           auto write = scf::IfOp::create(b, loc, carried[0].getType(), outOfRange, true);
           OpBuilder::InsertionGuard guard(b);
@@ -1249,10 +1251,8 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
 /// strictly greater element (or the first NaN) replaces the pair, so the first
 /// maximum wins, as in numpy. A `?` axis that is empty at run time has no
 /// maximum: a fault (its verifier refuses a static empty one).
-struct ArgMaxLowering : OpConversionPattern<ArgMaxOp> {
-  ArgMaxLowering(MLIRContext *context, bool reportFaults)
-      : OpConversionPattern(context), reportFaults(reportFaults) {}
-  bool reportFaults;
+struct ArgMaxLowering : FaultReportingPattern<ArgMaxOp> {
+  using FaultReportingPattern::FaultReportingPattern;
   LogicalResult matchAndRewrite(ArgMaxOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
