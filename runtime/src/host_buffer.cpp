@@ -16,10 +16,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-
 #include <new>
-#include <unistd.h>
 #include <vector>
+
+#include <unistd.h>
 
 namespace {
 // Size classes: powers of two up to 1 MiB, then four per doubling (1.25,
@@ -29,15 +29,7 @@ namespace {
 constexpr int kPowerClasses = 15; // EMBERRT_BUFFER_ALIGNMENT << 14 = 1 MiB
 constexpr int kStepsPerDoubling = 4;
 constexpr int kNumClasses = kPowerClasses + kStepsPerDoubling * 34;
-// Upper bounds of what one thread keeps cached; beyond them memory is freed.
-// The byte bound, an eighth of the memory the process may use (the
-// machine's or its container's) between 256 MiB and 4 GiB, holds a large
-// batch's temporaries (ResNet-18 at batch 32 cycles through 1.1 GB of them a
-// call; with 256 MiB cached, each call mapped and faulted in fresh pages for
-// the rest: a sixth of its time).
-// Per size class too: a thread that only frees what another allocates (a
-// prefetching input pipeline's consumer) would otherwise keep every buffer
-// it was given, up to the byte bound, and never reuse one.
+
 /// The memory this process may use: the machine's, or less where a cgroup
 /// (a container) limits it (cgroup v2's memory.max, v1's limit_in_bytes).
 size_t usableMemory() {
@@ -55,10 +47,19 @@ size_t usableMemory() {
   return memory;
 }
 
+// Upper bounds of what one thread keeps cached; beyond them memory is freed.
+// The byte bound, an eighth of the memory the process may use (the
+// machine's or its container's) between 256 MiB and 4 GiB, holds a large
+// batch's temporaries (ResNet-18 at batch 32 cycles through 1.1 GB of them a
+// call; with 256 MiB cached, each call mapped and faulted in fresh pages for
+// the rest: a sixth of its time).
 size_t maxCachedBytes() {
   static const size_t bound = std::clamp(usableMemory() / 8, size_t(256) << 20, size_t(4) << 30);
   return bound;
 }
+// Per size class too: a thread that only frees what another allocates (a
+// prefetching input pipeline's consumer) would otherwise keep every buffer
+// it was given, up to the byte bound, and never reuse one.
 constexpr size_t kMaxCachedPerClass = 16;
 
 size_t classCapacity(int cls) {

@@ -465,10 +465,10 @@ static Value emitBlockedMatmul(OpBuilder &b, Location loc, MatmulOperand lhs, Ma
   int64_t kRows = wide ? 8 : columns == lanes || (vectorBits >= 512 && tall) ? 12 : 6;
   // Short ones on AVX-512 take 7-row blocks where those compute fewer rows
   // than 6-row ones: a block reaching past the last row costs as much as a
-  // full one. ResNet-18's 7x7 and 14x14 convolutions (m = 49, 196) run 5-13%
-  // faster so. (Measured there: 8-row blocks 10% slower than 6-row ones, and
-  // 12-row blocks for m = 48 4% slower; taller ones are left to tall
-  // matmuls.)
+  // full one. ResNet-18's 7x7 convolutions (m = 49) run 9% faster so, its
+  // 14x14 ones (m = 196) 0-8%. (Measured there: 8-row blocks 10% slower than
+  // 6-row ones, and 12-row blocks for m = 48 4% slower; taller ones are left
+  // to tall matmuls.)
   if (vectorBits >= 512 && !tall && !dynamicM && columns == 2 * lanes) {
     auto rowsComputed = [&](int64_t rows) { return (m + rows - 1) / rows * rows; };
     if (rowsComputed(7) < rowsComputed(kRows))
