@@ -856,6 +856,12 @@ template <Reduction kind> Results reduce(NodeContext &node) {
   return {};
 }
 
+/// x with its order reversed, so that the largest of the result is the
+/// smallest of x: -x, or ~x (-x - 1) for integers, which cannot overflow.
+Tensor orderReversed(const Tensor &x) {
+  return isFloat(x.dtype()) ? neg(x) : sub(scalar(-1, x.dtype()), x);
+}
+
 template <bool largest> Results argExtreme(NodeContext &node) {
   Tensor x = node.input(0);
   int64_t axis = normalizeAxis(node, node.attrInt("axis", 0), x.rank());
@@ -864,7 +870,7 @@ template <bool largest> Results argExtreme(NodeContext &node) {
   if (!largest) {
     if (x.dtype() == DType::Bool)
       node.fail("takes numbers, not " + describe(x));
-    x = isFloat(x.dtype()) ? neg(x) : sub(scalar(-1, x.dtype()), x); // ~x keeps the order reversed
+    x = orderReversed(x);
   }
   if (!last)
     return {argmax(x, axis, keepdims)};
@@ -892,9 +898,8 @@ Results topK(NodeContext &node) {
     node.fail("takes k (one value) from 1 to the axis's size " + std::to_string(size) + ", not " +
               Shape::str(given));
   int64_t k = given[0];
-  // Largest first; the smallest as the largest of -x (~x for integers,
-  // which keeps the order reversed without overflowing).
-  Tensor key = largest ? x : isFloat(x.dtype()) ? neg(x) : sub(scalar(-1, x.dtype()), x);
+  // Largest first; the smallest as the largest of x reversed.
+  Tensor key = largest ? x : orderReversed(x);
   Tensor lowest =
       scalar(isFloat(x.dtype())          ? -std::numeric_limits<double>::infinity()
              : x.dtype() == DType::Int32 ? static_cast<double>(std::numeric_limits<int32_t>::min())

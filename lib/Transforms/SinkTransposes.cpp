@@ -48,6 +48,7 @@ struct SinkTransposeBelowElementwise : RewritePattern {
     if (!op->hasTrait<ember::Elementwise>() || op->getNumResults() != 1 || op->getNumRegions() != 0)
       return failure();
     ArrayRef<int64_t> permutation;
+    Value source; // a transposed operand as it was (all have its shape)
     bool freed = false;
     for (Value operand : op->getOperands()) {
       if (splatConstant(operand))
@@ -59,19 +60,16 @@ struct SinkTransposeBelowElementwise : RewritePattern {
       if (transpose->getBlock() != op->getBlock())
         return failure();
       permutation = transpose.getPermutation();
+      source = transpose.getOperand();
       freed =
           freed || llvm::all_of(transpose->getUsers(), [&](Operation *user) { return user == op; });
     }
     if (permutation.empty() || !freed)
       return failure();
-    // The shapes as they were: dim permutation[d] of the original is dim d
-    // of the transposed.
+    // The shape as it was: the transposed operands' before their transposes.
     auto untransposed = [&](Type type) {
-      auto tensor = cast<RankedTensorType>(type);
-      SmallVector<int64_t> shape(tensor.getRank());
-      for (auto [d, p] : llvm::enumerate(permutation))
-        shape[p] = tensor.getDimSize(d);
-      return RankedTensorType::get(shape, tensor.getElementType());
+      return RankedTensorType::get(cast<RankedTensorType>(source.getType()).getShape(),
+                                   cast<RankedTensorType>(type).getElementType());
     };
     SmallVector<Value> operands;
     for (Value operand : op->getOperands()) {

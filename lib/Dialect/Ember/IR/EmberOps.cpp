@@ -452,6 +452,16 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   return success();
 }
 
+/// numpy take's result shape: the operand's dims around `axis`, the
+/// indices' in its place (a gather's result, a scatter's updates).
+static SmallVector<int64_t> gatheredShape(RankedTensorType in, RankedTensorType indices,
+                                          int64_t axis) {
+  SmallVector<int64_t> shape(in.getShape().take_front(axis));
+  llvm::append_range(shape, indices.getShape());
+  llvm::append_range(shape, in.getShape().drop_front(axis + 1));
+  return shape;
+}
+
 LogicalResult GatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                          Adaptor adaptor, SmallVectorImpl<Type> &out) {
   auto in = cast<RankedTensorType>(adaptor.getOperand().getType());
@@ -459,10 +469,7 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   int64_t axis = adaptor.getAxis();
   if (failed(checkAxis(getOperationName(), loc, "axis", axis, in.getRank(), in)))
     return failure();
-  SmallVector<int64_t> shape(in.getShape().take_front(axis));
-  llvm::append_range(shape, indices.getShape());
-  llvm::append_range(shape, in.getShape().drop_front(axis + 1));
-  out.push_back(RankedTensorType::get(shape, in.getElementType()));
+  out.push_back(RankedTensorType::get(gatheredShape(in, indices, axis), in.getElementType()));
   return success();
 }
 
@@ -480,9 +487,7 @@ LogicalResult ScatterOp::inferReturnTypes(MLIRContext *, std::optional<Location>
   if (adaptor.getMode() != ScatterMode::update &&
       failed(checkElementType(name, ElementClass::Numbers, loc, in)))
     return failure();
-  SmallVector<int64_t> expected(in.getShape().take_front(axis));
-  llvm::append_range(expected, indices.getShape());
-  llvm::append_range(expected, in.getShape().drop_front(axis + 1));
+  SmallVector<int64_t> expected = gatheredShape(in, indices, axis);
   bool fits = updates.getElementType() == in.getElementType() &&
               updates.getRank() == static_cast<int64_t>(expected.size());
   for (int64_t d = 0; fits && d < updates.getRank(); ++d)
